@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// inputError marks an error caused by bad user input: the CLI exits with status 2.
+type inputError struct{ msg string }
+
+func (e *inputError) Error() string { return e.msg }
+
+// badInput returns an inputError with a formatted message.
+func badInput(format string, args ...any) error {
+	return &inputError{msg: fmt.Sprintf(format, args...)}
+}
+
+// errHelp is returned when --help was requested: usage was printed, exit status 0.
+var errHelp = errors.New("help requested")
+
+// newFlagSet returns a flag set for a subcommand that reports errors instead of exiting.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("fits "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parseFlags parses args; a parse failure becomes an inputError and --help becomes errHelp.
+// Positional arguments are rejected.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	// Silence the flag package's own message; we print one line ourselves.
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(out, "usage of %s:\n", fs.Name())
+		fs.PrintDefaults()
+		return errHelp
+	}
+	if err != nil {
+		return badInput("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return badInput("unexpected argument %q (flags take the form --name=value)", fs.Arg(0))
+	}
+	return nil
+}
+
+// parseFloat parses one finite float64 named name.
+func parseFloat(name, s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, badInput("--%s: %q is not a finite number", name, s)
+	}
+	return v, nil
+}
+
+// parseFloatList parses a comma-separated list of finite float64 values; an empty string gives nil.
+func parseFloatList(name, s string) ([]float64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	parts := strings.Split(s, ",")
+	out := make([]float64, len(parts))
+	for i, p := range parts {
+		v, err := parseFloat(name, p)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// writeJSON prints v as exactly one JSON object followed by a newline.
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
