@@ -1,0 +1,54 @@
+# FiTS toolkit. The two commands a newcomer runs: `make demo` and `make test`.
+SHELL := /bin/bash
+GOBIN := $(shell go env GOPATH)/bin
+export PATH := $(GOBIN):$(PATH)
+export GOMLX_NO_AUTO_INSTALL := 1
+
+FITS := bin/fits
+
+.PHONY: all setup build demo test check fmt-check vet gotest figures clean help
+all: build
+
+help:
+	@echo "make setup      install Go modules, the XLA plugin, JupyterLab + GoNB (idempotent)"
+	@echo "make demo       theory figures + paper-vs-ours tables"
+	@echo "make test       gofmt, go vet, go test, notebooks headless, browser test"
+	@echo "make lab        JupyterLab with the GoNB kernel on localhost"
+	@echo "make notebooks  execute every notebook headless"
+	@echo "make e2e        real-browser test of notebook 01"
+	@echo "make figures    regenerate figures/ (SVG + PNG)"
+
+# setup is cheap when already done (every step checks first).
+setup:
+	@bash scripts/setup.sh
+
+build:
+	@mkdir -p bin
+	go build -o $(FITS) ./cmd/fits
+
+figures: build
+	$(FITS) figures --out=figures
+
+demo: setup build
+	$(FITS) figures --out=figures
+	$(FITS) demo
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [[ -n "$$out" ]]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@echo "gofmt: ok"
+
+vet:
+	go vet ./...
+
+# FITS_REQUIRE_XLA=1 turns a missing XLA plugin into a failure instead of a skip: after setup it must be there.
+gotest:
+	FITS_REQUIRE_XLA=1 go test -count=1 ./...
+
+check: fmt-check vet gotest
+
+test: setup check notebooks e2e
+
+clean:
+	rm -rf bin test-output notebooks/.executed
+
+-include mk/*.mk

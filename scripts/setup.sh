@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# One-command, idempotent set-up of everything the toolkit needs, from the package registries only:
+# Go modules, the XLA PJRT plugin(s), and the JupyterLab + GoNB side (kernel, virtualenv, browser test deps).
+# Safe to run repeatedly; every step skips work already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export GOMLX_NO_AUTO_INSTALL=1
+command -v go >/dev/null || { echo "setup: Go is not installed (need Go >= 1.26)"; exit 1; }
+command -v python3 >/dev/null || { echo "setup: python3 is not installed"; exit 1; }
+
+echo "setup: Go modules ..."
+go mod download
+
+bash scripts/setup-xla.sh
+
+if [[ -f scripts/setup-jupyter.sh ]]; then
+  bash scripts/setup-jupyter.sh
+fi
+echo "setup: done"
