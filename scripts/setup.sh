@@ -9,6 +9,19 @@ export GOMLX_NO_AUTO_INSTALL=1
 command -v go >/dev/null || { echo "setup: Go is not installed (need Go >= 1.26)"; exit 1; }
 command -v python3 >/dev/null || { echo "setup: python3 is not installed"; exit 1; }
 
+# System packages from Debian: libhdf5-dev (SHD/SSC readers, cgo), espeak-ng (spoken digits made on the
+# machine), pkg-config. Installed only when missing; needs root (or sudo).
+need=()
+for pkg in libhdf5-dev pkg-config espeak-ng; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+if (( ${#need[@]} )); then
+  SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO="sudo"
+  echo "setup: apt-get install ${need[*]} ..."
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
 echo "setup: Go modules ..."
 go mod download
 
