@@ -1,0 +1,131 @@
+package theory
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Constants are the fixed constants of one FiTS layer (Appendix, table of dataset-specific neuron
+// constants): the membrane and adaptation time constants and the simulation timestep, all in seconds.
+type Constants struct {
+	TauM float64 // membrane time constant τm, seconds
+	TauA float64 // adaptation time constant τa, seconds
+	Dt   float64 // simulation timestep Δt, seconds
+}
+
+// The paper's dataset-specific constants (Appendix, table of neuron constants).
+var (
+	// SHD and SSC: τm = 0.04 s, τa = 0.2 s, Δt = 4 ms.
+	SHD = Constants{TauM: 0.04, TauA: 0.2, Dt: 0.004}
+	SSC = SHD
+	// GSC: τm = 0.1 s, τa = 0.5 s, Δt = 10 ms.
+	GSC = Constants{TauM: 0.1, TauA: 0.5, Dt: 0.01}
+)
+
+// Validate reports whether the constants are usable: τm, τa and Δt finite and positive, and Δt smaller
+// than both time constants, so that 0 < μ̄ < 1 and 0 < ρ̄ < 1 as Theorem 2 (Appendix A.3) assumes.
+func (c Constants) Validate() error {
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"tau-m", c.TauM}, {"tau-a", c.TauA}, {"dt", c.Dt}} {
+		if math.IsNaN(p.v) || math.IsInf(p.v, 0) || p.v <= 0 {
+			return fmt.Errorf("%s must be a positive finite number of seconds, got %g", p.name, p.v)
+		}
+	}
+	if c.Dt >= c.TauM {
+		return fmt.Errorf("dt (%g s) must be smaller than tau-m (%g s)", c.Dt, c.TauM)
+	}
+	if c.Dt >= c.TauA {
+		return fmt.Errorf("dt (%g s) must be smaller than tau-a (%g s)", c.Dt, c.TauA)
+	}
+	return nil
+}
+
+// Mu returns μ = 1/τm in 1/s (Eq. 1).
+func (c Constants) Mu() float64 { return 1 / c.TauM }
+
+// Rho returns ρ = 1/τa in 1/s (Eq. 2).
+func (c Constants) Rho() float64 { return 1 / c.TauA }
+
+// MuBar returns μ̄ = 1 − μΔt (Theorem 2).
+func (c Constants) MuBar() float64 { return 1 - c.Dt/c.TauM }
+
+// RhoBar returns ρ̄ = 1 − ρΔt (Theorem 2).
+func (c Constants) RhoBar() float64 { return 1 - c.Dt/c.TauA }
+
+// KappaBar returns κ̄ = κΔt² for κ in 1/s² (Theorem 2).
+func (c Constants) KappaBar(kappa float64) float64 { return kappa * c.Dt * c.Dt }
+
+// KappaFromBar returns κ = κ̄/Δt² in 1/s².
+func (c Constants) KappaFromBar(kappaBar float64) float64 { return kappaBar / (c.Dt * c.Dt) }
+
+// CT returns the continuous-time FS subsystem (Eq. 3) with these constants and κ in 1/s².
+func (c Constants) CT(kappa float64) CT { return CT{Mu: c.Mu(), Rho: c.Rho(), Kappa: kappa} }
+
+// FS returns the semi-implicit discrete-time FS module (Eq. 6) with these constants and κ in 1/s².
+func (c Constants) FS(kappa float64) FS {
+	return FS{MuBar: c.MuBar(), RhoBar: c.RhoBar(), KappaBar: c.KappaBar(kappa)}
+}
+
+// RadPerSampleFromHz converts f in Hz to ω = 2πfΔt in rad/sample.
+func (c Constants) RadPerSampleFromHz(f float64) float64 { return 2 * math.Pi * f * c.Dt }
+
+// HzFromRadPerSample converts ω in rad/sample to f = ω/(2πΔt) in Hz.
+func (c Constants) HzFromRadPerSample(omega float64) float64 { return omega / (2 * math.Pi * c.Dt) }
+
+// NyquistHz returns 1/(2Δt), the frequency of ω = π.
+func (c Constants) NyquistHz() float64 { return 1 / (2 * c.Dt) }
+
+// RadPerSecFromHz converts f in Hz to Ω = 2πf in rad/s.
+func RadPerSecFromHz(f float64) float64 { return 2 * math.Pi * f }
+
+// HzFromRadPerSec converts Ω in rad/s to f = Ω/(2π) in Hz.
+func HzFromRadPerSec(omega float64) float64 { return omega / (2 * math.Pi) }
+
+// KappaForTargetHz returns κ* in 1/s² that puts the continuous-time target frequency at fstar Hz
+// (Theorem 1, Eq. 5). It fails for fstar that is not positive and finite.
+func (c Constants) KappaForTargetHz(fstar float64) (float64, error) {
+	if math.IsNaN(fstar) || math.IsInf(fstar, 0) || fstar <= 0 {
+		return 0, fmt.Errorf("target frequency must be a positive finite number of Hz, got %g", fstar)
+	}
+	return KappaStar(c.Mu(), c.Rho(), RadPerSecFromHz(fstar)), nil
+}
+
+// TargetHz returns the continuous-time target frequency f*_CT = Ω*/(2π) in Hz for κ in 1/s²
+// (Theorem 1, Eq. 4); ok is false when |H(jΩ)| has no nonzero maximizer.
+func (c Constants) TargetHz(kappa float64) (f float64, ok bool) {
+	w, ok := OmegaStar(c.Mu(), c.Rho(), kappa)
+	return HzFromRadPerSec(w), ok
+}
+
+// DTTargetHz returns the realized discrete-time target f*_DT = ω*_DT/(2πΔt) in Hz of the semi-implicit
+// FS module with κ in 1/s², in closed form (Theorem 2, Appendix A.3); ok is false when none exists.
+func (c Constants) DTTargetHz(kappa float64) (f float64, ok bool) {
+	t := c.FS(kappa).Target()
+	return c.HzFromRadPerSample(t.Omega), t.OK
+}
+
+// DTSweepTargetHz returns the realized discrete-time target in Hz found numerically by SweepPeak,
+// independent of Theorem 2; ok is false when the global maximum of |H_d| lies at ω = 0 or π.
+func (c Constants) DTSweepTargetHz(kappa float64) (f float64, ok bool) {
+	w, ok := SweepPeak(c.FS(kappa))
+	return c.HzFromRadPerSample(w), ok
+}
+
+// KappaDTExact returns κ in 1/s² whose realized discrete-time target (Theorem 2) is exactly fstar Hz:
+// the DT-exact inverse (see KappaBarForTarget). It fails when fstar is not in (0, 1/(2Δt)).
+func (c Constants) KappaDTExact(fstar float64) (float64, error) {
+	if math.IsNaN(fstar) || math.IsInf(fstar, 0) || fstar <= 0 {
+		return 0, fmt.Errorf("target frequency must be a positive finite number of Hz, got %g", fstar)
+	}
+	kb, err := KappaBarForTarget(c.MuBar(), c.RhoBar(), c.RadPerSampleFromHz(fstar))
+	if err != nil {
+		if errors.Is(err, ErrAboveNyquist) {
+			return 0, fmt.Errorf("%w: %g Hz is not below the Nyquist frequency 1/(2Δt) = %g Hz", err, fstar, c.NyquistHz())
+		}
+		return 0, err
+	}
+	return c.KappaFromBar(kb), nil
+}
