@@ -29,6 +29,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/fits/theory"
 )
 
 // Name is the registry name of the default synthetic task.
@@ -188,24 +189,14 @@ type Task struct {
 	GroupOf []int
 }
 
-// Frequencies returns n frequencies log-spaced in [lo, hi] Hz, ascending.
-func Frequencies(lo, hi float64, n int) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		if n == 1 {
-			out[i] = math.Sqrt(lo * hi)
-			continue
-		}
-		out[i] = lo * math.Pow(hi/lo, float64(i)/float64(n-1))
-	}
-	return out
-}
-
-// lowPassGain is the magnitude of a first-order low-pass with time constant tau (s) at f (Hz):
-// 1/sqrt(1 + (2π f τ)²).
+// lowPassGain is the subthreshold magnitude response at f (Hz) of a LIF membrane with time constant tau (s),
+// relative to its DC gain: |H(j2πf)|/|H(0)| of Eq. 3 with κ = 0, i.e. 1/sqrt(1 + (2π f τ)²).
 func lowPassGain(f, tau float64) float64 {
-	w := 2 * math.Pi * f * tau
-	return 1 / math.Sqrt(1+w*w)
+	if tau == 0 {
+		return 1
+	}
+	lif := theory.CT{Mu: 1 / tau, Rho: 1 / theory.SHD.TauA, Kappa: 0}
+	return lif.Magnitude(theory.RadPerSecFromHz(f)) / lif.Magnitude(0)
 }
 
 // NewTask builds the class codes of a configuration.
@@ -213,7 +204,10 @@ func NewTask(cfg Config) (*Task, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	freqs := Frequencies(cfg.FreqMin, cfg.FreqMax, cfg.Groups)
+	freqs, err := theory.LogSpacedHz(cfg.FreqMin, cfg.FreqMax, cfg.Groups)
+	if err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
 	depth := make([]float64, len(freqs))
 	minGain := math.Inf(1)
 	for _, f := range freqs {

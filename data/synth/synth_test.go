@@ -272,3 +272,16 @@ func argmax(v []float64) int {
 	}
 	return best
 }
+
+func TestLowPassGain(t *testing.T) {
+	for _, tc := range []struct{ f, tau, want float64 }{
+		{0, 0.04, 1},
+		{1 / (2 * math.Pi * 0.04), 0.04, 1 / math.Sqrt2}, // corner frequency
+		{40, 0.04, 1 / math.Sqrt(1+math.Pow(2*math.Pi*40*0.04, 2))},
+		{10, 0, 1},
+	} {
+		if got := lowPassGain(tc.f, tc.tau); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("lowPassGain(%g Hz, %g s) = %g, want %g", tc.f, tc.tau, got, tc.want)
+		}
+	}
+}
