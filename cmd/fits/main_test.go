@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// run executes the CLI in-process and returns its exit status, stdout and stderr.
+func run(args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	status := runMain(args, &out, &errOut)
+	return status, out.String(), errOut.String()
+}
+
+func TestUnknownCommandAndFlags(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"no command", nil, 2},
+		{"unknown command", []string{"frobnicate"}, 2},
+		{"unknown flag", []string{"demo", "--bogus=1"}, 2},
+		{"positional argument", []string{"demo", "extra"}, 2},
+		{"help", []string{"help"}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			status, _, stderr := run(c.args...)
+			if status != c.want {
+				t.Fatalf("status %d, want %d (stderr %q)", status, c.want, stderr)
+			}
+			if c.want == 2 && len(c.args) > 0 {
+				if n := strings.Count(strings.TrimSpace(stderr), "\n"); n != 0 {
+					t.Errorf("stderr should be one line, got %q", stderr)
+				}
+			}
+			if strings.Contains(stderr, "goroutine") || strings.Contains(stderr, "panic") {
+				t.Errorf("stderr shows a panic: %q", stderr)
+			}
+		})
+	}
+}
+
+func TestDemoJSON(t *testing.T) {
+	status, stdout, stderr := run("demo", "--json")
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, stderr)
+	}
+	var got demoOutput
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, stdout)
+	}
+	if len(got.Theory) == 0 {
+		t.Fatal("no theory rows")
+	}
+	for _, r := range got.Theory {
+		if !r.Indicative && !r.Match {
+			t.Errorf("%s: paper %v, ours %v", r.Quantity, r.Paper, r.Ours)
+		}
+	}
+}
