@@ -1,0 +1,270 @@
+// Package neuron implements the FiTS neuron family (Section 3 of the paper) as GoMLX graph layers: plain
+// LIF, the zero-initialized adaptive LIF baseline, the FS module with frozen or learnable target frequency,
+// and FS + TS with cascade order M ≥ 1. A layer maps an input current [batch, time, neurons] to spikes
+// [batch, time, neurons] by running Algorithm 1 (Appendix A.4) over time, unrolled in the graph (GoMLX
+// has no loop op). Package fits/sim is the float64 oracle it is tested against.
+//
+// Per step (see package sim for the full transcription), with per-neuron coefficients:
+//
+//	V0 = (1 − μΔt)V − ηΔt·a + I;  a ← (1 − ρΔt)a + γΔt·V0                    (Eq. 6)
+//	Vm ← βm(Vm − V(m−1)new) + V(m−1)old;  Ṽm = (1 − λm)Ṽ(m−1) + λm·Vm          (Eqs. 8–10)
+//	S = Θ(ṼM − Vth) (Θ(0) = 1, triangular surrogate gradient);  V = ṼM − S·Vth
+//
+// Parameterization (all parameters per neuron, or per channel with Config.ChannelShared):
+//   - κ = ηγ from the target frequency through the inverse map of Theorem 1 (Eq. 5), computed in the graph
+//     (KappaStar); η = √(κr), γ = √(κ/r) with r = η/γ (paper: r = 1). The trainable coordinate is
+//     Ω* = 2πf* in rad/s, as in the paper, initialized log-spaced over [FMinHz, FMaxHz].
+//   - With Config.DTExact, the trainable coordinate is the realized discrete-time target Ω*_DT = ω*_DT/Δt
+//     in rad/s and κ̄ = κΔt² comes from the DT-exact inverse (KappaBarDTExact, Theorem 2).
+//   - Stability: the target used in the graph is clamped to [0, Config.MaxTargetHz()], the target at 99%
+//     of the Jury bound of the semi-implicit update (Appendix A.2). The clamp is in the forward pass
+//     (Clip): the variable itself is not modified, and its gradient is zero while it lies outside.
+//   - TS: β = tanh(β̂), λ = σ(λ̂) (Section 3.2), initialized β̂ = 0, λ̂ = −3 (Appendix B).
+//
+// Variables live in the scope of the context given to Layer (callers use ctx.In("layer_name")); their
+// names are the Var* constants. Variables with a value already in the context (e.g. loaded from a
+// checkpoint) are used as they are.
+package neuron
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/fits-snn/fits/fits/theory"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// Names of the layer's variables, in the scope of the context passed to Layer. Shapes use P for the
+// parameter shape: [d1, …, dn] for an input [batch, time, d1, …, dn], or [dn] with ChannelShared.
+const (
+	// VarOmegaStar is Ω* = 2πf* in rad/s, shape P: the continuous-time target frequency (Theorem 1).
+	// Trainable for FS and FSTS, not for FSFrozen.
+	VarOmegaStar = "omega_star"
+	// VarOmegaStarDT is Ω*_DT = ω*_DT/Δt in rad/s, shape P: the realized discrete-time target frequency
+	// (Theorem 2), used instead of VarOmegaStar with Config.DTExact.
+	VarOmegaStarDT = "omega_star_dt"
+	// VarBetaHat is β̂, shape [M, P...]; β = tanh(β̂) (FSTS).
+	VarBetaHat = "beta_hat"
+	// VarLambdaHat is λ̂, shape [M, P...]; λ = σ(λ̂) (FSTS).
+	VarLambdaHat = "lambda_hat"
+	// VarEta and VarGamma are η and γ in 1/s, shape P, of AdaptLIF (initialized at zero).
+	VarEta   = "eta"
+	VarGamma = "gamma"
+)
+
+// Layer runs a layer of FiTS neurons on current, the input current [batch, time, d1, …, dn] (usually
+// [batch, time, neurons]) with a float dtype, and returns the spikes S[k+1] ∈ {0, 1} with the same shape
+// and dtype. current[:, k] is I[k] of Algorithm 1 and output[:, k] is S[k+1]; the state starts at zero.
+//
+// It panics (as GoMLX graph-building functions do) when cfg is invalid or the input has the wrong rank;
+// check cfg.Validate() first for an error instead.
+func Layer(ctx *context.Context, current *Node, cfg Config) *Node {
+	spikes, _ := run(ctx, current, cfg, false)
+	return spikes
+}
+
+// LayerWithVoltage is Layer that also returns the pre-reset mixed voltage ṼM[k+1] (v_pre), with the same
+// shape as current.
+func LayerWithVoltage(ctx *context.Context, current *Node, cfg Config) (spikes, vPre *Node) {
+	return run(ctx, current, cfg, true)
+}
+
+// ParamShape returns the shape P of the per-neuron parameters for an input of dimensions
+// [batch, time, d1, …, dn]: [d1, …, dn], or [dn] with ChannelShared.
+func ParamShape(inputDims []int, channelShared bool) ([]int, error) {
+	if len(inputDims) < 3 {
+		return nil, fmt.Errorf("neuron input must be [batch, time, features...], got dimensions %v", inputDims)
+	}
+	if channelShared {
+		return []int{inputDims[len(inputDims)-1]}, nil
+	}
+	return append([]int(nil), inputDims[2:]...), nil
+}
+
+// coefficients are the per-neuron constants of Algorithm 1 as graph nodes broadcast to the per-step
+// shape [batch, d1, …, dn]; nil means absent (zero).
+type coefficients struct {
+	etaDt, gammaDt *Node   // ηΔt and γΔt (nil for LIF)
+	beta, lambda   []*Node // βm, λm, m = 1..M
+	oneMinusLambda []*Node // 1 − λm
+}
+
+func run(ctx *context.Context, current *Node, cfg Config, wantVoltage bool) (spikes, vPre *Node) {
+	if err := cfg.Validate(); err != nil {
+		panic(fmt.Errorf("neuron.Layer: %w", err))
+	}
+	dims := current.Shape().Dimensions
+	pshape, err := ParamShape(dims, cfg.ChannelShared)
+	if err != nil {
+		panic(fmt.Errorf("neuron.Layer: %w", err))
+	}
+	if !current.DType().IsFloat() {
+		panic(fmt.Errorf("neuron.Layer: input current must be a float tensor, got %s", current.DType()))
+	}
+	stepDims := append([]int{dims[0]}, dims[2:]...)
+	co := buildCoefficients(ctx, current.Graph(), current.DType(), cfg, pshape, stepDims)
+
+	k := cfg.Constants()
+	cMu, cRho := k.MuBar(), k.RhoBar()
+	m := cfg.Order
+	inputs := unstack(current, 1)
+	g := current.Graph()
+	zero := Zeros(g, shapes.Make(current.DType(), stepDims...)) // [batch, d1, …, dn]
+	v, a := zero, zero
+	stages := make([]*Node, m+1) // Vm[k], m = 0..M
+	for i := range stages {
+		stages[i] = zero
+	}
+	next := make([]*Node, m+1)
+	spikeSeq := make([]*Node, len(inputs))
+	var vSeq []*Node
+	if wantVoltage {
+		vSeq = make([]*Node, len(inputs))
+	}
+	for t, in := range inputs {
+		// FS module (Eq. 6).
+		v0 := Add(MulScalar(v, cMu), in)
+		if co.etaDt != nil {
+			v0 = Sub(v0, Mul(co.etaDt, a))
+			a = Add(MulScalar(a, cRho), Mul(co.gammaDt, v0))
+		}
+		// TS module (Eqs. 8-10).
+		mixed := v0
+		next[0] = v0
+		for j := 1; j <= m; j++ {
+			next[j] = Add(Mul(co.beta[j-1], Sub(stages[j], next[j-1])), stages[j-1])
+			mixed = Add(Mul(co.oneMinusLambda[j-1], mixed), Mul(co.lambda[j-1], next[j]))
+		}
+		stages, next = next, stages
+		// Spike and subtractive soft reset.
+		s := Spike(mixed, cfg.Vth, cfg.Surrogate)
+		reset := MulScalar(s, cfg.Vth)
+		if cfg.DetachReset {
+			reset = StopGradient(reset)
+		}
+		v = Sub(mixed, reset)
+		spikeSeq[t] = s
+		if wantVoltage {
+			vSeq[t] = mixed
+		}
+	}
+	spikes = Stack(spikeSeq, 1)
+	if wantVoltage {
+		vPre = Stack(vSeq, 1)
+	}
+	return spikes, vPre
+}
+
+// buildCoefficients creates (or reuses) the layer's variables and returns the per-step coefficients.
+func buildCoefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg Config, pshape, stepDims []int) coefficients {
+	var co coefficients
+	k := cfg.Constants()
+	r := cfg.Ratio()
+	size := 1
+	for _, d := range pshape {
+		size *= d
+	}
+	switch cfg.Kind {
+	case LIF:
+		return co
+	case AdaptLIF:
+		zeros := make([]float64, size)
+		eta := ctx.VariableWithValue(VarEta, newTensor(dtype, zeros, pshape)).ValueGraph(g)
+		gamma := ctx.VariableWithValue(VarGamma, newTensor(dtype, zeros, pshape)).ValueGraph(g)
+		co.etaDt = broadcastParam(MulScalar(eta, cfg.Dt), cfg.ChannelShared, stepDims)
+		co.gammaDt = broadcastParam(MulScalar(gamma, cfg.Dt), cfg.ChannelShared, stepDims)
+		return co
+	}
+
+	// Target frequency (FSFrozen, FS, FSTS).
+	fHz, err := theory.LogSpacedHz(cfg.FMinHz, cfg.FMaxHz, size)
+	if err != nil {
+		panic(fmt.Errorf("neuron.Layer: %w", err))
+	}
+	omegaInit := make([]float64, size)
+	for i, f := range fHz {
+		omegaInit[i] = theory.RadPerSecFromHz(f)
+	}
+	fmax, err := cfg.MaxTargetHz()
+	if err != nil {
+		panic(fmt.Errorf("neuron.Layer: %w", err))
+	}
+	name := VarOmegaStar
+	if cfg.DTExact {
+		name = VarOmegaStarDT
+	}
+	omegaVar := ctx.VariableWithValue(name, newTensor(dtype, omegaInit, pshape))
+	if cfg.Kind == FSFrozen {
+		omegaVar.SetTrainable(false)
+	}
+	omega := ClipScalar(omegaVar.ValueGraph(g), 0, theory.RadPerSecFromHz(fmax))
+	// ηΔt = √(κ̄r), γΔt = √(κ̄/r) with κ̄ = κΔt².
+	var kappaBar *Node
+	if cfg.DTExact {
+		kappaBar = KappaBarDTExact(MulScalar(omega, cfg.Dt), k.MuBar(), k.RhoBar())
+	} else {
+		kappaBar = MulScalar(KappaStar(omega, k.Mu(), k.Rho()), cfg.Dt*cfg.Dt)
+	}
+	sq := Sqrt(kappaBar)
+	co.etaDt = broadcastParam(MulScalar(sq, math.Sqrt(r)), cfg.ChannelShared, stepDims)
+	co.gammaDt = broadcastParam(DivScalar(sq, math.Sqrt(r)), cfg.ChannelShared, stepDims)
+	if cfg.Kind != FSTS {
+		return co
+	}
+
+	// TS module: β = tanh(β̂), λ = σ(λ̂), shape [M, P...].
+	m := cfg.Order
+	tsShape := append([]int{m}, pshape...)
+	betaHat := ctx.VariableWithValue(VarBetaHat, newTensor(dtype, fill(m*size, cfg.BetaHatInit), tsShape)).ValueGraph(g)
+	lambdaHat := ctx.VariableWithValue(VarLambdaHat, newTensor(dtype, fill(m*size, cfg.LambdaHatInit), tsShape)).ValueGraph(g)
+	beta := unstack(Tanh(betaHat), 0)
+	lambda := unstack(Sigmoid(lambdaHat), 0)
+	for j := range m {
+		co.beta = append(co.beta, broadcastParam(beta[j], cfg.ChannelShared, stepDims))
+		co.lambda = append(co.lambda, broadcastParam(lambda[j], cfg.ChannelShared, stepDims))
+		co.oneMinusLambda = append(co.oneMinusLambda, broadcastParam(OneMinus(lambda[j]), cfg.ChannelShared, stepDims))
+	}
+	return co
+}
+
+// broadcastParam broadcasts a parameter of shape P to the per-step shape [batch, d1, …, dn].
+func broadcastParam(p *Node, channelShared bool, stepDims []int) *Node {
+	if channelShared {
+		ones := make([]int, len(stepDims))
+		for i := range ones {
+			ones[i] = 1
+		}
+		ones[len(ones)-1] = stepDims[len(stepDims)-1]
+		p = Reshape(p, ones...)
+		return BroadcastToDims(p, stepDims...)
+	}
+	return BroadcastPrefix(p, stepDims[0])
+}
+
+func fill(n int, v float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+// newTensor returns a tensor of dtype (Float32 or Float64) with the given values and dimensions.
+func newTensor(dtype dtypes.DType, values []float64, dims []int) *tensors.Tensor {
+	switch dtype {
+	case dtypes.Float64:
+		return tensors.FromFlatDataAndDimensions(append([]float64(nil), values...), dims...)
+	case dtypes.Float32:
+		f := make([]float32, len(values))
+		for i, v := range values {
+			f[i] = float32(v)
+		}
+		return tensors.FromFlatDataAndDimensions(f, dims...)
+	default:
+		panic(fmt.Errorf("neuron.Layer: unsupported dtype %s (use Float32 or Float64)", dtype))
+	}
+}

@@ -1,0 +1,27 @@
+package neuron
+
+import (
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+)
+
+// Spike returns S = Θ(v − vth), 1 where v ≥ vth and 0 elsewhere (Θ(0) = 1, as in package sim), with the
+// triangular surrogate gradient dS/dv = s.Scale·max(0, 1 − |v − vth|/s.Width). v may have any shape.
+//
+// The forward value is exactly 0 or 1: it is Θ(u) + (u′ − u′), u = v − vth, where u′ is u with the
+// surrogate as its custom gradient and the second u′ is behind StopGradient, so the bracket is exactly
+// zero and carries the surrogate gradient.
+func Spike(v *Node, vth float64, s Surrogate) *Node {
+	u := SubScalar(v, vth)
+	heaviside := ConvertDType(GreaterOrEqual(u, ScalarZero(v.Graph(), v.DType())), v.DType())
+	width, scale := s.Width, s.Scale
+	uc := IdentityWithCustomGradient(u, func(x, adj *Node) *Node {
+		return Mul(adj, SurrogateDerivative(x, width, scale))
+	})
+	return Add(heaviside, Sub(uc, StopGradient(uc)))
+}
+
+// SurrogateDerivative returns scale·max(0, 1 − |u|/width) elementwise, the triangular pseudo-derivative
+// of Θ at u = v − Vth.
+func SurrogateDerivative(u *Node, width, scale float64) *Node {
+	return MulScalar(MaxScalar(OneMinus(DivScalar(Abs(u), width)), 0), scale)
+}
