@@ -10,7 +10,7 @@
 //   - continuous-time angular frequency Ω in rad/s, and f = Ω/(2π) in Hz;
 //   - discrete-time angular frequency ω in rad/sample, ω ∈ [0, π], and f = ω/(2πΔt) in Hz;
 //   - continuous-time group delay in seconds, discrete-time group delay in samples;
-//   - phases in radians, principal value in (−π, π] unless a function says it unwraps.
+//   - phases in radians, principal value in [−π, π] (atan2) unless a function says it unwraps.
 //
 // The barred quantities of Theorem 2 are μ̄ = 1 − μΔt, ρ̄ = 1 − ρΔt and κ̄ = κΔt² (dimensionless).
 //

@@ -25,7 +25,7 @@ func FrequencyResponse(sys ZTransfer, omega float64) complex128 {
 // Magnitude returns |H(e^{jω})| for ω in rad/sample.
 func Magnitude(sys ZTransfer, omega float64) float64 { return cmplx.Abs(FrequencyResponse(sys, omega)) }
 
-// Phase returns arg H(e^{jω}) in radians, principal value in (−π, π], for ω in rad/sample.
+// Phase returns arg H(e^{jω}) in radians, principal value in [−π, π] (atan2), for ω in rad/sample.
 func Phase(sys ZTransfer, omega float64) float64 { return cmplx.Phase(FrequencyResponse(sys, omega)) }
 
 // GroupDelay returns τ(ω) = −dφ/dω in samples (Eq. 7), computed analytically:

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/fits-snn/fits/fits/theory"
+)
+
+func init() {
+	register(&command{
+		name:    "theory",
+		summary: "closed forms: κ for target frequencies (Theorem 1), realized DT targets (Theorem 2), Jury bounds",
+		run:     runTheory,
+	})
+}
+
+// theoryOutput is the JSON form of `fits theory --json`.
+type theoryOutput struct {
+	Mu        float64        `json:"mu"`  // 1/τm, 1/s
+	Rho       float64        `json:"rho"` // 1/τa, 1/s
+	Dt        float64        `json:"dt"`  // seconds
+	TauM      float64        `json:"tau_m"`
+	TauA      float64        `json:"tau_a"`
+	NyquistHz float64        `json:"nyquist_hz"`
+	Jury      theoryJury     `json:"jury"`
+	Targets   []theoryTarget `json:"targets"`
+}
+
+type theoryJury struct {
+	KappaMaxExplicit       float64 `json:"kappa_max_explicit"`
+	KappaMaxSemiImplicit   float64 `json:"kappa_max_semi_implicit"`
+	FStarMaxExplicitHz     float64 `json:"fstar_max_explicit_hz"`
+	FStarMaxSemiImplicitHz float64 `json:"fstar_max_semi_implicit_hz"`
+}
+
+type theoryTarget struct {
+	FStarCTHz      float64  `json:"fstar_ct_hz"`       // requested CT target, Hz
+	Kappa          float64  `json:"kappa"`             // Theorem 1 inverse, 1/s²
+	FStarDTHz      *float64 `json:"fstar_dt_hz"`       // Theorem 2 closed form at Kappa, Hz (null: none)
+	FStarDTSweepHz *float64 `json:"fstar_dt_sweep_hz"` // dense sweep at Kappa, Hz (null: none)
+	KappaDTExact   *float64 `json:"kappa_dt_exact"`    // κ whose realized DT target is fstar_ct_hz, 1/s²
+	OmegaStar      float64  `json:"omega_star_rad_s"`  // 2π·fstar_ct_hz
+	KappaBar       float64  `json:"kappa_bar"`         // κΔt²
+}
+
+// constantsFlags registers --tau-m, --tau-a and --dt with the paper's SHD/SSC defaults.
+type constantsFlags struct{ tauM, tauA, dt *string }
+
+func addConstantsFlags(fs interface {
+	String(name, value, usage string) *string
+}) constantsFlags {
+	return constantsFlags{
+		tauM: fs.String("tau-m", "0.04", "membrane time constant τm in seconds"),
+		tauA: fs.String("tau-a", "0.2", "adaptation time constant τa in seconds"),
+		dt:   fs.String("dt", "0.004", "simulation timestep Δt in seconds"),
+	}
+}
+
+// parse returns validated constants or an input error.
+func (f constantsFlags) parse() (theory.Constants, error) {
+	var c theory.Constants
+	var err error
+	if c.TauM, err = parseFloat("tau-m", *f.tauM); err != nil {
+		return c, err
+	}
+	if c.TauA, err = parseFloat("tau-a", *f.tauA); err != nil {
+		return c, err
+	}
+	if c.Dt, err = parseFloat("dt", *f.dt); err != nil {
+		return c, err
+	}
+	if err := c.Validate(); err != nil {
+		return c, badInput("%v", err)
+	}
+	return c, nil
+}
+
+// checkTarget rejects a CT target frequency that is not positive or not below the semi-implicit
+// Jury bound, naming the bound.
+func checkTarget(c theory.Constants, j theory.Jury, f float64) error {
+	if !(f > 0) {
+		return badInput("--fstar: target frequency must be positive, got %g Hz", f)
+	}
+	if !(f < j.FStarMaxSemiImplicitHz) {
+		return badInput("--fstar: %g Hz is above the semi-implicit Jury stability bound f*max = %.4g Hz (κ < %.6g 1/s²) at tau-m=%g tau-a=%g dt=%g",
+			f, j.FStarMaxSemiImplicitHz, j.KappaMaxSemiImplicit, c.TauM, c.TauA, c.Dt)
+	}
+	return nil
+}
+
+func runTheory(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("theory", stderr)
+	cf := addConstantsFlags(fs)
+	fstarFlag := fs.String("fstar", "1,5,10,20,50", "comma-separated continuous-time target frequencies f* in Hz")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	c, err := cf.parse()
+	if err != nil {
+		return err
+	}
+	fstars, err := parseFloatList("fstar", *fstarFlag)
+	if err != nil {
+		return err
+	}
+	if len(fstars) == 0 {
+		return badInput("--fstar: need at least one target frequency")
+	}
+	j := c.Jury()
+	out := theoryOutput{
+		Mu: c.Mu(), Rho: c.Rho(), Dt: c.Dt, TauM: c.TauM, TauA: c.TauA, NyquistHz: c.NyquistHz(),
+		Jury: theoryJury{
+			KappaMaxExplicit:       j.KappaMaxExplicit,
+			KappaMaxSemiImplicit:   j.KappaMaxSemiImplicit,
+			FStarMaxExplicitHz:     j.FStarMaxExplicitHz,
+			FStarMaxSemiImplicitHz: j.FStarMaxSemiImplicitHz,
+		},
+	}
+	for _, f := range fstars {
+		if err := checkTarget(c, j, f); err != nil {
+			return err
+		}
+		k, err := c.KappaForTargetHz(f)
+		if err != nil {
+			return badInput("--fstar: %v", err)
+		}
+		t := theoryTarget{FStarCTHz: f, Kappa: k, OmegaStar: theory.RadPerSecFromHz(f), KappaBar: c.KappaBar(k)}
+		t.FStarDTHz = optFloat(c.DTTargetHz(k))
+		t.FStarDTSweepHz = optFloat(c.DTSweepTargetHz(k))
+		if ke, err := c.KappaDTExact(f); err == nil {
+			t.KappaDTExact = &ke
+		}
+		out.Targets = append(out.Targets, t)
+	}
+	if *asJSON {
+		return writeJSON(stdout, out)
+	}
+	fmt.Fprintf(stdout, "FiTS theory at tau-m = %g s, tau-a = %g s, dt = %g s (mu = %g 1/s, rho = %g 1/s, Nyquist %g Hz)\n",
+		c.TauM, c.TauA, c.Dt, out.Mu, out.Rho, out.NyquistHz)
+	fmt.Fprintf(stdout, "Jury bounds (Appendix A.2): explicit kappa < %.6g 1/s^2 (f* < %.2f Hz), semi-implicit kappa < %.6g 1/s^2 (f* < %.2f Hz)\n\n",
+		j.KappaMaxExplicit, j.FStarMaxExplicitHz, j.KappaMaxSemiImplicit, j.FStarMaxSemiImplicitHz)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "f*_CT [Hz]\tkappa [1/s^2] (Thm 1)\tf*_DT [Hz] (Thm 2)\tf*_DT sweep [Hz]\tkappa DT-exact [1/s^2]\t")
+	for _, t := range out.Targets {
+		fmt.Fprintf(tw, "%g\t%.6g\t%s\t%s\t%s\t\n", t.FStarCTHz, t.Kappa, fmtOpt(t.FStarDTHz, 6), fmtOpt(t.FStarDTSweepHz, 6), fmtOptG(t.KappaDTExact))
+	}
+	return tw.Flush()
+}
+
+// fmtOptG formats an optional value with %.6g, "-" when absent.
+func fmtOptG(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.6g", *v)
+}
