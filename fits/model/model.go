@@ -1,0 +1,245 @@
+// Package model builds the networks of the paper's experiments from layers of FiTS neurons (fits/neuron):
+// the feedforward network of the main experiments (Section 4, "Model configuration": two hidden layers
+// and a linear classifier, no recurrence and no network-level delays) and the convolutional network of the
+// DVS Gesture experiment (Appendix C, "DVS Gesture 128": two convolutional spiking blocks, one fully
+// connected spiking block and a linear classifier).
+//
+// Both are graph-building functions in GoMLX style: they take the context (whose scope holds the
+// variables) and the input node, and return the class logits together with every hidden layer's spikes.
+//
+// Readout. The classifier is a linear map applied to the last hidden layer's spikes at every time step,
+// z[t] = W·s[t] + b (shape [batch, time, classes]). The default readout, ReadoutMean, feeds the softmax with
+// the time average of z (the sum over time of the readout, divided by the number of bins T so that the
+// logits' scale does not grow with T). ReadoutLIMax and ReadoutLIMean instead pass z through a non-spiking
+// leaky integrator u[t] = α·u[t−1] + (1 − α)·z[t], α = exp(−Δt/τ_out), u[−1] = 0, and take its maximum or
+// mean over time (the common choice on SHD). The mean readout is the default because its logits depend on
+// the spikes of every time bin equally, so the frequency and timing structure is left to the hidden
+// neurons, which is what the ablation measures.
+package model
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/fits-snn/fits/fits/neuron"
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/pkg/ml/layers"
+)
+
+// Readout selects how the classifier's per-step outputs [batch, time, classes] become logits [batch,
+// classes].
+type Readout string
+
+const (
+	// ReadoutMean is the time average of the linear readout (the default).
+	ReadoutMean Readout = "mean"
+	// ReadoutLIMax is the maximum over time of a non-spiking leaky integrator of the readout.
+	ReadoutLIMax Readout = "li-max"
+	// ReadoutLIMean is the mean over time of a non-spiking leaky integrator of the readout.
+	ReadoutLIMean Readout = "li-mean"
+)
+
+// Readouts lists the valid readouts.
+func Readouts() []Readout { return []Readout{ReadoutMean, ReadoutLIMax, ReadoutLIMean} }
+
+// ParseReadout returns the readout named s.
+func ParseReadout(s string) (Readout, error) {
+	for _, r := range Readouts() {
+		if strings.EqualFold(s, string(r)) {
+			return r, nil
+		}
+	}
+	names := make([]string, 0, 3)
+	for _, r := range Readouts() {
+		names = append(names, string(r))
+	}
+	return "", fmt.Errorf("unknown readout %q (valid: %s)", s, strings.Join(names, ", "))
+}
+
+// Config describes the feedforward network.
+type Config struct {
+	// Neuron configures both hidden layers (kind, TS order M, time constants, Δt, target range).
+	Neuron neuron.Config
+	// Width is the number of neurons W of each hidden layer.
+	Width int
+	// Layers is the number of hidden layers (the paper: 2).
+	Layers int
+	// Dropout is the probability p of dropping a hidden neuron's spikes during training. The mask is drawn
+	// once per example and neuron and shared by all time steps; kept spikes are scaled by 1/(1−p).
+	Dropout float64
+	// Classes is the number of output classes.
+	Classes int
+	// Readout turns the per-step readout into logits; "" means ReadoutMean.
+	Readout Readout
+	// ReadoutTau is the time constant τ_out (s) of the leaky-integrator readouts; 0 means the neuron's τm.
+	ReadoutTau float64
+}
+
+// DefaultConfig returns the paper's feedforward network for a neuron kind and TS order: two hidden layers
+// of width neurons with the SHD/SSC neuron constants, the mean readout and no dropout.
+func DefaultConfig(kind neuron.Kind, order, width, classes int) Config {
+	return Config{
+		Neuron:  neuron.DefaultConfig(kind, order),
+		Width:   width,
+		Layers:  2,
+		Classes: classes,
+		Readout: ReadoutMean,
+	}
+}
+
+// Validate reports the first unusable field.
+func (c Config) Validate() error {
+	if err := c.Neuron.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case c.Width < 1:
+		return fmt.Errorf("model: width %d", c.Width)
+	case c.Layers < 1:
+		return fmt.Errorf("model: %d hidden layers", c.Layers)
+	case c.Classes < 2:
+		return fmt.Errorf("model: %d classes", c.Classes)
+	case !(c.Dropout >= 0 && c.Dropout < 1):
+		return fmt.Errorf("model: dropout %g outside [0, 1)", c.Dropout)
+	case c.ReadoutTau < 0:
+		return fmt.Errorf("model: readout time constant %g s", c.ReadoutTau)
+	}
+	if c.Readout != "" {
+		if _, err := ParseReadout(string(c.Readout)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Output is what a network returns.
+type Output struct {
+	// Logits are the class scores [batch, classes].
+	Logits *Node
+	// Spikes holds each hidden layer's spikes, [batch, time, ...] with values in {0, 1}, before dropout.
+	Spikes []*Node
+}
+
+// FeedForward builds the feedforward network on x, the input [batch, time, features] (float32): for each
+// hidden layer, a dense map (with bias) of the previous layer's output at every time step to the input
+// current [batch, time, width], the FiTS neuron layer, and dropout; then the classifier and the readout.
+// Variables live in the scopes "hidden_<i>/dense", "hidden_<i>/neuron" and "readout/dense" of ctx; dense
+// weights start from FanInUniform.
+// It panics, as graph-building functions do, on an invalid configuration; check cfg.Validate() first.
+func FeedForward(ctx *context.Context, cfg Config, x *Node) Output {
+	if err := cfg.Validate(); err != nil {
+		panic(err)
+	}
+	if x.Rank() != 3 {
+		panic(fmt.Errorf("model.FeedForward: input must be [batch, time, features], got %s", x.Shape()))
+	}
+	ctx = ctx.WithInitializer(FanInUniform(ctx))
+	var out Output
+	h := x
+	for i := range cfg.Layers {
+		lctx := ctx.In(fmt.Sprintf("hidden_%d", i))
+		current := layers.DenseWithBias(lctx, h, cfg.Width)
+		s := neuron.Layer(lctx.In("neuron"), current, cfg.Neuron)
+		out.Spikes = append(out.Spikes, s)
+		h = TimeSharedDropout(ctx, s, cfg.Dropout)
+	}
+	out.Logits = ApplyReadout(ctx.In("readout"), h, cfg.Classes, cfg.Readout, readoutAlpha(cfg.ReadoutTau, cfg.Neuron))
+	return out
+}
+
+// readoutAlpha returns α = exp(−Δt/τ_out) of the leaky-integrator readout (τ_out = τm when tau is 0).
+func readoutAlpha(tau float64, n neuron.Config) float64 {
+	if tau == 0 {
+		tau = n.TauM
+	}
+	return math.Exp(-n.Dt / tau)
+}
+
+// TimeSharedDropout zeroes each (example, feature) of x [batch, time, features...] with probability p for
+// all time steps at once during training, and scales the kept values by 1/(1−p). Outside training, or with
+// p = 0, it returns x unchanged. It draws from the context's random number generator.
+func TimeSharedDropout(ctx *context.Context, x *Node, p float64) *Node {
+	g := x.Graph()
+	if p <= 0 || !ctx.IsTraining(g) {
+		return x
+	}
+	dims := x.Shape().Clone()
+	dims.Dimensions[1] = 1
+	keep := LessThan(ctx.RandomUniform(g, dims), Scalar(g, x.DType(), 1-p))
+	mask := DivScalar(ConvertDType(keep, x.DType()), 1-p)
+	return Mul(x, mask) // mask broadcasts over the time axis
+}
+
+// ApplyReadout applies the linear classifier to h [batch, time, features] at every time step and reduces over
+// time to logits [batch, classes] as kind says; alpha is the leaky-integrator decay per step. Variables:
+// the dense layer in ctx.
+func ApplyReadout(ctx *context.Context, h *Node, classes int, kind Readout, alpha float64) *Node {
+	z := layers.DenseWithBias(ctx, h, classes) // [batch, time, classes]
+	switch kind {
+	case "", ReadoutMean:
+		return ReduceMean(z, 1)
+	case ReadoutLIMax:
+		return ReduceMax(LeakyIntegrator(z, alpha), 1)
+	case ReadoutLIMean:
+		return ReduceMean(LeakyIntegrator(z, alpha), 1)
+	}
+	panic(fmt.Errorf("model: unknown readout %q", kind))
+}
+
+// LeakyIntegrator returns u [batch, time, n] with u[t] = α·u[t−1] + (1 − α)·z[t] and u[−1] = 0, for z
+// [batch, time, n]. It is computed as one product with the constant lower-triangular kernel
+// K[t, s] = (1 − α)·α^(t−s), s ≤ t, so no loop is unrolled.
+func LeakyIntegrator(z *Node, alpha float64) *Node {
+	T := z.Shape().Dimensions[1]
+	k := make([]float32, T*T)
+	for t := range T {
+		for s := 0; s <= t; s++ {
+			k[t*T+s] = float32((1 - alpha) * math.Pow(alpha, float64(t-s)))
+		}
+	}
+	kernel := ConvertDType(Const(z.Graph(), tensors.FromFlatDataAndDimensions(k, T, T)), z.DType())
+	return Einsum("ts,bsn->btn", kernel, z)
+}
+
+// FanInUniform returns the initializer that draws weights from U(−1/√fanIn, 1/√fanIn), where fanIn is the
+// number of inputs of one output unit (for a kernel [k1, …, kn, in, out]: k1·…·kn·in), and sets biases
+// (rank ≤ 1) to zero. It draws from the context's random number generator.
+func FanInUniform(ctx *context.Context) context.VariableInitializer {
+	return func(g *Graph, shape shapes.Shape) *Node {
+		if !shape.DType.IsFloat() || shape.Rank() <= 1 {
+			return Zeros(g, shape)
+		}
+		fanIn := 1
+		for _, d := range shape.Dimensions[:shape.Rank()-1] {
+			fanIn *= d
+		}
+		limit := 1 / math.Sqrt(float64(fanIn))
+		u := ctx.RandomUniform(g, shape) // [0, 1)
+		return AddScalar(MulScalar(u, 2*limit), -limit)
+	}
+}
+
+// CountParams returns the number of trainable scalars in the variables of ctx's scope and below (the
+// paper's "# Params": frozen target frequencies and optimizer state are not counted).
+func CountParams(ctx *context.Context) int {
+	n := 0
+	scope := ctx.Scope()
+	for v := range ctx.IterVariables() {
+		if !v.Trainable || !inScope(v.Scope(), scope) {
+			continue
+		}
+		n += v.Shape().Size()
+	}
+	return n
+}
+
+func inScope(varScope, scope string) bool {
+	if scope == context.RootScope {
+		return true
+	}
+	return varScope == scope || strings.HasPrefix(varScope, scope+context.ScopeSeparator)
+}

@@ -1,0 +1,266 @@
+package model
+
+import (
+	"math"
+	"testing"
+
+	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/xla"
+	"github.com/gomlx/gomlx/backends"
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+func backend(t testing.TB) backends.Backend {
+	t.Helper()
+	xla.SetAnnounceWriter(nil)
+	b, err := xla.Backend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// ramp returns a [dims...] float32 tensor with values spread deterministically in [0, 2).
+func ramp(dims ...int) *tensors.Tensor {
+	n := 1
+	for _, d := range dims {
+		n *= d
+	}
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32((i*7919)%13) / 6.5
+	}
+	return tensors.FromFlatDataAndDimensions(v, dims...)
+}
+
+func TestFeedForwardShapesAndParams(t *testing.T) {
+	b := backend(t)
+	const batch, T, F, W, C = 3, 6, 5, 4, 3
+	dense := F*W + W + W*W + W + W*C + C
+	for _, tc := range []struct {
+		kind    neuron.Kind
+		order   int
+		readout Readout
+		neuron  int // trainable neuron scalars per hidden neuron
+	}{
+		{neuron.LIF, 0, ReadoutMean, 0},
+		{neuron.AdaptLIF, 0, ReadoutLIMax, 2},
+		{neuron.FSFrozen, 0, ReadoutLIMean, 0},
+		{neuron.FS, 0, ReadoutMean, 1},
+		{neuron.FSTS, 2, ReadoutMean, 1 + 2*2},
+	} {
+		t.Run(tc.kind.String()+"/"+string(tc.readout), func(t *testing.T) {
+			cfg := DefaultConfig(tc.kind, tc.order, W, C)
+			cfg.Readout = tc.readout
+			ctx := context.New()
+			if err := ctx.SetRNGStateFromSeed(1); err != nil {
+				t.Fatal(err)
+			}
+			out, err := context.ExecOnceN(b, ctx, func(ctx *context.Context, x *Node) []*Node {
+				o := FeedForward(ctx, cfg, x)
+				return append([]*Node{o.Logits}, o.Spikes...)
+			}, ramp(batch, T, F))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := out[0].Shape().Dimensions; len(got) != 2 || got[0] != batch || got[1] != C {
+				t.Errorf("logits shape %v, want [%d %d]", got, batch, C)
+			}
+			if len(out) != 3 {
+				t.Fatalf("%d spike outputs, want 2", len(out)-1)
+			}
+			for _, s := range out[1:] {
+				if got := s.Shape().Dimensions; got[0] != batch || got[1] != T || got[2] != W {
+					t.Errorf("spikes shape %v, want [%d %d %d]", got, batch, T, W)
+				}
+				for _, v := range tensors.MustCopyFlatData[float32](s) {
+					if v != 0 && v != 1 {
+						t.Fatalf("spike value %g", v)
+					}
+				}
+			}
+			want := dense + 2*W*tc.neuron
+			if got := CountParams(ctx); got != want {
+				t.Errorf("CountParams = %d, want %d", got, want)
+			}
+			if got := CountParams(ctx.In("readout")); got != W*C+C {
+				t.Errorf("CountParams(readout) = %d, want %d", got, W*C+C)
+			}
+		})
+	}
+}
+
+func TestLeakyIntegrator(t *testing.T) {
+	b := backend(t)
+	const alpha = 0.8
+	z := ramp(2, 7, 3)
+	got, err := ExecOnce(b, func(z *Node) *Node { return LeakyIntegrator(z, alpha) }, z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zv := tensors.MustCopyFlatData[float32](z)
+	gv := tensors.MustCopyFlatData[float32](got)
+	for bi := range 2 {
+		for n := range 3 {
+			u := 0.0
+			for k := range 7 {
+				i := (bi*7+k)*3 + n
+				u = alpha*u + (1-alpha)*float64(zv[i])
+				if math.Abs(float64(gv[i])-u) > 1e-5 {
+					t.Fatalf("u[%d,%d,%d] = %g, recurrence gives %g", bi, k, n, gv[i], u)
+				}
+			}
+		}
+	}
+}
+
+func TestTimeSharedDropout(t *testing.T) {
+	b := backend(t)
+	ones := tensors.FromFlatDataAndDimensions(fill32(4*5*50, 1), 4, 5, 50)
+	for _, training := range []bool{true, false} {
+		ctx := context.New()
+		if err := ctx.SetRNGStateFromSeed(3); err != nil {
+			t.Fatal(err)
+		}
+		out, err := context.ExecOnce(b, ctx, func(ctx *context.Context, x *Node) *Node {
+			ctx.SetTraining(x.Graph(), training)
+			return TimeSharedDropout(ctx, x, 0.5)
+		}, ones)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := tensors.MustCopyFlatData[float32](out)
+		dropped := 0
+		for bi := range 4 {
+			for f := range 50 {
+				first := v[(bi*5)*50+f]
+				for k := range 5 {
+					if v[(bi*5+k)*50+f] != first {
+						t.Fatalf("training=%v: mask of (%d, %d) changes over time", training, bi, f)
+					}
+				}
+				switch first {
+				case 0:
+					dropped++
+				case 2: // kept, scaled by 1/(1-p)
+				case 1:
+					if training {
+						t.Fatal("kept value not rescaled")
+					}
+				default:
+					t.Fatalf("value %g", first)
+				}
+			}
+		}
+		if training && (dropped < 60 || dropped > 140) {
+			t.Errorf("dropped %d of 200 with p = 0.5", dropped)
+		}
+		if !training && dropped != 0 {
+			t.Errorf("dropout active outside training: %d dropped", dropped)
+		}
+	}
+}
+
+func TestConvBuildsAndRuns(t *testing.T) {
+	b := backend(t)
+	for _, kind := range []neuron.Kind{neuron.LIF, neuron.FSTS} {
+		t.Run(kind.String(), func(t *testing.T) {
+			order := 0
+			if kind == neuron.FSTS {
+				order = 1
+			}
+			cfg := DefaultConvConfig(kind, order)
+			cfg.Channels, cfg.Pool, cfg.Hidden, cfg.Classes = []int{2, 3}, 2, 5, 4
+			ctx := context.New()
+			if err := ctx.SetRNGStateFromSeed(1); err != nil {
+				t.Fatal(err)
+			}
+			out, err := context.ExecOnceN(b, ctx, func(ctx *context.Context, x *Node) []*Node {
+				o := Conv(ctx, cfg, x)
+				return append([]*Node{o.Logits}, o.Spikes...)
+			}, ramp(2, 3, 2, 8, 8))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := out[0].Shape().Dimensions; got[0] != 2 || got[1] != 4 {
+				t.Errorf("logits shape %v, want [2 4]", got)
+			}
+			wantSpikes := [][]int{{2, 3, 4, 4, 2}, {2, 3, 2, 2, 3}, {2, 3, 5}}
+			for i, s := range out[1:] {
+				if got := s.Shape().Dimensions; !equalInts(got, wantSpikes[i]) {
+					t.Errorf("block %d spikes %v, want %v", i, got, wantSpikes[i])
+				}
+			}
+			// conv kernels 3·3·2·2+2 and 3·3·2·3+3, fc 12·5+5, readout 5·4+4; neuron parameters are
+			// per channel in the conv blocks (2 and 3) and per unit in the fc block (5).
+			want := 38 + 57 + 65 + 24
+			if kind == neuron.FSTS {
+				want += (2 + 3 + 5) * (1 + 2*order)
+			}
+			if got := CountParams(ctx); got != want {
+				t.Errorf("CountParams = %d, want %d", got, want)
+			}
+		})
+	}
+}
+
+func TestDefaultConvParamCount(t *testing.T) {
+	// The paper reports 0.0726 M parameters for plain LIF on 64×64 inputs (Appendix C).
+	b := backend(t)
+	cfg := DefaultConvConfig(neuron.LIF, 0)
+	ctx := context.New()
+	g := NewGraph(b, "count")
+	x := Parameter(g, "x", shapes.Make(dtypes.Float32, 1, 1, 2, 64, 64))
+	Conv(ctx, cfg, x)
+	g.Finalize()
+	got := CountParams(ctx)
+	if got < 70000 || got > 75000 {
+		t.Errorf("default conv network has %d parameters, want about 72k", got)
+	}
+}
+
+func TestValidateAndParse(t *testing.T) {
+	if _, err := ParseReadout("LI-MAX"); err != nil {
+		t.Error(err)
+	}
+	if _, err := ParseReadout("softmax"); err == nil {
+		t.Error("unknown readout accepted")
+	}
+	for _, edit := range []func(*Config){
+		func(c *Config) { c.Width = 0 },
+		func(c *Config) { c.Dropout = 1 },
+		func(c *Config) { c.Classes = 1 },
+		func(c *Config) { c.Readout = "x" },
+		func(c *Config) { c.Neuron.Order = 3 }, // FS has no TS module
+	} {
+		c := DefaultConfig(neuron.FS, 0, 8, 3)
+		edit(&c)
+		if c.Validate() == nil {
+			t.Errorf("invalid config accepted: %+v", c)
+		}
+	}
+}
+
+func fill32(n int, v float32) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
