@@ -8,6 +8,8 @@ package gonbdisplay
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/fits-snn/fits/nb"
 	"github.com/janpfeifer/gonb/gonbui"
@@ -61,4 +63,36 @@ func Panel(p *nb.Panel) error {
 	}
 	gonbui.DisplayHTML(html)
 	return nil
+}
+
+// CatalogFigure builds the catalog figure name (see nb.Catalog), shows it with its caption, and saves
+// it as SVG and PNG under nb.FiguresDir(), the same files `fits figures` writes.
+func CatalogFigure(name string) error {
+	fig, err := nb.Build(name)
+	if err != nil {
+		return err
+	}
+	return ShowAndSave(fig, nb.FiguresDir())
+}
+
+// ShowAndSave shows fig inline with its caption and saves it as dir/<fig.Name>.svg and .png.
+func ShowAndSave(fig *nb.Figure, dir string) error {
+	if err := Figure(fig); err != nil {
+		return err
+	}
+	svg, _, err := nb.Save(fig, dir, "")
+	if err != nil {
+		return err
+	}
+	Markdown(fmt.Sprintf("*%s* (saved as `figures/%s`, `.png`)", fig.Caption, filepath.Base(svg)))
+	return nil
+}
+
+// Check ends the cell with a one-line error message and exit status 1 when err is not nil, which
+// makes the notebook cell (and a headless run) fail; it does nothing otherwise.
+func Check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
 }
