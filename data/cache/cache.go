@@ -1,0 +1,493 @@
+// Package cache defines the on-disk format of converted datasets, so that training reads a compact
+// binary file with random access instead of re-reading HDF5, WAV or event files.
+//
+// A cache file holds N samples of one fixed shape (for example [T, F] = [250, 140] spike counts),
+// one int32 class label per sample and a JSON metadata object describing how it was made. All
+// integers are little-endian. Layout:
+//
+//	offset  size  field
+//	0       8     magic "FITSDS\x00\x01"
+//	8       4     format version (1)
+//	12      4     element type: 1 = uint8, 2 = float32
+//	16      8     N, number of samples
+//	24      4     rank R of one sample (1..8)
+//	28      4     number of classes C (labels lie in 0..C-1)
+//	32      64    8 × uint64 sample dimensions, the first R used, the rest zero
+//	96      8     length L of the metadata JSON
+//	104     4     CRC-32 (Castagnoli) of the data and label sections
+//	108     20    reserved, zero
+//	128     L     metadata JSON
+//	D             data: N × prod(dims) elements, sample-major; D is 128+L rounded up to 64
+//	D+N·S         labels: N × int32, S the bytes of one sample
+//
+// The file ends exactly after the labels; any other size is reported as truncated or as trailing
+// bytes. Writers write to a temporary file in the target folder and rename it into place on Close,
+// so a cache is either complete or absent.
+package cache
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// Magic identifies a cache file.
+const Magic = "FITSDS\x00\x01"
+
+// Version is the format version written by this package.
+const Version = 1
+
+const (
+	headerSize = 128
+	maxRank    = 8
+	align      = 64
+	// maxMeta bounds the metadata JSON a reader accepts.
+	maxMeta = 1 << 20
+)
+
+// DType is the element type of the samples.
+type DType uint32
+
+// Element types.
+const (
+	Uint8   DType = 1
+	Float32 DType = 2
+)
+
+// Size returns the bytes of one element, 0 for an unknown type.
+func (d DType) Size() int {
+	switch d {
+	case Uint8:
+		return 1
+	case Float32:
+		return 4
+	}
+	return 0
+}
+
+func (d DType) String() string {
+	switch d {
+	case Uint8:
+		return "uint8"
+	case Float32:
+		return "float32"
+	}
+	return fmt.Sprintf("dtype(%d)", uint32(d))
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Header describes a cache file.
+type Header struct {
+	DType   DType
+	Shape   []int           // per-sample shape, e.g. [T, F]
+	Classes int             // labels lie in 0..Classes-1
+	Meta    json.RawMessage // free-form JSON object: source, binning, split, ...
+}
+
+// SampleLen returns the number of elements of one sample.
+func (h *Header) SampleLen() int {
+	n := 1
+	for _, d := range h.Shape {
+		n *= d
+	}
+	return n
+}
+
+func (h *Header) check() error {
+	if h.DType.Size() == 0 {
+		return fmt.Errorf("unknown element type %d", uint32(h.DType))
+	}
+	if len(h.Shape) < 1 || len(h.Shape) > maxRank {
+		return fmt.Errorf("sample rank %d outside 1..%d", len(h.Shape), maxRank)
+	}
+	n := uint64(1)
+	for _, d := range h.Shape {
+		if d <= 0 || d > math.MaxInt32 {
+			return fmt.Errorf("bad sample dimension %d in %v", d, h.Shape)
+		}
+		n *= uint64(d)
+		if n > 1<<40 {
+			return fmt.Errorf("sample shape %v too large", h.Shape)
+		}
+	}
+	if h.Classes <= 0 || h.Classes > math.MaxInt32 {
+		return fmt.Errorf("bad number of classes %d", h.Classes)
+	}
+	if len(h.Meta) > maxMeta {
+		return fmt.Errorf("metadata of %d bytes exceeds %d", len(h.Meta), maxMeta)
+	}
+	return nil
+}
+
+func dataOffset(metaLen int) int64 {
+	return (int64(headerSize+metaLen) + align - 1) / align * align
+}
+
+// Writer appends samples to a new cache file.
+type Writer struct {
+	path   string
+	tmp    *os.File
+	bw     *bufio.Writer
+	h      Header
+	labels []int32
+	crc    uint32
+	buf    []byte
+	err    error
+}
+
+// Create starts a cache at path. Nothing appears at path until Close succeeds; call Abort to give up.
+// Meta may be nil.
+func Create(path string, h Header) (*Writer, error) {
+	if h.Meta == nil {
+		h.Meta = json.RawMessage("{}")
+	}
+	if !json.Valid(h.Meta) {
+		return nil, fmt.Errorf("%s: metadata is not valid JSON", path)
+	}
+	if err := h.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	w := &Writer{path: path, tmp: tmp, bw: bufio.NewWriterSize(tmp, 1<<20), h: h}
+	// Header is rewritten on Close with N and the CRC; write the metadata and padding now.
+	pad := make([]byte, dataOffset(len(h.Meta)))
+	copy(pad[headerSize:], h.Meta)
+	if _, err := w.bw.Write(pad); err != nil {
+		w.Abort()
+		return nil, err
+	}
+	return w, nil
+}
+
+// Len returns the number of samples appended so far.
+func (w *Writer) Len() int { return len(w.labels) }
+
+func (w *Writer) checkLabel(label int32) error {
+	if label < 0 || int(label) >= w.h.Classes {
+		return fmt.Errorf("%s: label %d outside 0..%d", w.path, label, w.h.Classes-1)
+	}
+	return nil
+}
+
+func (w *Writer) write(b []byte) error {
+	if w.err != nil {
+		return w.err
+	}
+	w.crc = crc32.Update(w.crc, castagnoli, b)
+	if _, err := w.bw.Write(b); err != nil {
+		w.err = err
+	}
+	return w.err
+}
+
+// AppendUint8 adds one sample of a Uint8 cache; len(x) must equal the sample length.
+func (w *Writer) AppendUint8(label int32, x []uint8) error {
+	if w.h.DType != Uint8 {
+		return fmt.Errorf("%s: AppendUint8 on a %v cache", w.path, w.h.DType)
+	}
+	if len(x) != w.h.SampleLen() {
+		return fmt.Errorf("%s: sample of %d elements, shape %v needs %d", w.path, len(x), w.h.Shape, w.h.SampleLen())
+	}
+	if err := w.checkLabel(label); err != nil {
+		return err
+	}
+	if err := w.write(x); err != nil {
+		return err
+	}
+	w.labels = append(w.labels, label)
+	return nil
+}
+
+// AppendFloat32 adds one sample of a Float32 cache; len(x) must equal the sample length.
+func (w *Writer) AppendFloat32(label int32, x []float32) error {
+	if w.h.DType != Float32 {
+		return fmt.Errorf("%s: AppendFloat32 on a %v cache", w.path, w.h.DType)
+	}
+	if len(x) != w.h.SampleLen() {
+		return fmt.Errorf("%s: sample of %d elements, shape %v needs %d", w.path, len(x), w.h.Shape, w.h.SampleLen())
+	}
+	if err := w.checkLabel(label); err != nil {
+		return err
+	}
+	if cap(w.buf) < 4*len(x) {
+		w.buf = make([]byte, 4*len(x))
+	}
+	b := w.buf[:4*len(x)]
+	for i, v := range x {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+	}
+	if err := w.write(b); err != nil {
+		return err
+	}
+	w.labels = append(w.labels, label)
+	return nil
+}
+
+// Abort removes the temporary file; the target path is left untouched.
+func (w *Writer) Abort() {
+	if w.tmp != nil {
+		w.tmp.Close()
+		os.Remove(w.tmp.Name())
+		w.tmp = nil
+	}
+}
+
+// Close writes the labels and the header, syncs, and renames the file into place.
+func (w *Writer) Close() error {
+	if w.tmp == nil {
+		return fmt.Errorf("%s: writer already closed", w.path)
+	}
+	lb := make([]byte, 4*len(w.labels))
+	for i, l := range w.labels {
+		binary.LittleEndian.PutUint32(lb[4*i:], uint32(l))
+	}
+	if err := w.write(lb); err != nil {
+		w.Abort()
+		return fmt.Errorf("%s: %w", w.path, err)
+	}
+	if err := w.bw.Flush(); err != nil {
+		w.Abort()
+		return fmt.Errorf("%s: %w", w.path, err)
+	}
+	if _, err := w.tmp.WriteAt(encodeHeader(&w.h, uint64(len(w.labels)), w.crc), 0); err != nil {
+		w.Abort()
+		return fmt.Errorf("%s: %w", w.path, err)
+	}
+	if err := w.tmp.Sync(); err != nil {
+		w.Abort()
+		return fmt.Errorf("%s: %w", w.path, err)
+	}
+	name := w.tmp.Name()
+	if err := w.tmp.Close(); err != nil {
+		w.tmp = nil
+		os.Remove(name)
+		return fmt.Errorf("%s: %w", w.path, err)
+	}
+	w.tmp = nil
+	if err := os.Rename(name, w.path); err != nil {
+		os.Remove(name)
+		return err
+	}
+	return nil
+}
+
+func encodeHeader(h *Header, n uint64, crc uint32) []byte {
+	b := make([]byte, headerSize)
+	copy(b, Magic)
+	le := binary.LittleEndian
+	le.PutUint32(b[8:], Version)
+	le.PutUint32(b[12:], uint32(h.DType))
+	le.PutUint64(b[16:], n)
+	le.PutUint32(b[24:], uint32(len(h.Shape)))
+	le.PutUint32(b[28:], uint32(h.Classes))
+	for i, d := range h.Shape {
+		le.PutUint64(b[32+8*i:], uint64(d))
+	}
+	le.PutUint64(b[96:], uint64(len(h.Meta)))
+	le.PutUint32(b[104:], crc)
+	return b
+}
+
+// Reader gives random access to the samples of a cache file. Labels are held in memory; samples
+// are read from the file on demand (ReadAt), so a reader is safe for concurrent use.
+type Reader struct {
+	path   string
+	f      io.ReaderAt
+	closer io.Closer
+	h      Header
+	n      int
+	data   int64 // offset of the data section
+	crc    uint32
+	labels []int32
+}
+
+// Open opens and checks a cache file: magic, version, element type, shape, file size and label range.
+func Open(path string) (*Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r, err := newReader(f, st.Size())
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	r.path, r.closer = path, f
+	return r, nil
+}
+
+// newReader parses a cache held in f of the given size.
+func newReader(f io.ReaderAt, size int64) (*Reader, error) {
+	hb := make([]byte, headerSize)
+	if _, err := f.ReadAt(hb, 0); err != nil {
+		if size < headerSize {
+			return nil, fmt.Errorf("truncated: %d bytes, shorter than the %d-byte header", size, headerSize)
+		}
+		return nil, err
+	}
+	if string(hb[:8]) != Magic {
+		return nil, fmt.Errorf("not a dataset cache (bad magic %q)", hb[:8])
+	}
+	le := binary.LittleEndian
+	if v := le.Uint32(hb[8:]); v != Version {
+		return nil, fmt.Errorf("cache format version %d, this build reads version %d (convert again)", v, Version)
+	}
+	r := &Reader{f: f}
+	r.h.DType = DType(le.Uint32(hb[12:]))
+	n := le.Uint64(hb[16:])
+	rank := le.Uint32(hb[24:])
+	if rank < 1 || rank > maxRank {
+		return nil, fmt.Errorf("sample rank %d outside 1..%d", rank, maxRank)
+	}
+	r.h.Classes = int(le.Uint32(hb[28:]))
+	for i := 0; i < int(rank); i++ {
+		d := le.Uint64(hb[32+8*i:])
+		if d == 0 || d > math.MaxInt32 {
+			return nil, fmt.Errorf("bad sample dimension %d", d)
+		}
+		r.h.Shape = append(r.h.Shape, int(d))
+	}
+	if err := r.h.check(); err != nil {
+		return nil, err
+	}
+	metaLen := le.Uint64(hb[96:])
+	if metaLen > maxMeta {
+		return nil, fmt.Errorf("metadata length %d exceeds %d", metaLen, maxMeta)
+	}
+	r.crc = le.Uint32(hb[104:])
+	r.data = dataOffset(int(metaLen))
+	sb := uint64(r.h.SampleLen() * r.h.DType.Size())
+	if n > uint64(size)/(sb+4) { // also guards the products below against overflow
+		return nil, fmt.Errorf("truncated: header says %d samples of shape %v %v, file has %d bytes", n, r.h.Shape, r.h.DType, size)
+	}
+	want := uint64(r.data) + n*sb + 4*n
+	if uint64(size) < want {
+		return nil, fmt.Errorf("truncated: %d samples of shape %v %v need %d bytes, file has %d", n, r.h.Shape, r.h.DType, want, size)
+	}
+	if uint64(size) > want {
+		return nil, fmt.Errorf("%d trailing bytes after %d samples", uint64(size)-want, n)
+	}
+	r.n = int(n)
+	meta := make([]byte, metaLen)
+	if _, err := f.ReadAt(meta, headerSize); err != nil {
+		return nil, err
+	}
+	if !json.Valid(meta) {
+		return nil, errors.New("metadata is not valid JSON")
+	}
+	r.h.Meta = meta
+	lb := make([]byte, 4*n)
+	if _, err := f.ReadAt(lb, r.data+int64(n*sb)); err != nil {
+		return nil, err
+	}
+	r.labels = make([]int32, n)
+	for i := range r.labels {
+		l := int32(le.Uint32(lb[4*i:]))
+		if l < 0 || int(l) >= r.h.Classes {
+			return nil, fmt.Errorf("label %d of sample %d outside 0..%d", l, i, r.h.Classes-1)
+		}
+		r.labels[i] = l
+	}
+	return r, nil
+}
+
+// Path returns the file name.
+func (r *Reader) Path() string { return r.path }
+
+// Len returns the number of samples N.
+func (r *Reader) Len() int { return r.n }
+
+// Header returns the element type, per-sample shape, class count and metadata.
+func (r *Reader) Header() Header { return r.h }
+
+// Shape returns the per-sample shape.
+func (r *Reader) Shape() []int { return append([]int(nil), r.h.Shape...) }
+
+// SampleLen returns the elements of one sample.
+func (r *Reader) SampleLen() int { return r.h.SampleLen() }
+
+// Classes returns the number of classes.
+func (r *Reader) Classes() int { return r.h.Classes }
+
+// Labels returns the N labels (shared, do not modify).
+func (r *Reader) Labels() []int32 { return r.labels }
+
+// Meta decodes the metadata JSON into v.
+func (r *Reader) Meta(v any) error { return json.Unmarshal(r.h.Meta, v) }
+
+// Close closes the file.
+func (r *Reader) Close() error {
+	if r.closer == nil {
+		return nil
+	}
+	return r.closer.Close()
+}
+
+// ReadBatch reads the samples with the given indices into dst as float32, sample after sample:
+// dst must hold len(indices) × SampleLen elements ([B, ...shape]). Uint8 elements convert exactly.
+func (r *Reader) ReadBatch(indices []int, dst []float32) error {
+	sl := r.h.SampleLen()
+	if len(dst) != len(indices)*sl {
+		return fmt.Errorf("%s: batch buffer of %d elements, %d samples need %d", r.path, len(dst), len(indices), len(indices)*sl)
+	}
+	es := r.h.DType.Size()
+	buf := make([]byte, sl*es)
+	for k, i := range indices {
+		if i < 0 || i >= r.n {
+			return fmt.Errorf("%s: sample %d outside 0..%d", r.path, i, r.n-1)
+		}
+		if _, err := r.f.ReadAt(buf, r.data+int64(i)*int64(len(buf))); err != nil {
+			return fmt.Errorf("%s: sample %d: %w", r.path, i, err)
+		}
+		out := dst[k*sl : (k+1)*sl]
+		if r.h.DType == Uint8 {
+			for j, b := range buf {
+				out[j] = float32(b)
+			}
+		} else {
+			for j := range out {
+				out[j] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*j:]))
+			}
+		}
+	}
+	return nil
+}
+
+// ReadAll returns every sample as float32, flat with shape [N, ...shape].
+func (r *Reader) ReadAll() ([]float32, error) {
+	idx := make([]int, r.n)
+	for i := range idx {
+		idx[i] = i
+	}
+	dst := make([]float32, r.n*r.h.SampleLen())
+	return dst, r.ReadBatch(idx, dst)
+}
+
+// Verify recomputes the CRC-32 of the data and label sections and compares it with the header.
+func (r *Reader) Verify() error {
+	size := int64(r.n)*int64(r.h.SampleLen()*r.h.DType.Size()) + 4*int64(r.n)
+	h := crc32.New(castagnoli)
+	if _, err := io.Copy(h, io.NewSectionReader(r.f, r.data, size)); err != nil {
+		return fmt.Errorf("%s: %w", r.path, err)
+	}
+	if got := h.Sum32(); got != r.crc {
+		return fmt.Errorf("%s: checksum mismatch (file %08x, computed %08x): the cache is corrupt, convert again", r.path, r.crc, got)
+	}
+	return nil
+}

@@ -1,0 +1,182 @@
+package cache
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeCache(t testing.TB, path string, dt DType, shape []int, classes int, samples [][]float32, labels []int32) {
+	t.Helper()
+	w, err := Create(path, Header{DType: dt, Shape: shape, Classes: classes, Meta: json.RawMessage(`{"name":"test"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range samples {
+		if dt == Uint8 {
+			b := make([]uint8, len(s))
+			for j, v := range s {
+				b[j] = uint8(v)
+			}
+			err = w.AppendUint8(labels[i], b)
+		} else {
+			err = w.AppendFloat32(labels[i], s)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	samples := [][]float32{{0, 1, 2, 3, 4, 5}, {255, 7, 8, 9, 10, 11}, {1, 1, 1, 1, 1, 1}}
+	labels := []int32{2, 0, 1}
+	for _, dt := range []DType{Uint8, Float32} {
+		p := filepath.Join(dir, dt.String()+".fitsds")
+		writeCache(t, p, dt, []int{2, 3}, 3, samples, labels)
+		r, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Len() != 3 || r.SampleLen() != 6 || r.Classes() != 3 || len(r.Shape()) != 2 {
+			t.Fatalf("%v: len %d shape %v", dt, r.Len(), r.Shape())
+		}
+		var meta struct{ Name string }
+		if err := r.Meta(&meta); err != nil || meta.Name != "test" {
+			t.Fatalf("meta %+v %v", meta, err)
+		}
+		dst := make([]float32, 12)
+		if err := r.ReadBatch([]int{1, 0}, dst); err != nil {
+			t.Fatal(err)
+		}
+		for j := 0; j < 6; j++ {
+			if dst[j] != samples[1][j] || dst[6+j] != samples[0][j] {
+				t.Fatalf("%v: batch %v", dt, dst)
+			}
+		}
+		all, err := r.ReadAll()
+		if err != nil || len(all) != 18 || all[17] != 1 {
+			t.Fatalf("%v: ReadAll %v %v", dt, all, err)
+		}
+		for i, l := range labels {
+			if r.Labels()[i] != l {
+				t.Fatalf("labels %v", r.Labels())
+			}
+		}
+		if err := r.Verify(); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.ReadBatch([]int{3}, dst[:6]); err == nil {
+			t.Error("index 3 of 3 accepted")
+		}
+		r.Close()
+	}
+	// No temporary files are left behind.
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 2 {
+		t.Errorf("folder holds %d entries", len(ents))
+	}
+}
+
+func TestWriterErrors(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x.fitsds")
+	if _, err := Create(p, Header{DType: 7, Shape: []int{1}, Classes: 1}); err == nil {
+		t.Error("unknown dtype accepted")
+	}
+	if _, err := Create(p, Header{DType: Uint8, Shape: []int{0}, Classes: 1}); err == nil {
+		t.Error("zero dimension accepted")
+	}
+	if _, err := Create(p, Header{DType: Uint8, Shape: []int{1}, Classes: 1, Meta: json.RawMessage("{")}); err == nil {
+		t.Error("bad JSON accepted")
+	}
+	w, err := Create(p, Header{DType: Uint8, Shape: []int{2}, Classes: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AppendUint8(2, []uint8{1, 2}); err == nil || !strings.Contains(err.Error(), "label 2 outside 0..1") {
+		t.Errorf("label range: %v", err)
+	}
+	if err := w.AppendUint8(0, []uint8{1}); err == nil {
+		t.Error("short sample accepted")
+	}
+	if err := w.AppendFloat32(0, []float32{1, 2}); err == nil {
+		t.Error("float32 into uint8 cache accepted")
+	}
+	w.Abort()
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Error("aborted cache exists")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("abort left %d files", len(ents))
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.fitsds")
+	writeCache(t, good, Uint8, []int{4}, 3, [][]float32{{1, 2, 3, 4}, {5, 6, 7, 8}}, []int32{0, 2})
+	raw, _ := os.ReadFile(good)
+	mod := func(f func(b []byte) []byte) []byte { return f(append([]byte(nil), raw...)) }
+	for _, tc := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"short", raw[:50], "truncated"},
+		{"magic", mod(func(b []byte) []byte { b[0] = 'X'; return b }), "bad magic"},
+		{"version", mod(func(b []byte) []byte { b[8] = 9; return b }), "version 9"},
+		{"dtype", mod(func(b []byte) []byte { b[12] = 9; return b }), "unknown element type"},
+		{"truncated", raw[:len(raw)-3], "truncated"},
+		{"trailing", append(append([]byte(nil), raw...), 0), "trailing"},
+		{"label", mod(func(b []byte) []byte { b[len(b)-4] = 3; return b }), "label 3 of sample 1 outside 0..2"},
+		{"huge n", mod(func(b []byte) []byte { binary.LittleEndian.PutUint64(b[16:], 1<<62); return b }), "truncated"},
+	} {
+		p := filepath.Join(dir, tc.name)
+		os.WriteFile(p, tc.b, 0o644)
+		_, err := Open(p)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: error %v, want the file name and %q", tc.name, err, tc.want)
+		}
+	}
+	// A flipped data byte passes Open but fails Verify.
+	p := filepath.Join(dir, "flip")
+	os.WriteFile(p, mod(func(b []byte) []byte { b[len(b)-9] ^= 1; return b }), 0o644)
+	r, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.Verify(); err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Errorf("Verify: %v", err)
+	}
+}
+
+// FuzzOpen checks that no file content makes the reader panic or read out of bounds.
+func FuzzOpen(f *testing.F) {
+	dir := f.TempDir()
+	p := filepath.Join(dir, "seed.fitsds")
+	writeCache(f, p, Float32, []int{2, 2}, 2, [][]float32{{1, 2, 3, 4}}, []int32{1})
+	seed, _ := os.ReadFile(p)
+	f.Add(seed)
+	f.Add(seed[:128])
+	f.Add([]byte(Magic))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		r, err := newReader(bytes.NewReader(in), int64(len(in)))
+		if err != nil {
+			return
+		}
+		if _, err := r.ReadAll(); err != nil {
+			t.Fatalf("accepted cache does not read: %v", err)
+		}
+		_ = r.Verify()
+	})
+}
