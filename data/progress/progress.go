@@ -12,14 +12,14 @@ import (
 // Bar is a progress bar over a known total of units (samples, bytes). A nil *Bar, or one made with
 // a nil writer, does nothing, so callers need not check.
 type Bar struct {
-	w       io.Writer
-	label   string
-	total   int64
-	n       int64
-	bytes   bool
-	start   time.Time
-	last    time.Time
-	every   time.Duration
+	w     io.Writer
+	label string
+	total int64
+	n     int64
+	bytes bool
+	start time.Time
+	last  time.Time
+	every time.Duration
 }
 
 // New returns a bar that writes to w; total may be 0 when unknown.
