@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/idx"
 )
 
@@ -140,5 +141,23 @@ func TestLoadErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "t10k-labels-idx1-ubyte"), []byte{0, 0, 8, 1, 0, 0, 0, 1, 0}, 0o644)
 	if _, err := Load(dir, Test); err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "bad magic") {
 		t.Errorf("bad magic: %v", err)
+	}
+}
+
+func TestRegisteredSmall(t *testing.T) {
+	if _, err := DefaultDir(); err != nil {
+		t.Skip(err)
+	}
+	for _, tc := range []struct {
+		name string
+		T, F int
+	}{{"smnist", 784, 1}, {"smnist-row", 28, 28}} {
+		d, err := data.Load(tc.name, data.Options{Small: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Train.N != 512 || d.Test.N != 512 || d.Train.T != tc.T || d.Train.F != tc.F || d.Val != nil {
+			t.Errorf("%s: train %d test %d T %d F %d", tc.name, d.Train.N, d.Test.N, d.Train.T, d.Train.F)
+		}
 	}
 }
