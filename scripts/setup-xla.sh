@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the XLA PJRT plugins that GoMLX's XLA backend loads, from pinned PyPI wheels, without GitHub:
-#   - CPU: the xla-cpu-pjrt wheel (requirements-xla.txt, hash-checked) -> $PJRT_DIR/pjrt_c_api_cpu_plugin.so
+#   - CPU: the lammps-jax-pjrt-cpu wheel (requirements-xla.txt, hash-checked), which carries XLA's CPU
+#     PJRT plugin -> $PJRT_DIR/pjrt_c_api_cpu_plugin.so
 #   - CUDA (only when an NVIDIA device is present, or FITS_INSTALL_CUDA=1): jax-cuda13-pjrt and the NVIDIA
 #     libraries (requirements-xla-cuda.txt) into a venv; the plugin is copied to
 #     $PJRT_DIR/pjrt_c_api_cuda_plugin.so and $PJRT_DIR/../nvidia links to the venv's nvidia/ folder.
@@ -36,11 +37,11 @@ cpu_stamp="$PJRT_DIR/.fits-cpu-plugin.sha256"
 if [[ -f "$PJRT_DIR/pjrt_c_api_cpu_plugin.so" && -f "$cpu_stamp" && "$(cat "$cpu_stamp")" == "$cpu_hash" ]]; then
   echo "setup-xla: CPU PJRT plugin already installed in $PJRT_DIR"
 else
-  echo "setup-xla: downloading the XLA CPU PJRT plugin wheel (about 60 MB) ..."
+  echo "setup-xla: downloading the XLA CPU PJRT plugin wheel (about 63 MB) ..."
   "$PYTHON" -m pip download --quiet --no-deps --only-binary=:all: --require-hashes \
     -r requirements-xla.txt -d "$CACHE"
-  wheel=$(ls "$CACHE"/xla_cpu_pjrt-*.whl | head -n1)
-  extract_so "$wheel" "xla_cpu_pjrt.so" "$PJRT_DIR/pjrt_c_api_cpu_plugin.so"
+  wheel=$(ls "$CACHE"/lammps_jax_pjrt_cpu-*.whl | head -n1)
+  extract_so "$wheel" "/pjrt_c_api_cpu_plugin.so" "$PJRT_DIR/pjrt_c_api_cpu_plugin.so"
   echo "$cpu_hash" > "$cpu_stamp"
   echo "setup-xla: installed $PJRT_DIR/pjrt_c_api_cpu_plugin.so"
 fi
