@@ -1,0 +1,33 @@
+# JupyterLab + GoNB: set-up, the lab, headless notebooks and the real-browser test.
+# Included by the top Makefile (which exports PATH with $(go env GOPATH)/bin and GOMLX_NO_AUTO_INSTALL=1).
+
+VENV_PY := .venv/bin/python
+
+.PHONY: jupyter-setup lab notebooks notebooks-check notebooks-strip e2e
+
+# Idempotent: GoNB/gopls/goimports from tools/go.mod, .venv from requirements.txt, the GoNB kernel,
+# Debian chromium and playwright-core for the browser test.
+jupyter-setup:
+	@bash scripts/setup-jupyter.sh
+
+# JupyterLab on localhost with the GoNB kernel; prints the URL (LAB_PORT, LAB_IP, JUPYTER_TOKEN).
+lab: jupyter-setup
+	@bash scripts/lab.sh
+
+# Execute every notebook headless into notebooks/.executed/; fails on any cell error or on a committed
+# notebook that carries outputs. FITS_QUICK=1 lets notebooks shrink expensive cells.
+notebooks: jupyter-setup
+	@$(VENV_PY) scripts/run_notebooks.py
+
+# Check only that the committed notebooks are clean nbformat 4 with the GoNB kernelspec.
+notebooks-check:
+	@$(VENV_PY) scripts/run_notebooks.py --check-only
+
+# Remove outputs and execution counts from the notebooks in place (before committing).
+notebooks-strip:
+	@$(VENV_PY) scripts/run_notebooks.py --strip
+
+# Real browser: JupyterLab + Debian chromium run notebook 01 and move a slider of its panel.
+# Screenshots go to test-output/e2e/.
+e2e: jupyter-setup
+	@node tests/e2e/run.js

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Starts JupyterLab from the project venv with the GoNB kernel, on localhost, in the repository root,
+# and prints the URL of the first notebook. Stop it with Ctrl-C.
+#   LAB_PORT  port (default: the first free port from 8888)
+#   LAB_IP    address to listen on (default 127.0.0.1; a container would use 0.0.0.0)
+#   JUPYTER_TOKEN  access token (default: a random one)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[[ -x .venv/bin/jupyter ]] || { echo "lab: .venv is missing; run 'make setup' first" >&2; exit 1; }
+GOBIN="$(go env GOBIN)"
+[[ -n "$GOBIN" ]] || GOBIN="$(go env GOPATH)/bin"
+export PATH="$GOBIN:$PATH" GOMLX_NO_AUTO_INSTALL=1
+ip="${LAB_IP:-127.0.0.1}"
+port="${LAB_PORT:-$(.venv/bin/python - <<'PY'
+import socket
+for p in range(8888, 8988):
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", p))
+        except OSError:
+            continue
+        print(p)
+        break
+PY
+)}"
+token="${JUPYTER_TOKEN:-$(.venv/bin/python -c 'import secrets; print(secrets.token_hex(16))')}"
+host="$ip"; [[ "$ip" == "0.0.0.0" ]] && host="localhost"
+echo "JupyterLab with the GoNB kernel:"
+echo "  http://$host:$port/lab/tree/notebooks/01_target_frequency.ipynb?token=$token"
+exec .venv/bin/jupyter lab --no-browser --ip="$ip" --port="$port" --ServerApp.port_retries=0 \
+  --IdentityProvider.token="$token" --ServerApp.root_dir="$PWD" \
+  --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate --LabApp.news_url=None
