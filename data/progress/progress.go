@@ -37,10 +37,13 @@ func NewBytes(w io.Writer, label string, total int64) *Bar {
 
 // Set moves the bar to n units done.
 func (b *Bar) Set(n int64) {
-	if b == nil || b.w == nil {
+	if b == nil {
 		return
 	}
 	b.n = n
+	if b.w == nil {
+		return
+	}
 	if now := time.Now(); now.Sub(b.last) >= b.every {
 		b.last = now
 		b.draw(now)
@@ -106,4 +109,12 @@ func (b *Bar) draw(now time.Time) {
 	}
 	s.WriteString("   ")
 	io.WriteString(b.w, s.String())
+}
+
+// N returns the units done so far.
+func (b *Bar) N() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.n
 }

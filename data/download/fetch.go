@@ -1,0 +1,408 @@
+package download
+
+import (
+	"bufio"
+	"context"
+	"crypto/md5"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/fits-snn/fits/data/progress"
+)
+
+// ErrOffline marks a failure to reach any host of a file (no network, DNS failure, refused
+// connection, timeout). Test it with errors.Is.
+var ErrOffline = errors.New("dataset host unreachable (offline?)")
+
+// ChecksumError reports a file whose content does not match its expected checksum.
+type ChecksumError struct {
+	Path, Algo, Want, Got string
+}
+
+func (e *ChecksumError) Error() string {
+	return fmt.Sprintf("%s: %s mismatch: want %s, got %s", e.Path, e.Algo, e.Want, e.Got)
+}
+
+// Options control a download.
+type Options struct {
+	Progress io.Writer    // progress bars and notes (nil: silent)
+	Client   *http.Client // nil: a client with a 30 s connection timeout
+}
+
+func (o *Options) client() *http.Client {
+	if o.Client != nil {
+		return o.Client
+	}
+	d := &net.Dialer{Timeout: 30 * time.Second}
+	return &http.Client{Transport: &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           d.DialContext,
+		TLSHandshakeTimeout:   30 * time.Second,
+		ResponseHeaderTimeout: 60 * time.Second,
+	}}
+}
+
+func (o *Options) logf(format string, args ...any) {
+	if o.Progress != nil {
+		fmt.Fprintf(o.Progress, format+"\n", args...)
+	}
+}
+
+// isOffline tells network failures (no route, DNS, refused, timeout) from HTTP-level answers.
+func isOffline(err error) bool {
+	var ne net.Error
+	var oe *net.OpError
+	var de *net.DNSError
+	return errors.As(err, &ne) || errors.As(err, &oe) || errors.As(err, &de) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// Download fetches every file of the manifest into dir (created if needed), skipping files that
+// are already present and verified, then unpacks them as the manifest says.
+func Download(ctx context.Context, m Manifest, dir string, o Options) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	sums, err := readSums(dir)
+	if err != nil {
+		return err
+	}
+	lists := map[string]map[string]string{}
+	for _, f := range m.Files {
+		path := filepath.Join(dir, f.Name)
+		want := expected{sha: f.SHA256, md5: f.MD5}
+		if want.sha == "" && want.md5 == "" && f.MD5List != "" {
+			list, ok := lists[f.MD5List]
+			if !ok {
+				list, err = fetchMD5List(ctx, o.client(), f.MD5List)
+				if err != nil {
+					return err
+				}
+				lists[f.MD5List] = list
+			}
+			want.md5 = list[f.Name]
+			if want.md5 == "" {
+				return fmt.Errorf("%s does not list %s", f.MD5List, f.Name)
+			}
+		}
+		if _, err := os.Stat(path); err == nil {
+			if want.sha == "" && want.md5 == "" {
+				want.sha = sums[f.Name]
+			}
+			if sha, err := checkFile(path, want, o.Progress); err == nil {
+				o.logf("%s: present, checksum verified", path)
+				sums[f.Name] = sha
+				if err := unpack(f, dir, o); err != nil {
+					return err
+				}
+				continue
+			} else {
+				o.logf("%s: %v; downloading again", path, err)
+			}
+		}
+		if err := fetch(ctx, o.client(), f, path+".part", o.Progress); err != nil {
+			return err
+		}
+		sha, err := checkFile(path+".part", want, o.Progress)
+		if err != nil {
+			os.Remove(path + ".part")
+			return err
+		}
+		if err := os.Rename(path+".part", path); err != nil {
+			return err
+		}
+		sums[f.Name] = sha
+		if err := writeSums(dir, sums); err != nil {
+			return err
+		}
+		if err := unpack(f, dir, o); err != nil {
+			return err
+		}
+	}
+	return writeSums(dir, sums)
+}
+
+func unpack(f File, dir string, o Options) error {
+	path := filepath.Join(dir, f.Name)
+	if f.Gunzip {
+		dst := strings.TrimSuffix(path, ".gz")
+		if _, err := os.Stat(dst); err != nil {
+			if err := Gunzip(path, dst, o.Progress); err != nil {
+				return err
+			}
+		}
+	}
+	if f.Untar {
+		marker := filepath.Join(dir, "."+f.Name+".extracted")
+		if _, err := os.Stat(marker); err != nil {
+			if err := Untar(path, dir, o.Progress); err != nil {
+				return err
+			}
+			if err := os.WriteFile(marker, nil, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func fetchMD5List(ctx context.Context, c *http.Client, url string) (map[string]string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		if isOffline(err) {
+			return nil, fmt.Errorf("%w: %v", ErrOffline, err)
+		}
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s: HTTP %s", url, resp.Status)
+	}
+	out := map[string]string{}
+	sc := bufio.NewScanner(io.LimitReader(resp.Body, 1<<20))
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) == 2 && len(fs[0]) == 32 {
+			out[strings.TrimPrefix(fs[1], "*")] = strings.ToLower(fs[0])
+		}
+	}
+	return out, sc.Err()
+}
+
+// fetch downloads f into part, resuming from part's current size with a Range request; a server
+// that ignores the range restarts the file.
+func fetch(ctx context.Context, c *http.Client, f File, part string, w io.Writer) error {
+	var lastErr error
+	offline := true
+	for _, url := range f.URLs {
+		err := fetchURL(ctx, c, url, part, f, w)
+		if err == nil {
+			return nil
+		}
+		lastErr = err
+		if !errors.Is(err, ErrOffline) {
+			offline = false
+		}
+	}
+	if offline && lastErr != nil {
+		return lastErr
+	}
+	return fmt.Errorf("%s: no URL worked, last error: %w", f.Name, lastErr)
+}
+
+func fetchURL(ctx context.Context, c *http.Client, url, part string, f File, w io.Writer) error {
+	var have int64
+	if st, err := os.Stat(part); err == nil {
+		have = st.Size()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	if have > 0 {
+		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", have))
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		if isOffline(err) {
+			return fmt.Errorf("%w: %v", ErrOffline, err)
+		}
+		return err
+	}
+	defer resp.Body.Close()
+	flags := os.O_CREATE | os.O_WRONLY
+	switch {
+	case resp.StatusCode == http.StatusPartialContent && have > 0:
+		flags |= os.O_APPEND
+	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable && have > 0:
+		return nil // already complete; the checksum decides
+	case resp.StatusCode == http.StatusOK:
+		have = 0
+		flags |= os.O_TRUNC
+	default:
+		return fmt.Errorf("%s: HTTP %s", url, resp.Status)
+	}
+	out, err := os.OpenFile(part, flags, 0o644)
+	if err != nil {
+		return err
+	}
+	total := f.Size
+	if resp.ContentLength > 0 {
+		total = have + resp.ContentLength
+	}
+	bar := progress.NewBytes(w, f.Name, total)
+	bar.Set(have)
+	buf := make([]byte, 1<<16)
+	for {
+		n, rerr := resp.Body.Read(buf)
+		if n > 0 {
+			if _, err := out.Write(buf[:n]); err != nil {
+				out.Close()
+				return err
+			}
+			bar.Add(int64(n))
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			out.Close()
+			if w != nil {
+				fmt.Fprintln(w)
+			}
+			if isOffline(rerr) {
+				return fmt.Errorf("%w: %s interrupted after %d bytes (run again to resume): %v", ErrOffline, f.Name, bar.N(), rerr)
+			}
+			return fmt.Errorf("%s interrupted (run again to resume): %w", f.Name, rerr)
+		}
+	}
+	bar.Done()
+	return out.Close()
+}
+
+type expected struct{ sha, md5 string }
+
+// checkFile hashes path and compares it with want; it returns the SHA-256. With nothing to compare
+// against it only returns the SHA-256.
+func checkFile(path string, want expected, w io.Writer) (string, error) {
+	sha, md, err := hashFile(path, w)
+	if err != nil {
+		return "", err
+	}
+	if want.sha != "" && !strings.EqualFold(want.sha, sha) {
+		return sha, &ChecksumError{Path: path, Algo: "SHA-256", Want: want.sha, Got: sha}
+	}
+	if want.md5 != "" && !strings.EqualFold(want.md5, md) {
+		return sha, &ChecksumError{Path: path, Algo: "MD5", Want: want.md5, Got: md}
+	}
+	return sha, nil
+}
+
+// hashFile returns the hex SHA-256 and MD5 of a file.
+func hashFile(path string, w io.Writer) (sha, md string, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", "", err
+	}
+	var bar *progress.Bar
+	if st.Size() > 64<<20 {
+		bar = progress.NewBytes(w, "checksum "+filepath.Base(path), st.Size())
+	}
+	hs, hm := sha256.New(), md5.New()
+	if _, err := io.Copy(io.MultiWriter(hs, hm, barWriter{bar}), f); err != nil {
+		return "", "", fmt.Errorf("%s: %w", path, err)
+	}
+	bar.Done()
+	return hex.EncodeToString(hs.Sum(nil)), hex.EncodeToString(hm.Sum(nil)), nil
+}
+
+type barWriter struct{ b *progress.Bar }
+
+func (b barWriter) Write(p []byte) (int, error) {
+	b.b.Add(int64(len(p)))
+	return len(p), nil
+}
+
+// SumsFile is the name of the file, in a dataset folder, that records the SHA-256 of every
+// verified download ("hex  name" lines, as sha256sum writes them).
+const SumsFile = "SHA256SUMS"
+
+func readSums(dir string) (map[string]string, error) {
+	out := map[string]string{}
+	b, err := os.ReadFile(filepath.Join(dir, SumsFile))
+	if os.IsNotExist(err) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		fs := strings.Fields(line)
+		if len(fs) == 2 && len(fs[0]) == 64 {
+			out[strings.TrimPrefix(fs[1], "*")] = fs[0]
+		}
+	}
+	return out, nil
+}
+
+func writeSums(dir string, sums map[string]string) error {
+	var names []string
+	for n := range sums {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&b, "%s  %s\n", sums[n], n)
+	}
+	tmp := filepath.Join(dir, "."+SumsFile+".tmp")
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, SumsFile))
+}
+
+// Status is the verification result of one file.
+type Status struct {
+	Name   string `json:"name"`
+	Path   string `json:"path"`
+	State  string `json:"state"` // "ok", "missing", "mismatch", "unverified" (no checksum known)
+	SHA256 string `json:"sha256,omitempty"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Verify checks the files of a manifest in dir against the pinned checksums, or, for files without
+// one, against SHA256SUMS. It never downloads.
+func Verify(m Manifest, dir string, w io.Writer) ([]Status, error) {
+	sums, err := readSums(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Status
+	for _, f := range m.Files {
+		path := filepath.Join(dir, f.Name)
+		st := Status{Name: f.Name, Path: path}
+		if _, err := os.Stat(path); err != nil {
+			st.State = "missing"
+			out = append(out, st)
+			continue
+		}
+		want := expected{sha: f.SHA256, md5: f.MD5}
+		if want.sha == "" && want.md5 == "" {
+			want.sha = sums[f.Name]
+		}
+		sha, err := checkFile(path, want, w)
+		st.SHA256 = sha
+		var ce *ChecksumError
+		switch {
+		case errors.As(err, &ce):
+			st.State, st.Detail = "mismatch", err.Error()
+		case err != nil:
+			return nil, err
+		case want.sha == "" && want.md5 == "":
+			st.State = "unverified"
+		default:
+			st.State = "ok"
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
