@@ -1,0 +1,137 @@
+package shd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/fits-snn/fits/data/cache"
+	"github.com/fits-snn/fits/data/download"
+	"github.com/fits-snn/fits/data/progress"
+)
+
+// chunk is the number of samples read from HDF5 at a time.
+const chunk = 256
+
+// CacheMeta is the metadata stored in a converted cache.
+type CacheMeta struct {
+	Dataset string   `json:"dataset"`
+	Split   string   `json:"split"`
+	Source  string   `json:"source"` // base name of the HDF5 file
+	Binning Binning  `json:"binning"`
+	Dt      float64  `json:"dt"` // bin width, seconds
+	Keys    []string `json:"keys,omitempty"`
+}
+
+// CachePath returns where the cache of a split lives in dir, e.g.
+// dir/shd_train.t250-d1000ms-c700g5.fitsds.
+func CachePath(dir, dataset, split string, b Binning) string {
+	return filepath.Join(dir, dataset+"_"+split+"."+b.Tag()+".fitsds")
+}
+
+// Convert bins every sample of the split file src and writes the counts as a uint8 cache
+// [N, T, Features] at dst (through a temporary file renamed on success). Progress goes to w.
+func Convert(src, dst, dataset, split string, classes int, b Binning, w io.Writer) (Stats, error) {
+	var total Stats
+	if err := b.Check(); err != nil {
+		return total, err
+	}
+	f, err := Open(src, classes)
+	if err != nil {
+		return total, err
+	}
+	defer f.Close()
+	extra, err := f.ReadExtra()
+	if err != nil {
+		return total, err
+	}
+	meta := CacheMeta{Dataset: dataset, Split: split, Source: filepath.Base(src), Binning: b, Dt: b.Dt(), Keys: extra.Keys}
+	mj, err := json.Marshal(meta)
+	if err != nil {
+		return total, err
+	}
+	cw, err := cache.Create(dst, cache.Header{DType: cache.Uint8, Shape: []int{b.T, b.Features()}, Classes: classes, Meta: mj})
+	if err != nil {
+		return total, err
+	}
+	bar := progress.New(w, "convert "+filepath.Base(src), int64(f.Len()))
+	buf := make([]uint8, b.T*b.Features())
+	labels := f.Labels()
+	for start := 0; start < f.Len(); start += chunk {
+		n := min(chunk, f.Len()-start)
+		sp, err := f.Read(start, n)
+		if err != nil {
+			cw.Abort()
+			return total, err
+		}
+		for i := 0; i < n; i++ {
+			clear(buf)
+			t, u := sp.Sample(i)
+			st, err := b.Bin(t, u, buf)
+			if err != nil {
+				cw.Abort()
+				return total, fmt.Errorf("%s: sample %d: %w", src, start+i, err)
+			}
+			total.Add(st)
+			if err := cw.AppendUint8(labels[start+i], buf); err != nil {
+				cw.Abort()
+				return total, err
+			}
+		}
+		bar.Add(int64(n))
+	}
+	if err := cw.Close(); err != nil {
+		return total, err
+	}
+	bar.Done()
+	return total, nil
+}
+
+// SourcePath finds the HDF5 file of a split in dir, gunzipping name.h5.gz into name.h5 when only
+// the compressed download is there.
+func SourcePath(dir, dataset, split string, w io.Writer) (string, error) {
+	p := filepath.Join(dir, FileName(dataset, split))
+	if _, err := os.Stat(p); err == nil {
+		return p, nil
+	}
+	if _, err := os.Stat(p + ".gz"); err == nil {
+		return p, download.Gunzip(p+".gz", p, w)
+	}
+	return "", fmt.Errorf("%s: no %s or %s.gz (run 'fits data download --dataset=%s --dir=%s')", dir, filepath.Base(p), filepath.Base(p), dataset, dir)
+}
+
+// EnsureCaches converts every official split of dataset found in dir whose cache is missing or
+// unreadable, and returns the cache paths by split.
+func EnsureCaches(dir, dataset string, b Binning, w io.Writer) (map[string]string, error) {
+	splits, err := Splits(dataset)
+	if err != nil {
+		return nil, err
+	}
+	classes, _ := Classes(dataset)
+	out := map[string]string{}
+	for _, split := range splits {
+		dst := CachePath(dir, dataset, split, b)
+		if r, err := cache.Open(dst); err == nil {
+			r.Close()
+			out[split] = dst
+			continue
+		} else if !os.IsNotExist(err) && w != nil {
+			fmt.Fprintf(w, "%v; converting again\n", err)
+		}
+		src, err := SourcePath(dir, dataset, split, w)
+		if err != nil {
+			return nil, err
+		}
+		st, err := Convert(src, dst, dataset, split, classes, b, w)
+		if err != nil {
+			return nil, err
+		}
+		if w != nil {
+			fmt.Fprintf(w, "%s: %d spikes, %d after %.3g s dropped, %d clipped at %d per bin\n", dst, st.Spikes, st.Late, b.Duration, st.Clipped, MaxCount)
+		}
+		out[split] = dst
+	}
+	return out, nil
+}

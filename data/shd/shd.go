@@ -1,0 +1,313 @@
+// Package shd reads the Spiking Heidelberg Digits (SHD) and Spiking Speech Commands (SSC) datasets
+// from their official HDF5 files and bins their spikes into count tensors.
+//
+// File layout (one file per split: shd_train.h5, shd_test.h5; ssc_train.h5, ssc_valid.h5,
+// ssc_test.h5):
+//
+//	spikes/times   N rows, each a variable-length array of spike times in seconds (float; 16-, 32- and
+//	               64-bit floats are accepted)
+//	spikes/units   N rows, each a variable-length array of the emitting input channel 0..699 (unsigned
+//	               16-bit integers in the official files; any integer type is accepted)
+//	labels         N class labels (unsigned 16-bit integers), 0..19 for SHD, 0..34 for SSC
+//	extra/...      optional metadata: speaker (N integers), keys (class names, strings) and
+//	               meta_info/{gender, age, body_height} per speaker
+//
+// Binning (the paper's input representation): the 700 channels are summed in groups of 5 into 140
+// features, and the first 1.0 s is cut into T = 250 bins of 4 ms; a bin holds the number of spikes
+// of its channel group in its time window. Both are configurable (Binning).
+package shd
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/fits-snn/fits/data/h5"
+)
+
+// Dataset names and their class counts.
+const (
+	SHD        = "shd"
+	SSC        = "ssc"
+	SHDClasses = 20
+	SSCClasses = 35
+	// Channels is the number of input channels (cochlea model afferents) of both datasets.
+	Channels = 700
+)
+
+// Splits returns the official split names of a dataset: SHD has train and test, SSC also valid.
+func Splits(dataset string) ([]string, error) {
+	switch dataset {
+	case SHD:
+		return []string{"train", "test"}, nil
+	case SSC:
+		return []string{"train", "valid", "test"}, nil
+	}
+	return nil, fmt.Errorf("unknown spiking dataset %q (valid: shd, ssc)", dataset)
+}
+
+// Classes returns the number of classes of a dataset (20 for SHD, 35 for SSC).
+func Classes(dataset string) (int, error) {
+	switch dataset {
+	case SHD:
+		return SHDClasses, nil
+	case SSC:
+		return SSCClasses, nil
+	}
+	return 0, fmt.Errorf("unknown spiking dataset %q (valid: shd, ssc)", dataset)
+}
+
+// FileName returns the official file name of a split, e.g. "shd_train.h5".
+func FileName(dataset, split string) string { return dataset + "_" + split + ".h5" }
+
+// Binning turns spike events into a count tensor [T, Features].
+type Binning struct {
+	Channels int     // input channels in the file (700)
+	Group    int     // adjacent channels summed into one feature (5)
+	T        int     // time bins (250)
+	Duration float64 // seconds covered by the T bins (1.0); later spikes are dropped
+}
+
+// DefaultBinning is the paper's representation: 700 channels in groups of 5 (140 features), 1.0 s
+// in 250 bins of 4 ms.
+func DefaultBinning() Binning { return Binning{Channels: Channels, Group: 5, T: 250, Duration: 1.0} }
+
+// Features returns the number of features per time bin, ceil(Channels / Group).
+func (b Binning) Features() int { return (b.Channels + b.Group - 1) / b.Group }
+
+// Dt returns the bin width in seconds.
+func (b Binning) Dt() float64 { return b.Duration / float64(b.T) }
+
+// Check validates the binning parameters.
+func (b Binning) Check() error {
+	if b.Channels <= 0 || b.Group <= 0 || b.Group > b.Channels || b.T <= 0 || !(b.Duration > 0) || math.IsInf(b.Duration, 0) {
+		return fmt.Errorf("bad binning %+v: need channels > 0, 1 <= group <= channels, T > 0, duration > 0", b)
+	}
+	return nil
+}
+
+// Tag names the binning for cache file names, e.g. "t250-d1000ms-c700g5".
+func (b Binning) Tag() string {
+	return fmt.Sprintf("t%d-d%gms-c%dg%d", b.T, b.Duration*1000, b.Channels, b.Group)
+}
+
+// MaxCount is the largest count a bin can hold in a cache (uint8); larger counts are clipped to it.
+// With groups of 5 channels and 4 ms bins the real datasets stay far below it.
+const MaxCount = 255
+
+// Stats counts what binning dropped or clipped.
+type Stats struct {
+	Spikes  int // spikes read
+	Late    int // spikes at or after Duration, dropped
+	Clipped int // spikes lost by clipping counts at MaxCount
+}
+
+// Add accumulates s into t.
+func (t *Stats) Add(s Stats) {
+	t.Spikes += s.Spikes
+	t.Late += s.Late
+	t.Clipped += s.Clipped
+}
+
+// Bin adds the spikes (times in seconds, units in 0..Channels-1) of one sample into dst, a zeroed
+// [T, Features] uint8 tensor (row-major: dst[t*Features+f]). A spike at time s falls into bin
+// floor(s / Dt); spikes at or after Duration are dropped and counted in Stats.Late. Negative times,
+// NaN and channels outside 0..Channels-1 are errors.
+func (b Binning) Bin(times []float64, units []int64, dst []uint8) (Stats, error) {
+	st := Stats{Spikes: len(times)}
+	F := b.Features()
+	if len(dst) != b.T*F {
+		return st, fmt.Errorf("bin buffer of %d, need %d", len(dst), b.T*F)
+	}
+	if len(times) != len(units) {
+		return st, fmt.Errorf("%d spike times but %d spike units", len(times), len(units))
+	}
+	dt := b.Dt()
+	for i, s := range times {
+		u := units[i]
+		if u < 0 || u >= int64(b.Channels) {
+			return st, fmt.Errorf("spike %d: unit %d outside 0..%d", i, u, b.Channels-1)
+		}
+		if !(s >= 0) {
+			return st, fmt.Errorf("spike %d: time %g s is negative or NaN", i, s)
+		}
+		k := int(math.Floor(s / dt))
+		if s >= b.Duration || k >= b.T {
+			st.Late++
+			continue
+		}
+		j := k*F + int(u)/b.Group
+		if dst[j] == MaxCount {
+			st.Clipped++
+			continue
+		}
+		dst[j]++
+	}
+	return st, nil
+}
+
+// File is an open SHD or SSC split file, with its labels checked.
+type File struct {
+	h      *h5.File
+	path   string
+	labels []int32
+}
+
+// Open opens a split file and checks its layout: spikes/times a VLEN of floats, spikes/units a VLEN
+// of integers, labels integers in 0..classes-1, and all three of the same length.
+func Open(path string, classes int) (*File, error) {
+	h, err := h5.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{h: h, path: path}
+	if err := f.check(classes); err != nil {
+		h.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func (f *File) check(classes int) error {
+	for _, want := range []struct {
+		name        string
+		class, base h5.Class
+		desc        string
+	}{
+		{"spikes/times", h5.VLen, h5.Float, "a variable-length array of float spike times"},
+		{"spikes/units", h5.VLen, h5.Integer, "a variable-length array of integer channel indices"},
+		{"labels", h5.Integer, 0, "integer class labels"},
+	} {
+		if !f.h.Exists(want.name) {
+			return fmt.Errorf("%s: not an SHD/SSC file: missing dataset %s (%s)", f.path, want.name, want.desc)
+		}
+		info, err := f.h.Info(want.name)
+		if err != nil {
+			return err
+		}
+		if info.Class != want.class || (want.class == h5.VLen && info.Base != want.base) || len(info.Dims) != 1 {
+			return fmt.Errorf("%s: %s is %v of shape %v, want %s", f.path, want.name, info, info.Dims, want.desc)
+		}
+	}
+	labels, err := f.h.ReadInts("labels")
+	if err != nil {
+		return err
+	}
+	nt, _ := f.h.Len("spikes/times")
+	nu, _ := f.h.Len("spikes/units")
+	if nt != len(labels) || nu != len(labels) {
+		return fmt.Errorf("%s: %d labels but %d spike time rows and %d unit rows", f.path, len(labels), nt, nu)
+	}
+	f.labels = make([]int32, len(labels))
+	for i, l := range labels {
+		if l < 0 || l >= int64(classes) {
+			return fmt.Errorf("%s: label %d of sample %d outside 0..%d", f.path, l, i, classes-1)
+		}
+		f.labels[i] = int32(l)
+	}
+	return nil
+}
+
+// Close closes the file.
+func (f *File) Close() error { return f.h.Close() }
+
+// Path returns the file name.
+func (f *File) Path() string { return f.path }
+
+// Len returns the number of samples.
+func (f *File) Len() int { return len(f.labels) }
+
+// Labels returns the class labels (shared, do not modify).
+func (f *File) Labels() []int32 { return f.labels }
+
+// Spikes holds the spikes of consecutive samples: sample i has Times[Offs[i]:Offs[i+1]] (seconds)
+// and Units[Offs[i]:Offs[i+1]] (channels).
+type Spikes struct {
+	Times []float64
+	Units []int64
+	Offs  []int
+}
+
+// Len returns the number of samples held.
+func (s *Spikes) Len() int { return len(s.Offs) - 1 }
+
+// Sample returns the spike times and units of sample i.
+func (s *Spikes) Sample(i int) ([]float64, []int64) {
+	return s.Times[s.Offs[i]:s.Offs[i+1]], s.Units[s.Offs[i]:s.Offs[i+1]]
+}
+
+// Read returns the spikes of samples [start, start+count).
+func (f *File) Read(start, count int) (*Spikes, error) {
+	t, to, err := f.h.ReadVLenFloats("spikes/times", start, count)
+	if err != nil {
+		return nil, err
+	}
+	u, uo, err := f.h.ReadVLenInts("spikes/units", start, count)
+	if err != nil {
+		return nil, err
+	}
+	for i := range to {
+		if to[i] != uo[i] {
+			return nil, fmt.Errorf("%s: sample %d has %d spike times but %d units", f.path, start+i-1, to[i]-to[i-1], uo[i]-uo[i-1])
+		}
+	}
+	return &Spikes{Times: t, Units: u, Offs: to}, nil
+}
+
+// Extra is the optional metadata of a split file; absent fields are nil.
+type Extra struct {
+	Speaker []int64  // speaker id of each sample
+	Keys    []string // class names, indexed by label
+	// Per-speaker information from extra/meta_info.
+	Gender     []string
+	Age        []float64
+	BodyHeight []float64
+}
+
+// readLabels reads a dataset of strings, or of integers written as decimal strings.
+func (f *File) readLabels(name string) ([]string, error) {
+	info, err := f.h.Info(name)
+	if err != nil {
+		return nil, err
+	}
+	if info.Class != h5.Integer {
+		return f.h.ReadStrings(name)
+	}
+	v, err := f.h.ReadInts(name)
+	out := make([]string, len(v))
+	for i, x := range v {
+		out[i] = fmt.Sprint(x)
+	}
+	return out, err
+}
+
+// ReadExtra reads the extra group; missing datasets are left nil, malformed ones are errors.
+func (f *File) ReadExtra() (*Extra, error) {
+	e := &Extra{}
+	var err error
+	if f.h.Exists("extra/speaker") {
+		if e.Speaker, err = f.h.ReadInts("extra/speaker"); err != nil {
+			return nil, err
+		}
+	}
+	if f.h.Exists("extra/keys") {
+		if e.Keys, err = f.readLabels("extra/keys"); err != nil {
+			return nil, err
+		}
+	}
+	if f.h.Exists("extra/meta_info/gender") {
+		if e.Gender, err = f.readLabels("extra/meta_info/gender"); err != nil {
+			return nil, err
+		}
+	}
+	if f.h.Exists("extra/meta_info/age") {
+		if e.Age, err = f.h.ReadFloats("extra/meta_info/age"); err != nil {
+			return nil, err
+		}
+	}
+	if f.h.Exists("extra/meta_info/body_height") {
+		if e.BodyHeight, err = f.h.ReadFloats("extra/meta_info/body_height"); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}

@@ -1,0 +1,296 @@
+package shd
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/data/cache"
+	"github.com/fits-snn/fits/data/h5"
+)
+
+func TestBinByHand(t *testing.T) {
+	b := Binning{Channels: 10, Group: 5, T: 4, Duration: 1.0} // 2 features, bins of 0.25 s
+	times := []float64{0.0, 0.1, 0.26, 0.99, 1.0, 0.5, 0.3}
+	units := []int64{0, 4, 5, 9, 1, 7, 9}
+	dst := make([]uint8, 8)
+	st, err := b.Bin(times, units, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []uint8{
+		2, 0, // 0.0 and 0.1 s, channels 0 and 4
+		0, 2, // 0.26 and 0.3 s, channels 5 and 9
+		0, 1, // 0.5 s, channel 7
+		0, 1, // 0.99 s, channel 9; 1.0 s is past the end
+	}
+	if !bytes.Equal(dst, want) || st.Late != 1 || st.Spikes != 7 || st.Clipped != 0 {
+		t.Fatalf("bins %v stats %+v, want %v with one late spike", dst, st, want)
+	}
+	// Clipping at MaxCount.
+	many := make([]float64, 300)
+	mu := make([]int64, 300)
+	clear(dst)
+	st, _ = b.Bin(many, mu, dst)
+	if dst[0] != MaxCount || st.Clipped != 300-MaxCount {
+		t.Fatalf("clip: bin %d stats %+v", dst[0], st)
+	}
+	for _, tc := range []struct {
+		times []float64
+		units []int64
+		want  string
+	}{
+		{[]float64{0.1}, []int64{10}, "unit 10 outside 0..9"},
+		{[]float64{-0.1}, []int64{1}, "negative"},
+		{[]float64{0.1, 0.2}, []int64{1}, "2 spike times but 1"},
+	} {
+		if _, err := b.Bin(tc.times, tc.units, make([]uint8, 8)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Bin(%v, %v): %v, want %q", tc.times, tc.units, err, tc.want)
+		}
+	}
+	if err := (Binning{Channels: 700, Group: 0, T: 250, Duration: 1}).Check(); err == nil {
+		t.Error("group 0 accepted")
+	}
+	if DefaultBinning().Features() != 140 || DefaultBinning().Dt() != 0.004 {
+		t.Error("default binning is not 140 features of 4 ms")
+	}
+}
+
+// fixture is three hand-made SHD samples.
+func fixture() (*Spikes, []int32) {
+	return &Spikes{
+		Times: []float64{0.001, 0.0039, 0.0041, 0.9999, 1.2, 0.5, 0.5, 0.5},
+		Units: []int64{0, 4, 5, 699, 3, 10, 11, 14},
+		Offs:  []int{0, 5, 5, 8}, // sample 1 has no spikes
+	}, []int32{3, 19, 0}
+}
+
+func TestConvertFixture(t *testing.T) {
+	dir := t.TempDir()
+	sp, labels := fixture()
+	src := filepath.Join(dir, "shd_train.h5")
+	if err := WriteFile(src, sp, labels, WriteOptions{Keys: []string{"a", "b"}, Speakers: []int64{1, 2, 3}, Gender: []string{"female"}, Age: []int64{30}, BodyHeight: []float64{1.7}}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(src, SHDClasses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := f.ReadExtra()
+	f.Close()
+	if err != nil || len(ex.Keys) != 2 || ex.Speaker[2] != 3 || ex.Gender[0] != "female" || ex.Age[0] != 30 {
+		t.Fatalf("extra %+v %v", ex, err)
+	}
+	dst := filepath.Join(dir, "out.fitsds")
+	b := DefaultBinning()
+	st, err := Convert(src, dst, SHD, "train", SHDClasses, b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Spikes != 8 || st.Late != 1 {
+		t.Errorf("stats %+v", st)
+	}
+	r, err := cache.Open(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	x, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The tensor computed by hand: [3, 250, 140].
+	want := make([]float32, 3*250*140)
+	at := func(n, tb, f int) *float32 { return &want[(n*250+tb)*140+f] }
+	*at(0, 0, 0) = 2     // 0.001 s unit 0, 0.0039 s unit 4
+	*at(0, 1, 1) = 1     // 0.0041 s unit 5
+	*at(0, 249, 139) = 1 // 0.9999 s unit 699; 1.2 s dropped
+	*at(2, 125, 2) = 3   // 0.5 s units 10, 11, 14
+	for i := range want {
+		if x[i] != want[i] {
+			t.Fatalf("element %d (sample %d, bin %d, feature %d) = %v, want %v", i, i/35000, i%35000/140, i%140, x[i], want[i])
+		}
+	}
+	if got := r.Labels(); got[0] != 3 || got[1] != 19 || got[2] != 0 {
+		t.Errorf("labels %v", got)
+	}
+	var meta CacheMeta
+	if err := r.Meta(&meta); err != nil || meta.Binning != b || meta.Dt != 0.004 || meta.Keys[1] != "b" {
+		t.Errorf("meta %+v %v", meta, err)
+	}
+}
+
+func TestFloat64Times(t *testing.T) {
+	dir := t.TempDir()
+	sp, labels := fixture()
+	src := filepath.Join(dir, "x.h5")
+	if err := WriteFile(src, sp, labels, WriteOptions{TimeType: h5.F64}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Convert(src, filepath.Join(dir, "x.fitsds"), SHD, "train", SHDClasses, DefaultBinning(), nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	sp, labels := fixture()
+	write := func(name string, fn func(f *h5.File) error) string {
+		p := filepath.Join(dir, name)
+		f, err := h5.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fn(f); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	units := func() []float64 {
+		u := make([]float64, len(sp.Units))
+		for i, v := range sp.Units {
+			u[i] = float64(v)
+		}
+		return u
+	}
+	good := func(f *h5.File) error {
+		f.CreateGroup("spikes")
+		f.WriteVLen("spikes/times", h5.F32, sp.Times, sp.Offs)
+		return f.WriteVLen("spikes/units", h5.U16, units(), sp.Offs)
+	}
+	noUnits := write("nounits.h5", func(f *h5.File) error {
+		f.CreateGroup("spikes")
+		f.WriteVLen("spikes/times", h5.F32, sp.Times, sp.Offs)
+		return f.WriteInts("labels", h5.U16, []int64{1, 2, 3})
+	})
+	intTimes := write("inttimes.h5", func(f *h5.File) error {
+		f.CreateGroup("spikes")
+		f.WriteVLen("spikes/times", h5.U16, sp.Times, sp.Offs)
+		f.WriteVLen("spikes/units", h5.U16, units(), sp.Offs)
+		return f.WriteInts("labels", h5.U16, []int64{1, 2, 3})
+	})
+	badLabel := write("badlabel.h5", func(f *h5.File) error {
+		good(f)
+		return f.WriteInts("labels", h5.U16, []int64{1, 20, 3})
+	})
+	fewLabels := write("fewlabels.h5", func(f *h5.File) error {
+		good(f)
+		return f.WriteInts("labels", h5.U16, []int64{1, 2})
+	})
+	rowMismatch := write("rows.h5", func(f *h5.File) error {
+		f.CreateGroup("spikes")
+		f.WriteVLen("spikes/times", h5.F32, sp.Times, sp.Offs)
+		f.WriteVLen("spikes/units", h5.U16, units(), []int{0, 4, 5, 8})
+		return f.WriteInts("labels", h5.U16, []int64{1, 2, 3})
+	})
+	badUnit := write("unit.h5", func(f *h5.File) error {
+		f.CreateGroup("spikes")
+		f.WriteVLen("spikes/times", h5.F32, []float64{0.1}, []int{0, 1})
+		f.WriteVLen("spikes/units", h5.U16, []float64{700}, []int{0, 1})
+		return f.WriteInts("labels", h5.U16, []int64{1})
+	})
+	okPath := filepath.Join(dir, "ok.h5")
+	if err := WriteFile(okPath, sp, labels, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(okPath)
+	truncated := filepath.Join(dir, "truncated.h5")
+	os.WriteFile(truncated, raw[:len(raw)*2/3], 0o644)
+	for _, tc := range []struct {
+		path, want string
+	}{
+		{noUnits, "missing dataset spikes/units"},
+		{intTimes, "spikes/times is vlen of 16-bit integer"},
+		{badLabel, "label 20 of sample 1 outside 0..19"},
+		{fewLabels, "2 labels but 3 spike time rows"},
+		{rowMismatch, "sample 0 has 5 spike times but 4 units"},
+		{badUnit, "unit 700 outside 0..699"},
+		{truncated, ""},
+		{filepath.Join(dir, "absent.h5"), "no such file"},
+	} {
+		_, err := Convert(tc.path, filepath.Join(dir, "out.fitsds"), SHD, "train", SHDClasses, DefaultBinning(), nil)
+		if err == nil || !strings.Contains(err.Error(), tc.path) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want the file name and %q", filepath.Base(tc.path), err, tc.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "out.fitsds")); err == nil {
+			t.Errorf("%s: a cache was written", filepath.Base(tc.path))
+		}
+	}
+}
+
+func TestLoadDatasetConvertsOnceAndHoldsOut(t *testing.T) {
+	dir := t.TempDir()
+	for _, split := range []string{"train", "test"} {
+		sp, labels, err := Synthesize(SynthConfig{Samples: 100, Classes: SHDClasses, MeanSpikes: 200, Channels: Channels, Duration: 0.9, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteFile(filepath.Join(dir, FileName(SHD, split)), sp, labels, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log bytes.Buffer
+	d, err := LoadDataset(SHD, data.Options{Dir: dir}, DefaultBinning(), true, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if d.Train.N != 80 || d.Val.N != 20 || d.Test.N != 100 || d.Train.T != 250 || d.Train.F != 140 || d.Dt != 0.004 {
+		t.Fatalf("split sizes %d/%d/%d shape %d×%d", d.Train.N, d.Val.N, d.Test.N, d.Train.T, d.Train.F)
+	}
+	if !strings.Contains(log.String(), "convert shd_train.h5") {
+		t.Errorf("no progress shown: %q", log.String())
+	}
+	cp := CachePath(dir, SHD, "train", DefaultBinning())
+	st1, _ := os.Stat(cp)
+	log.Reset()
+	d2, err := LoadDataset(SHD, data.Options{Dir: dir}, DefaultBinning(), true, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st2, _ := os.Stat(cp)
+	if log.Len() != 0 || !st1.ModTime().Equal(st2.ModTime()) {
+		t.Errorf("second load converted again: %q", log.String())
+	}
+	// The held-out split is the same every time.
+	for i := range d.Val.Labels {
+		if d.Val.Labels[i] != d2.Val.Labels[i] {
+			t.Fatal("validation split changed between loads")
+		}
+	}
+	// A compressed download alone is gunzipped and converted.
+	dir2 := t.TempDir()
+	if _, err := LoadDataset(SHD, data.Options{Dir: dir2}, DefaultBinning(), false, nil); err == nil || !strings.Contains(err.Error(), "fits data download") {
+		t.Errorf("empty folder: %v", err)
+	}
+}
+
+// BenchmarkConvertSHD converts an SHD-sized file: 8156 samples of about 4000 spikes each.
+func BenchmarkConvertSHD(b *testing.B) {
+	dir := b.TempDir()
+	sp, labels, err := Synthesize(SynthConfig{Samples: 8156, Classes: SHDClasses, MeanSpikes: 4000, Channels: Channels, Duration: 1.0, Seed: 7})
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := filepath.Join(dir, "shd_train.h5")
+	if err := WriteFile(src, sp, labels, WriteOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	st, _ := os.Stat(src)
+	b.Logf("fixture: %d samples, %d spikes, %.0f MB", len(labels), len(sp.Times), float64(st.Size())/1e6)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Convert(src, filepath.Join(dir, "out.fitsds"), SHD, "train", SHDClasses, DefaultBinning(), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*len(labels))/b.Elapsed().Seconds(), "samples/s")
+}
