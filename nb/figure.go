@@ -32,6 +32,8 @@ type Figure struct {
 // DefaultDPI is the PNG resolution used by Save.
 const DefaultDPI = 150
 
+var svgFontFamily = []byte(`font-family:'Liberation Serif','Times New Roman',Times,serif;`)
+
 var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // single returns a one-panel figure.
@@ -39,8 +41,8 @@ func single(name, caption string, p *plot.Plot) *Figure {
 	return &Figure{Name: name, Caption: caption, Panels: [][]*plot.Plot{{p}}}
 }
 
-// size returns the canvas size, filling in the defaults.
-func (f *Figure) size() (w, h vg.Length) {
+// Size returns the canvas size, filling in the defaults (6 in × 4 in per panel).
+func (f *Figure) Size() (w, h vg.Length) {
 	rows, cols := len(f.Panels), 0
 	for _, r := range f.Panels {
 		cols = max(cols, len(r))
@@ -117,7 +119,7 @@ func (f *Figure) SVG() ([]byte, error) {
 	if err := f.validate(); err != nil {
 		return nil, err
 	}
-	w, h := f.size()
+	w, h := f.Size()
 	c := vgsvg.New(w, h)
 	if err := f.draw(c); err != nil {
 		return nil, err
@@ -126,7 +128,9 @@ func (f *Figure) SVG() ([]byte, error) {
 	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("figure %s: writing SVG: %w", f.Name, err)
 	}
-	return buf.Bytes(), nil
+	// gonum/plot measures text with Liberation fonts but names only that family; offer the
+	// metric-compatible Times New Roman and a generic serif to viewers that lack it.
+	return bytes.ReplaceAll(buf.Bytes(), []byte("font-family:Liberation Serif;"), svgFontFamily), nil
 }
 
 // PNG renders the figure as a PNG image at dpi dots per inch (DefaultDPI when dpi ≤ 0).
@@ -137,7 +141,7 @@ func (f *Figure) PNG(dpi float64) ([]byte, error) {
 	if dpi <= 0 {
 		dpi = DefaultDPI
 	}
-	w, h := f.size()
+	w, h := f.Size()
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(int(dpi)))
 	if err := f.draw(c); err != nil {
 		return nil, err

@@ -51,6 +51,9 @@ func TestCatalogFiguresRenderAndSave(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if !bytes.Contains(svg, svgFontFamily) || bytes.Contains(svg, []byte("font-family:Liberation Serif;")) {
+				t.Error("SVG text does not name fallback fonts")
+			}
 			if !bytes.Contains(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("</svg>")) || len(svg) < 2000 {
 				t.Errorf("%s is not a plausible SVG (%d bytes)", svgPath, len(svg))
 			}

@@ -27,6 +27,9 @@ token="${JUPYTER_TOKEN:-$(.venv/bin/python -c 'import secrets; print(secrets.tok
 host="$ip"; [[ "$ip" == "0.0.0.0" ]] && host="localhost"
 echo "JupyterLab with the GoNB kernel:"
 echo "  http://$host:$port/lab/tree/notebooks/01_target_frequency.ipynb?token=$token"
+extra=()
+[[ $(id -u) -eq 0 ]] && extra+=(--allow-root)
 exec .venv/bin/jupyter lab --no-browser --ip="$ip" --port="$port" --ServerApp.port_retries=0 \
   --IdentityProvider.token="$token" --ServerApp.root_dir="$PWD" \
-  --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate --LabApp.news_url=None
+  --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate --LabApp.news_url=None \
+  --LabApp.extension_manager=readonly "${extra[@]}"

@@ -2,36 +2,58 @@
 // cell. It is the only package of the toolkit that imports GoNB's gonbui, so that the CLI and the
 // library build figures without a live kernel.
 //
-// Every function sends one display_data message to the front end; they work in JupyterLab and in
-// headless execution (nbconvert, nbclient), where the outputs are stored in the executed notebook.
+// Every function sends one display_data message to the front end and then waits until GoNB has
+// received it (gonbui.Sync), so output is not lost when the cell's program exits right after
+// displaying. They work in JupyterLab and in headless execution (nbconvert, nbclient), where the
+// outputs are stored in the executed notebook.
 package gonbdisplay
 
 import (
+	"encoding/base64"
 	"fmt"
+	"html"
 	"os"
 	"path/filepath"
 
 	"github.com/fits-snn/fits/nb"
 	"github.com/janpfeifer/gonb/gonbui"
+	"gonum.org/v1/plot/vg"
 )
 
-// Figure shows fig inline as SVG (scalable, crisp at any zoom).
+// Figure shows fig inline as a PNG rendered at 2×96 dpi and drawn at the figure's size (96 CSS pixels
+// per inch, never wider than the output area). PNG keeps gonum/plot's own font metrics, so labels and
+// legends look exactly like the saved files whatever fonts the browser has.
 func Figure(fig *nb.Figure) error {
+	png, err := fig.PNG(192)
+	if err != nil {
+		return err
+	}
+	w, _ := fig.Size()
+	HTML(fmt.Sprintf(`<img alt="%s" style="width:%.0fpx;max-width:100%%" src="data:image/png;base64,%s">`,
+		html.EscapeString(fig.Name), float64(w/vg.Inch)*96, base64.StdEncoding.EncodeToString(png)))
+	return nil
+}
+
+// FigureSVG shows fig inline as SVG (vector; text uses the browser's serif font, whose metrics may
+// differ slightly from gonum/plot's).
+func FigureSVG(fig *nb.Figure) error {
 	svg, err := fig.SVG()
 	if err != nil {
 		return err
 	}
 	gonbui.DisplaySVG(string(svg))
+	gonbui.Sync()
 	return nil
 }
 
-// FigurePNG shows fig inline as a PNG rendered at dpi dots per inch (use for very dense plots).
+// FigurePNG shows fig inline as a PNG rendered at dpi dots per inch, at its natural pixel size.
 func FigurePNG(fig *nb.Figure, dpi float64) error {
 	png, err := fig.PNG(dpi)
 	if err != nil {
 		return err
 	}
 	gonbui.DisplayPNG(png)
+	gonbui.Sync()
 	return nil
 }
 
@@ -46,14 +68,20 @@ func Figures(figs ...*nb.Figure) error {
 }
 
 // Markdown shows Markdown text (with MathJax: $...$ and $$...$$ render as equations).
-func Markdown(md string) { gonbui.DisplayMarkdown(md) }
+func Markdown(md string) {
+	gonbui.DisplayMarkdown(md)
+	gonbui.Sync()
+}
 
 // HTML shows an HTML snippet. Scripts in it run when the output is trusted, which JupyterLab grants to
 // outputs produced in the current session.
-func HTML(html string) { gonbui.DisplayHTML(html) }
+func HTML(html string) {
+	gonbui.DisplayHTML(html)
+	gonbui.Sync()
+}
 
 // Table shows t as an HTML table.
-func Table(t nb.Table) { gonbui.DisplayHTML(t.HTML()) }
+func Table(t nb.Table) { HTML(t.HTML()) }
 
 // Panel shows the interactive panel p (HTML + JS, data embedded).
 func Panel(p *nb.Panel) error {
@@ -61,7 +89,7 @@ func Panel(p *nb.Panel) error {
 	if err != nil {
 		return err
 	}
-	gonbui.DisplayHTML(html)
+	HTML(html)
 	return nil
 }
 
