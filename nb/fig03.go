@@ -140,6 +140,7 @@ func NegativeDelayRegion(betas []float64) (*Figure, error) {
 		p := newPlot(fmt.Sprintf("Proposition 1 · TS module alone, one stage (β = %g)\nnegative group delay region in (λ, ω)", b), "λ", "ω (rad/sample)")
 		hm := plotter.NewHeatMap(g, twoColors{color.RGBA{0xf4, 0xf4, 0xf4, 0xff}, color.RGBA{0x9e, 0xc9, 0xe8, 0xff}})
 		hm.Min, hm.Max = 0, 1
+		hm.Rasterized = true // one image instead of 14,400 SVG rectangles
 		p.Add(hm)
 		if err := addVLine(p, 0.5, 0, math.Pi, "λ = 1/2", grey, dotted); err != nil {
 			return nil, err
