@@ -180,3 +180,27 @@ func FuzzOpen(f *testing.F) {
 		_ = r.Verify()
 	})
 }
+
+func TestLoadSet(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.fitsds")
+	samples := make([][]float32, 10)
+	labels := make([]int32, 10)
+	for i := range samples {
+		samples[i] = make([]float32, 2*2*3)
+		samples[i][0] = float32(i)
+		labels[i] = int32(i % 2)
+	}
+	writeCache(t, p, Uint8, []int{2, 2, 3}, 2, samples, labels)
+	s, err := LoadSet(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.N != 10 || s.T != 2 || s.F != 6 || len(s.FeatureShape) != 2 || s.Inputs[12] != 1 {
+		t.Fatalf("set N=%d T=%d F=%d shape %v", s.N, s.T, s.F, s.FeatureShape)
+	}
+	s, err = LoadSet(p, 5)
+	if err != nil || s.N != 5 || s.Inputs[12] != 2 || s.Labels[1] != 0 {
+		t.Fatalf("limited set: %v, first values %v", err, s.Inputs[12])
+	}
+}

@@ -1,7 +1,6 @@
 package shd
 
 import (
-	"fmt"
 	"io"
 	"os"
 
@@ -51,7 +50,11 @@ func LoadDataset(dataset string, o data.Options, b Binning, holdOut bool, w io.W
 	}
 	d := &data.Dataset{Name: dataset, Classes: classes, Dt: b.Dt()}
 	for split, p := range paths {
-		s, err := ReadSet(p, o.Small)
+		l := 0
+		if o.Small {
+			l = smallN
+		}
+		s, err := cache.LoadSet(p, l)
 		if err != nil {
 			return nil, err
 		}
@@ -69,35 +72,4 @@ func LoadDataset(dataset string, o data.Options, b Binning, holdOut bool, w io.W
 		d.Train, d.Val = d.Train.SplitOff(ValidationFraction, ValidationSeed)
 	}
 	return d, nil
-}
-
-// ReadSet loads a cache file as a data.Set; small keeps 256 evenly spaced examples.
-func ReadSet(path string, small bool) (*data.Set, error) {
-	r, err := cache.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	shape := r.Shape()
-	if len(shape) != 2 {
-		return nil, fmt.Errorf("%s: want samples of shape [T, F], got %v", path, shape)
-	}
-	idx := make([]int, r.Len())
-	for i := range idx {
-		idx[i] = i
-	}
-	if small && r.Len() > smallN {
-		idx = idx[:smallN]
-		for i := range idx {
-			idx[i] = i * r.Len() / smallN
-		}
-	}
-	s := &data.Set{N: len(idx), T: shape[0], F: shape[1], Inputs: make([]float32, len(idx)*r.SampleLen()), Labels: make([]int32, len(idx))}
-	if err := r.ReadBatch(idx, s.Inputs); err != nil {
-		return nil, err
-	}
-	for k, i := range idx {
-		s.Labels[k] = r.Labels()[i]
-	}
-	return s, nil
 }

@@ -1,0 +1,129 @@
+// Package gsc reads Google Speech Commands v0.02 (GSC): one-second 16 kHz mono WAV clips of 35
+// spoken words, and turns them into 40-band log-Mel features [T=100, F=40] (package data/mel).
+//
+// Folder layout of the extracted archive: one folder per word holding clips named
+// SPEAKER_nohash_N.wav, a _background_noise_ folder (ignored), and the official split lists
+// validation_list.txt and testing_list.txt, one "word/file.wav" path per line. Every clip in a word
+// folder that neither list names belongs to the training split.
+package gsc
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Words are the 35 classes of v0.02 in label order (sorted alphabetically).
+var Words = []string{
+	"backward", "bed", "bird", "cat", "dog", "down", "eight", "five", "follow", "forward",
+	"four", "go", "happy", "house", "learn", "left", "marvin", "nine", "no", "off",
+	"on", "one", "right", "seven", "sheila", "six", "stop", "three", "tree", "two",
+	"up", "visual", "wow", "yes", "zero",
+}
+
+// Classes is the number of words.
+const Classes = 35
+
+// Split names and the official list files.
+const (
+	Train      = "train"
+	Validation = "valid"
+	Test       = "test"
+	ValidList  = "validation_list.txt"
+	TestList   = "testing_list.txt"
+)
+
+// Splits lists the split names.
+var Splits = []string{Train, Validation, Test}
+
+// Label returns the class index of a word, or -1.
+func Label(word string) int {
+	i := sort.SearchStrings(Words, word)
+	if i < len(Words) && Words[i] == word {
+		return i
+	}
+	return -1
+}
+
+// Clip is one utterance: its path relative to the dataset root ("word/file.wav") and its label.
+type Clip struct {
+	Path  string
+	Label int32
+}
+
+func readList(path string) (map[string]bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		word, _, ok := strings.Cut(line, "/")
+		if !ok || Label(word) < 0 || !strings.HasSuffix(line, ".wav") {
+			return nil, fmt.Errorf("%s:%d: %q is not a word/file.wav path of the 35 words", path, n, line)
+		}
+		out[line] = true
+	}
+	return out, sc.Err()
+}
+
+// List returns the clips of every split found under root, sorted by path. It fails when a split
+// list is missing, names an unknown word, or names a clip that is not there.
+func List(root string) (map[string][]Clip, error) {
+	valid, err := readList(filepath.Join(root, ValidList))
+	if err != nil {
+		return nil, err
+	}
+	test, err := readList(filepath.Join(root, TestList))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]Clip{}
+	seen := map[string]bool{}
+	for label, w := range Words {
+		ents, err := os.ReadDir(filepath.Join(root, w))
+		if err != nil {
+			return nil, fmt.Errorf("%s: missing word folder %q: %w", root, w, err)
+		}
+		for _, e := range ents {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".wav") {
+				continue
+			}
+			rel := w + "/" + e.Name()
+			seen[rel] = true
+			split := Train
+			switch {
+			case valid[rel] && test[rel]:
+				return nil, fmt.Errorf("%s: %s is in both %s and %s", root, rel, ValidList, TestList)
+			case valid[rel]:
+				split = Validation
+			case test[rel]:
+				split = Test
+			}
+			out[split] = append(out[split], Clip{Path: rel, Label: int32(label)})
+		}
+	}
+	for _, l := range []struct {
+		name string
+		set  map[string]bool
+	}{{ValidList, valid}, {TestList, test}} {
+		for rel := range l.set {
+			if !seen[rel] {
+				return nil, fmt.Errorf("%s: %s names %s, which is not there", root, l.name, rel)
+			}
+		}
+	}
+	for _, s := range out {
+		sort.Slice(s, func(i, j int) bool { return s[i].Path < s[j].Path })
+	}
+	return out, nil
+}

@@ -1,0 +1,198 @@
+package gsc
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/data/cache"
+	"github.com/fits-snn/fits/data/mel"
+)
+
+// wavBytes builds a canonical 44-byte-header PCM WAV by hand, independently of the encoder.
+func wavBytes(rate, chans, bits int, samples []int16) []byte {
+	var b bytes.Buffer
+	le := binary.LittleEndian
+	data := len(samples) * 2
+	b.WriteString("RIFF")
+	binary.Write(&b, le, uint32(36+data))
+	b.WriteString("WAVEfmt ")
+	binary.Write(&b, le, uint32(16))
+	binary.Write(&b, le, uint16(1))
+	binary.Write(&b, le, uint16(chans))
+	binary.Write(&b, le, uint32(rate))
+	binary.Write(&b, le, uint32(rate*chans*bits/8))
+	binary.Write(&b, le, uint16(chans*bits/8))
+	binary.Write(&b, le, uint16(bits))
+	b.WriteString("data")
+	binary.Write(&b, le, uint32(data))
+	binary.Write(&b, le, samples)
+	return b.Bytes()
+}
+
+func TestDecodeWAV(t *testing.T) {
+	x, err := DecodeWAV(wavBytes(16000, 1, 16, []int16{0, 16384, -32768, 32767}), 16000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x) != 4 || x[1] != 0.5 || x[2] != -1 || x[3] != 32767.0/32768 {
+		t.Fatalf("samples %v", x)
+	}
+	full := wavBytes(16000, 1, 16, make([]int16, 100))
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"rate", wavBytes(44100, 1, 16, []int16{1}), "sample rate 44100 Hz, want 16000 Hz"},
+		{"stereo", wavBytes(16000, 2, 16, []int16{1, 2}), "2 channels"},
+		{"8-bit", wavBytes(16000, 1, 8, []int16{1}), "8-bit"},
+		{"text", []byte("hello world, not audio"), "not a valid WAV"},
+		{"truncated", full[:44+50], "truncated"},
+	} {
+		if _, err := DecodeWAV(tc.in, 16000); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	p := filepath.Join(t.TempDir(), "a.wav")
+	os.WriteFile(p, wavBytes(8000, 1, 16, []int16{1}), 0o644)
+	if _, err := ReadWAV(p, 16000); err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "8000 Hz") {
+		t.Errorf("ReadWAV wrong rate: %v", err)
+	}
+}
+
+func TestWriteWAVRoundTrip(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a.wav")
+	in := []float64{0, 0.25, -0.5, 0.999, -1, 2}
+	if err := WriteWAV(p, in, SampleRate); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(p)
+	if string(raw[:4]) != "RIFF" || string(raw[8:12]) != "WAVE" {
+		t.Fatalf("header %q", raw[:12])
+	}
+	out, err := ReadWAV(p, SampleRate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range in {
+		want := math.Max(-1, math.Min(1, v))
+		if math.Abs(out[i]-want) > 1.0/16000 {
+			t.Errorf("sample %d: %v, want %v", i, out[i], want)
+		}
+	}
+}
+
+func TestLabels(t *testing.T) {
+	if len(Words) != Classes || Label("backward") != 0 || Label("zero") != 34 || Label("silence") != -1 {
+		t.Fatal("word list")
+	}
+	for i := 1; i < len(Words); i++ {
+		if Words[i-1] >= Words[i] {
+			t.Fatalf("words not sorted at %d", i)
+		}
+	}
+}
+
+func TestListConvertLoad(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "speech_commands_v0.02")
+	if err := WriteSynth(root, SynthConfig{PerWord: 3, Words: Classes, Duration: 0.5, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	clips, err := List(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(clips[Train]) != 35 || len(clips[Validation]) != 35 || len(clips[Test]) != 35 {
+		t.Fatalf("splits %d/%d/%d", len(clips[Train]), len(clips[Validation]), len(clips[Test]))
+	}
+	d, err := LoadDataset(data.Options{Dir: dir}, mel.Default(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if d.Train.T != 100 || d.Train.F != 40 || d.Val.N != 35 || d.Dt != 0.01 {
+		t.Fatalf("T=%d F=%d val %d dt %v", d.Train.T, d.Train.F, d.Val.N, d.Dt)
+	}
+	// Standardised train features: mean 0, std 1 per band.
+	mean, std := BandStats(d.Train)
+	for f := range mean {
+		if math.Abs(mean[f]) > 1e-4 || math.Abs(std[f]-1) > 1e-3 {
+			t.Fatalf("band %d: mean %v std %v after standardisation", f, mean[f], std[f])
+		}
+	}
+	// The cache holds raw log-Mel equal to a direct computation.
+	r, err := cache.Open(CachePath(dir, Test, mel.Default()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var meta CacheMeta
+	r.Meta(&meta)
+	x, _ := ReadWAV(filepath.Join(root, filepath.FromSlash(meta.Files[3])), SampleRate)
+	e, _ := mel.New(mel.Default())
+	want := make([]float32, 4000)
+	e.LogMel(x, want)
+	got := make([]float32, 4000)
+	r.ReadBatch([]int{3}, got)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("cached feature %d = %v, direct %v", i, got[i], want[i])
+		}
+	}
+}
+
+func TestListErrors(t *testing.T) {
+	root := t.TempDir()
+	if err := WriteSynth(root, SynthConfig{PerWord: 2, Words: 2, Duration: 0.1, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, TestList), []byte("bed/missing.wav\n"), 0o644)
+	if _, err := List(root); err == nil || !strings.Contains(err.Error(), "bed/missing.wav, which is not there") {
+		t.Errorf("missing clip: %v", err)
+	}
+	os.WriteFile(filepath.Join(root, TestList), []byte("silence/x.wav\n"), 0o644)
+	if _, err := List(root); err == nil || !strings.Contains(err.Error(), "testing_list.txt:1") {
+		t.Errorf("unknown word: %v", err)
+	}
+	os.Remove(filepath.Join(root, ValidList))
+	if _, err := List(root); err == nil || !strings.Contains(err.Error(), ValidList) {
+		t.Errorf("no list: %v", err)
+	}
+	// A clip at the wrong rate stops the conversion with its name.
+	root2 := t.TempDir()
+	WriteSynth(root2, SynthConfig{PerWord: 3, Words: 1, Duration: 0.1, Seed: 2})
+	clips, _ := List(root2)
+	bad := filepath.Join(root2, filepath.FromSlash(clips[Train][0].Path))
+	os.WriteFile(bad, wavBytes(22050, 1, 16, make([]int16, 100)), 0o644)
+	dst := filepath.Join(root2, "x.fitsds")
+	if err := Convert(root2, clips[Train], dst, Train, mel.Default(), nil); err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "22050") {
+		t.Errorf("wrong-rate clip: %v", err)
+	}
+	if _, err := os.Stat(dst); err == nil {
+		t.Error("cache written despite the error")
+	}
+}
+
+// FuzzDecodeWAV checks that no input makes the WAV reader panic.
+func FuzzDecodeWAV(f *testing.F) {
+	f.Add(wavBytes(16000, 1, 16, []int16{1, 2, 3}))
+	f.Add(wavBytes(16000, 1, 16, nil))
+	f.Add(wavBytes(44100, 2, 16, []int16{1, 2}))
+	f.Add(wavBytes(16000, 1, 16, make([]int16, 8))[:40])
+	f.Add([]byte("RIFF\x00\x00\x00\x00WAVE"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		x, err := DecodeWAV(in, 16000)
+		if err == nil && len(x) > len(in) {
+			t.Fatalf("%d samples from %d bytes", len(x), len(in))
+		}
+	})
+}

@@ -1,0 +1,96 @@
+package gsc
+
+import (
+	"io"
+	"math"
+	"os"
+
+	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/data/cache"
+	"github.com/fits-snn/fits/data/download"
+	"github.com/fits-snn/fits/data/mel"
+)
+
+// smallN is the number of examples per split kept by Options.Small.
+const smallN = 256
+
+func init() {
+	data.Register("gsc", "Google Speech Commands v0.02, 35 words, [T=100, F=40] log-Mel, train/valid/test", func(o data.Options) (*data.Dataset, error) {
+		return LoadDataset(o, mel.Default(), os.Stderr)
+	})
+}
+
+// LoadDataset converts the clips in o.Dir (default download.DefaultDir("gsc")) once and loads the
+// official splits. Each Mel band is standardised with the mean and standard deviation of the
+// training split (over all its frames), the same shift and scale for every split.
+func LoadDataset(o data.Options, c mel.Config, w io.Writer) (*data.Dataset, error) {
+	dir := o.Dir
+	if dir == "" {
+		dir = download.DefaultDir("gsc")
+	}
+	paths, err := EnsureCaches(dir, c, w)
+	if err != nil {
+		return nil, err
+	}
+	d := &data.Dataset{Name: "gsc", Classes: Classes, Dt: float64(c.Hop) / float64(c.SampleRate)}
+	for _, split := range Splits {
+		l := 0
+		if o.Small {
+			l = smallN
+		}
+		s, err := cache.LoadSet(paths[split], l)
+		if err != nil {
+			return nil, err
+		}
+		switch split {
+		case Train:
+			d.Train = s
+		case Validation:
+			d.Val = s
+		case Test:
+			d.Test = s
+		}
+	}
+	mean, std := BandStats(d.Train)
+	for _, s := range []*data.Set{d.Train, d.Val, d.Test} {
+		Standardize(s, mean, std)
+	}
+	return d, nil
+}
+
+// BandStats returns the per-feature mean and standard deviation over all examples and frames.
+func BandStats(s *data.Set) (mean, std []float64) {
+	mean, std = make([]float64, s.F), make([]float64, s.F)
+	n := float64(s.N * s.T)
+	if n == 0 {
+		for i := range std {
+			std[i] = 1
+		}
+		return mean, std
+	}
+	for i, v := range s.Inputs {
+		mean[i%s.F] += float64(v)
+	}
+	for f := range mean {
+		mean[f] /= n
+	}
+	for i, v := range s.Inputs {
+		d := float64(v) - mean[i%s.F]
+		std[i%s.F] += d * d
+	}
+	for f := range std {
+		std[f] = math.Sqrt(std[f] / n)
+		if std[f] == 0 {
+			std[f] = 1
+		}
+	}
+	return mean, std
+}
+
+// Standardize maps each feature f to (x − mean[f]) / std[f] in place.
+func Standardize(s *data.Set, mean, std []float64) {
+	for i, v := range s.Inputs {
+		f := i % s.F
+		s.Inputs[i] = float32((float64(v) - mean[f]) / std[f])
+	}
+}

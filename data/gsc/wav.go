@@ -1,0 +1,169 @@
+package gsc
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/go-audio/audio"
+	"github.com/go-audio/wav"
+)
+
+// SampleRate is the sampling rate of Speech Commands clips, in Hz.
+const SampleRate = 16000
+
+// ReadWAV reads a mono 16-bit PCM WAV file sampled at rate Hz and returns its samples scaled to
+// [-1, 1) (divided by 32768). Any other rate, channel count, bit depth or encoding is an error
+// naming the file.
+func ReadWAV(path string, rate int) ([]float64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	x, err := DecodeWAV(b, rate)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return x, nil
+}
+
+// DecodeWAV decodes WAV bytes as ReadWAV does.
+func DecodeWAV(b []byte, rate int) (x []float64, err error) {
+	// The decoder can panic on some malformed chunk sizes; report those as errors.
+	defer func() {
+		if r := recover(); r != nil {
+			x, err = nil, fmt.Errorf("malformed WAV: %v", r)
+		}
+	}()
+	if err := checkRIFF(b); err != nil {
+		return nil, err
+	}
+	d := wav.NewDecoder(bytes.NewReader(b))
+	if !d.IsValidFile() {
+		return nil, fmt.Errorf("not a valid WAV file (RIFF/WAVE header or fmt chunk missing)")
+	}
+	if d.WavAudioFormat != 1 {
+		return nil, fmt.Errorf("WAV encoding %d, want 1 (PCM)", d.WavAudioFormat)
+	}
+	if d.NumChans != 1 {
+		return nil, fmt.Errorf("%d channels, want mono", d.NumChans)
+	}
+	if d.BitDepth != 16 {
+		return nil, fmt.Errorf("%d-bit samples, want 16-bit", d.BitDepth)
+	}
+	if int(d.SampleRate) != rate {
+		return nil, fmt.Errorf("sample rate %d Hz, want %d Hz", d.SampleRate, rate)
+	}
+	buf, err := d.FullPCMBuffer()
+	if err != nil {
+		return nil, fmt.Errorf("reading PCM data: %w", err)
+	}
+	if d.PCMChunk != nil && d.PCMChunk.Size/2 > len(buf.Data) {
+		return nil, fmt.Errorf("truncated: data chunk declares %d samples, found %d", d.PCMChunk.Size/2, len(buf.Data))
+	}
+	x = make([]float64, len(buf.Data))
+	for i, v := range buf.Data {
+		x[i] = float64(v) / 32768
+	}
+	return x, nil
+}
+
+// checkRIFF walks the RIFF chunks before the decoder sees them: "RIFF", size, "WAVE", then chunks
+// of a 4-byte id, a little-endian uint32 size and the payload padded to an even length. A "fmt "
+// chunk of at least 16 bytes must precede the "data" chunk, and no chunk may run past the end of
+// the file (for "data" that is reported as truncation).
+func checkRIFF(b []byte) error {
+	if len(b) < 12 || string(b[:4]) != "RIFF" || string(b[8:12]) != "WAVE" {
+		return fmt.Errorf("not a valid WAV file (no RIFF/WAVE header)")
+	}
+	fmtSeen := false
+	for pos := 12; pos+8 <= len(b); {
+		id := string(b[pos : pos+4])
+		size := int64(binary.LittleEndian.Uint32(b[pos+4:]))
+		end := int64(pos) + 8 + size
+		switch {
+		case id == "data" && !fmtSeen:
+			return fmt.Errorf("not a valid WAV file (data chunk before the fmt chunk)")
+		case id == "data" && end > int64(len(b)):
+			return fmt.Errorf("truncated: data chunk declares %d bytes, %d present", size, len(b)-pos-8)
+		case id == "data":
+			return nil
+		case end > int64(len(b)):
+			return fmt.Errorf("malformed WAV: chunk %q of %d bytes runs past the end of the file", id, size)
+		case id == "fmt ":
+			if size < 16 {
+				return fmt.Errorf("malformed WAV: fmt chunk of %d bytes, want at least 16", size)
+			}
+			fmtSeen = true
+		}
+		pos = int(end + size&1)
+	}
+	return fmt.Errorf("not a valid WAV file (no data chunk)")
+}
+
+// WriteWAV writes samples in [-1, 1] as a mono 16-bit PCM WAV file at rate Hz, through a
+// temporary file renamed into place. Samples are clipped to the 16-bit range.
+func WriteWAV(path string, x []float64, rate int) error {
+	var ws writeSeeker
+	enc := wav.NewEncoder(&ws, rate, 16, 1, 1)
+	data := make([]int, len(x))
+	for i, v := range x {
+		s := int(v * 32767)
+		data[i] = max(-32768, min(32767, s))
+	}
+	if err := enc.Write(&audio.IntBuffer{Data: data, Format: &audio.Format{NumChannels: 1, SampleRate: rate}, SourceBitDepth: 16}); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := enc.Close(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(ws.b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// writeSeeker is an in-memory io.WriteSeeker for the WAV encoder, which seeks back to patch sizes.
+type writeSeeker struct {
+	b   []byte
+	pos int
+}
+
+func (w *writeSeeker) Write(p []byte) (int, error) {
+	if end := w.pos + len(p); end > len(w.b) {
+		w.b = append(w.b, make([]byte, end-len(w.b))...)
+	}
+	copy(w.b[w.pos:], p)
+	w.pos += len(p)
+	return len(p), nil
+}
+
+func (w *writeSeeker) Seek(off int64, whence int) (int64, error) {
+	var base int
+	switch whence {
+	case io.SeekStart:
+	case io.SeekCurrent:
+		base = w.pos
+	case io.SeekEnd:
+		base = len(w.b)
+	}
+	p := base + int(off)
+	if p < 0 {
+		return 0, fmt.Errorf("negative seek")
+	}
+	w.pos = p
+	return int64(p), nil
+}
