@@ -1,0 +1,45 @@
+package dvs
+
+import (
+	"io"
+	"os"
+
+	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/data/cache"
+	"github.com/fits-snn/fits/data/download"
+)
+
+// smallN is the number of examples per split kept by Options.Small.
+const smallN = 64
+
+func init() {
+	data.Register("dvsgesture", "IBM DVS128 Gesture, 11 classes, [T=50, 2, 64, 64] event counts of 20 ms, train/test", func(o data.Options) (*data.Dataset, error) {
+		return LoadDataset(o, DefaultFraming(), os.Stderr)
+	})
+}
+
+// LoadDataset converts the recordings in o.Dir (default download.DefaultDir("dvs")) once and
+// loads the official train/test splits as float32 counts with FeatureShape [2, Out, Out]. DVS
+// Gesture has no validation split.
+func LoadDataset(o data.Options, f Framing, w io.Writer) (*data.Dataset, error) {
+	dir := o.Dir
+	if dir == "" {
+		dir = download.DefaultDir("dvs")
+	}
+	paths, err := EnsureCaches(dir, f, w)
+	if err != nil {
+		return nil, err
+	}
+	limit := 0
+	if o.Small {
+		limit = smallN
+	}
+	d := &data.Dataset{Name: "dvsgesture", Classes: Classes, Dt: f.Dt}
+	if d.Train, err = cache.LoadSet(paths[Train], limit); err != nil {
+		return nil, err
+	}
+	if d.Test, err = cache.LoadSet(paths[Test], limit); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
