@@ -85,6 +85,16 @@ func Download(ctx context.Context, m Manifest, dir string, o Options) error {
 			if !ok {
 				list, err = fetchMD5List(ctx, o.client(), f.MD5List)
 				if err != nil {
+					// Offline with a file already downloaded and recorded: check it against the record.
+					if rec := sums[f.Name]; rec != "" && errors.Is(err, ErrOffline) {
+						if _, cerr := checkFile(path, expected{sha: rec}, o.Progress); cerr == nil {
+							o.logf("%s: present, matches %s (host unreachable)", path, SumsFile)
+							if err := unpack(f, dir, o); err != nil {
+								return err
+							}
+							continue
+						}
+					}
 					return err
 				}
 				lists[f.MD5List] = list

@@ -161,3 +161,16 @@ func TestRegisteredSmall(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteSynth(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteSynth(dir, 20, 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, split := range []string{Train, Test} {
+		s, err := Load(dir, split)
+		if err != nil || s.Len() != 20 || s.Labels[13] != 3 || s.Images[13*Pixels+8*Cols+10] != 255 {
+			t.Fatalf("%s: %v", split, err)
+		}
+	}
+}

@@ -1,0 +1,315 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/fits-snn/fits/data/download"
+	"github.com/fits-snn/fits/data/dvs"
+	"github.com/fits-snn/fits/data/gsc"
+	"github.com/fits-snn/fits/data/mel"
+	"github.com/fits-snn/fits/data/mnist"
+	"github.com/fits-snn/fits/data/shd"
+)
+
+func init() {
+	register(&command{
+		name:    "data",
+		summary: "datasets: list, download, verify, convert, synth (fixtures in the official formats)",
+		run:     runData,
+	})
+}
+
+const dataUsage = `usage: fits data <verb> [--flag=value ...]
+
+verbs:
+  list                                   the datasets, their files and home pages
+  download --dataset=NAME [--dir=DIR]    fetch (resumable), check checksums, unpack
+  verify   --dataset=NAME [--dir=DIR]    check downloaded files against their checksums
+  convert  --dataset=NAME [--dir=DIR]    build the training caches (once; skipped when present)
+  synth    --format=FMT --out=DIR        write small files in the official format of FMT
+
+datasets: shd, ssc, gsc, dvs, mnist; formats: shd, ssc, gsc, mnist, dvs.
+DIR defaults to $FITS_DATA/NAME (or the user cache folder + /fits/datasets/NAME).`
+
+// dataVerbs maps a verb to its implementation.
+var dataVerbs = map[string]func(args []string, stdout, stderr io.Writer) error{
+	"list":     runDataList,
+	"download": runDataDownload,
+	"verify":   runDataVerify,
+	"convert":  runDataConvert,
+	"synth":    runDataSynth,
+}
+
+func runData(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, dataUsage)
+		return badInput("missing verb (valid: convert, download, list, synth, verify)")
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintln(stdout, dataUsage)
+		return errHelp
+	}
+	verb, ok := dataVerbs[args[0]]
+	if !ok {
+		return badInput("unknown verb %q (valid: convert, download, list, synth, verify)", args[0])
+	}
+	return verb(args[1:], stdout, stderr)
+}
+
+// canonicalDataset maps accepted dataset names to the manifest names.
+func canonicalDataset(name string) (string, error) {
+	switch n := strings.ToLower(strings.TrimSpace(name)); n {
+	case "shd", "ssc", "gsc", "mnist", "dvs":
+		return n, nil
+	case "dvsgesture", "dvs-gesture":
+		return "dvs", nil
+	case "smnist":
+		return "mnist", nil
+	case "":
+		return "", badInput("--dataset is required (valid: %s)", strings.Join(download.Datasets(), ", "))
+	}
+	return "", badInput("--dataset: unknown dataset %q (valid: %s)", name, strings.Join(download.Datasets(), ", "))
+}
+
+func datasetDir(dataset, dir string) string {
+	if strings.TrimSpace(dir) != "" {
+		return dir
+	}
+	return download.DefaultDir(dataset)
+}
+
+type dataListEntry struct {
+	Dataset string   `json:"dataset"`
+	Dir     string   `json:"dir"`
+	Files   []string `json:"files"`
+	Page    string   `json:"page"`
+	Note    string   `json:"note"`
+}
+
+func runDataList(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("data list", stderr)
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	var out []dataListEntry
+	for _, n := range download.Datasets() {
+		m, _ := download.Lookup(n)
+		e := dataListEntry{Dataset: n, Dir: download.DefaultDir(n), Page: m.Page, Note: m.Note}
+		for _, f := range m.Files {
+			e.Files = append(e.Files, f.Name)
+		}
+		out = append(out, e)
+	}
+	if *asJSON {
+		return writeJSON(stdout, map[string]any{"datasets": out})
+	}
+	for _, e := range out {
+		fmt.Fprintf(stdout, "%-6s %s\n       files: %s\n       dir:   %s\n       page:  %s\n", e.Dataset, e.Note, strings.Join(e.Files, ", "), e.Dir, e.Page)
+	}
+	return nil
+}
+
+func runDataDownload(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("data download", stderr)
+	name := fs.String("dataset", "", "dataset: shd, ssc, gsc, dvs, mnist")
+	dir := fs.String("dir", "", "target folder (default $FITS_DATA/NAME)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	ds, err := canonicalDataset(*name)
+	if err != nil {
+		return err
+	}
+	m, _ := download.Lookup(ds)
+	d := datasetDir(ds, *dir)
+	err = download.Download(context.Background(), m, d, download.Options{Progress: stderr, Client: dataHTTPClient})
+	if errors.Is(err, download.ErrOffline) {
+		return badInput("cannot reach the %s host (offline?): download %s by hand from %s into %s, then run 'fits data verify --dataset=%s --dir=%s'",
+			ds, strings.Join(fileNames(m), ", "), m.Page, d, ds, d)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: downloaded and verified in %s\n", ds, d)
+	return nil
+}
+
+// dataHTTPClient is the client of downloads; nil means the package default. Tests replace it.
+var dataHTTPClient *http.Client
+
+func fileNames(m download.Manifest) []string {
+	var out []string
+	for _, f := range m.Files {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
+func runDataVerify(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("data verify", stderr)
+	name := fs.String("dataset", "", "dataset: shd, ssc, gsc, dvs, mnist")
+	dir := fs.String("dir", "", "dataset folder (default $FITS_DATA/NAME)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	ds, err := canonicalDataset(*name)
+	if err != nil {
+		return err
+	}
+	m, _ := download.Lookup(ds)
+	d := datasetDir(ds, *dir)
+	if ds == "mnist" && strings.TrimSpace(*dir) == "" {
+		if md, err := mnist.DefaultDir(); err == nil {
+			d = md
+		}
+	}
+	st, err := download.Verify(m, d, stderr)
+	if err != nil {
+		return err
+	}
+	bad := 0
+	for _, s := range st {
+		if s.State == "missing" || s.State == "mismatch" {
+			bad++
+		}
+	}
+	if *asJSON {
+		if err := writeJSON(stdout, map[string]any{"dataset": ds, "dir": d, "files": st}); err != nil {
+			return err
+		}
+	} else {
+		for _, s := range st {
+			fmt.Fprintf(stdout, "%-10s %s %s\n", s.State, s.Path, s.Detail)
+		}
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d of %d files of %s missing or corrupt in %s", bad, len(st), ds, d)
+	}
+	return nil
+}
+
+func runDataConvert(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("data convert", stderr)
+	name := fs.String("dataset", "", "dataset: shd, ssc, gsc, dvs")
+	dir := fs.String("dir", "", "dataset folder (default $FITS_DATA/NAME)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	ds, err := canonicalDataset(*name)
+	if err != nil {
+		return err
+	}
+	d := datasetDir(ds, *dir)
+	if _, err := os.Stat(d); err != nil {
+		return badInput("--dir: %v", err)
+	}
+	var paths map[string]string
+	switch ds {
+	case "shd", "ssc":
+		paths, err = shd.EnsureCaches(d, ds, shd.DefaultBinning(), stderr)
+	case "gsc":
+		paths, err = gsc.EnsureCaches(d, mel.Default(), stderr)
+	case "dvs":
+		paths, err = dvs.EnsureCaches(d, dvs.DefaultFraming(), stderr)
+	case "mnist":
+		return badInput("mnist needs no conversion: its IDX files are read directly")
+	}
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(stdout, map[string]any{"dataset": ds, "caches": paths})
+	}
+	splits := make([]string, 0, len(paths))
+	for s := range paths {
+		splits = append(splits, s)
+	}
+	sort.Strings(splits)
+	for _, s := range splits {
+		fmt.Fprintf(stdout, "%-6s %s\n", s, paths[s])
+	}
+	return nil
+}
+
+func runDataSynth(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("data synth", stderr)
+	format := fs.String("format", "", "file format: shd, ssc, gsc, mnist, dvs")
+	out := fs.String("out", "", "output folder (created if missing)")
+	samples := fs.Int("samples", 0, "samples per split (shd/ssc, default 100), clips per word (gsc, default 3), images per split (mnist, default 100), users (dvs, default 3)")
+	seed := fs.Uint64("seed", 1, "random seed")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if strings.TrimSpace(*out) == "" {
+		return badInput("--out is required")
+	}
+	if *samples < 0 || *samples > 100000 {
+		return badInput("--samples: %d outside 0..100000", *samples)
+	}
+	n := func(def int) int {
+		if *samples == 0 {
+			return def
+		}
+		return *samples
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return badInput("--out: %v", err)
+	}
+	var err error
+	switch strings.ToLower(*format) {
+	case "shd", "ssc":
+		ds := strings.ToLower(*format)
+		err = synthSpikes(ds, *out, n(100), *seed)
+	case "gsc":
+		err = gsc.WriteSynth(*out, gsc.SynthConfig{PerWord: max(3, n(3)), Words: gsc.Classes, Duration: 1.0, Seed: *seed})
+	case "mnist":
+		err = mnist.WriteSynth(*out, n(100), *seed)
+	case "dvs":
+		users := max(2, n(3))
+		err = dvs.WriteSynth(*out, dvs.SynthConfig{Users: users, TrainUsers: users - 1, Gesture: 1.5, EventsPerSec: 5000, Seed: *seed})
+	case "":
+		return badInput("--format is required (valid: shd, ssc, gsc, mnist, dvs)")
+	default:
+		return badInput("--format: unknown format %q (valid: shd, ssc, gsc, mnist, dvs)", *format)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: synthetic files written to %s\n", strings.ToLower(*format), *out)
+	return nil
+}
+
+// synthSpikes writes every official split of shd or ssc with n samples each.
+func synthSpikes(ds, out string, n int, seed uint64) error {
+	splits, _ := shd.Splits(ds)
+	classes, _ := shd.Classes(ds)
+	keys := make([]string, classes)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("synthetic class %d", i)
+	}
+	for i, split := range splits {
+		sp, labels, err := shd.Synthesize(shd.SynthConfig{Samples: n, Classes: classes, MeanSpikes: 2000, Channels: shd.Channels, Duration: 1.0, Seed: seed + uint64(i)})
+		if err != nil {
+			return err
+		}
+		speakers := make([]int64, n)
+		for k := range speakers {
+			speakers[k] = int64(k % 12)
+		}
+		if err := shd.WriteFile(filepath.Join(out, shd.FileName(ds, split)), sp, labels, shd.WriteOptions{Keys: keys, Speakers: speakers}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fits-snn/fits/data/cache"
+)
+
+func runDataCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := runMain(append([]string{"data"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestDataBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"fly"},
+		{"download"},
+		{"download", "--dataset=imagenet"},
+		{"verify", "--dataset=x"},
+		{"convert", "--dataset=shd", "--dir=" + filepath.Join(t.TempDir(), "absent")},
+		{"convert", "--dataset=mnist", "--dir=" + t.TempDir()},
+		{"synth", "--format=shd"},
+		{"synth", "--format=wav", "--out=" + t.TempDir()},
+		{"synth", "--format=shd", "--out=" + t.TempDir(), "--samples=-3"},
+		{"synth", "--bogus"},
+		{"list", "extra"},
+	} {
+		code, _, stderr := runDataCLI(t, args...)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if code != 2 || !strings.HasPrefix(lines[len(lines)-1], "fits data: ") || strings.Contains(stderr, "goroutine") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
+
+func TestDataDownloadOffline(t *testing.T) {
+	old := dataHTTPClient
+	defer func() { dataHTTPClient = old }()
+	dataHTTPClient = &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return nil, &net.OpError{Op: "dial", Net: network, Err: errors.New("network is unreachable")}
+	}}}
+	for _, ds := range []string{"shd", "gsc", "dvs"} {
+		code, _, stderr := runDataCLI(t, "download", "--dataset="+ds, "--dir="+t.TempDir())
+		if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "offline") {
+			t.Errorf("%s offline: exit %d, stderr %q", ds, code, stderr)
+		}
+	}
+}
+
+func TestDataSynthConvert(t *testing.T) {
+	for _, tc := range []struct {
+		format string
+		n      string
+		caches []string // split names expected
+		shape  []int
+	}{
+		{"shd", "30", []string{"test", "train"}, []int{250, 140}},
+		{"ssc", "40", []string{"test", "train", "valid"}, []int{250, 140}},
+		{"gsc", "3", []string{"test", "train", "valid"}, []int{100, 40}},
+		{"dvs", "2", []string{"test", "train"}, []int{50, 2, 64, 64}},
+	} {
+		dir := t.TempDir()
+		code, _, stderr := runDataCLI(t, "synth", "--format="+tc.format, "--out="+dir, "--samples="+tc.n)
+		if code != 0 {
+			t.Fatalf("synth %s: exit %d %s", tc.format, code, stderr)
+		}
+		code, out, stderr := runDataCLI(t, "convert", "--dataset="+tc.format, "--dir="+dir)
+		if code != 0 {
+			t.Fatalf("convert %s: exit %d %s", tc.format, code, stderr)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != len(tc.caches) {
+			t.Fatalf("convert %s printed %q", tc.format, out)
+		}
+		for i, l := range lines {
+			f := strings.Fields(l)
+			if f[0] != tc.caches[i] {
+				t.Errorf("%s: line %q, want split %s", tc.format, l, tc.caches[i])
+			}
+			r, err := cache.Open(f[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Shape(); len(got) != len(tc.shape) || got[0] != tc.shape[0] || got[len(got)-1] != tc.shape[len(tc.shape)-1] {
+				t.Errorf("%s: cache shape %v, want %v", tc.format, got, tc.shape)
+			}
+			r.Close()
+		}
+		if !strings.Contains(stderr, "100%") {
+			t.Errorf("%s: no progress bar on stderr", tc.format)
+		}
+	}
+}
+
+func TestDataSynthMNISTAndVerify(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := runDataCLI(t, "synth", "--format=mnist", "--out="+dir, "--samples=10"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "t10k-labels-idx1-ubyte.gz")); err != nil {
+		t.Fatal(err)
+	}
+	// Synthetic files do not match the real MNIST checksums: verify fails with status 1.
+	code, out, _ := runDataCLI(t, "verify", "--dataset=mnist", "--dir="+dir)
+	if code != 1 || !strings.Contains(out, "mismatch") {
+		t.Errorf("verify synthetic mnist: exit %d, %q", code, out)
+	}
+	code, out, _ = runDataCLI(t, "verify", "--dataset=shd", "--dir="+t.TempDir(), "--json")
+	if code != 1 || !strings.Contains(out, `"state":"missing"`) {
+		t.Errorf("verify empty shd: exit %d, %q", code, out)
+	}
+	if code, out, _ := runDataCLI(t, "list", "--json"); code != 0 || !strings.Contains(out, `"dataset":"gsc"`) {
+		t.Errorf("list: %d %q", code, out)
+	}
+}
