@@ -220,3 +220,17 @@ func TestFiguresDir(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkCatalogPNG(b *testing.B) {
+	for b.Loop() {
+		for _, e := range Catalog() {
+			fig, err := e.Build()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := fig.PNG(DefaultDPI); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -322,7 +322,7 @@ var panelTemplate = template.Must(template.New("panel").Parse(`<div class="fits-
 <label for="{{.ID}}-taua">τa</label><input id="{{.ID}}-taua" data-param="taua" type="range" min="0" max="{{.TauA}}" step="1" value="{{.J}}"><span data-value="taua"></span>
 <label for="{{.ID}}-fstar">f*</label><input id="{{.ID}}-fstar" data-param="fstar" type="range" min="0" max="{{.FStar}}" step="1" value="{{.K}}"><span data-value="fstar"></span>
 </div>
-<div style="margin:2px 0 2px 40px"><span style="color:#0072B2">━ CT |H(jΩ)|, Theorem 1 (FS alone), peak at f* (dashed)</span> &nbsp; <span style="color:#D55E00">━ DT |H_d(e^jω)|, semi-implicit, Δt = {{.Dt}} s, peak f*_DT (dotted)</span></div>
+<div style="margin:2px 0 2px 40px"><span style="color:#0072B2">━ CT |H(jΩ)| (Theorem 1, FS alone), f* dashed</span> &nbsp; <span style="color:#D55E00">━ DT |H_d| (semi-implicit, Δt = {{.Dt}} s), f*_DT dotted</span></div>
 <svg width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" xmlns="http://www.w3.org/2000/svg" style="background:#fff">
 <g stroke="#e3e3e3" stroke-width="1">{{range .XTicks}}<line x1="{{.Pos}}" x2="{{.Pos}}" y1="{{$.PlotY0}}" y2="{{$.PlotY1}}"/>{{end}}{{range .YTicks}}<line x1="{{$.PlotX0}}" x2="{{$.PlotX1}}" y1="{{.Pos}}" y2="{{.Pos}}"/>{{end}}</g>
 <g font-size="11" fill="#333">{{range .XTicks}}<text x="{{.Pos}}" y="{{$.PlotY1}}" dy="14" text-anchor="middle">{{.Label}}</text>{{end}}{{range .YTicks}}<text x="{{$.PlotX0}}" y="{{.Pos}}" dx="-4" dy="4" text-anchor="end">{{.Label}}</text>{{end}}</g>

@@ -148,3 +148,15 @@ func TestNewPanelRejectsBadConfig(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkDefaultPanel(b *testing.B) {
+	for b.Loop() {
+		p, err := NewPanel(DefaultPanelConfig())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := p.HTML(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

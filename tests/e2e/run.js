@@ -8,7 +8,9 @@
 //     through the Run menu, waits until every cell has run, the kernel is idle and the panel is drawn.
 //  4. Moves two sliders of the interactive panel (a mouse drag on one, input/change events on another) and
 //     checks that the plotted SVG paths and the read-out change.
-//  5. Saves screenshots under test-output/e2e/, shuts JupyterLab down, exits non-zero on any failure.
+//  5. Saves the executed notebook, exports it to HTML with nbconvert, opens that file in the browser with
+//     no server behind it and checks that the panel still redraws when a slider moves.
+//  6. Saves screenshots under test-output/e2e/, shuts JupyterLab down, exits non-zero on any failure.
 //
 // Bounded: the whole run is aborted after E2E_TIMEOUT_S seconds (default 300).
 'use strict';
@@ -269,6 +271,45 @@ async function exercisePanel(page) {
   await panel.screenshot({ path: path.join(OUT, 'panel-after.png') });
 }
 
+// saveNotebook saves the open notebook (with its outputs) to the work copy through JupyterLab.
+async function saveNotebook(page) {
+  await page.evaluate(() => window.jupyterapp.commands.execute('docmanager:save'));
+  await page.waitForFunction(() => {
+    const w = window.jupyterapp.shell.currentWidget;
+    return w && w.context && !w.context.model.dirty;
+  }, null, { timeout: 30000 });
+  log('notebook saved with its outputs (work copy)');
+}
+
+// checkExportedHTML exports the saved work copy to HTML and checks the panel there, with no kernel and
+// no server: the data and the script travel inside the page.
+async function checkExportedHTML(context) {
+  const src = path.join(WORK, 'notebooks', NOTEBOOK);
+  const html = path.join(OUT, NOTEBOOK.replace(/\.ipynb$/, '.html'));
+  execFileSync(path.join(ROOT, '.venv', 'bin', 'jupyter'),
+    ['nbconvert', '--to', 'html', '--output-dir', OUT, src], { stdio: ['ignore', 'ignore', 'pipe'] });
+  check(fs.existsSync(html), `exported ${path.relative(ROOT, html)}`);
+  const page = await context.newPage();
+  try {
+    await page.goto('file://' + html, { waitUntil: 'domcontentloaded', timeout: 60000 });
+    const panel = page.locator('.fits-panel').first();
+    await panel.waitFor({ timeout: 30000 });
+    const readout = panel.locator('[data-role=readout]');
+    await page.waitForFunction((el) => el.textContent.includes('κ*'), await readout.elementHandle(), { timeout: 30000 });
+    const ct = panel.locator('path[data-curve=ct]');
+    const before = await ct.getAttribute('d');
+    await panel.locator('input[data-param=taua]').evaluate((el) => {
+      el.value = '0';
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    check((await ct.getAttribute('d')) !== before, 'exported HTML: CT path redrawn after the τa slider moved');
+    await panel.scrollIntoViewIfNeeded();
+    await panel.screenshot({ path: path.join(OUT, 'exported-panel.png') });
+  } finally {
+    await page.close();
+  }
+}
+
 async function main() {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: run make setup (apt-get install chromium)`);
   prepareWork();
@@ -297,12 +338,14 @@ async function main() {
       await checkOutputs(page);
       await exercisePanel(page);
       await page.screenshot({ path: path.join(OUT, 'notebook-final.png') });
+      await saveNotebook(page);
     } catch (e) {
       await page.screenshot({ path: path.join(OUT, 'failure.png') }).catch(() => {});
       throw e;
     }
     const panelErrors = consoleErrors.filter((e) => /fits|panel/i.test(e));
     check(panelErrors.length === 0, `no script error from the panel (${panelErrors.join('; ') || 'none'})`);
+    await checkExportedHTML(context);
   } finally {
     if (context) await context.close().catch(() => {});
     await stopLab(lab);
