@@ -13,6 +13,7 @@ import (
 
 	"github.com/fits-snn/fits/data/download"
 	"github.com/fits-snn/fits/data/dvs"
+	"github.com/fits-snn/fits/data/espeak"
 	"github.com/fits-snn/fits/data/gsc"
 	"github.com/fits-snn/fits/data/mel"
 	"github.com/fits-snn/fits/data/mnist"
@@ -35,8 +36,9 @@ verbs:
   verify   --dataset=NAME [--dir=DIR]    check downloaded files against their checksums
   convert  --dataset=NAME [--dir=DIR]    build the training caches (once; skipped when present)
   synth    --format=FMT --out=DIR        write small files in the official format of FMT
+  espeak   [--out=DIR]                   synthesise spoken digits with espeak-ng into SHD-format HDF5
 
-datasets: shd, ssc, gsc, dvs, mnist; formats: shd, ssc, gsc, mnist, dvs.
+datasets: shd, ssc, gsc, dvs, mnist (convert also: espeak); formats: shd, ssc, gsc, mnist, dvs.
 DIR defaults to $FITS_DATA/NAME (or the user cache folder + /fits/datasets/NAME).`
 
 // dataVerbs maps a verb to its implementation.
@@ -46,12 +48,13 @@ var dataVerbs = map[string]func(args []string, stdout, stderr io.Writer) error{
 	"verify":   runDataVerify,
 	"convert":  runDataConvert,
 	"synth":    runDataSynth,
+	"espeak":   runDataEspeak,
 }
 
 func runData(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, dataUsage)
-		return badInput("missing verb (valid: convert, download, list, synth, verify)")
+		return badInput("missing verb (valid: convert, download, espeak, list, synth, verify)")
 	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintln(stdout, dataUsage)
@@ -59,7 +62,7 @@ func runData(args []string, stdout, stderr io.Writer) error {
 	}
 	verb, ok := dataVerbs[args[0]]
 	if !ok {
-		return badInput("unknown verb %q (valid: convert, download, list, synth, verify)", args[0])
+		return badInput("unknown verb %q (valid: convert, download, espeak, list, synth, verify)", args[0])
 	}
 	return verb(args[1:], stdout, stderr)
 }
@@ -206,14 +209,18 @@ func runDataConvert(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	ds, err := canonicalDataset(*name)
-	if err != nil {
-		return err
+	ds := strings.ToLower(strings.TrimSpace(*name))
+	if ds != "espeak" {
+		var err error
+		if ds, err = canonicalDataset(*name); err != nil {
+			return err
+		}
 	}
 	d := datasetDir(ds, *dir)
-	if _, err := os.Stat(d); err != nil {
+	if _, err := os.Stat(d); err != nil && ds != "espeak" {
 		return badInput("--dir: %v", err)
 	}
+	var err error
 	var paths map[string]string
 	switch ds {
 	case "shd", "ssc":
@@ -222,6 +229,8 @@ func runDataConvert(args []string, stdout, stderr io.Writer) error {
 		paths, err = gsc.EnsureCaches(d, mel.Default(), stderr)
 	case "dvs":
 		paths, err = dvs.EnsureCaches(d, dvs.DefaultFraming(), stderr)
+	case "espeak":
+		paths, err = espeak.EnsureCaches(d, espeak.DefaultConfig(), shd.DefaultBinning(), stderr)
 	case "mnist":
 		return badInput("mnist needs no conversion: its IDX files are read directly")
 	}
@@ -288,6 +297,77 @@ func runDataSynth(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%s: synthetic files written to %s\n", strings.ToLower(*format), *out)
 	return nil
+}
+
+func runDataEspeak(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("data espeak", stderr)
+	def := espeak.DefaultConfig()
+	out := fs.String("out", "", "output folder (default $FITS_DATA/espeak)")
+	variants := fs.String("variants", strings.Join(def.Variants, ","), "espeak-ng voice variants of the training split")
+	testVariants := fs.String("test-variants", strings.Join(def.TestVariants, ","), "voice variants of the test split (held-out speakers)")
+	speeds := fs.String("speeds", "130,175", "speaking rates, words per minute")
+	pitches := fs.String("pitches", "35,65", "pitches, 0..99")
+	classes := fs.String("classes", "", "only these labels (0-9 English zero..nine, 10-19 German null..neun); empty means all 20")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	c := def
+	c.Variants, c.TestVariants = splitList(*variants), splitList(*testVariants)
+	var err error
+	if c.Speeds, err = parseIntList("speeds", *speeds, 80, 450); err != nil {
+		return err
+	}
+	if c.Pitches, err = parseIntList("pitches", *pitches, 0, 99); err != nil {
+		return err
+	}
+	if strings.TrimSpace(*classes) != "" {
+		labels, err := parseIntList("classes", *classes, 0, espeak.Classes-1)
+		if err != nil {
+			return err
+		}
+		for _, l := range labels {
+			c.Labels = append(c.Labels, int32(l))
+		}
+	}
+	if len(c.Variants) == 0 || len(c.TestVariants) == 0 || len(c.Speeds) == 0 || len(c.Pitches) == 0 {
+		return badInput("--variants, --test-variants, --speeds and --pitches must not be empty")
+	}
+	dir := datasetDir("espeak", *out)
+	err = espeak.Generate(context.Background(), c, dir, stderr)
+	if errors.Is(err, espeak.ErrNoSynthesizer) {
+		return badInput("%v", err)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "espeak: %s and %s written to %s\n", espeak.FileName("train"), espeak.FileName("test"), dir)
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// parseIntList parses comma-separated integers in [lo, hi].
+func parseIntList(name, s string, lo, hi int) ([]int, error) {
+	vals, err := parseFloatList(name, s)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, len(vals))
+	for i, v := range vals {
+		if v != float64(int(v)) || int(v) < lo || int(v) > hi {
+			return nil, badInput("--%s: %v is not an integer in %d..%d", name, v, lo, hi)
+		}
+		out[i] = int(v)
+	}
+	return out, nil
 }
 
 // synthSpikes writes every official split of shd or ssc with n samples each.

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,6 +36,10 @@ func TestDataBadInput(t *testing.T) {
 		{"synth", "--format=shd", "--out=" + t.TempDir(), "--samples=-3"},
 		{"synth", "--bogus"},
 		{"list", "extra"},
+		{"espeak", "--speeds=fast"},
+		{"espeak", "--pitches=120"},
+		{"espeak", "--variants="},
+		{"espeak", "--classes=20"},
 	} {
 		code, _, stderr := runDataCLI(t, args...)
 		lines := strings.Split(strings.TrimSpace(stderr), "\n")
@@ -122,5 +127,20 @@ func TestDataSynthMNISTAndVerify(t *testing.T) {
 	}
 	if code, out, _ := runDataCLI(t, "list", "--json"); code != 0 || !strings.Contains(out, `"dataset":"gsc"`) {
 		t.Errorf("list: %d %q", code, out)
+	}
+}
+
+func TestDataEspeak(t *testing.T) {
+	if _, err := exec.LookPath("espeak-ng"); err != nil {
+		t.Skip("espeak-ng not installed")
+	}
+	dir := t.TempDir()
+	code, out, stderr := runDataCLI(t, "espeak", "--out="+dir, "--variants=m1", "--test-variants=f2", "--speeds=170", "--pitches=50", "--classes=1,12")
+	if code != 0 || !strings.Contains(out, "espeak_train.h5") {
+		t.Fatalf("exit %d: %s %s", code, out, stderr)
+	}
+	code, out, stderr = runDataCLI(t, "convert", "--dataset=espeak", "--dir="+dir)
+	if code != 0 || !strings.Contains(out, "espeak_test.") {
+		t.Fatalf("convert: exit %d: %s %s", code, out, stderr)
 	}
 }

@@ -1,6 +1,6 @@
 // Package all registers every dataset of the toolkit with package data, so that data.Load finds
-// them by name: "synthetic", "smnist", "smnist-row", "shd", "shd-val", "ssc", "gsc" and
-// "dvsgesture". Import it for its side effect:
+// them by name: "synthetic", "smnist", "smnist-row", "shd", "shd-val", "ssc", "gsc",
+// "dvsgesture" and "espeak-digits" (generated with espeak-ng on first use). Import it for its side effect:
 //
 //	import _ "github.com/fits-snn/fits/data/all"
 //
@@ -9,6 +9,7 @@ package all
 
 import (
 	_ "github.com/fits-snn/fits/data/dvs"
+	_ "github.com/fits-snn/fits/data/espeak"
 	_ "github.com/fits-snn/fits/data/gsc"
 	_ "github.com/fits-snn/fits/data/mnist"
 	_ "github.com/fits-snn/fits/data/shd"

@@ -31,44 +31,57 @@ func ReadWAV(path string, rate int) ([]float64, error) {
 }
 
 // DecodeWAV decodes WAV bytes as ReadWAV does.
-func DecodeWAV(b []byte, rate int) (x []float64, err error) {
+func DecodeWAV(b []byte, rate int) ([]float64, error) {
+	x, got, err := DecodeWAVRate(b)
+	if err != nil {
+		return nil, err
+	}
+	if got != rate {
+		return nil, fmt.Errorf("sample rate %d Hz, want %d Hz", got, rate)
+	}
+	return x, nil
+}
+
+// DecodeWAVRate decodes mono 16-bit PCM WAV bytes at any rate and returns the samples in [-1, 1)
+// and the rate in Hz.
+func DecodeWAVRate(b []byte) (x []float64, rate int, err error) {
 	// The decoder can panic on some malformed chunk sizes; report those as errors.
 	defer func() {
 		if r := recover(); r != nil {
-			x, err = nil, fmt.Errorf("malformed WAV: %v", r)
+			x, rate, err = nil, 0, fmt.Errorf("malformed WAV: %v", r)
 		}
 	}()
 	if err := checkRIFF(b); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	d := wav.NewDecoder(bytes.NewReader(b))
 	if !d.IsValidFile() {
-		return nil, fmt.Errorf("not a valid WAV file (RIFF/WAVE header or fmt chunk missing)")
+		return nil, 0, fmt.Errorf("not a valid WAV file (RIFF/WAVE header or fmt chunk missing)")
 	}
 	if d.WavAudioFormat != 1 {
-		return nil, fmt.Errorf("WAV encoding %d, want 1 (PCM)", d.WavAudioFormat)
+		return nil, 0, fmt.Errorf("WAV encoding %d, want 1 (PCM)", d.WavAudioFormat)
 	}
 	if d.NumChans != 1 {
-		return nil, fmt.Errorf("%d channels, want mono", d.NumChans)
+		return nil, 0, fmt.Errorf("%d channels, want mono", d.NumChans)
 	}
 	if d.BitDepth != 16 {
-		return nil, fmt.Errorf("%d-bit samples, want 16-bit", d.BitDepth)
+		return nil, 0, fmt.Errorf("%d-bit samples, want 16-bit", d.BitDepth)
 	}
-	if int(d.SampleRate) != rate {
-		return nil, fmt.Errorf("sample rate %d Hz, want %d Hz", d.SampleRate, rate)
+	if d.SampleRate == 0 {
+		return nil, 0, fmt.Errorf("sample rate 0 Hz")
 	}
 	buf, err := d.FullPCMBuffer()
 	if err != nil {
-		return nil, fmt.Errorf("reading PCM data: %w", err)
+		return nil, 0, fmt.Errorf("reading PCM data: %w", err)
 	}
 	if d.PCMChunk != nil && d.PCMChunk.Size/2 > len(buf.Data) {
-		return nil, fmt.Errorf("truncated: data chunk declares %d samples, found %d", d.PCMChunk.Size/2, len(buf.Data))
+		return nil, 0, fmt.Errorf("truncated: data chunk declares %d samples, found %d", d.PCMChunk.Size/2, len(buf.Data))
 	}
 	x = make([]float64, len(buf.Data))
 	for i, v := range buf.Data {
 		x[i] = float64(v) / 32768
 	}
-	return x, nil
+	return x, int(d.SampleRate), nil
 }
 
 // checkRIFF walks the RIFF chunks before the decoder sees them: "RIFF", size, "WAVE", then chunks

@@ -1,0 +1,76 @@
+package espeak
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/data/cache"
+	"github.com/fits-snn/fits/data/download"
+	"github.com/fits-snn/fits/data/shd"
+)
+
+// Name is the registry name of the generated dataset.
+const Name = "espeak-digits"
+
+// smallN is the number of examples per split kept by Options.Small.
+const smallN = 128
+
+func init() {
+	data.Register(Name, "spoken digits (English and German) synthesised by espeak-ng, cochlea-encoded to 700 channels, binned like SHD [T=250, F=140]", func(o data.Options) (*data.Dataset, error) {
+		return LoadDataset(o, DefaultConfig(), shd.DefaultBinning(), os.Stderr)
+	})
+}
+
+// EnsureCaches generates the HDF5 files in dir when missing (needs espeak-ng), converts them with
+// the SHD binning once, and returns the cache paths by split.
+func EnsureCaches(dir string, c Config, b shd.Binning, w io.Writer) (map[string]string, error) {
+	out := map[string]string{}
+	for _, split := range []string{"train", "test"} {
+		dst := shd.CachePath(dir, "espeak", split, b)
+		if r, err := cache.Open(dst); err == nil {
+			r.Close()
+			out[split] = dst
+			continue
+		}
+		src := filepath.Join(dir, FileName(split))
+		if _, err := os.Stat(src); err != nil {
+			if err := Generate(context.Background(), c, dir, w); err != nil {
+				return nil, fmt.Errorf("generating %s: %w", dir, err)
+			}
+		}
+		if _, err := shd.Convert(src, dst, "espeak", split, Classes, b, w); err != nil {
+			return nil, err
+		}
+		out[split] = dst
+	}
+	return out, nil
+}
+
+// LoadDataset loads (generating and converting on first use) the dataset from o.Dir, default
+// download.DefaultDir("espeak"). It has train and test splits only.
+func LoadDataset(o data.Options, c Config, b shd.Binning, w io.Writer) (*data.Dataset, error) {
+	dir := o.Dir
+	if dir == "" {
+		dir = download.DefaultDir("espeak")
+	}
+	paths, err := EnsureCaches(dir, c, b, w)
+	if err != nil {
+		return nil, err
+	}
+	limit := 0
+	if o.Small {
+		limit = smallN
+	}
+	d := &data.Dataset{Name: Name, Classes: Classes, Dt: b.Dt()}
+	if d.Train, err = cache.LoadSet(paths["train"], limit); err != nil {
+		return nil, err
+	}
+	if d.Test, err = cache.LoadSet(paths["test"], limit); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
