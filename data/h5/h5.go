@@ -27,10 +27,13 @@ static herr_t fits_h5_walk(unsigned n, const H5E_error2_t *e, void *data) {
 	return 0;
 }
 
-// fits_h5_last_error copies the innermost message of the current HDF5 error stack into out[256].
-static void fits_h5_last_error(char *out) {
-	out[0] = 0;
-	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, fits_h5_walk, out);
+// fits_h5_last_error copies the outermost and the innermost messages of the current HDF5 error
+// stack into outer[256] and inner[256], then clears the stack.
+static void fits_h5_last_error(char *outer, char *inner) {
+	outer[0] = 0;
+	inner[0] = 0;
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, fits_h5_walk, outer);
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, fits_h5_walk, inner);
 	H5Eclear2(H5E_DEFAULT);
 }
 
@@ -184,15 +187,19 @@ func init() {
 	C.fits_h5_silence()
 }
 
-// lastError returns the innermost message of the HDF5 error stack, or what when there is none.
+// lastError describes the current HDF5 error stack by its outermost and innermost messages (the
+// innermost names the cause, e.g. "truncated file: eof = ..."), or returns what when it is empty.
 func lastError(what string) error {
-	var buf [256]C.char
-	C.fits_h5_last_error(&buf[0])
-	msg := C.GoString(&buf[0])
-	if msg == "" {
+	var outer, inner [256]C.char
+	C.fits_h5_last_error(&outer[0], &inner[0])
+	o, i := C.GoString(&outer[0]), C.GoString(&inner[0])
+	switch {
+	case o == "" && i == "":
 		return errors.New(what)
+	case o == i || i == "":
+		return fmt.Errorf("%s: %s", what, o)
 	}
-	return fmt.Errorf("%s: %s", what, msg)
+	return fmt.Errorf("%s: %s: %s", what, o, i)
 }
 
 // Type is an element type of a dataset written by this package: the HDF5 little-endian standard
@@ -232,8 +239,8 @@ func Open(path string) (*File, error) {
 		return nil, err
 	}
 	if !hdf5.IsHDF5(path) {
-		var buf [256]C.char
-		C.fits_h5_last_error(&buf[0])
+		var a, b [256]C.char
+		C.fits_h5_last_error(&a[0], &b[0])
 		return nil, fmt.Errorf("%s: not an HDF5 file (no HDF5 signature)", path)
 	}
 	f, err := hdf5.OpenFile(path, hdf5.F_ACC_RDONLY)

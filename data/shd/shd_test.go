@@ -211,7 +211,7 @@ func TestOpenErrors(t *testing.T) {
 		{fewLabels, "2 labels but 3 spike time rows"},
 		{rowMismatch, "sample 0 has 5 spike times but 4 units"},
 		{badUnit, "unit 700 outside 0..699"},
-		{truncated, ""},
+		{truncated, "truncated file"},
 		{filepath.Join(dir, "absent.h5"), "no such file"},
 	} {
 		_, err := Convert(tc.path, filepath.Join(dir, "out.fitsds"), SHD, "train", SHDClasses, DefaultBinning(), nil)
