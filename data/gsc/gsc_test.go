@@ -196,3 +196,25 @@ func FuzzDecodeWAV(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkClip measures one clip of the conversion: read a 1 s WAV and compute its log-Mel.
+func BenchmarkClip(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "a.wav")
+	x := make([]float64, SampleRate)
+	for i := range x {
+		x[i] = 0.3 * math.Sin(float64(i)/3)
+	}
+	if err := WriteWAV(p, x, SampleRate); err != nil {
+		b.Fatal(err)
+	}
+	e, _ := mel.New(mel.Default())
+	out := make([]float32, 4000)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		y, err := ReadWAV(p, SampleRate)
+		if err != nil {
+			b.Fatal(err)
+		}
+		e.LogMel(y, out)
+	}
+}
