@@ -6,13 +6,13 @@ export GOMLX_NO_AUTO_INSTALL := 1
 
 FITS := bin/fits
 
-.PHONY: all setup build demo test check fmt-check vet gotest figures clean help
+.PHONY: all setup build demo test check fmt-check vet gotest fuzz figures clean help
 all: build
 
 help:
 	@echo "make setup      install Go modules, the XLA plugin, JupyterLab + GoNB (idempotent)"
 	@echo "make demo       theory figures + paper-vs-ours tables"
-	@echo "make test       gofmt, go vet, go test, notebooks headless, browser test"
+	@echo "make test       gofmt, go vet, go test, fuzz targets briefly, notebooks headless, browser test"
 	@echo "make lab        JupyterLab with the GoNB kernel on localhost"
 	@echo "make notebooks  execute every notebook headless"
 	@echo "make e2e        real-browser test of notebook 01"
@@ -44,9 +44,13 @@ vet:
 gotest:
 	FITS_REQUIRE_XLA=1 go test -count=1 ./...
 
+# Every fuzz target briefly (FUZZTIME, default 5s each).
+fuzz:
+	@bash scripts/fuzz.sh
+
 check: fmt-check vet gotest
 
-test: setup check notebooks e2e
+test: setup check fuzz notebooks e2e
 
 clean:
 	rm -rf bin test-output notebooks/.executed
