@@ -1,0 +1,134 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/fits/train"
+)
+
+func init() {
+	register(&command{
+		name:    "train",
+		summary: "train a FiTS network (checkpoint every epoch, --resume, result.json)",
+		run:     runTrain,
+	})
+}
+
+// trainFlags are the flags of `fits train` bound to a configuration.
+type trainFlags struct {
+	cfg                      train.Config
+	protocol                 string
+	out, dataDir, backend    string
+	resume, asJSON, quiet    bool
+	lr, dropout, seed, small string
+}
+
+func runTrain(args []string, stdout, stderr io.Writer) error {
+	d := train.DefaultConfig()
+	f := trainFlags{cfg: d}
+	fs := newFlagSet("train", stderr)
+	fs.StringVar(&f.cfg.Dataset, "dataset", d.Dataset, "dataset name (see `fits data list`; synthetic is embedded)")
+	fs.StringVar(&f.cfg.Model, "model", d.Model, "neuron of the hidden layers: lif, adaptlif, fs-frozen, fs, fsts")
+	fs.IntVar(&f.cfg.M, "m", d.M, "TS cascade order M (fsts: >= 1; other models: 0)")
+	fs.IntVar(&f.cfg.Width, "width", d.Width, "neurons per hidden layer")
+	fs.IntVar(&f.cfg.Epochs, "epochs", d.Epochs, "training epochs")
+	fs.IntVar(&f.cfg.Batch, "batch", d.Batch, "examples per step")
+	fs.StringVar(&f.lr, "lr", fmt.Sprint(d.LR), "peak learning rate of Adam (cosine-annealed to 0)")
+	fs.StringVar(&f.dropout, "dropout", fmt.Sprint(d.Dropout), "dropout probability of hidden neurons")
+	fs.StringVar(&f.seed, "seed", fmt.Sprint(d.Seed), "random seed (initialization, example order, dropout)")
+	fs.StringVar(&f.protocol, "protocol", string(d.Protocol), "model selection: best-test, val-split, official-val")
+	fs.StringVar(&f.cfg.Readout, "readout", d.Readout, "classifier readout: mean, li-max, li-mean")
+	fs.StringVar(&f.out, "out", "", "run directory for checkpoints and result.json (default runs/DATASET-MODEL-mM-wW-sSEED)")
+	fs.BoolVar(&f.resume, "resume", false, "continue the run in --out from its latest checkpoint (its saved configuration wins)")
+	fs.BoolVar(&f.asJSON, "json", false, "print the result as one JSON object on stdout")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar on stderr")
+	fs.BoolVar(&f.cfg.Small, "small", false, "use the dataset's reduced version (tests and smoke runs)")
+	fs.StringVar(&f.dataDir, "data-dir", "", "dataset folder (default $FITS_DATA/NAME)")
+	backend := backendFlag(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	f.backend = *backend
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	out := f.out
+	if out == "" {
+		out = filepath.Join("runs", fmt.Sprintf("%s-%s-m%d-w%d-s%d", cfg.Dataset, cfg.Model, cfg.M, cfg.Width, cfg.Seed))
+	}
+	if !f.resume && train.HasCheckpoint(out) {
+		return badInput("--out=%s already holds a run (add --resume to continue it, or choose another --out)", out)
+	}
+	b, err := openBackend(f.backend)
+	if err != nil {
+		return err
+	}
+	opts := train.Options{Dir: out, Resume: f.resume, Backend: b, DataDir: f.dataDir}
+	if !f.quiet {
+		opts.Progress = train.TerminalProgress(stderr)
+	}
+	res, err := train.TrainModel(cfg, opts)
+	if err != nil {
+		var unknown *data.UnknownError
+		if errors.As(err, &unknown) || errors.Is(err, train.ErrRunExists) {
+			return badInput("%v", err)
+		}
+		return err
+	}
+	if f.asJSON {
+		return writeJSON(stdout, res)
+	}
+	printResult(stdout, res, out)
+	return nil
+}
+
+// config turns the flags into a validated configuration; invalid values are bad input (exit status 2)
+// and unknown names list the valid ones.
+func (f *trainFlags) config() (train.Config, error) {
+	cfg := f.cfg
+	var err error
+	if cfg.LR, err = parseFloat("lr", f.lr); err != nil {
+		return cfg, err
+	}
+	if cfg.Dropout, err = parseFloat("dropout", f.dropout); err != nil {
+		return cfg, err
+	}
+	seed, err := parseFloat("seed", f.seed)
+	if err != nil || seed != float64(int64(seed)) {
+		return cfg, badInput("--seed: %q is not an integer", f.seed)
+	}
+	cfg.Seed = int64(seed)
+	p, err := train.ParseProtocol(f.protocol)
+	if err != nil {
+		return cfg, badInput("--protocol: %v", err)
+	}
+	cfg.Protocol = p
+	if err := cfg.Validate(); err != nil {
+		return cfg, badInput("%v", err)
+	}
+	return cfg, nil
+}
+
+func printResult(w io.Writer, r *train.Result, dir string) {
+	fmt.Fprintf(w, "%s on %s (M=%d, width %d, seed %d, %d parameters, %s, %s)\n",
+		r.Model, r.Dataset, r.M, r.Width, r.Seed, r.ParameterCount, r.Protocol, r.Backend)
+	if r.BestValAcc != nil {
+		fmt.Fprintf(w, "  best val acc      %6.2f%% (epoch %d)\n", 100**r.BestValAcc, r.BestEpoch)
+		fmt.Fprintf(w, "  test at best val  %6.2f%%\n", 100**r.TestAccAtBestVal)
+	}
+	fmt.Fprintf(w, "  best test acc     %6.2f%%\n", 100*r.BestTestAcc)
+	fmt.Fprintf(w, "  final test acc    %6.2f%%\n", 100*r.FinalTestAcc)
+	rates := make([]string, len(r.FiringRates))
+	for i, v := range r.FiringRates {
+		rates[i] = fmt.Sprintf("%.2f%%", 100*v)
+	}
+	fmt.Fprintf(w, "  firing rates      %s (spikes per neuron per bin)\n", strings.Join(rates, ", "))
+	fmt.Fprintf(w, "  wall time         %.1f s (compile %.1f s)\n", r.WallSeconds, r.CompileSeconds)
+	fmt.Fprintf(w, "  result            %s\n", filepath.Join(dir, train.ResultFile))
+}

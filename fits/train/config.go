@@ -1,0 +1,261 @@
+// Package train trains and evaluates the networks of fits/model on the datasets of package data, with the
+// paper's recipe (Section 4, "Training details"): cross-entropy loss, Adam, a cosine-annealed learning rate
+// over the whole run, batch size 128, 100 epochs, no weight decay, normalization or augmentation.
+//
+// A run is described by a Config, which is stored as GoMLX context hyperparameters (the house style of
+// GoMLX's examples) and travels inside every checkpoint. TrainModel writes a checkpoint after every epoch
+// into the run's directory (pkg/ml/context/checkpoints; resuming continues bit-for-bit where the last
+// checkpoint left off), reports progress through a callback (TerminalProgress draws a progress bar), and
+// writes result.json with the per-epoch curves and the protocol's summary numbers. Evaluate reloads a
+// checkpoint and measures it again.
+//
+// Model selection protocols (Section 4.1): best-test reports the best test accuracy over training;
+// val-split holds out 20% of the training set (stratified, fixed seed) as validation and reports the test
+// accuracy at the epoch of best validation accuracy; official-val does the same with the dataset's own
+// validation split.
+//
+// Accuracies are fractions in [0, 1]. Firing rates are mean spikes per neuron per time bin (a fraction;
+// divide by Δt for Hz).
+package train
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fits-snn/fits/data"
+	_ "github.com/fits-snn/fits/data/synth" // registers the embedded default dataset, "synthetic"
+	"github.com/fits-snn/fits/fits/model"
+	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/fits/theory"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// Protocol is a model-selection protocol.
+type Protocol string
+
+const (
+	// BestTest reports the best test accuracy over the epochs (the common SHD protocol).
+	BestTest Protocol = "best-test"
+	// ValSplit holds out ValFraction of the training set as validation and reports the test accuracy at the
+	// epoch of best validation accuracy (the paper's SHD* protocol).
+	ValSplit Protocol = "val-split"
+	// OfficialVal uses the dataset's validation split and reports the test accuracy at the epoch of best
+	// validation accuracy (SSC, GSC).
+	OfficialVal Protocol = "official-val"
+)
+
+// ValFraction is the fraction of the training set that ValSplit holds out.
+const ValFraction = 0.2
+
+// ValSplitSeed fixes the examples that ValSplit holds out, the same for every run and seed.
+const ValSplitSeed = 20240
+
+// Protocols lists the valid protocols.
+func Protocols() []Protocol { return []Protocol{BestTest, ValSplit, OfficialVal} }
+
+// ParseProtocol returns the protocol named s.
+func ParseProtocol(s string) (Protocol, error) {
+	for _, p := range Protocols() {
+		if s == string(p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("unknown protocol %q (valid: %s)", s, strings.Join(protocolNames(), ", "))
+}
+
+func protocolNames() []string {
+	var out []string
+	for _, p := range Protocols() {
+		out = append(out, string(p))
+	}
+	return out
+}
+
+// Config describes one training run.
+type Config struct {
+	// Dataset is the registered dataset name (package data), e.g. "synthetic".
+	Dataset string `json:"dataset"`
+	// Small asks the dataset for its reduced version (tests and smoke runs).
+	Small bool `json:"small,omitempty"`
+	// Model is the neuron kind of the hidden layers: lif, adaptlif, fs-frozen, fs or fsts.
+	Model string `json:"model"`
+	// M is the TS cascade order (fsts only; 0 otherwise).
+	M int `json:"m"`
+	// Width is the number of neurons of each hidden layer (the fully connected block for event data).
+	Width int `json:"width"`
+	// Epochs is the number of passes over the training set.
+	Epochs int `json:"epochs"`
+	// Batch is the number of examples per step.
+	Batch int `json:"batch"`
+	// LR is Adam's peak learning rate, annealed to 0 by a cosine over the run.
+	LR float64 `json:"lr"`
+	// Dropout is the probability of dropping a hidden neuron (time-shared mask, see model.TimeSharedDropout).
+	Dropout float64 `json:"dropout"`
+	// Seed fixes the initialization, the order of the examples and the dropout masks.
+	Seed int64 `json:"seed"`
+	// Protocol is the model-selection protocol.
+	Protocol Protocol `json:"protocol"`
+	// Readout is the classifier's readout (model.Readouts); "" means the model's default.
+	Readout string `json:"readout,omitempty"`
+}
+
+// DefaultConfig returns the paper's recipe (100 epochs, batch 128) with the defaults of this toolkit for
+// the embedded synthetic task: FS neurons, width 64, learning rate 5e-3, no dropout, seed 1, best-test.
+func DefaultConfig() Config {
+	return Config{
+		Dataset:  "synthetic",
+		Model:    neuron.FS.String(),
+		Width:    64,
+		Epochs:   100,
+		Batch:    128,
+		LR:       5e-3,
+		Dropout:  0,
+		Seed:     1,
+		Protocol: BestTest,
+		Readout:  string(model.ReadoutMean),
+	}
+}
+
+// Validate reports the first invalid field. Errors for unknown names list the valid ones.
+func (c Config) Validate() error {
+	if !contains(data.Names(), c.Dataset) {
+		return &data.UnknownError{Name: c.Dataset, Valid: data.Names()}
+	}
+	kind, err := neuron.ParseKind(c.Model)
+	if err != nil {
+		return fmt.Errorf("unknown model %q (valid: %s)", c.Model, strings.Join(kindNames(), ", "))
+	}
+	if _, err := ParseProtocol(string(c.Protocol)); err != nil {
+		return err
+	}
+	if c.Readout != "" {
+		if _, err := model.ParseReadout(c.Readout); err != nil {
+			return err
+		}
+	}
+	switch {
+	case kind == neuron.FSTS && c.M < 1:
+		return fmt.Errorf("model fsts needs --m >= 1, got %d", c.M)
+	case kind != neuron.FSTS && c.M != 0:
+		return fmt.Errorf("model %s has no TS module: --m must be 0, got %d", kind, c.M)
+	case c.M > 16:
+		return fmt.Errorf("TS order m=%d is too large (at most 16)", c.M)
+	case c.Width < 1:
+		return fmt.Errorf("width must be at least 1, got %d", c.Width)
+	case c.Epochs < 1:
+		return fmt.Errorf("epochs must be at least 1, got %d", c.Epochs)
+	case c.Batch < 1:
+		return fmt.Errorf("batch must be at least 1, got %d", c.Batch)
+	case !(c.LR > 0) || c.LR > 10:
+		return fmt.Errorf("learning rate must be in (0, 10], got %g", c.LR)
+	case !(c.Dropout >= 0 && c.Dropout < 1):
+		return fmt.Errorf("dropout must be in [0, 1), got %g", c.Dropout)
+	}
+	return nil
+}
+
+// Kind returns the neuron kind of Model (LIF if the name is invalid; call Validate first).
+func (c Config) Kind() neuron.Kind {
+	k, _ := neuron.ParseKind(c.Model)
+	return k
+}
+
+func kindNames() []string {
+	var out []string
+	for _, k := range neuron.Kinds() {
+		out = append(out, k.String())
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Hyperparameter keys under which a Config is stored in a GoMLX context (and so in every checkpoint).
+const (
+	ParamDataset  = "dataset"
+	ParamSmall    = "dataset_small"
+	ParamModel    = "model"
+	ParamM        = "m"
+	ParamWidth    = "width"
+	ParamEpochs   = "epochs"
+	ParamBatch    = "batch_size"
+	ParamLR       = "learning_rate"
+	ParamDropout  = "dropout"
+	ParamSeed     = "seed"
+	ParamProtocol = "protocol"
+	ParamReadout  = "readout"
+)
+
+// SetParams stores the configuration as hyperparameters of ctx.
+func (c Config) SetParams(ctx *context.Context) {
+	ctx.SetParams(map[string]any{
+		ParamDataset:  c.Dataset,
+		ParamSmall:    c.Small,
+		ParamModel:    c.Model,
+		ParamM:        c.M,
+		ParamWidth:    c.Width,
+		ParamEpochs:   c.Epochs,
+		ParamBatch:    c.Batch,
+		ParamLR:       c.LR,
+		ParamDropout:  c.Dropout,
+		ParamSeed:     c.Seed,
+		ParamProtocol: string(c.Protocol),
+		ParamReadout:  c.Readout,
+	})
+}
+
+// ConfigFromContext reads a configuration stored by SetParams (missing keys take DefaultConfig's values).
+func ConfigFromContext(ctx *context.Context) Config {
+	d := DefaultConfig()
+	return Config{
+		Dataset:  context.GetParamOr(ctx, ParamDataset, d.Dataset),
+		Small:    context.GetParamOr(ctx, ParamSmall, d.Small),
+		Model:    context.GetParamOr(ctx, ParamModel, d.Model),
+		M:        context.GetParamOr(ctx, ParamM, d.M),
+		Width:    context.GetParamOr(ctx, ParamWidth, d.Width),
+		Epochs:   context.GetParamOr(ctx, ParamEpochs, d.Epochs),
+		Batch:    context.GetParamOr(ctx, ParamBatch, d.Batch),
+		LR:       context.GetParamOr(ctx, ParamLR, d.LR),
+		Dropout:  context.GetParamOr(ctx, ParamDropout, d.Dropout),
+		Seed:     context.GetParamOr(ctx, ParamSeed, d.Seed),
+		Protocol: Protocol(context.GetParamOr(ctx, ParamProtocol, string(d.Protocol))),
+		Readout:  context.GetParamOr(ctx, ParamReadout, d.Readout),
+	}
+}
+
+// NeuronConfig returns the neuron constants for a dataset (Appendix B, table of neuron constants): GSC's
+// (τm = 0.1 s, τa = 0.5 s, f* in [1, 30] Hz) for "gsc", the SHD/SSC ones (τm = 0.04 s, τa = 0.2 s, f* in
+// [1, 50] Hz) otherwise, always with the dataset's time bin as Δt. The target range is capped at the
+// stable limit of the semi-implicit update for that Δt.
+func NeuronConfig(kind neuron.Kind, order int, ds *data.Dataset) (neuron.Config, error) {
+	n := neuron.DefaultConfig(kind, order)
+	if strings.EqualFold(ds.Name, "gsc") {
+		n.TauM, n.TauA = theory.GSC.TauM, theory.GSC.TauA
+		n.FMaxHz = 30
+	}
+	n.Dt = ds.Dt
+	if n.Dt >= n.TauM/2 {
+		// Coarse bins (event cameras): keep μΔt at most 1/2.
+		n.TauM, n.TauA = 5*n.Dt, 25*n.Dt
+	}
+	if kind.HasTargetFrequency() {
+		fmax, err := n.MaxTargetHz()
+		if err != nil {
+			return n, err
+		}
+		if n.FMaxHz > fmax {
+			n.FMaxHz = fmax
+		}
+		if n.FMinHz > n.FMaxHz {
+			n.FMinHz = n.FMaxHz / 10
+		}
+	}
+	return n, n.Validate()
+}

@@ -1,0 +1,95 @@
+package train
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/fits-snn/fits/fits/model"
+	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
+)
+
+// EvalResult is what Evaluate measures on a checkpoint.
+type EvalResult struct {
+	Dataset        string `json:"dataset"`
+	Model          string `json:"model"`
+	M              int    `json:"m"`
+	Width          int    `json:"width"`
+	Seed           int64  `json:"seed"`
+	ParameterCount int    `json:"parameter_count"`
+	// Checkpoint is the directory evaluated; Epoch the number of epochs trained when it was saved.
+	Checkpoint string `json:"checkpoint"`
+	Epoch      int    `json:"epoch"`
+	// ValAcc and ValLoss are measured on the protocol's validation split (nil under best-test).
+	ValAcc  *float64 `json:"val_acc"`
+	ValLoss *float64 `json:"val_loss"`
+	// TestAcc and TestLoss are measured on the test split (mean cross-entropy).
+	TestAcc  float64 `json:"test_acc"`
+	TestLoss float64 `json:"test_loss"`
+	// FiringRates are the hidden layers' mean spikes per neuron per time bin on the test split.
+	FiringRates []float64 `json:"firing_rates"`
+	Protocol    Protocol  `json:"protocol"`
+	Backend     string    `json:"backend"`
+	WallSeconds float64   `json:"wall_seconds"`
+}
+
+// Evaluate loads the latest checkpoint in dir (written by TrainModel) and measures the network on the
+// protocol's validation split and on the test split, without dropout. The configuration comes from the
+// checkpoint; opts.Dir and opts.Resume are ignored.
+func Evaluate(dir string, opts Options) (*EvalResult, error) {
+	started := time.Now()
+	if !HasCheckpoint(dir) {
+		return nil, fmt.Errorf("no checkpoint in %s", dir)
+	}
+	ctx, err := newContext(DefaultConfig())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := checkpoints.Load(ctx).Dir(dir).Done(); err != nil {
+		return nil, fmt.Errorf("loading checkpoint %s: %w", dir, err)
+	}
+	cfg := ConfigFromContext(ctx)
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
+	}
+	history, _, err := loadState(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := loadDataset(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := protocolSplits(cfg.Protocol, ds)
+	if err != nil {
+		return nil, err
+	}
+	net, err := NewNetwork(cfg, ds)
+	if err != nil {
+		return nil, err
+	}
+	b, backendName, err := backendOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	r, err := newRunner(cfg, ds, sp, net, ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	res := &EvalResult{
+		Dataset: cfg.Dataset, Model: cfg.Model, M: cfg.M, Width: cfg.Width, Seed: cfg.Seed,
+		Checkpoint: dir, Epoch: len(history), Protocol: cfg.Protocol, Backend: backendName,
+	}
+	if sp.val != nil {
+		loss, acc, _, err := r.evaluate(sp.val)
+		if err != nil {
+			return nil, err
+		}
+		res.ValAcc, res.ValLoss = &acc, &loss
+	}
+	if res.TestLoss, res.TestAcc, res.FiringRates, err = r.evaluate(sp.test); err != nil {
+		return nil, err
+	}
+	res.ParameterCount = model.CountParams(ctx.In(modelScope))
+	res.WallSeconds = time.Since(started).Seconds()
+	return res, nil
+}

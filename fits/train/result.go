@@ -1,0 +1,144 @@
+package train
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// ResultFile is the name of the result file written into a run's directory.
+const ResultFile = "result.json"
+
+// Epoch holds the measurements of one epoch.
+type Epoch struct {
+	// Epoch is the 1-based epoch number.
+	Epoch int `json:"epoch"`
+	// Loss is the mean cross-entropy over the epoch's training examples (training mode, with dropout).
+	Loss float64 `json:"loss"`
+	// TrainAcc is the accuracy on the training examples during the epoch (training mode).
+	TrainAcc float64 `json:"train_acc"`
+	// ValAcc is the accuracy on the validation split after the epoch (nil under best-test).
+	ValAcc *float64 `json:"val_acc"`
+	// TestAcc is the accuracy on the test split after the epoch.
+	TestAcc float64 `json:"test_acc"`
+	// FiringRates are the mean spikes per neuron per time bin of each hidden layer over the epoch's
+	// training examples.
+	FiringRates []float64 `json:"firing_rates"`
+	// EvalFiringRates are the same measured after the epoch, without dropout, on the selection split
+	// (validation if the protocol has one, else test).
+	EvalFiringRates []float64 `json:"eval_firing_rates"`
+	// LR is the learning rate of the epoch's last step.
+	LR float64 `json:"lr"`
+	// Seconds is the wall time of the epoch (training and evaluation).
+	Seconds float64 `json:"seconds"`
+}
+
+// Result is the content of result.json.
+type Result struct {
+	Dataset        string `json:"dataset"`
+	Model          string `json:"model"`
+	M              int    `json:"m"`
+	Width          int    `json:"width"`
+	Seed           int64  `json:"seed"`
+	ParameterCount int    `json:"parameter_count"`
+	// BestValAcc is the best validation accuracy (nil under best-test).
+	BestValAcc *float64 `json:"best_val_acc"`
+	// TestAccAtBestVal is the test accuracy at the first epoch reaching BestValAcc (nil under best-test).
+	TestAccAtBestVal *float64 `json:"test_acc_at_best_val"`
+	// BestTestAcc is the best test accuracy over the epochs.
+	BestTestAcc float64 `json:"best_test_acc"`
+	// BestEpoch is the 1-based epoch the protocol selects: best validation accuracy, or best test accuracy
+	// under best-test (the first one on ties).
+	BestEpoch int `json:"best_epoch"`
+	// FinalTestAcc is the test accuracy after the last epoch.
+	FinalTestAcc float64 `json:"final_test_acc"`
+	// Epochs are the per-epoch curves.
+	Epochs []Epoch `json:"epochs"`
+	// FiringRates are the hidden layers' mean spikes per neuron per time bin after the last epoch, without
+	// dropout, on the selection split (validation if the protocol has one, else test).
+	FiringRates []float64 `json:"firing_rates"`
+	// WallSeconds is the total wall time of the run, summed over resumed segments.
+	WallSeconds float64 `json:"wall_seconds"`
+	// CompileSeconds is the time spent building and compiling the graphs in the last segment.
+	CompileSeconds float64 `json:"compile_seconds"`
+	// Backend is the GoMLX backend configuration the run used, e.g. "xla:cpu".
+	Backend string `json:"backend"`
+	// Protocol, Classes and Config complete the description of the run.
+	Protocol Protocol `json:"protocol"`
+	Classes  int      `json:"classes"`
+	Config   Config   `json:"config"`
+}
+
+// summarize fills the protocol's summary numbers from the epochs.
+func (r *Result) summarize() {
+	r.BestTestAcc = math.Inf(-1)
+	bestVal := math.Inf(-1)
+	r.BestValAcc, r.TestAccAtBestVal = nil, nil
+	for _, e := range r.Epochs {
+		if e.TestAcc > r.BestTestAcc {
+			r.BestTestAcc = e.TestAcc
+			if r.Protocol == BestTest {
+				r.BestEpoch = e.Epoch
+			}
+		}
+		if e.ValAcc != nil && *e.ValAcc > bestVal {
+			bestVal = *e.ValAcc
+			v, t := *e.ValAcc, e.TestAcc
+			r.BestValAcc, r.TestAccAtBestVal = &v, &t
+			r.BestEpoch = e.Epoch
+		}
+	}
+	if len(r.Epochs) > 0 {
+		last := r.Epochs[len(r.Epochs)-1]
+		r.FinalTestAcc = last.TestAcc
+		r.FiringRates = last.EvalFiringRates
+	} else {
+		r.BestTestAcc = 0
+	}
+}
+
+// WriteResult writes r as indented JSON to dir/result.json, atomically (write then rename).
+func WriteResult(dir string, r *Result) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, ResultFile), append(b, '\n'))
+}
+
+// ReadResult reads dir/result.json.
+func ReadResult(dir string) (*Result, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ResultFile))
+	if err != nil {
+		return nil, err
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ResultFile), err)
+	}
+	return &r, nil
+}
+
+func writeFileAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
