@@ -19,7 +19,8 @@ import (
 // concatenation. anchor receives an adjoint at all only through a consumer on a path to the output: link,
 // a scalar that is always 0 (Where with a constant true condition) but depends on one element of anchor
 // (Gather, whose gradient is a ScatterSum that anchor ignores and the compiler discards). link is added
-// to the first slice.
+// to every slice, so that anchor receives an adjoint whenever any slice does (XLA folds the additions of
+// zero away).
 func unstack(x *Node, axis int) []*Node {
 	g := x.Graph()
 	axis = AdjustAxisToOperandRank(x, axis)
@@ -56,6 +57,8 @@ func unstack(x *Node, axis int) []*Node {
 	flat := Reshape(anchor, x.Shape().Size())
 	elem := Gather(flat, Const(g, []int32{0}))
 	link := Where(Const(g, true), ScalarZero(g, x.DType()), elem)
-	out[0] = Add(out[0], link)
+	for i := range out {
+		out[i] = Add(out[i], link)
+	}
 	return out
 }
