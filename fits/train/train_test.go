@@ -1,0 +1,365 @@
+package train
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/data/synth"
+	"github.com/fits-snn/fits/xla"
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+func testBackend(t testing.TB) backends.Backend {
+	t.Helper()
+	xla.SetAnnounceWriter(nil)
+	b, err := xla.Backend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// tinyDataset is a synthetic task small enough that a training graph compiles in seconds: 8 bins, 140
+// channels, 4 classes.
+func tinyDataset(t testing.TB) *data.Dataset {
+	t.Helper()
+	c := synth.SmallConfig()
+	c.T, c.Classes = 8, 4
+	c.Onsets, c.OnsetJitter = []float64{0}, 0
+	c.Train, c.Val, c.Test = 40, 8, 12
+	ds, err := synth.Generate(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+func tinyConfig() Config {
+	c := DefaultConfig()
+	c.Model, c.Width, c.Batch, c.Epochs, c.LR, c.Dropout = "lif", 4, 16, 3, 0.01, 0.3
+	c.Protocol = ValSplit
+	return c
+}
+
+func TestConfigValidate(t *testing.T) {
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Fatalf("default config: %v", err)
+	}
+	for _, tc := range []struct {
+		name, want string
+		edit       func(*Config)
+	}{
+		{"unknown dataset", "synthetic", func(c *Config) { c.Dataset = "nope" }},
+		{"unknown model", "fs-frozen", func(c *Config) { c.Model = "izhikevich" }},
+		{"unknown protocol", "official-val", func(c *Config) { c.Protocol = "cv" }},
+		{"unknown readout", "li-max", func(c *Config) { c.Readout = "last" }},
+		{"fsts without m", "m >= 1", func(c *Config) { c.Model = "fsts" }},
+		{"fs with m", "no TS module", func(c *Config) { c.M = 1 }},
+		{"width", "width", func(c *Config) { c.Width = 0 }},
+		{"epochs", "epochs", func(c *Config) { c.Epochs = 0 }},
+		{"batch", "batch", func(c *Config) { c.Batch = 0 }},
+		{"lr", "learning rate", func(c *Config) { c.LR = 0 }},
+		{"dropout", "dropout", func(c *Config) { c.Dropout = 1 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DefaultConfig()
+			tc.edit(&c)
+			err := c.Validate()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one mentioning %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestConfigParamsRoundTrip(t *testing.T) {
+	c := Config{Dataset: "synthetic", Small: true, Model: "fsts", M: 2, Width: 33, Epochs: 7, Batch: 5,
+		LR: 1.5e-3, Dropout: 0.25, Seed: 42, Protocol: OfficialVal, Readout: "li-max"}
+	ctx := context.New()
+	c.SetParams(ctx)
+	if got := ConfigFromContext(ctx); got != c {
+		t.Errorf("round trip gave %+v, want %+v", got, c)
+	}
+}
+
+func TestProtocolSplits(t *testing.T) {
+	ds := tinyDataset(t)
+	for _, tc := range []struct {
+		p              Protocol
+		train, val     int
+		valIsOfficial  bool
+		wantErrWithout bool
+	}{
+		{BestTest, 40, 0, false, false},
+		{ValSplit, 32, 8, false, false},
+		{OfficialVal, 40, 8, true, true},
+	} {
+		t.Run(string(tc.p), func(t *testing.T) {
+			sp, err := protocolSplits(tc.p, ds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sp.train.N != tc.train || sp.test != ds.Test {
+				t.Errorf("train %d examples (want %d), test is the dataset's: %v", sp.train.N, tc.train, sp.test == ds.Test)
+			}
+			switch {
+			case tc.val == 0 && sp.val != nil:
+				t.Error("best-test has a validation split")
+			case tc.val > 0 && (sp.val == nil || sp.val.N != tc.val):
+				t.Errorf("validation split %v, want %d examples", sp.val, tc.val)
+			case tc.valIsOfficial && sp.val != ds.Val:
+				t.Error("official-val does not use the dataset's validation split")
+			}
+			noVal := *ds
+			noVal.Val = nil
+			if _, err := protocolSplits(tc.p, &noVal); (err != nil) != tc.wantErrWithout {
+				t.Errorf("without an official validation split: error %v", err)
+			}
+		})
+	}
+	// val-split holds out the same examples for every run.
+	a, _ := protocolSplits(ValSplit, ds)
+	b, _ := protocolSplits(ValSplit, ds)
+	if !slices.Equal(a.val.Inputs, b.val.Inputs) {
+		t.Error("val-split is not fixed")
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	r := &Result{Protocol: ValSplit, Epochs: []Epoch{
+		{Epoch: 1, ValAcc: f(0.5), TestAcc: 0.4, EvalFiringRates: []float64{0.1}},
+		{Epoch: 2, ValAcc: f(0.7), TestAcc: 0.6, EvalFiringRates: []float64{0.2}},
+		{Epoch: 3, ValAcc: f(0.7), TestAcc: 0.9, EvalFiringRates: []float64{0.3}}, // tie: the first wins
+		{Epoch: 4, ValAcc: f(0.6), TestAcc: 0.8, EvalFiringRates: []float64{0.4}},
+	}}
+	r.summarize()
+	if *r.BestValAcc != 0.7 || *r.TestAccAtBestVal != 0.6 || r.BestEpoch != 2 || r.BestTestAcc != 0.9 ||
+		r.FinalTestAcc != 0.8 || r.FiringRates[0] != 0.4 {
+		t.Errorf("val-split summary: best val %v at epoch %d, test there %v, best test %v, final %v, rates %v",
+			*r.BestValAcc, r.BestEpoch, *r.TestAccAtBestVal, r.BestTestAcc, r.FinalTestAcc, r.FiringRates)
+	}
+	bt := &Result{Protocol: BestTest, Epochs: []Epoch{{Epoch: 1, TestAcc: 0.3}, {Epoch: 2, TestAcc: 0.5}, {Epoch: 3, TestAcc: 0.5}}}
+	bt.summarize()
+	if bt.BestValAcc != nil || bt.TestAccAtBestVal != nil || bt.BestTestAcc != 0.5 || bt.BestEpoch != 2 {
+		t.Errorf("best-test summary: %+v", bt)
+	}
+}
+
+func TestRepairCheckpoints(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	layout := `{"BinFormat":"uncompressed","Variables":[{"Pos":0,"Length":8},{"Pos":8,"Length":4}]}`
+	write("checkpoint-n0000001-a.json", layout) // complete
+	write("checkpoint-n0000001-a.bin", "123456789012")
+	write("checkpoint-n0000002-b.json", "") // killed before the JSON was written
+	write("checkpoint-n0000002-b.bin", "12345")
+	write("checkpoint-n0000003-c.json", layout) // binary file cut short
+	write("checkpoint-n0000003-c.bin", "1234")
+	write("checkpoint-n0000004-d.bin", "123") // binary without JSON
+	write("result.json", "{}")
+	n, err := repairCheckpoints(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	want := []string{"checkpoint-n0000001-a.bin", "checkpoint-n0000001-a.json", "result.json"}
+	if n != 1 || !slices.Equal(names, want) {
+		t.Errorf("after repair: %d complete, files %v; want 1 and %v", n, names, want)
+	}
+	if !HasCheckpoint(dir) || HasCheckpoint(t.TempDir()) {
+		t.Error("HasCheckpoint")
+	}
+}
+
+// crashAfterEpoch is a progress function that aborts the run (as a killed process would) once the given
+// epoch is finished and checkpointed.
+type crash struct{}
+
+func crashAfterEpoch(epoch int) ProgressFunc {
+	return func(p Progress) {
+		if p.Phase == PhaseEpoch && p.Epoch == epoch {
+			panic(crash{})
+		}
+	}
+}
+
+func trainUntilCrash(t *testing.T, cfg Config, opts Options) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(crash); !ok {
+				panic(r)
+			}
+		}
+	}()
+	if _, err := TrainModel(cfg, opts); err != nil {
+		t.Fatal(err)
+	}
+	t.Fatal("the run did not crash")
+}
+
+// metrics returns the epochs without their wall times.
+func metrics(r *Result) []Epoch {
+	out := slices.Clone(r.Epochs)
+	for i := range out {
+		out[i].Seconds = 0
+	}
+	return out
+}
+
+func equalEpochs(a, b []Epoch) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.Epoch != y.Epoch || x.Loss != y.Loss || x.TrainAcc != y.TrainAcc || x.TestAcc != y.TestAcc ||
+			x.LR != y.LR || (x.ValAcc == nil) != (y.ValAcc == nil) || (x.ValAcc != nil && *x.ValAcc != *y.ValAcc) ||
+			!slices.Equal(x.FiringRates, y.FiringRates) || !slices.Equal(x.EvalFiringRates, y.EvalFiringRates) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestResumeNaNAndEvaluate trains a tiny network three ways — uninterrupted, crashed after the first epoch
+// and resumed, and resumed on data that makes the loss NaN — and evaluates the checkpoints.
+func TestResumeNaNAndEvaluate(t *testing.T) {
+	b := testBackend(t)
+	ds := tinyDataset(t)
+	cfg := tinyConfig()
+	base := Options{Backend: b, Dataset: ds}
+
+	// Uninterrupted.
+	full := base
+	full.Dir = t.TempDir()
+	want, err := TrainModel(cfg, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Epochs) != cfg.Epochs || want.BestValAcc == nil || want.ParameterCount != 140*4+4+4*4+4+4*4+4 {
+		t.Fatalf("result: %d epochs, best val %v, %d parameters", len(want.Epochs), want.BestValAcc, want.ParameterCount)
+	}
+	if got, err := ReadResult(full.Dir); err != nil || !equalEpochs(got.Epochs, want.Epochs) {
+		t.Errorf("result.json does not hold the returned result (%v)", err)
+	}
+	if want.Epochs[0].LR <= want.Epochs[2].LR || want.Epochs[2].LR <= 0 {
+		t.Errorf("learning rate not cosine-annealed: %g, %g, %g", want.Epochs[0].LR, want.Epochs[1].LR, want.Epochs[2].LR)
+	}
+
+	// The same directory again without Resume is refused.
+	if _, err := TrainModel(cfg, full); !errors.Is(err, ErrRunExists) {
+		t.Errorf("second run into the same directory: %v, want ErrRunExists", err)
+	}
+
+	// Crash after epoch 1, keep a copy of that state, resume: same curves as uninterrupted.
+	crashed := base
+	crashed.Dir = t.TempDir()
+	crashed.Progress = crashAfterEpoch(1)
+	trainUntilCrash(t, cfg, crashed)
+	nanDir := t.TempDir()
+	copyDir(t, crashed.Dir, nanDir)
+	other := cfg
+	other.Seed, other.Epochs = 99, 50 // ignored: the checkpoint's configuration wins
+	resumed := base
+	resumed.Dir, resumed.Resume = crashed.Dir, true
+	got, err := TrainModel(other, resumed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equalEpochs(metrics(got), metrics(want)) {
+		t.Errorf("resumed run differs from the uninterrupted one:\n got %+v\nwant %+v", metrics(got), metrics(want))
+	}
+
+	// NaN inputs in epoch 2: training stops with a NaNError and the epoch-1 checkpoint stays.
+	bad := *ds
+	bad.Train = ds.Train.Subset(seq(ds.Train.N))
+	for i := range bad.Train.Inputs {
+		bad.Train.Inputs[i] = float32(math.NaN())
+	}
+	before := listDir(t, nanDir)
+	nanOpts := base
+	nanOpts.Dir, nanOpts.Resume, nanOpts.Dataset = nanDir, true, &bad
+	_, err = TrainModel(cfg, nanOpts)
+	var nanErr *NaNError
+	if !errors.As(err, &nanErr) || nanErr.Epoch != 2 || nanErr.LastGood != 1 ||
+		!strings.Contains(err.Error(), "NaN") || !strings.Contains(err.Error(), "epoch 1") {
+		t.Fatalf("NaN run: %v", err)
+	}
+	if after := listDir(t, nanDir); !slices.Equal(before, after) {
+		t.Errorf("checkpoint files changed by the failed run: %v -> %v", before, after)
+	}
+
+	// Evaluate the intact epoch-1 checkpoint and the finished run.
+	ev, err := Evaluate(nanDir, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Epoch != 1 || ev.ValAcc == nil || len(ev.FiringRates) != 2 {
+		t.Errorf("evaluation of the epoch-1 checkpoint: %+v", ev)
+	}
+	ev, err = Evaluate(full.Dir, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := want.Epochs[len(want.Epochs)-1]
+	if ev.Epoch != cfg.Epochs || ev.TestAcc != last.TestAcc || *ev.ValAcc != *last.ValAcc {
+		t.Errorf("evaluation of the finished run: epoch %d test %g val %g; training measured test %g val %g",
+			ev.Epoch, ev.TestAcc, *ev.ValAcc, last.TestAcc, *last.ValAcc)
+	}
+}
+
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func listDir(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		info, _ := e.Info()
+		out = append(out, e.Name()+":"+info.ModTime().String())
+	}
+	return out
+}
+
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
