@@ -42,6 +42,11 @@ type Config struct {
 	// response of the FS module peaks exactly at the learned frequency. The paper does not use this.
 	DTExact bool
 
+	// KappaFraction is the fraction of the Jury stability bound on κ (Appendix A.2) up to which the target
+	// frequency may go: the graph clamps the target to the target at KappaFraction·κmax (MaxTargetHz).
+	// Zero means 0.99; it must lie in (0, 1].
+	KappaFraction float64
+
 	// DetachReset stops the gradient through the reset term S·Vth of V[k+1] = ṼM[k+1] − S[k+1]·Vth.
 	// The default (false) lets the surrogate gradient flow through the reset as well.
 	DetachReset bool
@@ -89,21 +94,33 @@ func (c Config) Ratio() float64 {
 	return c.EtaGammaRatio
 }
 
-// stabilityMargin is the fraction of the semi-implicit Jury bound on κ (Appendix A.2) that the clamp of
-// the target frequency allows: κ ≤ 0.99·κmax.
-const stabilityMargin = 0.99
+// DefaultKappaFraction is the fraction of the semi-implicit Jury bound on κ up to which the target
+// frequency may go by default.
+const DefaultKappaFraction = 0.99
+
+// kappaFraction returns KappaFraction, or DefaultKappaFraction when it is zero.
+func (c Config) kappaFraction() float64 {
+	if c.KappaFraction == 0 {
+		return DefaultKappaFraction
+	}
+	return c.KappaFraction
+}
 
 // MaxTargetHz returns the largest target frequency in Hz that the layer realizes: the clamp applied to
-// the trainable target in the graph. It is the target at κ = 0.99·κmax, where κmax is the Jury stability
-// bound of the semi-implicit update (Appendix A.2; 77.2 Hz at κmax for the SSC constants): the
-// continuous-time target (Theorem 1) by default, the realized discrete-time target (Theorem 2) with
-// DTExact.
+// the trainable target in the graph. It is the target at κ = KappaFraction·κmax (0.99·κmax by default),
+// where κmax is the Jury stability bound of the semi-implicit update (Appendix A.2; 77.2 Hz at κmax for
+// the SSC constants, 76.8 Hz at 0.99·κmax): the continuous-time target (Theorem 1) by default, the
+// realized discrete-time target (Theorem 2) with DTExact.
 func (c Config) MaxTargetHz() (float64, error) {
 	k := c.Constants()
 	if err := k.Validate(); err != nil {
 		return 0, err
 	}
-	kappa := stabilityMargin * theory.KappaMaxSemiImplicit(k.Mu(), k.Rho(), c.Dt)
+	frac := c.kappaFraction()
+	if !(frac > 0 && frac <= 1) {
+		return 0, fmt.Errorf("kappa fraction must lie in (0, 1], got %g", c.KappaFraction)
+	}
+	kappa := frac * theory.KappaMaxSemiImplicit(k.Mu(), k.Rho(), c.Dt)
 	var (
 		f  float64
 		ok bool
@@ -114,7 +131,7 @@ func (c Config) MaxTargetHz() (float64, error) {
 		f, ok = k.TargetHz(kappa)
 	}
 	if !ok {
-		return 0, fmt.Errorf("no target frequency at the stability bound (kappa = %g 1/s^2)", kappa)
+		return 0, fmt.Errorf("no target frequency at %g of the stability bound (kappa = %g 1/s^2)", frac, kappa)
 	}
 	return f, nil
 }
@@ -145,6 +162,9 @@ func (c Config) Validate() error {
 	}
 	if !finite(c.BetaHatInit) || !finite(c.LambdaHatInit) {
 		return fmt.Errorf("beta-hat and lambda-hat initial values must be finite")
+	}
+	if f := c.kappaFraction(); !(f > 0 && f <= 1) {
+		return fmt.Errorf("kappa fraction must lie in (0, 1], got %g", c.KappaFraction)
 	}
 	if c.Kind.HasTargetFrequency() {
 		if !(c.FMinHz > 0) || !(c.FMaxHz >= c.FMinHz) || !finite(c.FMaxHz) {

@@ -17,8 +17,10 @@
 //   - With Config.DTExact, the trainable coordinate is the realized discrete-time target Ω*_DT = ω*_DT/Δt
 //     in rad/s and κ̄ = κΔt² comes from the DT-exact inverse (KappaBarDTExact, Theorem 2).
 //   - Stability: the target used in the graph is clamped to [0, Config.MaxTargetHz()], the target at 99%
-//     of the Jury bound of the semi-implicit update (Appendix A.2). The clamp is in the forward pass
-//     (Clip): the variable itself is not modified, and its gradient is zero while it lies outside.
+//     (Config.KappaFraction) of the Jury bound on κ of the semi-implicit update (Appendix A.2). The
+//     clamp is in the forward pass (Clip): the variable itself is not modified, and its gradient is zero
+//     while it lies outside. The bound covers the FS module; with the TS module inside the FS feedback
+//     loop (Algorithm 1) some (β, λ) can still make the closed loop unstable, which nothing prevents.
 //   - TS: β = tanh(β̂), λ = σ(λ̂) (Section 3.2), initialized β̂ = 0, λ̂ = −3 (Appendix B).
 //
 // Variables live in the scope of the context given to Layer (callers use ctx.In("layer_name")); their

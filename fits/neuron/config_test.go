@@ -1,0 +1,221 @@
+package neuron
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/fits-snn/fits/fits/sim"
+	"github.com/fits-snn/fits/fits/theory"
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+func TestKindNames(t *testing.T) {
+	for _, k := range Kinds() {
+		got, err := ParseKind(strings.ToUpper(k.String()))
+		if err != nil || got != k {
+			t.Errorf("ParseKind(%q) = %v, %v", k.String(), got, err)
+		}
+		b, err := json.Marshal(struct{ K Kind }{k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back struct{ K Kind }
+		if err := json.Unmarshal(b, &back); err != nil || back.K != k {
+			t.Errorf("JSON round trip of %v: %s -> %v, %v", k, b, back.K, err)
+		}
+	}
+	want := "lif adaptlif fs-frozen fs fsts"
+	var names []string
+	for _, k := range Kinds() {
+		names = append(names, k.String())
+	}
+	if strings.Join(names, " ") != want {
+		t.Errorf("kind names %v, want %s", names, want)
+	}
+	if _, err := ParseKind("resonate"); err == nil {
+		t.Error("ParseKind accepted an unknown name")
+	}
+	if _, err := Kind(9).MarshalText(); err == nil {
+		t.Error("MarshalText accepted an invalid kind")
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	for _, k := range Kinds() {
+		if err := DefaultConfig(k, 2).Validate(); err != nil {
+			t.Errorf("DefaultConfig(%v): %v", k, err)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+		msg  string
+	}{
+		{"fsts order 0", func(c *Config) { c.Order = 0 }, "order"},
+		{"fs with order", func(c *Config) { c.Kind = FS }, "order"},
+		{"bad kind", func(c *Config) { c.Kind = 7 }, "kind"},
+		{"tau-m zero", func(c *Config) { c.TauM = 0 }, "tau-m"},
+		{"dt above tau-a", func(c *Config) { c.Dt = 0.3 }, "dt"},
+		{"ratio negative", func(c *Config) { c.EtaGammaRatio = -1 }, "ratio"},
+		{"vth zero", func(c *Config) { c.Vth = 0 }, "vth"},
+		{"surrogate width", func(c *Config) { c.Surrogate.Width = 0 }, "surrogate"},
+		{"surrogate scale NaN", func(c *Config) { c.Surrogate.Scale = math.NaN() }, "surrogate"},
+		{"fmin zero", func(c *Config) { c.FMinHz = 0 }, "range"},
+		{"fmax below fmin", func(c *Config) { c.FMaxHz = 0.5 }, "range"},
+		{"fmax above stability", func(c *Config) { c.FMaxHz = 80 }, "stable"},
+		{"lambda init inf", func(c *Config) { c.LambdaHatInit = math.Inf(-1) }, "lambda"},
+		{"kappa fraction above 1", func(c *Config) { c.KappaFraction = 1.5 }, "kappa fraction"},
+		{"kappa fraction negative", func(c *Config) { c.KappaFraction = -0.5 }, "kappa fraction"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DefaultConfig(FSTS, 2)
+			tc.edit(&c)
+			if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("Validate() = %v, want an error mentioning %q", err, tc.msg)
+			}
+		})
+	}
+	// With DTExact the stability limit is a discrete-time target: 80 Hz is then allowed.
+	c := DefaultConfig(FS, 0)
+	c.FMaxHz, c.DTExact = 80, true
+	if err := c.Validate(); err != nil {
+		t.Errorf("DT-exact with f* up to 80 Hz: %v", err)
+	}
+}
+
+func TestMaxTargetHz(t *testing.T) {
+	k := theory.SSC
+	kappa := 0.99 * theory.KappaMaxSemiImplicit(k.Mu(), k.Rho(), k.Dt)
+	wantCT, _ := k.TargetHz(kappa)
+	wantDT, _ := k.DTTargetHz(kappa)
+	c := DefaultConfig(FS, 0)
+	got, err := c.MaxTargetHz()
+	if err != nil || got != wantCT || got < 76 || got > theory.SSC.Jury().FStarMaxSemiImplicitHz {
+		t.Errorf("MaxTargetHz = %g, %v; want %g, below the Jury limit", got, err, wantCT)
+	}
+	c.DTExact = true
+	if got, err := c.MaxTargetHz(); err != nil || got != wantDT {
+		t.Errorf("DT-exact MaxTargetHz = %g, %v; want %g", got, err, wantDT)
+	}
+	c.DTExact, c.KappaFraction = false, 1
+	if got, err := c.MaxTargetHz(); err != nil || math.Abs(got-theory.SSC.Jury().FStarMaxSemiImplicitHz) > 1e-9 {
+		t.Errorf("MaxTargetHz at the full bound = %g, %v; want the Jury limit %g", got, err, theory.SSC.Jury().FStarMaxSemiImplicitHz)
+	}
+}
+
+// TestVariablesAndClamp checks the initial values of the variables (log-spaced f*, β̂, λ̂, the frozen
+// target of FSFrozen), and that a target above the stability limit is clamped in the graph exactly as
+// TargetFrequenciesHz reports.
+func TestVariablesAndClamp(t *testing.T) {
+	tb := testBackends(t)[len(testBackends(t))-1] // SimpleGo: no compilation
+	cfg := DefaultConfig(FSTS, 2)
+	const n = 5
+	ctx := context.New()
+	in := make([]float32, 1*300*n)
+	for i := range in {
+		in[i] = float32(0.4 + 0.5*math.Sin(float64(i)*0.37))
+	}
+	run := func() ([]float32, []float32) {
+		exec := context.MustNewExec(tb.b, ctx.Checked(false), func(ctx *context.Context, x *Node) []*Node {
+			s, v := LayerWithVoltage(ctx.In("layer"), x, cfg)
+			return []*Node{s, v}
+		})
+		out := exec.MustExec(tensors.FromFlatDataAndDimensions(in, 1, 300, n))
+		return tensors.MustCopyFlatData[float32](out[0]), tensors.MustCopyFlatData[float32](out[1])
+	}
+	run()
+	lctx := ctx.In("layer")
+	f, err := TargetFrequenciesHz(lctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := theory.LogSpacedHz(1, 50, n)
+	for i := range want {
+		if math.Abs(f[i]-want[i]) > 1e-5*want[i] {
+			t.Errorf("initial f* = %v, want log-spaced %v", f, want)
+			break
+		}
+	}
+	beta, lambda, err := TSCoefficients(lctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(beta) != 2 || len(beta[1]) != n || beta[1][3] != 0 || math.Abs(lambda[0][2]-1/(1+math.Exp(3))) > 1e-7 {
+		t.Errorf("initial β = %v, λ = %v; want 0 and σ(−3)", beta, lambda)
+	}
+	for _, name := range []string{VarOmegaStar, VarBetaHat, VarLambdaHat} {
+		if v := lctx.GetVariableByScopeAndName(lctx.Scope(), name); v == nil || !v.Trainable {
+			t.Errorf("variable %s missing or not trainable", name)
+		}
+	}
+
+	// Push neuron 4's target to 200 Hz: the layer must behave as at the clamp, MaxTargetHz.
+	v := lctx.GetVariableByScopeAndName(lctx.Scope(), VarOmegaStar)
+	omega := tensors.MustCopyFlatData[float32](v.MustValue())
+	omega[4] = float32(theory.RadPerSecFromHz(200))
+	v.MustSetValue(tensors.FromFlatDataAndDimensions(omega, n))
+	f, _ = TargetFrequenciesHz(lctx, cfg)
+	fmax, _ := cfg.MaxTargetHz()
+	if f[4] != fmax {
+		t.Errorf("TargetFrequenciesHz reports %g Hz for a 200 Hz variable, want the clamp %g", f[4], fmax)
+	}
+	_, vPre := run()
+	k := cfg.Constants()
+	kappa := theory.KappaStar(k.Mu(), k.Rho(), float64(float32(theory.RadPerSecFromHz(fmax))))
+	sp := sim.Params{Mu: k.Mu(), Rho: k.Rho(), Dt: k.Dt, Eta: math.Sqrt(kappa), Gamma: math.Sqrt(kappa),
+		Beta: []float64{0, 0}, Lambda: []float64{lambda[0][4], lambda[1][4]}, Vth: 1}
+	cur := make([]float64, 300)
+	for j := range cur {
+		cur[j] = float64(in[j*n+4])
+	}
+	tr, err := sim.Run(sp, cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range cur {
+		if math.Abs(float64(vPre[j*n+4])-tr.VPre[j]) > 1e-4*math.Max(1, math.Abs(tr.VPre[j])) {
+			t.Fatalf("step %d: clamped neuron v_pre %g, sim at %g Hz %g", j, vPre[j*n+4], fmax, tr.VPre[j])
+		}
+	}
+
+	// FSFrozen: the target exists and is not trainable.
+	fctx := context.New()
+	frozen := DefaultConfig(FSFrozen, 0)
+	exec := context.MustNewExec(tb.b, fctx, func(ctx *context.Context, x *Node) *Node { return Layer(ctx, x, frozen) })
+	exec.MustExec(tensors.FromFlatDataAndDimensions(in, 1, 300, n))
+	if v := fctx.GetVariableByScopeAndName(fctx.Scope(), VarOmegaStar); v == nil || v.Trainable {
+		t.Errorf("fs-frozen: omega_star missing or trainable")
+	}
+	if _, err := TargetFrequenciesHz(fctx, DefaultConfig(LIF, 0)); err == nil {
+		t.Error("TargetFrequenciesHz accepted a LIF layer")
+	}
+	if _, _, err := TSCoefficients(fctx, frozen); err == nil {
+		t.Error("TSCoefficients accepted an FS layer")
+	}
+}
+
+func TestLayerRejectsBadInput(t *testing.T) {
+	tb := testBackends(t)[len(testBackends(t))-1]
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		x    any
+	}{
+		{"rank 2", DefaultConfig(FS, 0), [][]float32{{1, 2}}},
+		{"integer input", DefaultConfig(FS, 0), [][][]int32{{{1}}}},
+		{"invalid config", DefaultConfig(FSTS, 0), [][][]float32{{{1}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			exec := context.MustNewExec(tb.b, context.New(), func(ctx *context.Context, x *Node) *Node {
+				return Layer(ctx, x, tc.cfg)
+			})
+			if _, err := exec.Exec(tc.x); err == nil {
+				t.Error("Layer accepted bad input")
+			}
+		})
+	}
+}

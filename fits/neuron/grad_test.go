@@ -1,0 +1,168 @@
+package neuron
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+func TestSurrogateGradient(t *testing.T) {
+	// Θ(v − 1) with width 0.5 and scale 2: dS/dv = 2·max(0, 1 − |v − 1|/0.5).
+	v := []float64{0.2, 0.6, 1.0, 1.3, 2.5, 0.999}
+	w := []float64{1, 2, 3, 4, 5, 6}
+	wantS := []float64{0, 0, 1, 1, 1, 0}
+	wantGrad := []float64{0, 2 * 0.2 * 2, 3 * 2, 4 * 2 * 0.4, 0, 6 * 2 * (1 - 0.001/0.5)}
+	for _, tb := range testBackends(t) {
+		t.Run(tb.name, func(t *testing.T) {
+			exec := MustNewExec(tb.b, func(v, w *Node) []*Node {
+				s := Spike(v, 1, Surrogate{Width: 0.5, Scale: 2})
+				return []*Node{s, Gradient(ReduceAllSum(Mul(s, w)), v)[0]}
+			})
+			out := exec.MustExec(v, w)
+			s, grad := tensors.MustCopyFlatData[float64](out[0]), tensors.MustCopyFlatData[float64](out[1])
+			for i := range v {
+				if s[i] != wantS[i] {
+					t.Errorf("S(%g) = %g, want %g", v[i], s[i], wantS[i])
+				}
+				if math.Abs(grad[i]-wantGrad[i]) > 1e-12 {
+					t.Errorf("dS/dv at %g (weight %g) = %.15g, want %.15g", v[i], w[i], grad[i], wantGrad[i])
+				}
+			}
+		})
+	}
+}
+
+// TestUnstackGradient holds the gradient through unstack to the gradient through plain slicing (XLA only:
+// SimpleGo lacks the Pad that Slice's gradient needs), with one slice left unused, and checks that
+// SimpleGo computes the same through unstack.
+func TestUnstackGradient(t *testing.T) {
+	in := [][]float32{{1, 2}, {3, -4}, {5, 6}, {0.5, -1}}
+	f := func(parts []*Node) *Node {
+		// Slices 0..2 interact nonlinearly, slice 3 is unused.
+		a := Mul(Add(parts[0], Square(parts[1])), Tanh(parts[2]))
+		b := Mul(parts[2], parts[1])
+		return ReduceAllSum(Add(Square(a), b))
+	}
+	grads := map[string][]float32{}
+	for _, tb := range testBackends(t) {
+		exec := MustNewExec(tb.b, func(x *Node) []*Node {
+			return []*Node{Gradient(f(unstack(x, 0)), x)[0]}
+		})
+		grads[tb.name] = tensors.MustCopyFlatData[float32](exec.MustExec(in)[0])
+	}
+	b := xlaBackend(t)
+	exec := MustNewExec(b, func(x *Node) []*Node {
+		parts := make([]*Node, 4)
+		for i := range parts {
+			parts[i] = Squeeze(SliceAxis(x, 0, AxisElem(i)), 0)
+		}
+		return []*Node{Gradient(f(parts), x)[0]}
+	})
+	want := tensors.MustCopyFlatData[float32](exec.MustExec(in)[0])
+	if want[6] != 0 || want[7] != 0 || want[0] == 0 {
+		t.Fatalf("reference gradient %v: unexpected zeros", want)
+	}
+	for name, got := range grads {
+		for i := range want {
+			if math.Abs(float64(got[i]-want[i])) > 1e-4*math.Max(1, math.Abs(float64(want[i]))) {
+				t.Errorf("%s: gradient %v, plain slicing gives %v", name, got, want)
+				break
+			}
+		}
+	}
+}
+
+// layerGradients builds Dense → neuron layer → mean spike rate and returns the loss gradients with respect to
+// every variable of ctx, by variable name.
+func layerGradients(t *testing.T, tb testBackend, cfg Config, batch, steps, in, width int) map[string][]float64 {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(3, 4))
+	w := make([]float32, in*width)
+	for i := range w {
+		w[i] = float32(rng.NormFloat64() * 0.8)
+	}
+	x := make([]float32, batch*steps*in)
+	for i := range x {
+		x[i] = float32(math.Abs(rng.NormFloat64()))
+	}
+	ctx := context.New()
+	ctx.In("dense").VariableWithValue("weights", tensors.FromFlatDataAndDimensions(w, in, width))
+	var names []string
+	exec := context.MustNewExec(tb.b, ctx.Checked(false), func(ctx *context.Context, x *Node) []*Node {
+		wv := ctx.In("dense").VariableWithValue("weights", tensors.FromFlatDataAndDimensions(w, in, width))
+		current := Einsum("btf,fn->btn", x, wv.ValueGraph(x.Graph()))
+		spikes := Layer(ctx.In("neuron"), current, cfg)
+		loss := ReduceAllMean(spikes)
+		var nodes []*Node
+		names = names[:0]
+		for v := range ctx.IterVariables() {
+			names = append(names, v.Name())
+			nodes = append(nodes, v.ValueGraph(x.Graph()))
+		}
+		return append([]*Node{loss}, Gradient(loss, nodes...)...)
+	})
+	out := exec.MustExec(tensors.FromFlatDataAndDimensions(x, batch, steps, in))
+	if loss := tensors.MustCopyFlatData[float32](out[0])[0]; loss <= 0 || loss >= 1 {
+		t.Fatalf("mean spike rate %g: the test input should make some but not all neurons spike", loss)
+	}
+	grads := map[string][]float64{}
+	for i, name := range names {
+		g := tensors.MustCopyFlatData[float32](out[i+1])
+		f := make([]float64, len(g))
+		for j := range g {
+			f[j] = float64(g[j])
+		}
+		grads[name] = f
+	}
+	return grads
+}
+
+func TestLayerGradients(t *testing.T) {
+	for _, tb := range testBackends(t) {
+		for _, tc := range []struct {
+			cfg     Config
+			nonZero []string // variables whose gradient must be finite and not all zero
+			zero    []string // variables whose gradient must be exactly zero
+			xla     bool     // also on XLA (each XLA case compiles for several seconds)
+		}{
+			{DefaultConfig(FSTS, 2), []string{"weights", VarOmegaStar, VarBetaHat, VarLambdaHat}, nil, true},
+			{func() Config { c := DefaultConfig(FS, 0); c.DTExact = true; return c }(), []string{"weights", VarOmegaStarDT}, nil, false},
+			{DefaultConfig(AdaptLIF, 0), []string{"weights"}, []string{VarEta, VarGamma}, false},
+		} {
+			if tb.name == "xla:cpu" && !tc.xla {
+				continue
+			}
+			t.Run(tb.name+"/"+tc.cfg.Kind.String(), func(t *testing.T) {
+				grads := layerGradients(t, tb, tc.cfg, 2, 30, 3, 4)
+				for _, name := range tc.nonZero {
+					g, ok := grads[name]
+					if !ok {
+						t.Fatalf("no variable %q (have %v)", name, grads)
+					}
+					norm := 0.0
+					for _, x := range g {
+						if math.IsNaN(x) || math.IsInf(x, 0) {
+							t.Fatalf("gradient of %s is not finite: %v", name, g)
+						}
+						norm += x * x
+					}
+					if norm == 0 {
+						t.Errorf("gradient of %s is zero", name)
+					}
+				}
+				for _, name := range tc.zero {
+					for _, x := range grads[name] {
+						if x != 0 {
+							t.Errorf("gradient of %s = %v, want exactly zero (stationary zero initialization)", name, grads[name])
+							break
+						}
+					}
+				}
+			})
+		}
+	}
+}
