@@ -84,15 +84,16 @@ func DecodeWAVRate(b []byte) (x []float64, rate int, err error) {
 	return x, int(d.SampleRate), nil
 }
 
-// checkRIFF walks the RIFF chunks before the decoder sees them: "RIFF", size, "WAVE", then chunks
+// checkRIFF walks every RIFF chunk before the decoder sees them: "RIFF", size, "WAVE", then chunks
 // of a 4-byte id, a little-endian uint32 size and the payload padded to an even length. A "fmt "
 // chunk of at least 16 bytes must precede the "data" chunk, and no chunk may run past the end of
-// the file (for "data" that is reported as truncation).
+// the file (for "data" that is reported as truncation): the decoder allocates what chunk headers
+// declare, so a lying header must never reach it.
 func checkRIFF(b []byte) error {
 	if len(b) < 12 || string(b[:4]) != "RIFF" || string(b[8:12]) != "WAVE" {
 		return fmt.Errorf("not a valid WAV file (no RIFF/WAVE header)")
 	}
-	fmtSeen := false
+	fmtSeen, dataSeen := false, false
 	for pos := 12; pos+8 <= len(b); {
 		id := string(b[pos : pos+4])
 		size := int64(binary.LittleEndian.Uint32(b[pos+4:]))
@@ -102,19 +103,21 @@ func checkRIFF(b []byte) error {
 			return fmt.Errorf("not a valid WAV file (data chunk before the fmt chunk)")
 		case id == "data" && end > int64(len(b)):
 			return fmt.Errorf("truncated: data chunk declares %d bytes, %d present", size, len(b)-pos-8)
-		case id == "data":
-			return nil
 		case end > int64(len(b)):
 			return fmt.Errorf("malformed WAV: chunk %q of %d bytes runs past the end of the file", id, size)
+		case id == "fmt " && size < 16:
+			return fmt.Errorf("malformed WAV: fmt chunk of %d bytes, want at least 16", size)
 		case id == "fmt ":
-			if size < 16 {
-				return fmt.Errorf("malformed WAV: fmt chunk of %d bytes, want at least 16", size)
-			}
 			fmtSeen = true
+		case id == "data":
+			dataSeen = true
 		}
 		pos = int(end + size&1)
 	}
-	return fmt.Errorf("not a valid WAV file (no data chunk)")
+	if !dataSeen {
+		return fmt.Errorf("not a valid WAV file (no data chunk)")
+	}
+	return nil
 }
 
 // WriteWAV writes samples in [-1, 1] as a mono 16-bit PCM WAV file at rate Hz, through a
