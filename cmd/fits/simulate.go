@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/fits/sim"
+)
+
+func init() {
+	register(&command{
+		name:    "simulate",
+		summary: "run one FiTS neuron (Algorithm 1) on input currents from a file: float64 reference or GoMLX graph",
+		run:     runSimulate,
+	})
+}
+
+// simulateOutput is the JSON form of `fits simulate --json`: spikes[k] = S[k+1] and v_pre[k] = ṼM[k+1],
+// the pre-reset mixed voltage, for the input current I[k] on line k of the file.
+type simulateOutput struct {
+	Spikes []int       `json:"spikes"`
+	VPre   []jsonFloat `json:"v_pre"`
+}
+
+func runSimulate(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("simulate", stderr)
+	cf := addConstantsFlags(fs)
+	fstarFlag := fs.String("fstar", "", "continuous-time target frequency f* in Hz (required; κ by Theorem 1, η = γ = √κ)")
+	betaFlag := fs.String("beta", "", "comma-separated all-pass coefficients β_1..β_M, |β| < 1 (empty: M = 0)")
+	lambdaFlag := fs.String("lambda", "", "comma-separated mixing weights λ_1..λ_M in [0, 1] (same length as --beta)")
+	vthFlag := fs.String("vth", "1", "firing threshold Vth")
+	inputFlag := fs.String("input", "", "file with one input current I[k] per line (required; blank lines are skipped)")
+	engineFlag := fs.String("engine", "reference", `"reference" (float64 fits/sim) or "graph" (the GoMLX layer, float32, on the active backend)`)
+	backend := backendFlag(fs)
+	asJSON := fs.Bool("json", false, `print one JSON object {"spikes":[...],"v_pre":[...]}`)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	c, err := cf.parse()
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(*fstarFlag) == "" {
+		return badInput("--fstar is required (target frequency in Hz)")
+	}
+	fstar, err := parseFloat("fstar", *fstarFlag)
+	if err != nil {
+		return err
+	}
+	if err := checkTarget(c, c.Jury(), fstar); err != nil {
+		return err
+	}
+	beta, err := parseFloatList("beta", *betaFlag)
+	if err != nil {
+		return err
+	}
+	lambda, err := parseFloatList("lambda", *lambdaFlag)
+	if err != nil {
+		return err
+	}
+	if len(beta) != len(lambda) {
+		return badInput("--beta and --lambda need the same number of values, got %d and %d", len(beta), len(lambda))
+	}
+	vth, err := parseFloat("vth", *vthFlag)
+	if err != nil {
+		return err
+	}
+	engine := *engineFlag
+	if engine != "reference" && engine != "graph" {
+		return badInput("--engine: unknown engine %q (valid: reference, graph)", engine)
+	}
+	if *inputFlag == "" {
+		return badInput("--input is required (a file with one input current per line)")
+	}
+	current, err := readCurrents(*inputFlag)
+	if err != nil {
+		return err
+	}
+	cfg := sim.Config{TauM: c.TauM, TauA: c.TauA, Dt: c.Dt, FStar: fstar, Beta: beta, Lambda: lambda, Vth: vth}
+	params, err := cfg.Params()
+	if err != nil {
+		return badInput("%v", err)
+	}
+
+	var out simulateOutput
+	switch engine {
+	case "reference":
+		tr, err := sim.Run(params, current)
+		if err != nil {
+			return badInput("%v", err)
+		}
+		out.Spikes, out.VPre = tr.Spikes, jsonFloats(tr.VPre)
+	case "graph":
+		kind := neuron.FS
+		if len(beta) > 0 {
+			kind = neuron.FSTS
+		}
+		ncfg := neuron.DefaultConfig(kind, len(beta))
+		ncfg.TauM, ncfg.TauA, ncfg.Dt, ncfg.Vth = c.TauM, c.TauA, c.Dt, vth
+		ncfg.KappaFraction = 1 // the reference accepts any f* below the Jury bound: clamp only there
+		b, err := openBackend(*backend)
+		if err != nil {
+			return err
+		}
+		spikes, vPre, err := neuron.SimulateNeuron(b, ncfg, neuron.NeuronParams{FStarHz: fstar, Beta: beta, Lambda: lambda}, current)
+		if err != nil {
+			return fmt.Errorf("graph engine: %w", err)
+		}
+		out.Spikes, out.VPre = spikes, jsonFloats(vPre)
+	}
+
+	if *asJSON {
+		return writeJSON(stdout, out)
+	}
+	w := bufio.NewWriter(stdout)
+	fmt.Fprintln(w, "k\tspike\tv_pre")
+	for k := range out.Spikes {
+		fmt.Fprintf(w, "%d\t%d\t%.9g\n", k, out.Spikes[k], float64(out.VPre[k]))
+	}
+	return w.Flush()
+}
+
+// readCurrents reads one finite number per line from path; blank lines are skipped. Any problem is bad
+// input.
+func readCurrents(path string) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, badInput("--input: %v", err)
+	}
+	defer f.Close()
+	var out []float64
+	sc := bufio.NewScanner(f)
+	line := 0
+	for sc.Scan() {
+		line++
+		s := strings.TrimSpace(sc.Text())
+		if s == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, badInput("--input: %s line %d: %q is not a finite number", path, line, s)
+		}
+		out = append(out, v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, badInput("--input: %s: %v", path, err)
+	}
+	if len(out) == 0 {
+		return nil, badInput("--input: %s holds no input currents", path)
+	}
+	return out, nil
+}

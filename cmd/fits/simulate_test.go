@@ -1,0 +1,176 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fits-snn/fits/fits/sim"
+)
+
+// writeCurrents writes one value per line to a file in a temporary directory.
+func writeCurrents(t *testing.T, dir, name string, lines []string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// testCurrents returns n input currents that make the neuron spike now and then.
+func testCurrents(n int, gain float64) ([]float64, []string) {
+	v := make([]float64, n)
+	s := make([]string, n)
+	for k := range v {
+		v[k] = gain * (0.35 + 0.45*math.Sin(0.31*float64(k)) + 0.2*math.Cos(1.7*float64(k)))
+		s[k] = strconv.FormatFloat(v[k], 'g', -1, 64)
+	}
+	return v, s
+}
+
+func parseSimulate(t *testing.T, stdout string) simulateOutputFloats {
+	t.Helper()
+	var got simulateOutputFloats
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, stdout)
+	}
+	return got
+}
+
+type simulateOutputFloats struct {
+	Spikes []int     `json:"spikes"`
+	VPre   []float64 `json:"v_pre"`
+}
+
+func TestSimulateReference(t *testing.T) {
+	dir := t.TempDir()
+	cur, lines := testCurrents(120, 1)
+	file := writeCurrents(t, dir, "in.txt", lines)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		config sim.Config
+	}{
+		{"fs", []string{"--fstar=12"}, sim.Config{TauM: 0.04, TauA: 0.2, Dt: 0.004, FStar: 12, Vth: 1}},
+		{"fsts gsc", []string{"--tau-m=0.1", "--tau-a=0.5", "--dt=0.01", "--fstar=5", "--beta=0.4,-0.3", "--lambda=0.2,0.7", "--vth=0.8"},
+			sim.Config{TauM: 0.1, TauA: 0.5, Dt: 0.01, FStar: 5, Beta: []float64{0.4, -0.3}, Lambda: []float64{0.2, 0.7}, Vth: 0.8}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, stdout, stderr := run(append([]string{"simulate", "--input=" + file, "--json"}, tc.args...)...)
+			if status != 0 {
+				t.Fatalf("status %d: %s", status, stderr)
+			}
+			got := parseSimulate(t, stdout)
+			p, err := tc.config.Params()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := sim.Run(p, cur)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Spikes) != len(cur) || len(got.VPre) != len(cur) {
+				t.Fatalf("got %d spikes and %d voltages for %d inputs", len(got.Spikes), len(got.VPre), len(cur))
+			}
+			nspikes := 0
+			for k := range cur {
+				if got.Spikes[k] != want.Spikes[k] || got.VPre[k] != want.VPre[k] {
+					t.Fatalf("step %d: S=%d v_pre=%g, fits/sim S=%d v_pre=%g", k, got.Spikes[k], got.VPre[k], want.Spikes[k], want.VPre[k])
+				}
+				nspikes += got.Spikes[k]
+			}
+			if nspikes == 0 {
+				t.Error("test input produced no spikes")
+			}
+		})
+	}
+}
+
+// TestSimulateGraphMatchesReference runs both engines on the same file: identical spikes and v_pre within
+// 1e-4 (the graph is float32).
+func TestSimulateGraphMatchesReference(t *testing.T) {
+	dir := t.TempDir()
+	_, lines := testCurrents(80, 3)
+	file := writeCurrents(t, dir, "in.txt", lines)
+	args := []string{"simulate", "--input=" + file, "--json", "--fstar=20", "--beta=0.5,-0.2", "--lambda=0.3,0.6"}
+	status, stdout, stderr := run(append(args, "--engine=reference")...)
+	if status != 0 {
+		t.Fatalf("reference: status %d: %s", status, stderr)
+	}
+	ref := parseSimulate(t, stdout)
+	status, stdout, stderr = run(append(args, "--engine=graph")...)
+	if status != 0 {
+		t.Fatalf("graph: status %d: %s", status, stderr)
+	}
+	graph := parseSimulate(t, stdout)
+	if len(graph.Spikes) != len(ref.Spikes) {
+		t.Fatalf("graph gave %d steps, reference %d", len(graph.Spikes), len(ref.Spikes))
+	}
+	nspikes := 0
+	for k := range ref.Spikes {
+		if math.Abs(ref.VPre[k]-1) < 1e-4 {
+			t.Fatalf("step %d lies at a near-threshold tie; choose another test input", k)
+		}
+		if graph.Spikes[k] != ref.Spikes[k] || math.Abs(graph.VPre[k]-ref.VPre[k]) > 1e-4 {
+			t.Fatalf("step %d: graph S=%d v_pre=%g, reference S=%d v_pre=%g", k, graph.Spikes[k], graph.VPre[k], ref.Spikes[k], ref.VPre[k])
+		}
+		nspikes += ref.Spikes[k]
+	}
+	if nspikes == 0 {
+		t.Error("test input produced no spikes")
+	}
+}
+
+func TestSimulateBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := writeCurrents(t, dir, "good.txt", []string{"0.5", "1", "0.2"})
+	text := writeCurrents(t, dir, "text.txt", []string{"0.5", "one", "0.2"})
+	nan := writeCurrents(t, dir, "nan.txt", []string{"0.5", "NaN"})
+	empty := writeCurrents(t, dir, "empty.txt", []string{""})
+	base := func(extra ...string) []string {
+		return append([]string{"simulate", "--json"}, extra...)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"missing file", base("--fstar=10", "--input="+filepath.Join(dir, "none.txt")), "input"},
+		{"unreadable file (a directory)", base("--fstar=10", "--input="+dir), "input"},
+		{"no --input", base("--fstar=10"), "input"},
+		{"non-numeric line", base("--fstar=10", "--input="+text), "line 2"},
+		{"NaN line", base("--fstar=10", "--input="+nan), "line 2"},
+		{"empty file", base("--fstar=10", "--input="+empty), "no input"},
+		{"no --fstar", base("--input=" + good), "fstar"},
+		{"fstar not a number", base("--fstar=ten", "--input="+good), "fstar"},
+		{"fstar above Jury bound", base("--fstar=78", "--input="+good), "Jury"},
+		{"fstar zero", base("--fstar=0", "--input="+good), "fstar"},
+		{"tau-m zero", base("--fstar=10", "--tau-m=0", "--input="+good), "tau-m"},
+		{"tau-a negative", base("--fstar=10", "--tau-a=-0.2", "--input="+good), "tau-a"},
+		{"dt not below tau-m", base("--fstar=10", "--dt=0.05", "--input="+good), "dt"},
+		{"beta one", base("--fstar=10", "--beta=1", "--lambda=0.5", "--input="+good), "beta"},
+		{"lambda above one", base("--fstar=10", "--beta=0.1", "--lambda=1.2", "--input="+good), "lambda"},
+		{"lambda negative", base("--fstar=10", "--beta=0.1", "--lambda=-0.1", "--input="+good), "lambda"},
+		{"length mismatch", base("--fstar=10", "--beta=0.1,0.2", "--lambda=0.5", "--input="+good), "same number"},
+		{"vth zero", base("--fstar=10", "--vth=0", "--input="+good), "vth"},
+		{"unknown engine", base("--fstar=10", "--engine=fpga", "--input="+good), "engine"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, stdout, stderr := run(tc.args...)
+			if status != 2 {
+				t.Fatalf("status %d, want 2 (stdout %q, stderr %q)", status, stdout, stderr)
+			}
+			if n := strings.Count(strings.TrimSpace(stderr), "\n"); n != 0 || !strings.Contains(stderr, tc.msg) {
+				t.Errorf("stderr should be one line mentioning %q, got %q", tc.msg, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout should be empty on bad input, got %q", stdout)
+			}
+		})
+	}
+}
