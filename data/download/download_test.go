@@ -214,3 +214,18 @@ func TestMNISTChecksumsMatchShippedFiles(t *testing.T) {
 		}
 	}
 }
+
+func TestResolveDir(t *testing.T) {
+	root := t.TempDir()
+	os.Mkdir(filepath.Join(root, "shd"), 0o755)
+	if got := ResolveDir(root, "shd"); got != filepath.Join(root, "shd") {
+		t.Errorf("root with shd/: %q", got)
+	}
+	if got := ResolveDir(root, "gsc"); got != root {
+		t.Errorf("dataset folder: %q", got)
+	}
+	t.Setenv("FITS_DATA", root)
+	if got := ResolveDir("", "gsc"); got != filepath.Join(root, "gsc") {
+		t.Errorf("default: %q", got)
+	}
+}

@@ -145,3 +145,15 @@ func Root() string {
 
 // DefaultDir returns Root()/dataset.
 func DefaultDir(dataset string) string { return filepath.Join(Root(), dataset) }
+
+// ResolveDir returns the folder of a dataset given a user's folder: DefaultDir(dataset) when dir
+// is empty, dir/dataset when that folder exists (dir is a root holding several datasets), else dir.
+func ResolveDir(dir, dataset string) string {
+	if dir == "" {
+		return DefaultDir(dataset)
+	}
+	if st, err := os.Stat(filepath.Join(dir, dataset)); err == nil && st.IsDir() {
+		return filepath.Join(dir, dataset)
+	}
+	return dir
+}

@@ -18,14 +18,12 @@ func init() {
 	})
 }
 
-// LoadDataset converts the recordings in o.Dir (default download.DefaultDir("dvs")) once and
+// LoadDataset converts the recordings in o.Dir once — the dataset folder, or a root holding dvs/
+// (download.ResolveDir; default download.DefaultDir("dvs")) — and
 // loads the official train/test splits as float32 counts with FeatureShape [2, Out, Out]. DVS
 // Gesture has no validation split.
 func LoadDataset(o data.Options, f Framing, w io.Writer) (*data.Dataset, error) {
-	dir := o.Dir
-	if dir == "" {
-		dir = download.DefaultDir("dvs")
-	}
+	dir := download.ResolveDir(o.Dir, "dvs")
 	paths, err := EnsureCaches(dir, f, w)
 	if err != nil {
 		return nil, err

@@ -50,13 +50,11 @@ func EnsureCaches(dir string, c Config, b shd.Binning, w io.Writer) (map[string]
 	return out, nil
 }
 
-// LoadDataset loads (generating and converting on first use) the dataset from o.Dir, default
-// download.DefaultDir("espeak"). It has train and test splits only.
+// LoadDataset loads the dataset from o.Dir — the dataset folder, or a root holding espeak/
+// (download.ResolveDir; default download.DefaultDir("espeak")) — generating and converting it on
+// first use. It has train and test splits only.
 func LoadDataset(o data.Options, c Config, b shd.Binning, w io.Writer) (*data.Dataset, error) {
-	dir := o.Dir
-	if dir == "" {
-		dir = download.DefaultDir("espeak")
-	}
+	dir := download.ResolveDir(o.Dir, "espeak")
 	paths, err := EnsureCaches(dir, c, b, w)
 	if err != nil {
 		return nil, err

@@ -20,14 +20,12 @@ func init() {
 	})
 }
 
-// LoadDataset converts the clips in o.Dir (default download.DefaultDir("gsc")) once and loads the
+// LoadDataset converts the clips in o.Dir once — the dataset folder, or a root holding gsc/
+// (download.ResolveDir; default download.DefaultDir("gsc")) — and loads the
 // official splits. Each Mel band is standardised with the mean and standard deviation of the
 // training split (over all its frames), the same shift and scale for every split.
 func LoadDataset(o data.Options, c mel.Config, w io.Writer) (*data.Dataset, error) {
-	dir := o.Dir
-	if dir == "" {
-		dir = download.DefaultDir("gsc")
-	}
+	dir := download.ResolveDir(o.Dir, "gsc")
 	paths, err := EnsureCaches(dir, c, w)
 	if err != nil {
 		return nil, err

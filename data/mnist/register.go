@@ -1,6 +1,9 @@
 package mnist
 
 import (
+	"os"
+	"path/filepath"
+
 	"github.com/fits-snn/fits/data"
 )
 
@@ -20,10 +23,13 @@ func init() {
 	})
 }
 
-// LoadDataset loads both splits as a data.Dataset (no validation split) from o.Dir, or from
-// DefaultDir when o.Dir is empty. o.Small keeps the first 512 examples of each split.
+// LoadDataset loads both splits as a data.Dataset (no validation split) from o.Dir (or its mnist/
+// subfolder when there is one), or from DefaultDir when o.Dir is empty. o.Small keeps the first 512 examples of each split.
 func LoadDataset(o data.Options, l Layout) (*data.Dataset, error) {
 	dir := o.Dir
+	if st, err := os.Stat(filepath.Join(dir, "mnist")); dir != "" && err == nil && st.IsDir() {
+		dir = filepath.Join(dir, "mnist")
+	}
 	if dir == "" {
 		d, err := DefaultDir()
 		if err != nil {

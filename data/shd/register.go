@@ -31,15 +31,13 @@ func init() {
 	})
 }
 
-// LoadDataset converts the splits found in o.Dir (default download.DefaultDir(dataset)) once, then
+// LoadDataset converts the splits found in o.Dir once — the dataset folder, or a root holding
+// DATASET/ (download.ResolveDir; default download.DefaultDir(dataset)) — then
 // loads the caches as float32 spike counts [N, T, Features]. holdOut splits SHD's training set by
 // ValidationFraction and ValidationSeed; SSC uses its official validation split. o.Small keeps 256
 // evenly spaced examples of each split.
 func LoadDataset(dataset string, o data.Options, b Binning, holdOut bool, w io.Writer) (*data.Dataset, error) {
-	dir := o.Dir
-	if dir == "" {
-		dir = download.DefaultDir(dataset)
-	}
+	dir := download.ResolveDir(o.Dir, dataset)
 	classes, err := Classes(dataset)
 	if err != nil {
 		return nil, err
