@@ -18,7 +18,7 @@ type oracleCase struct {
 	cfg  Config
 	dims []int // input dimensions [batch, time, features...]
 	// xla: also run on XLA CPU. Every case runs on SimpleGo, which has no compile step; XLA compiles the
-	// unrolled graph (tens of seconds at T = 400 on a 2-core machine), so it runs the M = 0…3 cases.
+	// unrolled graph for 10-25 s at T = 400 on a 2-core machine, so it runs M = 0 and M = 3 only.
 	xla bool
 }
 
@@ -142,8 +142,8 @@ func TestLayerMatchesSim(t *testing.T) {
 		{"adaptlif", mk(AdaptLIF, 0, nil), []int{1, T, 3}, false},
 		{"fs-frozen", mk(FSFrozen, 0, nil), []int{1, T, 3}, false},
 		{"fs M=0", mk(FS, 0, nil), []int{2, T, 4}, true},
-		{"fsts M=1", mk(FSTS, 1, nil), []int{2, T, 3}, true},
-		{"fsts M=2 ratio 2.5", mk(FSTS, 2, func(c *Config) { c.EtaGammaRatio = 2.5 }), []int{2, T, 3}, true},
+		{"fsts M=1", mk(FSTS, 1, nil), []int{2, T, 3}, false},
+		{"fsts M=2 ratio 2.5", mk(FSTS, 2, func(c *Config) { c.EtaGammaRatio = 2.5 }), []int{2, T, 3}, false},
 		{"fsts M=3", mk(FSTS, 3, nil), []int{2, T, 3}, true},
 		{"fsts M=2 gsc dt-exact", mk(FSTS, 2, func(c *Config) {
 			c.TauM, c.TauA, c.Dt, c.FMaxHz, c.DTExact = 0.1, 0.5, 0.01, 30, true

@@ -1,0 +1,16 @@
+package neuron
+
+import (
+	"os"
+	"testing"
+)
+
+// TestMain lowers XLA's LLVM optimization level for this test binary unless XLA_FLAGS is set: the
+// unrolled graphs of the tests compile 2-4 times faster at level 0 (measured on XLA CPU, 2 cores), and
+// the tests check values, not speed.
+func TestMain(m *testing.M) {
+	if _, ok := os.LookupEnv("XLA_FLAGS"); !ok {
+		_ = os.Setenv("XLA_FLAGS", "--xla_backend_optimization_level=0")
+	}
+	os.Exit(m.Run())
+}
