@@ -76,8 +76,8 @@ func TestUnstackGradient(t *testing.T) {
 	}
 }
 
-// layerGradients builds Dense → neuron layer → mean spike rate and returns the loss gradients with respect to
-// every variable of ctx, by variable name.
+// layerGradients builds Dense → neuron layer → mean spike rate and returns the loss gradients with respect
+// to every variable of ctx, by variable name, and the loss under the name "loss".
 func layerGradients(t *testing.T, tb testBackend, cfg Config, batch, steps, in, width int) map[string][]float64 {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -109,7 +109,7 @@ func layerGradients(t *testing.T, tb testBackend, cfg Config, batch, steps, in, 
 	if loss := tensors.MustCopyFlatData[float32](out[0])[0]; loss <= 0 || loss >= 1 {
 		t.Fatalf("mean spike rate %g: the test input should make some but not all neurons spike", loss)
 	}
-	grads := map[string][]float64{}
+	grads := map[string][]float64{"loss": {float64(tensors.MustCopyFlatData[float32](out[0])[0])}}
 	for i, name := range names {
 		g := tensors.MustCopyFlatData[float32](out[i+1])
 		f := make([]float64, len(g))
@@ -164,5 +164,26 @@ func TestLayerGradients(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestDetachReset checks that DetachReset leaves the forward pass unchanged and changes the gradient.
+func TestDetachReset(t *testing.T) {
+	tb := testBackends(t)[len(testBackends(t))-1] // SimpleGo
+	attached := layerGradients(t, tb, DefaultConfig(FS, 0), 2, 30, 3, 4)
+	cfg := DefaultConfig(FS, 0)
+	cfg.DetachReset = true
+	detached := layerGradients(t, tb, cfg, 2, 30, 3, 4)
+	if attached["loss"][0] != detached["loss"][0] {
+		t.Errorf("loss %g with the reset attached, %g detached: the forward pass must not change", attached["loss"][0], detached["loss"][0])
+	}
+	same := true
+	for i, g := range attached[VarOmegaStar] {
+		if g != detached[VarOmegaStar][i] {
+			same = false
+		}
+	}
+	if same {
+		t.Error("detaching the reset did not change the gradient")
 	}
 }

@@ -26,6 +26,11 @@
 // Variables live in the scope of the context given to Layer (callers use ctx.In("layer_name")); their
 // names are the Var* constants. Variables with a value already in the context (e.g. loaded from a
 // checkpoint) are used as they are.
+//
+// Graph shape: the input is split along time once (unstack, whose gradient is one concatenation, so
+// training also works on SimpleGo, which lacks the Pad that Slice's gradient needs); each step's state is
+// packed into one tensor and divided by a runtime 1 (fusionBarrierOne), which keeps XLA from recomputing
+// the whole recurrence inside every step's output; the outputs are stacked along time once.
 package neuron
 
 import (
