@@ -23,6 +23,7 @@ func TestUnknownCommandAndFlags(t *testing.T) {
 		{"no command", nil, 2},
 		{"unknown command", []string{"frobnicate"}, 2},
 		{"unknown flag", []string{"demo", "--bogus=1"}, 2},
+		{"bad epochs", []string{"demo", "--train=false", "--epochs=0"}, 2},
 		{"positional argument", []string{"demo", "extra"}, 2},
 		{"help", []string{"help"}, 0},
 	}
@@ -45,7 +46,7 @@ func TestUnknownCommandAndFlags(t *testing.T) {
 }
 
 func TestDemoJSON(t *testing.T) {
-	status, stdout, stderr := run("demo", "--json")
+	status, stdout, stderr := run("demo", "--json", "--train=false")
 	if status != 0 {
 		t.Fatalf("status %d: %s", status, stderr)
 	}
