@@ -8,9 +8,8 @@ import (
 	"github.com/fits-snn/fits/data"
 )
 
-// testConfig is the default task with fewer examples, so the statistical tests stay fast.
-func testConfig() Config {
-	c := DefaultConfig()
+// testConfig is a task with fewer examples, so the statistical tests stay fast.
+func testConfig(c Config) Config {
 	c.Train, c.Val, c.Test = 256, 16, 16
 	return c
 }
@@ -118,7 +117,7 @@ func TestValidate(t *testing.T) {
 // TestEqualMeanRates checks that the mean spike count per bin of every channel group is the same in every
 // class: BaseRate·Dt·Afferents, within a statistical tolerance.
 func TestEqualMeanRates(t *testing.T) {
-	cfg := testConfig()
+	cfg := testConfig(DefaultConfig())
 	task, err := NewTask(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +155,15 @@ func TestEqualMeanRates(t *testing.T) {
 // dominant frequency (peak of the mean periodogram, 1/(T·Dt) = 1 Hz resolution) at the frequency the class
 // code assigns to that group, and that classes differ.
 func TestClassSpectra(t *testing.T) {
-	cfg := testConfig()
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{{"default", DefaultConfig()}, {"long", LongConfig()}} {
+		t.Run(tc.name, func(t *testing.T) { testClassSpectra(t, testConfig(tc.cfg)) })
+	}
+}
+
+func testClassSpectra(t *testing.T, cfg Config) {
 	task, err := NewTask(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -226,14 +233,21 @@ func TestCodesArePermutations(t *testing.T) {
 			}
 		}
 	}
-	if f := task.Frequencies; math.Abs(f[0]-2) > 1e-12 || math.Abs(f[len(f)-1]-40) > 1e-9 {
-		t.Errorf("frequencies %v, want 2 to 40 Hz", f)
+	if f := task.Frequencies; math.Abs(f[0]-5) > 1e-12 || math.Abs(f[len(f)-1]-40) > 1e-9 {
+		t.Errorf("frequencies %v, want 5 to 40 Hz", f)
 	}
 }
 
 func TestRegistered(t *testing.T) {
-	if !slices.Contains(data.Names(), Name) {
-		t.Fatalf("%q not registered: %v", Name, data.Names())
+	if !slices.Contains(data.Names(), Name) || !slices.Contains(data.Names(), LongName) {
+		t.Fatalf("%q or %q not registered: %v", Name, LongName, data.Names())
+	}
+	long, err := data.Load(LongName, data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if long.Name != LongName || long.Train.T != 250 || long.Dt != 0.004 {
+		t.Errorf("%s: name %q, %d bins of %g s", LongName, long.Name, long.Train.T, long.Dt)
 	}
 	d, err := data.Load(Name, data.Options{Small: true})
 	if err != nil {
