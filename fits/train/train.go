@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/fits-snn/fits/data"
@@ -387,7 +388,12 @@ func loadDataset(cfg Config, opts Options) (*data.Dataset, error) {
 
 func backendOf(opts Options) (backends.Backend, string, error) {
 	if opts.Backend != nil {
-		return opts.Backend, opts.Backend.Name(), nil
+		// Name the configuration (e.g. "xla:cpu") when the backend is the one package xla created.
+		name := opts.Backend.Name()
+		if c := xla.Current().Config; c != "" && strings.HasPrefix(c, name) {
+			name = c
+		}
+		return opts.Backend, name, nil
 	}
 	b, err := xla.Backend()
 	if err != nil {

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fits-snn/fits/fits/train"
+)
+
+func TestTrainEvalBadInput(t *testing.T) {
+	busy := t.TempDir()
+	// A directory holding a complete (empty) checkpoint.
+	if err := os.WriteFile(filepath.Join(busy, "checkpoint-n0000000-x.json"), []byte(`{"BinFormat":"uncompressed","Variables":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(busy, "checkpoint-n0000000-x.bin"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // in the one-line message
+	}{
+		{"unknown dataset", []string{"train", "--dataset=nope"}, "synthetic"},
+		{"unknown model", []string{"train", "--model=izh"}, "fs-frozen"},
+		{"unknown protocol", []string{"train", "--protocol=cv"}, "official-val"},
+		{"unknown readout", []string{"train", "--readout=last"}, "li-max"},
+		{"fsts needs m", []string{"train", "--model=fsts"}, "m >= 1"},
+		{"bad lr", []string{"train", "--lr=fast"}, "--lr"},
+		{"negative width", []string{"train", "--width=-3"}, "width"},
+		{"fractional seed", []string{"train", "--seed=1.5"}, "--seed"},
+		{"existing run", []string{"train", "--out=" + busy}, "--resume"},
+		{"eval without checkpoint flag", []string{"eval"}, "--checkpoint"},
+		{"eval of an empty folder", []string{"eval", "--checkpoint=" + t.TempDir()}, "no checkpoint"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, stdout, stderr := run(tc.args...)
+			if status != 2 {
+				t.Fatalf("status %d, want 2 (stderr %q)", status, stderr)
+			}
+			if stdout != "" || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("stdout %q, stderr %q: want one line mentioning %q", stdout, stderr, tc.want)
+			}
+		})
+	}
+}
+
+// TestTrainKillResume builds the CLI, trains a tiny network without interruption, trains it again but
+// kills the process (SIGKILL) after its first checkpoint, resumes it, and checks that both runs end with the
+// same per-epoch metrics; then evaluates the checkpoint with `fits eval --json`.
+func TestTrainKillResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and trains three times")
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "fits")
+	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	args := func(dir string, extra ...string) []string {
+		return append([]string{"train", "--dataset=synthetic", "--small", "--model=lif", "--width=4",
+			"--batch=32", "--epochs=120", "--lr=0.01", "--dropout=0.2", "--seed=3", "--protocol=val-split",
+			"--quiet", "--json", "--out=" + dir}, extra...)
+	}
+	runJSON := func(a ...string) train.Result {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command(bin, a...)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("fits %s: %v\n%s", strings.Join(a, " "), err, stderr.String())
+		}
+		if n := strings.Count(strings.TrimSpace(stdout.String()), "\n"); n != 0 {
+			t.Fatalf("--json printed %d lines", n+1)
+		}
+		var r train.Result
+		if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+			t.Fatalf("stdout is not one JSON object: %v\n%s", err, stdout.String())
+		}
+		return r
+	}
+
+	want := runJSON(args(filepath.Join(tmp, "full"))...)
+	if len(want.Epochs) != 120 || want.BestValAcc == nil || want.TestAccAtBestVal == nil || want.Backend == "" {
+		t.Fatalf("uninterrupted result: %d epochs, best val %v, backend %q", len(want.Epochs), want.BestValAcc, want.Backend)
+	}
+
+	dir := filepath.Join(tmp, "killed")
+	cmd := exec.Command(bin, args(dir)...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Minute)
+	for !train.HasCheckpoint(dir) {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatal("no checkpoint after 5 minutes")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if _, err := os.Stat(filepath.Join(dir, train.ResultFile)); err == nil {
+		t.Fatal("the run finished before it was killed; the test needs more epochs")
+	}
+
+	got := runJSON(args(dir, "--resume")...)
+	strip := func(e []train.Epoch) []train.Epoch {
+		out := slices.Clone(e)
+		for i := range out {
+			out[i].Seconds = 0
+		}
+		return out
+	}
+	a, _ := json.Marshal(strip(got.Epochs))
+	b, _ := json.Marshal(strip(want.Epochs))
+	if !bytes.Equal(a, b) {
+		t.Errorf("killed and resumed run differs from the uninterrupted one")
+	}
+	if *got.BestValAcc != *want.BestValAcc || *got.TestAccAtBestVal != *want.TestAccAtBestVal ||
+		got.BestTestAcc != want.BestTestAcc || got.ParameterCount != want.ParameterCount {
+		t.Errorf("summary differs: got %v/%v/%v/%d, want %v/%v/%v/%d", *got.BestValAcc, *got.TestAccAtBestVal,
+			got.BestTestAcc, got.ParameterCount, *want.BestValAcc, *want.TestAccAtBestVal, want.BestTestAcc, want.ParameterCount)
+	}
+
+	var stdout, stderr bytes.Buffer
+	ev := exec.Command(bin, "eval", "--checkpoint="+dir, "--json")
+	ev.Stdout, ev.Stderr = &stdout, &stderr
+	if err := ev.Run(); err != nil {
+		t.Fatalf("fits eval: %v\n%s", err, stderr.String())
+	}
+	var er train.EvalResult
+	if err := json.Unmarshal(stdout.Bytes(), &er); err != nil {
+		t.Fatalf("eval stdout is not one JSON object: %v\n%s", err, stdout.String())
+	}
+	if er.Epoch != 120 || er.TestAcc != want.FinalTestAcc {
+		t.Errorf("eval: epoch %d test %g; training ended with test %g", er.Epoch, er.TestAcc, want.FinalTestAcc)
+	}
+}

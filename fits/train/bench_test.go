@@ -1,0 +1,71 @@
+package train
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/fits-snn/fits/data/synth"
+	"github.com/fits-snn/fits/fits/neuron"
+)
+
+// BenchmarkTrainStep measures one training step (forward, backward and Adam update) of the paper's
+// feedforward network on SHD-like shapes: batch 128, T = 250 bins, 140 inputs, two hidden layers of width
+// W. The first call, which builds and compiles the graph, is reported separately as compile-s.
+//
+//	GOMLX_BACKEND=xla:cpu go test ./fits/train -run '^$' -bench TrainStep -benchtime 3x
+func BenchmarkTrainStep(b *testing.B) {
+	for _, bc := range []struct {
+		kind         neuron.Kind
+		order, width int
+	}{
+		{neuron.FSTS, 2, 128},
+		{neuron.LIF, 0, 128},
+	} {
+		b.Run(fmt.Sprintf("%s-M%d-W%d", bc.kind, bc.order, bc.width), func(b *testing.B) {
+			backend := testBackend(b)
+			sc := synth.DefaultConfig()
+			sc.Train, sc.Val, sc.Test = 128, 8, 8
+			ds, err := synth.Generate(sc)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg := DefaultConfig()
+			cfg.Model, cfg.M, cfg.Width, cfg.Batch, cfg.Epochs = bc.kind.String(), bc.order, bc.width, 128, 1
+			sp, err := protocolSplits(BestTest, ds)
+			if err != nil {
+				b.Fatal(err)
+			}
+			net, err := NewNetwork(cfg, ds)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx, err := newContext(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r, err := newRunner(cfg, ds, sp, net, ctx, backend)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r.fill(sp.train, seq(128))
+			start := time.Now()
+			if _, err := r.exec(r.trainExec); err != nil {
+				b.Fatal(err)
+			}
+			first := time.Since(start)
+			start = time.Now()
+			if _, err := r.exec(r.trainExec); err != nil {
+				b.Fatal(err)
+			}
+			second := time.Since(start)
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := r.exec(r.trainExec); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric((first - second).Seconds(), "compile-s")
+		})
+	}
+}
