@@ -6,7 +6,7 @@ export GOMLX_NO_AUTO_INSTALL := 1
 
 FITS := bin/fits
 
-.PHONY: all setup build demo test check fmt-check vet gotest fuzz figures clean help
+.PHONY: all setup build demo test espeak-digits check fmt-check vet gotest fuzz figures clean help
 all: build
 
 help:
@@ -51,6 +51,11 @@ fuzz:
 check: fmt-check vet gotest
 
 test: setup check fuzz notebooks e2e
+
+# Spoken digits synthesised here with espeak-ng (not committed), both front ends converted to the cache.
+# FITS_DATA chooses the data root (default: the user cache folder, fits/datasets).
+espeak-digits: build
+	$(FITS) data convert --dataset=espeak
 
 clean:
 	rm -rf bin test-output notebooks/.executed

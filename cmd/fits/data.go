@@ -230,7 +230,14 @@ func runDataConvert(args []string, stdout, stderr io.Writer) error {
 	case "dvs":
 		paths, err = dvs.EnsureCaches(d, dvs.DefaultFraming(), stderr)
 	case "espeak":
-		paths, err = espeak.EnsureCaches(d, espeak.DefaultConfig(), shd.DefaultBinning(), stderr)
+		// Both front ends: the SHD path (cochlea spikes, binned) and the GSC path (log-Mel).
+		if paths, err = espeak.EnsureCaches(d, espeak.DefaultConfig(), shd.DefaultBinning(), stderr); err == nil {
+			var melPaths map[string]string
+			melPaths, err = espeak.EnsureMelCaches(d, espeak.DefaultConfig(), mel.Default(), stderr)
+			for s, p := range melPaths {
+				paths[s+"-mel"] = p
+			}
+		}
 	case "mnist":
 		return badInput("mnist needs no conversion: its IDX files are read directly")
 	}
@@ -340,7 +347,7 @@ func runDataEspeak(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "espeak: %s and %s written to %s\n", espeak.FileName("train"), espeak.FileName("test"), dir)
+	fmt.Fprintf(stdout, "espeak: %s and %s (SHD format) and the audio under wav/ written to %s\n", espeak.FileName("train"), espeak.FileName("test"), dir)
 	return nil
 }
 

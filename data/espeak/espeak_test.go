@@ -3,11 +3,16 @@ package espeak
 import (
 	"context"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/data/cache"
+	"github.com/fits-snn/fits/data/gsc"
+	"github.com/fits-snn/fits/data/mel"
 	"github.com/fits-snn/fits/data/shd"
 )
 
@@ -151,5 +156,90 @@ func TestLoadDataset(t *testing.T) {
 	}
 	if d.Train.N != 3 || d.Test.N != 3 || d.Train.F != 140 || d.Train.T != 250 {
 		t.Fatalf("train %d test %d shape %d×%d", d.Train.N, d.Test.N, d.Train.T, d.Train.F)
+	}
+}
+
+func TestLoadMelDataset(t *testing.T) {
+	if _, err := exec.LookPath("espeak-ng"); err != nil {
+		t.Skip("espeak-ng not installed")
+	}
+	c := Config{Variants: []string{"m2"}, TestVariants: []string{"f2"}, Speeds: []int{150, 170}, Pitches: []int{45}, Binary: "espeak-ng", Labels: []int32{1, 15}}
+	dir := t.TempDir()
+	d, err := LoadMelDataset(data.Options{Dir: dir}, c, mel.Default(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if d.Name != MelName || d.Train.N != 4 || d.Test.N != 4 || d.Train.T != 100 || d.Train.F != 40 || d.Dt != 0.01 {
+		t.Fatalf("%s: train %d test %d shape %d×%d dt %v", d.Name, d.Train.N, d.Test.N, d.Train.T, d.Train.F, d.Dt)
+	}
+	// Labels follow the manifest, whose WAV files hold 1 s of 16 kHz audio.
+	clips, err := ReadManifest(dir, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext, err := mel.New(mel.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := cache.LoadSet(MelCachePath(dir, "test", mel.Default()), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, cl := range clips {
+		if d.Test.Labels[i] != cl.Label {
+			t.Fatalf("sample %d: label %d, manifest %d", i, d.Test.Labels[i], cl.Label)
+		}
+		x, err := gsc.ReadWAV(filepath.Join(dir, "wav", cl.Path), 16000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(x) != 16000 {
+			t.Fatalf("%s: %d samples", cl.Path, len(x))
+		}
+		// The cache holds the log-Mel features of exactly that audio.
+		want := make([]float32, 100*40)
+		if err := ext.LogMel(x, want); err != nil {
+			t.Fatal(err)
+		}
+		got := raw.Inputs[i*4000 : (i+1)*4000]
+		for j := range want {
+			if math.Abs(float64(got[j]-want[j])) > 1e-5 {
+				t.Fatalf("%s: feature %d = %v, want %v", cl.Path, j, got[j], want[j])
+			}
+		}
+	}
+	// Training features are standardised per band.
+	mean, std := gsc.BandStats(d.Train)
+	for b := range mean {
+		if math.Abs(mean[b]) > 1e-4 || (std[b] > 0 && math.Abs(std[b]-1) > 1e-3) {
+			t.Fatalf("band %d: mean %v std %v after standardisation", b, mean[b], std[b])
+		}
+	}
+}
+
+func TestReadManifestErrors(t *testing.T) {
+	for _, tc := range []struct{ name, text, want string }{
+		{"empty", "", "no clips"},
+		{"one field", "train/a.wav\n", "path label"},
+		{"label out of range", "train/a.wav 20\n", "not in 0..19"},
+		{"label not a number", "train/a.wav x\n", "not in 0..19"},
+		{"escaping path", "../a.wav 1\n", "relative"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(dir, "wav"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(ManifestPath(dir, "train"), []byte(tc.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := ReadManifest(dir, "train")
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "train.txt") {
+				t.Errorf("error %v, want one naming the file and %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -35,18 +35,30 @@ const batch = 256
 // Convert computes log-Mel features [Frames, Bands] of the clips (paths relative to root) and
 // writes them as a float32 cache at dst. Work is spread over the CPUs; progress goes to w.
 func Convert(root string, clips []Clip, dst, split string, c mel.Config, w io.Writer) error {
+	return ConvertClips(root, clips, dst, CacheMeta{Dataset: "gsc", Split: split, Words: Words}, Classes, c, w)
+}
+
+// ConvertClips is Convert for any set of 16 kHz clips with labels in [0, classes): meta names the
+// dataset, split and class words (its Mel, Dt and Files fields are filled in here). Datasets that
+// share the GSC front end (e.g. the spoken digits of package data/espeak) use it directly.
+func ConvertClips(root string, clips []Clip, dst string, meta CacheMeta, classes int, c mel.Config, w io.Writer) error {
 	if _, err := mel.New(c); err != nil {
 		return err
 	}
 	files := make([]string, len(clips))
 	for i, cl := range clips {
+		if cl.Label < 0 || int(cl.Label) >= classes {
+			return fmt.Errorf("%s: label %d outside [0, %d)", cl.Path, cl.Label, classes)
+		}
 		files[i] = cl.Path
 	}
-	mj, err := json.Marshal(CacheMeta{Dataset: "gsc", Split: split, Mel: c, Dt: float64(c.Hop) / float64(c.SampleRate), Words: Words, Files: files})
+	split := meta.Split
+	meta.Mel, meta.Dt, meta.Files = c, float64(c.Hop)/float64(c.SampleRate), files
+	mj, err := json.Marshal(meta)
 	if err != nil {
 		return err
 	}
-	cw, err := cache.Create(dst, cache.Header{DType: cache.Float32, Shape: []int{c.Frames, c.Bands}, Classes: Classes, Meta: mj})
+	cw, err := cache.Create(dst, cache.Header{DType: cache.Float32, Shape: []int{c.Frames, c.Bands}, Classes: classes, Meta: mj})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,126 @@
+package espeak
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/data/cache"
+	"github.com/fits-snn/fits/data/download"
+	"github.com/fits-snn/fits/data/gsc"
+	"github.com/fits-snn/fits/data/mel"
+)
+
+// MelName is the registry name of the spoken digits through the GSC front end: 40-band log-Mel
+// spectrograms, 25 ms Hann window, 10 ms hop, 100 frames ([T=100, F=40], package data/mel's Default),
+// standardised per band with the training split's statistics, as the "gsc" dataset is.
+const MelName = "espeak-digits-mel"
+
+func init() {
+	data.Register(MelName, "the espeak-ng spoken digits through the GSC front end: 40-band log-Mel [T=100, F=40], 20 classes", func(o data.Options) (*data.Dataset, error) {
+		return LoadMelDataset(o, DefaultConfig(), mel.Default(), os.Stderr)
+	})
+}
+
+// MelCachePath returns the log-Mel cache of a split in dir, e.g. dir/espeak_train.mel40-t100-hop160.fitsds.
+func MelCachePath(dir, split string, c mel.Config) string {
+	return filepath.Join(dir, fmt.Sprintf("espeak_%s.mel%d-t%d-hop%d.fitsds", split, c.Bands, c.Frames, c.Hop))
+}
+
+// ReadManifest reads outDir/wav/<split>.txt: the clips of a split (paths relative to outDir/wav) with
+// their labels, in sample order.
+func ReadManifest(outDir, split string) ([]gsc.Clip, error) {
+	p := ManifestPath(outDir, split)
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var clips []gsc.Clip
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
+		}
+		fields := strings.Fields(text)
+		if len(fields) != 2 {
+			return nil, fmt.Errorf("%s:%d: want \"path label\", got %q", p, line, text)
+		}
+		label, err := strconv.Atoi(fields[1])
+		if err != nil || label < 0 || label >= Classes {
+			return nil, fmt.Errorf("%s:%d: label %q is not in 0..%d", p, line, fields[1], Classes-1)
+		}
+		if filepath.IsAbs(fields[0]) || strings.Contains(fields[0], "..") {
+			return nil, fmt.Errorf("%s:%d: path %q must be relative and inside the folder", p, line, fields[0])
+		}
+		clips = append(clips, gsc.Clip{Path: fields[0], Label: int32(label)})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	if len(clips) == 0 {
+		return nil, fmt.Errorf("%s: no clips listed", p)
+	}
+	return clips, nil
+}
+
+// EnsureMelCaches converts the WAV files of both splits in dir to log-Mel caches when missing, first
+// generating the audio (needs espeak-ng) when dir holds no manifest, and returns the cache paths by split.
+func EnsureMelCaches(dir string, c Config, mc mel.Config, w io.Writer) (map[string]string, error) {
+	out := map[string]string{}
+	for _, split := range []string{"train", "test"} {
+		dst := MelCachePath(dir, split, mc)
+		if r, err := cache.Open(dst); err == nil {
+			r.Close()
+			out[split] = dst
+			continue
+		}
+		if _, err := os.Stat(ManifestPath(dir, split)); err != nil {
+			if err := Generate(context.Background(), c, dir, w); err != nil {
+				return nil, fmt.Errorf("generating %s: %w", dir, err)
+			}
+		}
+		clips, err := ReadManifest(dir, split)
+		if err != nil {
+			return nil, err
+		}
+		meta := gsc.CacheMeta{Dataset: "espeak", Split: split, Words: Keys()}
+		if err := gsc.ConvertClips(filepath.Join(dir, "wav"), clips, dst, meta, Classes, mc, w); err != nil {
+			return nil, err
+		}
+		out[split] = dst
+	}
+	return out, nil
+}
+
+// LoadMelDataset is LoadDataset through the log-Mel front end: [T = mc.Frames, F = mc.Bands] float32
+// features, each band standardised with the training split's mean and standard deviation.
+func LoadMelDataset(o data.Options, c Config, mc mel.Config, w io.Writer) (*data.Dataset, error) {
+	dir := download.ResolveDir(o.Dir, "espeak")
+	paths, err := EnsureMelCaches(dir, c, mc, w)
+	if err != nil {
+		return nil, err
+	}
+	limit := 0
+	if o.Small {
+		limit = smallN
+	}
+	d := &data.Dataset{Name: MelName, Classes: Classes, Dt: float64(mc.Hop) / float64(mc.SampleRate)}
+	if d.Train, err = cache.LoadSet(paths["train"], limit); err != nil {
+		return nil, err
+	}
+	if d.Test, err = cache.LoadSet(paths["test"], limit); err != nil {
+		return nil, err
+	}
+	mean, std := gsc.BandStats(d.Train)
+	gsc.Standardize(d.Train, mean, std)
+	gsc.Standardize(d.Test, mean, std)
+	return d, nil
+}
