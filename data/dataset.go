@@ -87,6 +87,19 @@ func (s *Set) Subset(idx []int) *Set {
 	return out
 }
 
+// Head returns the set restricted to its first n examples, sharing memory with it; the set itself when
+// n <= 0, s is nil or n >= s.N.
+func (s *Set) Head(n int) *Set {
+	if s == nil || n <= 0 || n >= s.N {
+		return s
+	}
+	out := *s
+	out.Inputs = s.Inputs[:n*s.T*s.F]
+	out.Labels = s.Labels[:n]
+	out.N = n
+	return &out
+}
+
 // SplitOff holds out a fraction of the set, chosen by a permutation drawn from seed, stratified by class so
 // that every class keeps the same proportion in both parts. It returns (kept, heldOut); the input set is not
 // modified. The same seed always holds out the same examples.

@@ -103,3 +103,28 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("unknown name: %v", err)
 	}
 }
+
+func TestHead(t *testing.T) {
+	s := &Set{Inputs: []float32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, Labels: []int32{0, 1, 2}, N: 3, T: 2, F: 2}
+	for _, tc := range []struct {
+		n, wantN int
+		same     bool
+	}{{0, 3, true}, {-1, 3, true}, {3, 3, true}, {7, 3, true}, {1, 1, false}, {2, 2, false}} {
+		h := s.Head(tc.n)
+		if (h == s) != tc.same || h.N != tc.wantN {
+			t.Fatalf("Head(%d): N=%d, same set %v", tc.n, h.N, h == s)
+		}
+		if err := h.Validate(); err != nil {
+			t.Fatalf("Head(%d): %v", tc.n, err)
+		}
+		for i := range h.N {
+			if h.Labels[i] != int32(i) || h.Example(i)[0] != float32(4*i) {
+				t.Fatalf("Head(%d): example %d is %v with label %d", tc.n, i, h.Example(i), h.Labels[i])
+			}
+		}
+	}
+	var nilSet *Set
+	if nilSet.Head(2) != nil {
+		t.Error("Head of a nil set is not nil")
+	}
+}

@@ -49,6 +49,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar on stderr")
 	fs.BoolVar(&f.cfg.Small, "small", false, "use the dataset's reduced version (tests and smoke runs)")
 	fs.StringVar(&f.dataDir, "data-dir", "", "dataset folder (default $FITS_DATA/NAME)")
+	fs.IntVar(&f.cfg.TrainLimit, "train-limit", 0, "keep only the first N training examples (0: all), for time-bounded runs")
+	fs.IntVar(&f.cfg.TestLimit, "test-limit", 0, "keep only the first N test examples (0: all)")
 	backend := backendFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -77,6 +77,11 @@ type Config struct {
 	Dataset string `json:"dataset"`
 	// Small asks the dataset for its reduced version (tests and smoke runs).
 	Small bool `json:"small,omitempty"`
+	// TrainLimit, when positive, keeps only the first TrainLimit training examples (before any
+	// validation hold-out), and TestLimit the first TestLimit test examples: time-bounded runs on large
+	// datasets, e.g. pixel-wise sMNIST on a CPU. Zero means all.
+	TrainLimit int `json:"train_limit,omitempty"`
+	TestLimit  int `json:"test_limit,omitempty"`
 	// Model is the neuron kind of the hidden layers: lif, adaptlif, fs-frozen, fs or fsts.
 	Model string `json:"model"`
 	// M is the TS cascade order (fsts only; 0 otherwise).
@@ -150,6 +155,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("learning rate must be in (0, 10], got %g", c.LR)
 	case !(c.Dropout >= 0 && c.Dropout < 1):
 		return fmt.Errorf("dropout must be in [0, 1), got %g", c.Dropout)
+	case c.TrainLimit < 0 || c.TestLimit < 0:
+		return fmt.Errorf("train and test limits must be >= 0 (0 means all), got %d and %d", c.TrainLimit, c.TestLimit)
 	}
 	return nil
 }
@@ -181,6 +188,8 @@ func contains(list []string, s string) bool {
 const (
 	ParamDataset  = "dataset"
 	ParamSmall    = "dataset_small"
+	ParamTrainLim = "dataset_train_limit"
+	ParamTestLim  = "dataset_test_limit"
 	ParamModel    = "model"
 	ParamM        = "m"
 	ParamWidth    = "width"
@@ -198,6 +207,8 @@ func (c Config) SetParams(ctx *context.Context) {
 	ctx.SetParams(map[string]any{
 		ParamDataset:  c.Dataset,
 		ParamSmall:    c.Small,
+		ParamTrainLim: c.TrainLimit,
+		ParamTestLim:  c.TestLimit,
 		ParamModel:    c.Model,
 		ParamM:        c.M,
 		ParamWidth:    c.Width,
@@ -215,28 +226,31 @@ func (c Config) SetParams(ctx *context.Context) {
 func ConfigFromContext(ctx *context.Context) Config {
 	d := DefaultConfig()
 	return Config{
-		Dataset:  context.GetParamOr(ctx, ParamDataset, d.Dataset),
-		Small:    context.GetParamOr(ctx, ParamSmall, d.Small),
-		Model:    context.GetParamOr(ctx, ParamModel, d.Model),
-		M:        context.GetParamOr(ctx, ParamM, d.M),
-		Width:    context.GetParamOr(ctx, ParamWidth, d.Width),
-		Epochs:   context.GetParamOr(ctx, ParamEpochs, d.Epochs),
-		Batch:    context.GetParamOr(ctx, ParamBatch, d.Batch),
-		LR:       context.GetParamOr(ctx, ParamLR, d.LR),
-		Dropout:  context.GetParamOr(ctx, ParamDropout, d.Dropout),
-		Seed:     context.GetParamOr(ctx, ParamSeed, d.Seed),
-		Protocol: Protocol(context.GetParamOr(ctx, ParamProtocol, string(d.Protocol))),
-		Readout:  context.GetParamOr(ctx, ParamReadout, d.Readout),
+		Dataset:    context.GetParamOr(ctx, ParamDataset, d.Dataset),
+		Small:      context.GetParamOr(ctx, ParamSmall, d.Small),
+		TrainLimit: context.GetParamOr(ctx, ParamTrainLim, d.TrainLimit),
+		TestLimit:  context.GetParamOr(ctx, ParamTestLim, d.TestLimit),
+		Model:      context.GetParamOr(ctx, ParamModel, d.Model),
+		M:          context.GetParamOr(ctx, ParamM, d.M),
+		Width:      context.GetParamOr(ctx, ParamWidth, d.Width),
+		Epochs:     context.GetParamOr(ctx, ParamEpochs, d.Epochs),
+		Batch:      context.GetParamOr(ctx, ParamBatch, d.Batch),
+		LR:         context.GetParamOr(ctx, ParamLR, d.LR),
+		Dropout:    context.GetParamOr(ctx, ParamDropout, d.Dropout),
+		Seed:       context.GetParamOr(ctx, ParamSeed, d.Seed),
+		Protocol:   Protocol(context.GetParamOr(ctx, ParamProtocol, string(d.Protocol))),
+		Readout:    context.GetParamOr(ctx, ParamReadout, d.Readout),
 	}
 }
 
 // NeuronConfig returns the neuron constants for a dataset (Appendix B, table of neuron constants): GSC's
-// (τm = 0.1 s, τa = 0.5 s, f* in [1, 30] Hz) for "gsc", the SHD/SSC ones (τm = 0.04 s, τa = 0.2 s, f* in
+// (τm = 0.1 s, τa = 0.5 s, f* in [1, 30] Hz) for "gsc" and the other log-Mel datasets
+// ("espeak-digits-mel"), the SHD/SSC ones (τm = 0.04 s, τa = 0.2 s, f* in
 // [1, 50] Hz) otherwise, always with the dataset's time bin as Δt. The target range is capped at the
 // stable limit of the semi-implicit update for that Δt.
 func NeuronConfig(kind neuron.Kind, order int, ds *data.Dataset) (neuron.Config, error) {
 	n := neuron.DefaultConfig(kind, order)
-	if strings.EqualFold(ds.Name, "gsc") {
+	if strings.EqualFold(ds.Name, "gsc") || strings.EqualFold(ds.Name, "espeak-digits-mel") {
 		n.TauM, n.TauA = theory.GSC.TauM, theory.GSC.TauA
 		n.FMaxHz = 30
 	}

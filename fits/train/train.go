@@ -378,12 +378,25 @@ func scale(v []float64, s float64) []float64 {
 	return out
 }
 
-// loadDataset returns opts.Dataset or loads cfg.Dataset.
+// loadDataset returns opts.Dataset or loads cfg.Dataset, keeping the first cfg.TrainLimit training and
+// cfg.TestLimit test examples when those are positive.
 func loadDataset(cfg Config, opts Options) (*data.Dataset, error) {
-	if opts.Dataset != nil {
-		return opts.Dataset, opts.Dataset.Validate()
+	ds := opts.Dataset
+	if ds == nil {
+		var err error
+		if ds, err = data.Load(cfg.Dataset, data.Options{Dir: opts.DataDir, Small: cfg.Small}); err != nil {
+			return nil, err
+		}
+	} else if err := ds.Validate(); err != nil {
+		return nil, err
 	}
-	return data.Load(cfg.Dataset, data.Options{Dir: opts.DataDir, Small: cfg.Small})
+	if cfg.TrainLimit == 0 && cfg.TestLimit == 0 {
+		return ds, nil
+	}
+	out := *ds
+	out.Train = ds.Train.Head(cfg.TrainLimit)
+	out.Test = ds.Test.Head(cfg.TestLimit)
+	return &out, nil
 }
 
 func backendOf(opts Options) (backends.Backend, string, error) {

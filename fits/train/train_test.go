@@ -67,6 +67,8 @@ func TestConfigValidate(t *testing.T) {
 		{"batch", "batch", func(c *Config) { c.Batch = 0 }},
 		{"lr", "learning rate", func(c *Config) { c.LR = 0 }},
 		{"dropout", "dropout", func(c *Config) { c.Dropout = 1 }},
+		{"train limit", "limits", func(c *Config) { c.TrainLimit = -1 }},
+		{"test limit", "limits", func(c *Config) { c.TestLimit = -5 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := DefaultConfig()
@@ -80,12 +82,34 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestConfigParamsRoundTrip(t *testing.T) {
-	c := Config{Dataset: "synthetic", Small: true, Model: "fsts", M: 2, Width: 33, Epochs: 7, Batch: 5,
+	c := Config{Dataset: "synthetic", Small: true, TrainLimit: 9, TestLimit: 4, Model: "fsts", M: 2, Width: 33, Epochs: 7, Batch: 5,
 		LR: 1.5e-3, Dropout: 0.25, Seed: 42, Protocol: OfficialVal, Readout: "li-max"}
 	ctx := context.New()
 	c.SetParams(ctx)
 	if got := ConfigFromContext(ctx); got != c {
 		t.Errorf("round trip gave %+v, want %+v", got, c)
+	}
+}
+
+func TestLoadDatasetLimits(t *testing.T) {
+	ds := tinyDataset(t)
+	cfg := DefaultConfig()
+	cfg.TrainLimit, cfg.TestLimit = 10, 3
+	got, err := loadDataset(cfg, Options{Dataset: ds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Train.N != 10 || got.Test.N != 3 || got.Val != ds.Val || ds.Train.N == 10 {
+		t.Fatalf("train %d, test %d examples (of %d, %d); validation kept: %v", got.Train.N, got.Test.N, ds.Train.N, ds.Test.N, got.Val == ds.Val)
+	}
+	for i := range got.Train.N {
+		if got.Train.Labels[i] != ds.Train.Labels[i] {
+			t.Fatalf("training example %d has label %d, want the dataset's first examples", i, got.Train.Labels[i])
+		}
+	}
+	cfg.TrainLimit, cfg.TestLimit = 0, 0
+	if got, _ := loadDataset(cfg, Options{Dataset: ds}); got != ds {
+		t.Error("no limits: the dataset should be used as it is")
 	}
 }
 
