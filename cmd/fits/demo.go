@@ -20,9 +20,13 @@ func init() {
 	})
 }
 
-// demoEpochs is the demo's default number of epochs per model: enough for the ablation ordering to show on
-// the synthetic task within minutes on two CPU cores.
-const demoEpochs = 10
+// The demo's recipe on the synthetic task: enough for the ablation ordering to show within a few minutes
+// on two CPU cores (about 40 s per model with XLA CPU, half of it compiling). The model is selected on the
+// task's validation split and the test accuracy at that epoch is reported (protocol official-val).
+const (
+	demoEpochs = 20
+	demoBatch  = 64
+)
 
 // demoOutput is the JSON form of `fits demo --json`.
 type demoOutput struct {
@@ -42,14 +46,18 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	retrain := fs.Bool("retrain", false, "train again even when a run of the same configuration exists")
 	dir := fs.String("out", filepath.Join("runs", "demo"), "folder of the demo's training runs")
 	base := train.DefaultConfig()
+	base.Batch, base.Protocol = demoBatch, train.OfficialVal
 	fs.IntVar(&base.Epochs, "epochs", demoEpochs, "training epochs per model")
 	fs.IntVar(&base.Width, "width", base.Width, "neurons per hidden layer")
+	fs.IntVar(&base.Batch, "batch", base.Batch, "examples per step")
+	seed := fs.Int64("seed", base.Seed, "random seed")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if base.Epochs < 1 || base.Width < 1 {
-		return badInput("--epochs and --width must be positive")
+	if base.Epochs < 1 || base.Width < 1 || base.Batch < 1 {
+		return badInput("--epochs, --width and --batch must be positive")
 	}
+	base.Seed = *seed
 	rows, err := paper.TheoryRows()
 	if err != nil {
 		return err
@@ -70,7 +78,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout, "Theory: the paper's closed-form numbers beside fits/theory (n/a: different setups, shown for scale)")
 	printRows(stdout, out.Theory)
 	if *doTrain {
-		fmt.Fprintf(stdout, "\nAblation ladder on the embedded synthetic task (%d epochs, width %d; paper's SSC ordering: LIF ≈ adaptive < FS frozen < FS < FS+TS)\n", base.Epochs, base.Width)
+		fmt.Fprintf(stdout, "\nAblation ladder on the embedded synthetic task (%d epochs, batch %d, width %d, seed %d, test accuracy at the best validation epoch; the paper's SSC ordering: LIF ≈ adaptive < FS frozen < FS < FS+TS)\n", base.Epochs, base.Batch, base.Width, base.Seed)
 		printTrainRows(stdout, out.Train)
 	}
 	return nil

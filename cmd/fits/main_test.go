@@ -24,6 +24,8 @@ func TestUnknownCommandAndFlags(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, 2},
 		{"unknown flag", []string{"demo", "--bogus=1"}, 2},
 		{"bad epochs", []string{"demo", "--train=false", "--epochs=0"}, 2},
+		{"bad batch", []string{"demo", "--train=false", "--batch=0"}, 2},
+		{"fractional seed", []string{"demo", "--train=false", "--seed=0.5"}, 2},
 		{"positional argument", []string{"demo", "extra"}, 2},
 		{"help", []string{"help"}, 0},
 	}
