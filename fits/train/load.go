@@ -1,0 +1,35 @@
+package train
+
+import (
+	"github.com/fits-snn/fits/data"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// Helpers for code that reads a run back (package fits/analysis): the same scope, dataset and splits as
+// TrainModel and Evaluate use.
+
+// ModelScope is the context scope under which TrainModel and Evaluate build the network's variables: a
+// network rebuilt from a checkpoint must be built in ctx.In(ModelScope).
+const ModelScope = modelScope
+
+// HistoryFromContext returns the per-epoch measurements that TrainModel stores in the context's
+// hyperparameters (and so in every checkpoint): one Epoch per finished epoch, none for a fresh context.
+func HistoryFromContext(ctx *context.Context) ([]Epoch, error) {
+	history, _, err := loadState(ctx)
+	return history, err
+}
+
+// LoadDataset returns the dataset a run with configuration cfg trains on: opts.Dataset when set, else
+// cfg.Dataset loaded by name (from opts.DataDir, reduced with cfg.Small), keeping the first
+// cfg.TrainLimit training and cfg.TestLimit test examples when those are positive.
+func LoadDataset(cfg Config, opts Options) (*data.Dataset, error) { return loadDataset(cfg, opts) }
+
+// ProtocolSplits returns the sets a protocol trains on, selects on (nil under best-test) and tests on:
+// val-split holds out ValFraction of ds.Train (seed ValSplitSeed), official-val uses ds.Val.
+func ProtocolSplits(p Protocol, ds *data.Dataset) (train, val, test *data.Set, err error) {
+	sp, err := protocolSplits(p, ds)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return sp.train, sp.val, sp.test, nil
+}
