@@ -70,14 +70,15 @@ const (
 // It panics (as GoMLX graph-building functions do) when cfg is invalid or the input has the wrong rank;
 // check cfg.Validate() first for an error instead.
 func Layer(ctx *context.Context, current *Node, cfg Config) *Node {
-	spikes, _ := run(ctx, current, cfg, false)
+	spikes, _, _ := run(ctx, current, cfg, false, nil)
 	return spikes
 }
 
 // LayerWithVoltage is Layer that also returns the pre-reset mixed voltage ṼM[k+1] (v_pre), with the same
 // shape as current.
 func LayerWithVoltage(ctx *context.Context, current *Node, cfg Config) (spikes, vPre *Node) {
-	return run(ctx, current, cfg, true)
+	spikes, vPre, _ = run(ctx, current, cfg, true, nil)
+	return spikes, vPre
 }
 
 // ParamShape returns the shape P of the per-neuron parameters for an input of dimensions
@@ -100,7 +101,9 @@ type coefficients struct {
 	oneMinusLambda []*Node // 1 − λm
 }
 
-func run(ctx *context.Context, current *Node, cfg Config, wantVoltage bool) (spikes, vPre *Node) {
+// run runs the layer from the carried state init (nil: zero; see LayerFrom for its layout) and returns the
+// spikes, the pre-reset voltage when wantVoltage, and the state after the last step.
+func run(ctx *context.Context, current *Node, cfg Config, wantVoltage bool, init []*Node) (spikes, vPre *Node, final []*Node) {
 	if err := cfg.Validate(); err != nil {
 		panic(fmt.Errorf("neuron.Layer: %w", err))
 	}
@@ -131,6 +134,9 @@ func run(ctx *context.Context, current *Node, cfg Config, wantVoltage bool) (spi
 	stages := make([]*Node, m+1) // Vm[k], m = 0..M
 	for i := range stages {
 		stages[i] = zero
+	}
+	if init != nil {
+		v, a = unpackState(init, cfg, stages)
 	}
 	next := make([]*Node, m+1)
 	inputs := unstack(current, 1)
@@ -192,7 +198,7 @@ func run(ctx *context.Context, current *Node, cfg Config, wantVoltage bool) (spi
 	if wantVoltage {
 		vPre = Stack(vSeq, 1)
 	}
-	return spikes, vPre
+	return spikes, vPre, packState(v, a, stages, cfg)
 }
 
 // fusionBarrierOne returns a scalar equal to 1 that the compiler cannot prove to be 1: 1 + 0·max|x|

@@ -1,0 +1,83 @@
+package neuron
+
+import (
+	"fmt"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// StateComponents returns the number of tensors that make up a layer's carried state between two time
+// steps, each of the per-step shape [batch, d1, …, dn]: the post-reset voltage V; the adaptation a for
+// every kind but LIF; and the stage values V0…VM of the TS cascade when M ≥ 1.
+func StateComponents(cfg Config) int {
+	n := 1
+	if cfg.Kind != LIF {
+		n++
+	}
+	if cfg.Order > 0 {
+		n += cfg.Order + 1
+	}
+	return n
+}
+
+// LayerFrom is Layer started from a carried state instead of zero: it runs Algorithm 1 over current
+// [batch, K, d1, …, dn] (K ≥ 1 steps) from init and returns the spikes [batch, K, d1, …, dn] and the state
+// after the last step. The state is StateComponents(cfg) tensors of shape [batch, d1, …, dn] in the order
+// V, a (absent for LIF), V0, …, VM (present when M ≥ 1); nil init means the zero state, as in Layer.
+//
+// Running a sequence in pieces, each piece from the previous piece's final state, gives exactly the spikes
+// of one Layer call over the whole sequence: it is the same graph code, one step at a time.
+func LayerFrom(ctx *context.Context, current *Node, cfg Config, init []*Node) (spikes *Node, final []*Node) {
+	if init != nil {
+		if len(init) != StateComponents(cfg) {
+			panic(fmt.Errorf("neuron.LayerFrom: %d state tensors, want %d for %s with M = %d",
+				len(init), StateComponents(cfg), cfg.Kind, cfg.Order))
+		}
+		want := append([]int{current.Shape().Dimensions[0]}, current.Shape().Dimensions[2:]...)
+		for i, s := range init {
+			if !sameDims(s.Shape().Dimensions, want) {
+				panic(fmt.Errorf("neuron.LayerFrom: state tensor %d has shape %s, want dimensions %v", i, s.Shape(), want))
+			}
+		}
+	}
+	spikes, _, final = run(ctx, current, cfg, false, init)
+	return spikes, final
+}
+
+func sameDims(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// packState returns the carried state in LayerFrom's order.
+func packState(v, a *Node, stages []*Node, cfg Config) []*Node {
+	out := []*Node{v}
+	if cfg.Kind != LIF {
+		out = append(out, a)
+	}
+	if cfg.Order > 0 {
+		out = append(out, stages[:cfg.Order+1]...)
+	}
+	return out
+}
+
+// unpackState is the inverse of packState: it returns V and a (nil for LIF) and copies the stage values
+// into stages.
+func unpackState(state []*Node, cfg Config, stages []*Node) (v, a *Node) {
+	v, state = state[0], state[1:]
+	if cfg.Kind != LIF {
+		a, state = state[0], state[1:]
+	}
+	if cfg.Order > 0 {
+		copy(stages, state[:cfg.Order+1])
+	}
+	return v, a
+}
