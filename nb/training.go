@@ -99,7 +99,7 @@ func TrainingCurves(runs []Curves, epochs int) (*Figure, error) {
 		loss.Y.Max = 1
 	}
 	acc.Y.Min, acc.Y.Max = 0, 100
-	acc.Legend.Top, acc.Legend.Left = false, false
+	loss.Legend.Top, loss.Legend.Left = false, true // losses fall: the lower left is where they are not
 	return &Figure{
 		Name:    "05_training_curves",
 		Caption: "Training curves: loss per epoch (left) and accuracy after each epoch (right; train solid, validation dashed, test dotted), one colour per neuron model.",
@@ -130,7 +130,7 @@ type RasterRun struct {
 // SpikeRasters is figure 05_spike_raster: for sample s of each run's activity (the same example in
 // every run), the input (top row, first column only: a dot wherever a channel has at least one spike in
 // the bin) and every hidden layer's spikes (one row per layer, one column per run) against time in ms.
-// Panel titles give the layer's mean firing rate in Hz.
+// Panel titles give the layer's mean firing rate in Hz on that example and the predicted class.
 func SpikeRasters(runs []RasterRun, s int) (*Figure, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("spike rasters: no run")
@@ -160,8 +160,7 @@ func SpikeRasters(runs []RasterRun, s int) (*Figure, error) {
 		for i, r := range runs {
 			a := r.Activity
 			tr := a.Hidden[l][s : s+1]
-			title := fmt.Sprintf("%s · hidden layer %d: %.1f Hz mean rate · predicted class %d", r.Label, l+1,
-				tr.MeanRate()/a.Dt, a.Predicted[s])
+			title := fmt.Sprintf("%s · layer %d · %.1f Hz · predicted %d", r.Label, l+1, tr.MeanRate()/a.Dt, a.Predicted[s])
 			if panels[l+1][i], err = rasterPanel(title, "neuron", a.Hidden[l][s], a.Dt, colorAt(i)); err != nil {
 				return nil, err
 			}
@@ -210,16 +209,15 @@ type TargetRun struct {
 	Layers []analysis.Layer
 }
 
-// TargetHistogramBins is the number of log-spaced bins of TargetHistograms.
-const TargetHistogramBins = 24
-
 // TargetHistograms is figure 05_target_histograms: for every run whose neurons have a target frequency
 // (rows) and every hidden layer (columns), the histogram of the target frequencies f* at initialization
-// (grey, dashed: log-spaced, so flat on the log axis) and after training (in colour), over
-// TargetHistogramBins log-spaced bins shared by all panels. Targets at or below the lowest bin edge (a
+// (thick light grey: log-spaced, so flat on the log axis) and after training (in colour), over bins
+// log-spaced bins shared by all panels; bins ≤ 0 picks about 1.5·√n bins for n neurons per layer
+// (between 4 and 30). Targets at or below the lowest bin edge (a
 // target clamped to 0 Hz) are counted in the first bin and their number is given in the legend.
-func TargetHistograms(runs []TargetRun) (*Figure, error) {
+func TargetHistograms(runs []TargetRun, bins int) (*Figure, error) {
 	lo, hi := math.Inf(1), math.Inf(-1)
+	neurons := 0
 	var rows []TargetRun
 	for _, r := range runs {
 		if len(r.Layers) == 0 || r.Layers[0].TargetHz == nil {
@@ -227,6 +225,7 @@ func TargetHistograms(runs []TargetRun) (*Figure, error) {
 		}
 		rows = append(rows, r)
 		for _, l := range r.Layers {
+			neurons = max(neurons, len(l.TargetHz))
 			for _, f := range append(append([]float64(nil), l.InitialHz...), l.TargetHz...) {
 				if f > 0 && isFinite(f) {
 					lo, hi = math.Min(lo, f), math.Max(hi, f)
@@ -237,7 +236,10 @@ func TargetHistograms(runs []TargetRun) (*Figure, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("target histograms: no run with target frequencies")
 	}
-	edges := LogBinEdges(lo/1.1, hi*1.1, TargetHistogramBins)
+	if bins <= 0 {
+		bins = min(30, max(4, int(math.Round(1.5*math.Sqrt(float64(neurons))))))
+	}
+	edges := LogBinEdges(lo/1.1, hi*1.1, bins)
 	panels := make([][]*plot.Plot, len(rows))
 	for i, r := range rows {
 		for _, l := range r.Layers {
@@ -253,8 +255,8 @@ func TargetHistograms(runs []TargetRun) (*Figure, error) {
 				label += fmt.Sprintf(" (%d at or below %.2g Hz)", under, edges[0])
 			}
 			if err := firstErr(
-				addStep(p, edges, before, "initial (log-spaced)", grey, dashed),
-				addStep(p, edges, after, label, colorAt(i+2), solid),
+				addStep(p, edges, before, "initial (log-spaced)", lightGrey, vg.Points(5)),
+				addStep(p, edges, after, label, colorAt(i+2), vg.Points(1.8)),
 			); err != nil {
 				return nil, err
 			}
@@ -273,7 +275,7 @@ func TargetHistograms(runs []TargetRun) (*Figure, error) {
 	}
 	return &Figure{
 		Name:    "05_target_histograms",
-		Caption: "Target frequencies f* of each hidden layer before (grey, log-spaced initialization) and after training, one row per neuron model with a target frequency.",
+		Caption: "Target frequencies f* of each hidden layer before (light grey, log-spaced initialization) and after training, one row per neuron model with a target frequency.",
 		Panels:  panels,
 		Width:   vg.Length(cols) * 5.5 * vg.Inch,
 		Height:  vg.Length(len(rows)) * 3.2 * vg.Inch,
@@ -313,8 +315,10 @@ func LogHistogram(values, edges []float64) (counts []float64, under int) {
 	return counts, under
 }
 
+var lightGrey = color.RGBA{0xc8, 0xc8, 0xc8, 0xff}
+
 // addStep draws a histogram's outline: counts over the bins between consecutive edges.
-func addStep(p *plot.Plot, edges, counts []float64, label string, c color.Color, style lineStyle) error {
+func addStep(p *plot.Plot, edges, counts []float64, label string, c color.Color, width vg.Length) error {
 	xs := make([]float64, 0, 2*len(counts)+2)
 	ys := make([]float64, 0, 2*len(counts)+2)
 	xs, ys = append(xs, edges[0]), append(ys, 0)
@@ -323,7 +327,7 @@ func addStep(p *plot.Plot, edges, counts []float64, label string, c color.Color,
 		ys = append(ys, n, n)
 	}
 	xs, ys = append(xs, edges[len(edges)-1]), append(ys, 0)
-	return addCurve(p, xs, ys, label, c, style, vg.Points(1.8))
+	return addCurve(p, xs, ys, label, c, solid, width)
 }
 
 // FigureHTML returns an <img> element showing fig as a PNG rendered at 2×96 dpi and drawn at the

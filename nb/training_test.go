@@ -147,7 +147,7 @@ func TestSpikeRasters(t *testing.T) {
 		t.Errorf("raster axes [%g, %g] ms × up to %g", p.X.Min, p.X.Max, p.Y.Max)
 	}
 	// Sample 1 of layer 1: 10 + 5 + 4 spikes in 3 neurons × 10 bins of 4 ms: 19/30 per bin / 0.004 s = 158.3 Hz.
-	if want := "158.3 Hz"; !strings.Contains(p.Title.Text, want) || !strings.Contains(p.Title.Text, "predicted class 0") {
+	if want := "158.3 Hz"; !strings.Contains(p.Title.Text, want) || !strings.Contains(p.Title.Text, "predicted 0") {
 		t.Errorf("title %q, want the rate %s and the prediction", p.Title.Text, want)
 	}
 	if !strings.Contains(fig.Panels[0][0].Title.Text, "example 9 of the test split (class 2)") {
@@ -209,7 +209,7 @@ func TestTargetHistograms(t *testing.T) {
 		{"fs", []analysis.Layer{layer(0, false), layer(1, false)}},
 		{"fsts M=1", []analysis.Layer{layer(0, true), layer(1, true)}},
 	}
-	fig, err := TargetHistograms(runs)
+	fig, err := TargetHistograms(runs, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,10 @@ func TestTargetHistograms(t *testing.T) {
 	if !strings.Contains(svg, "1 at or below") {
 		t.Error("legend does not count the target clamped to 0 Hz")
 	}
-	if _, err := TargetHistograms(runs[:1]); err == nil {
+	if _, err := TargetHistograms(runs[1:], 0); err != nil {
+		t.Errorf("automatic bins: %v", err)
+	}
+	if _, err := TargetHistograms(runs[:1], 0); err == nil {
 		t.Error("no run with f*: want an error")
 	}
 }
