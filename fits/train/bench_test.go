@@ -14,6 +14,7 @@ import (
 // W. The first call, which builds and compiles the graph, is reported separately as compile-s.
 //
 //	GOMLX_BACKEND=xla:cpu go test ./fits/train -run '^$' -bench TrainStep -benchtime 3x
+//	GOMLX_BACKEND=go:ops_sequential go test ./fits/train -run '^$' -bench 'TrainStep/fsts' -benchtime 1x
 func BenchmarkTrainStep(b *testing.B) {
 	for _, bc := range []struct {
 		kind         neuron.Kind
@@ -24,7 +25,8 @@ func BenchmarkTrainStep(b *testing.B) {
 	} {
 		b.Run(fmt.Sprintf("%s-M%d-W%d", bc.kind, bc.order, bc.width), func(b *testing.B) {
 			backend := testBackend(b)
-			sc := synth.DefaultConfig()
+			sc := synth.LongConfig() // T = 250 bins of 4 ms
+
 			sc.Train, sc.Val, sc.Test = 128, 8, 8
 			ds, err := synth.Generate(sc)
 			if err != nil {
