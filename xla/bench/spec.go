@@ -1,0 +1,152 @@
+// Package bench benchmarks one training iteration of FiTS networks: the forward pass, the loss and the
+// backward pass to the gradients of every trainable parameter (no optimizer update), on a GoMLX backend,
+// in several execution strategies (Variant) that compute the same spikes and gradients:
+//
+//   - Stepwise: the analogue of a PyTorch timestep loop. One compiled graph runs one time step of one
+//     layer; Go calls it T times, carrying the neuron state as tensors, layer by layer. The backward pass
+//     calls a compiled per-step vector-Jacobian product (the gradient of Σ cotangent·outputs with respect
+//     to the step's state, input current and neuron parameters) T times in reverse, accumulating the
+//     parameter gradients. The dense maps and the readout run as whole-sequence graphs.
+//   - Unrolled: the whole iteration as one graph, the time recurrence unrolled as fits/neuron builds it
+//     (model.FeedForward for the classification networks).
+//   - Chunked: Stepwise with K steps per call instead of one (T/K calls per layer and direction); the
+//     backward pass recomputes each chunk's forward from its saved starting state (rematerialization).
+//
+// Shapes follow the toolkit: inputs [batch, time, features], hidden spikes [batch, time, width]. Times are
+// wall-clock seconds or milliseconds as the field names say; memory is bytes.
+package bench
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fits-snn/fits/fits/neuron"
+)
+
+// Variant is an execution strategy of the training iteration.
+type Variant string
+
+const (
+	// Stepwise calls a one-step graph T times per layer forward and a one-step VJP graph T times backward.
+	Stepwise Variant = "stepwise"
+	// Unrolled runs the whole iteration as one graph with the recurrence unrolled over T.
+	Unrolled Variant = "unrolled"
+	// Chunked calls a K-step graph T/K times per layer forward and its VJP T/K times backward.
+	Chunked Variant = "chunked"
+)
+
+// Variants lists the variants in the order they are reported.
+func Variants() []Variant { return []Variant{Stepwise, Unrolled, Chunked} }
+
+// ParseVariant returns the variant named s.
+func ParseVariant(s string) (Variant, error) {
+	for _, v := range Variants() {
+		if strings.EqualFold(strings.TrimSpace(s), string(v)) {
+			return v, nil
+		}
+	}
+	names := make([]string, 0, 3)
+	for _, v := range Variants() {
+		names = append(names, string(v))
+	}
+	return "", fmt.Errorf("unknown variant %q (valid: %s)", s, strings.Join(names, ", "))
+}
+
+// Spec describes the benchmarked network and its input.
+type Spec struct {
+	// Batch, Time and Inputs are the input's shape [batch, time, features].
+	Batch, Time, Inputs int
+	// Widths are the hidden layers' widths; each is a dense map with bias followed by a FiTS layer.
+	Widths []int
+	// Classes > 0 adds the linear readout averaged over time (model.ApplyReadout, ReadoutMean) and the
+	// mean cross-entropy loss over the batch; Classes = 0 uses the sum of the last layer's spikes as the
+	// loss, as the Open Neuromorphic framework benchmark does.
+	Classes int
+	// Neuron configures every hidden layer.
+	Neuron neuron.Config
+	// InputRate > 0 draws the inputs as Bernoulli spikes {0, 1} with this probability per bin (event data);
+	// InputRate = 0 draws standard normal values.
+	InputRate float64
+	// InputScale multiplies the drawn inputs (0 means 1).
+	InputScale float64
+	// Seed fixes the inputs, labels and initial weights.
+	Seed uint64
+}
+
+// Paper's kernel-table shapes (SSC-like): batch, bins, input channels and classes.
+const (
+	KernelBatch   = 128
+	KernelTime    = 250
+	KernelInputs  = 140
+	KernelClasses = 35
+)
+
+// KernelSpec returns the network of the paper's kernel-runtime table: batch 128, T = 250 bins, 140
+// inputs, two hidden layers of width W with the SSC neuron constants (kind fs for M = 0, fsts for M ≥ 1),
+// 35 classes with the mean readout and cross-entropy. Inputs are Bernoulli spikes at rate 0.2.
+func KernelSpec(width, order int) Spec {
+	kind := neuron.FS
+	if order > 0 {
+		kind = neuron.FSTS
+	}
+	return Spec{
+		Batch: KernelBatch, Time: KernelTime, Inputs: KernelInputs,
+		Widths:    []int{width, width},
+		Classes:   KernelClasses,
+		Neuron:    neuron.DefaultConfig(kind, order),
+		InputRate: 0.2,
+		Seed:      1,
+	}
+}
+
+// Open Neuromorphic framework benchmark shapes: batch 16, 500 time steps, n inputs to n neurons.
+const (
+	ONBatch   = 16
+	ONTime    = 500
+	ONNeurons = 16384
+)
+
+// OpenNeuromorphicSpec returns the network of the Open Neuromorphic SNN framework benchmark: one dense
+// map of n inputs to n neurons (with bias) and one layer of n neurons of the given kind, input [16, 500,
+// n] drawn from a standard normal distribution, loss = sum of the output spikes.
+func OpenNeuromorphicSpec(neurons int, kind neuron.Kind, order int) Spec {
+	return Spec{
+		Batch: ONBatch, Time: ONTime, Inputs: neurons,
+		Widths: []int{neurons},
+		Neuron: neuron.DefaultConfig(kind, order),
+		Seed:   1,
+	}
+}
+
+// Validate reports the first unusable field.
+func (s Spec) Validate() error {
+	switch {
+	case s.Batch < 1 || s.Time < 1 || s.Inputs < 1:
+		return fmt.Errorf("bench: input shape [%d, %d, %d] must be positive", s.Batch, s.Time, s.Inputs)
+	case len(s.Widths) == 0:
+		return fmt.Errorf("bench: no hidden layer")
+	case s.Classes < 0 || s.Classes == 1:
+		return fmt.Errorf("bench: %d classes (use 0 for the spike-sum loss, or at least 2)", s.Classes)
+	case !(s.InputRate >= 0 && s.InputRate <= 1):
+		return fmt.Errorf("bench: input rate %g outside [0, 1]", s.InputRate)
+	case s.InputScale < 0:
+		return fmt.Errorf("bench: input scale %g", s.InputScale)
+	}
+	for _, w := range s.Widths {
+		if w < 1 {
+			return fmt.Errorf("bench: width %d", w)
+		}
+	}
+	return s.Neuron.Validate()
+}
+
+// DefaultChunk returns the chunk length the Chunked variant uses for T steps when none is given: the
+// largest divisor of T that is at most 25.
+func DefaultChunk(steps int) int {
+	for k := min(25, steps); k > 1; k-- {
+		if steps%k == 0 {
+			return k
+		}
+	}
+	return 1
+}
