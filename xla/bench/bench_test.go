@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/xla"
@@ -255,5 +256,43 @@ func TestMedianAndVmHWM(t *testing.T) {
 	}
 	if rss, err := PeakRSS(); err == nil && rss <= 0 {
 		t.Errorf("PeakRSS = %d", rss)
+	}
+}
+
+// BenchmarkIteration measures one training iteration on the paper's kernel-table shapes (B = 128,
+// T = 250, 140 inputs, 35 classes, two hidden layers) for each variant, W = 64 and 128, M = 0 and 2. The
+// first iteration (graph building and compilation) is reported apart as compile-s.
+//
+//	go test ./xla/bench -run '^$' -bench Iteration -benchtime 3x
+//	go test ./xla/bench -run '^$' -bench 'Iteration/W128-M2/chunked' -benchtime 5x
+func BenchmarkIteration(b *testing.B) {
+	for _, wm := range [][2]int{{64, 0}, {64, 2}, {128, 0}, {128, 2}} {
+		for _, v := range Variants() {
+			b.Run(fmt.Sprintf("W%d-M%d/%s", wm[0], wm[1], v), func(b *testing.B) {
+				backend := xlaBackend(b)
+				r, err := NewRunner(backend, KernelSpec(wm[0], wm[1]), v, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer r.Close()
+				start := time.Now()
+				if err := r.Iterate(); err != nil {
+					b.Fatal(err)
+				}
+				first := time.Since(start)
+				start = time.Now()
+				if err := r.Iterate(); err != nil {
+					b.Fatal(err)
+				}
+				second := time.Since(start)
+				b.ResetTimer()
+				for b.Loop() {
+					if err := r.Iterate(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(max(0, (first-second).Seconds()), "compile-s")
+			})
+		}
 	}
 }

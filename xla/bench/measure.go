@@ -15,7 +15,8 @@ import (
 
 // Measurement is the result of timing one Spec in one Variant.
 type Measurement struct {
-	Variant Variant `json:"variant"`
+	// Variant is the measured variant (not in the JSON form: the caller's record names it).
+	Variant Variant `json:"-"`
 	// Chunk is the number of steps per call (1 for stepwise, 0 for unrolled).
 	Chunk int `json:"chunk"`
 	// FirstS is the wall time of the first iteration (building and compiling the graphs, then running),

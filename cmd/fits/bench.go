@@ -1,0 +1,491 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/fits/paper"
+	"github.com/fits-snn/fits/xla"
+	"github.com/fits-snn/fits/xla/bench"
+)
+
+func init() {
+	register(&command{
+		name:    "bench",
+		summary: "time one training iteration (forward + backward) per variant: the paper's kernel table or the Open Neuromorphic shape",
+		run:     runBench,
+	})
+}
+
+// Suites of `fits bench`.
+const (
+	suiteKernel = "kernel"
+	suiteON     = "open-neuromorphic"
+)
+
+// benchCell is one measured cell: the network and variant, and (in the output) the measurement.
+type benchCell struct {
+	Suite   string `json:"suite"`
+	Model   string `json:"model"` // neuron kind: lif, fs or fsts
+	Width   int    `json:"width"` // hidden width W (kernel) or neurons n (open-neuromorphic)
+	M       int    `json:"m"`
+	Variant string `json:"variant"`
+	Chunk   int    `json:"chunk_request,omitempty"`
+	Batch   int    `json:"batch"`
+	Time    int    `json:"time"`
+	Inputs  int    `json:"inputs"`
+	Classes int    `json:"classes"`
+	Iters   int    `json:"iters"`
+	Warmup  int    `json:"warmup"`
+}
+
+// benchRow is a cell with its measurement and the published numbers beside it.
+type benchRow struct {
+	benchCell
+	bench.Measurement
+	PeakRSSMiB float64 `json:"peak_rss_mib"`
+	// SpeedupVsStepwise is the stepwise median divided by this row's median (null without a stepwise row).
+	SpeedupVsStepwise *float64 `json:"speedup_vs_stepwise"`
+	PaperPyTorchMs    *float64 `json:"paper_pytorch_ms,omitempty"`
+	PaperTritonMs     *float64 `json:"paper_triton_ms,omitempty"`
+	Error             string   `json:"error,omitempty"`
+}
+
+// benchOutput is the JSON form of `fits bench --json`.
+type benchOutput struct {
+	Suite     string     `json:"suite"`
+	Backend   string     `json:"backend"`
+	Date      string     `json:"date"`
+	Machine   benchHost  `json:"machine"`
+	Iteration string     `json:"iteration"`
+	Isolated  bool       `json:"isolated"`
+	PeakNote  string     `json:"peak_rss_note"`
+	Rows      []benchRow `json:"rows"`
+	// PaperDevice names the GPU of the paper's (kernel) or the published (open-neuromorphic) numbers.
+	PaperDevice string                   `json:"paper_device"`
+	Published   []paper.FrameworkRuntime `json:"published,omitempty"`
+}
+
+type benchHost struct {
+	OS     string `json:"os"`
+	Arch   string `json:"arch"`
+	CPUs   int    `json:"cpus"`
+	CPU    string `json:"cpu,omitempty"`
+	Memory string `json:"memory,omitempty"`
+}
+
+const iterationNote = "forward + loss + backward to the gradients of every trainable parameter (dense weights and biases, " +
+	"neuron parameters, readout); no optimizer update; inputs already on the device"
+
+func runBench(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("bench", stderr)
+	suite := fs.String("suite", suiteKernel, "kernel (the paper's kernel-runtime table) or open-neuromorphic (Linear + LIF, batch 16, T = 500)")
+	widths := fs.String("width", "", "hidden widths W (kernel; default 64,128,256,512)")
+	neurons := fs.String("neurons", "", "neurons n (open-neuromorphic; default 16384)")
+	ms := fs.String("m", "", "TS orders M; 0 is FS (kernel default 0,1,2; open-neuromorphic default 0,2)")
+	lif := fs.Bool("lif", true, "open-neuromorphic: also measure the plain LIF neuron")
+	variants := fs.String("variant", "stepwise,unrolled,chunked", "variants: stepwise, unrolled, chunked")
+	chunk := fs.Int("chunk", 0, "steps per call of the chunked variant (0: the largest divisor of T up to 25)")
+	batch := fs.Int("batch", 0, "batch size (0: the suite's, 128 or 16)")
+	steps := fs.Int("time", 0, "time steps T (0: the suite's, 250 or 500)")
+	inputs := fs.Int("inputs", 0, "input features (0: the suite's, 140 or n)")
+	classes := fs.Int("classes", -1, "classes of the readout (-1: the suite's, 35 or none; 0: spike-sum loss)")
+	iters := fs.Int("iters", 5, "timed iterations per cell (the median is reported)")
+	warmup := fs.Int("warmup", 1, "untimed iterations after the first (compiling) one")
+	isolate := fs.Bool("isolate", true, "run each cell in a fresh process, so compile time and peak memory are per cell")
+	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
+	internal := fs.String("internal-cell", "", "(internal) run one cell given as JSON and print its measurement")
+	backend := backendFlag(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *internal != "" {
+		return runBenchCell(*internal, *backend, stdout, stderr)
+	}
+	cells, err := benchCells(*suite, *widths, *neurons, *ms, *lif, *variants, *chunk, *batch, *steps, *inputs, *classes, *iters, *warmup)
+	if err != nil {
+		return err
+	}
+
+	out := benchOutput{
+		Suite: *suite, Date: time.Now().UTC().Format(time.RFC3339), Machine: hostInfo(),
+		Iteration: iterationNote, Isolated: *isolate,
+	}
+	if *isolate {
+		out.PeakNote = "VmHWM of a fresh process that ran only this cell"
+		out.Backend = xla.Choose(*backend).Config
+	} else {
+		out.PeakNote = "VmHWM of the one process that ran all cells so far (cumulative)"
+		if _, err := openBackend(*backend); err != nil {
+			return err
+		}
+		out.Backend = xla.Current().Config
+	}
+	if *suite == suiteKernel {
+		out.PaperDevice = paper.KernelRuntimeGPU + " (paper, PyTorch timestep loop and fused Triton)"
+	} else {
+		out.PaperDevice = paper.FrameworkRuntimeGPU + " (Open Neuromorphic SNN library benchmark, published)"
+		out.Published = paper.FrameworkRuntimes()
+	}
+
+	failed := 0
+	for i, c := range cells {
+		label := fmt.Sprintf("[%d/%d] %s W=%d M=%d %s", i+1, len(cells), c.Model, c.Width, c.M, c.Variant)
+		progress := func(msg string) { fmt.Fprintf(stderr, "fits bench: %s: %s\n", label, msg) }
+		var m bench.Measurement
+		if *isolate {
+			m, err = benchChild(c, *backend, stderr, label)
+			var bad *inputError
+			if errors.As(err, &bad) {
+				return err
+			}
+		} else {
+			m, err = measureCell(c, progress)
+		}
+		row := benchRow{benchCell: c, Measurement: m, PeakRSSMiB: float64(m.PeakRSSBytes) / (1 << 20)}
+		if err != nil {
+			row.Error = oneLine(err.Error())
+			failed++
+			progress("failed: " + row.Error)
+		} else {
+			progress(fmt.Sprintf("median %.1f ms, compile %.1f s, peak %.0f MiB", m.MedianMs, m.CompileS, row.PeakRSSMiB))
+		}
+		if c.Suite == suiteKernel {
+			if k, ok := paper.KernelRuntimeFor(c.Width, c.M); ok && c.Batch == bench.KernelBatch && c.Time == bench.KernelTime {
+				row.PaperPyTorchMs, row.PaperTritonMs = &k.PyTorchMs, &k.TritonMs
+			}
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	fillSpeedups(out.Rows)
+	if *asJSON {
+		if err := writeJSON(stdout, out); err != nil {
+			return err
+		}
+	} else {
+		printBench(stdout, out)
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d cells failed (see the rows' errors)", failed, len(cells))
+	}
+	return nil
+}
+
+// benchCells expands the flags into the list of cells, or returns an input error.
+func benchCells(suite, widths, neurons, ms string, lif bool, variants string, chunk, batch, steps, inputs, classes, iters, warmup int) ([]benchCell, error) {
+	if suite != suiteKernel && suite != suiteON {
+		return nil, badInput("--suite: %q is not kernel or open-neuromorphic", suite)
+	}
+	if iters < 1 {
+		return nil, badInput("--iters: %d (need at least 1)", iters)
+	}
+	if warmup < 0 {
+		return nil, badInput("--warmup: %d is negative", warmup)
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"batch", batch}, {"time", steps}, {"inputs", inputs}, {"chunk", chunk}} {
+		if f.v < 0 {
+			return nil, badInput("--%s: %d is negative", f.name, f.v)
+		}
+	}
+	if classes < -1 || classes == 1 {
+		return nil, badInput("--classes: %d (use 0 for the spike-sum loss or at least 2)", classes)
+	}
+	var vs []string
+	for _, v := range splitList(variants) {
+		p, err := bench.ParseVariant(v)
+		if err != nil {
+			return nil, badInput("--variant: %v", err)
+		}
+		vs = append(vs, string(p))
+	}
+	if len(vs) == 0 {
+		return nil, badInput("--variant: no variant given")
+	}
+	type model struct {
+		kind neuron.Kind
+		m    int
+	}
+	var models []model
+	var sizes []int
+	var err error
+	base := bench.KernelSpec(1, 0)
+	switch suite {
+	case suiteKernel:
+		if neurons != "" {
+			return nil, badInput("--neurons is for --suite=open-neuromorphic; use --width")
+		}
+		if sizes, err = intListOr("width", widths, "64,128,256,512", 1, 1<<16); err != nil {
+			return nil, err
+		}
+		orders, err := intListOr("m", ms, "0,1,2", 0, 8)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range orders {
+			models = append(models, model{fitsKind(m), m})
+		}
+	case suiteON:
+		if widths != "" {
+			return nil, badInput("--width is for --suite=kernel; use --neurons")
+		}
+		if sizes, err = intListOr("neurons", neurons, fmt.Sprint(bench.ONNeurons), 1, 1<<20); err != nil {
+			return nil, err
+		}
+		orders, err := intListOr("m", ms, "0,2", 0, 8)
+		if err != nil {
+			return nil, err
+		}
+		if lif {
+			models = append(models, model{neuron.LIF, 0})
+		}
+		for _, m := range orders {
+			models = append(models, model{fitsKind(m), m})
+		}
+		base = bench.OpenNeuromorphicSpec(1, neuron.LIF, 0)
+	}
+	var cells []benchCell
+	for _, w := range sizes {
+		for _, md := range models {
+			for _, v := range vs {
+				c := benchCell{
+					Suite: suite, Model: md.kind.String(), Width: w, M: md.m, Variant: v,
+					Batch: base.Batch, Time: base.Time, Inputs: base.Inputs, Classes: base.Classes,
+					Iters: iters, Warmup: warmup,
+				}
+				if suite == suiteON {
+					c.Inputs = w
+				}
+				if v == string(bench.Chunked) {
+					c.Chunk = chunk
+				}
+				if batch > 0 {
+					c.Batch = batch
+				}
+				if steps > 0 {
+					c.Time = steps
+				}
+				if inputs > 0 {
+					c.Inputs = inputs
+				}
+				if classes >= 0 {
+					c.Classes = classes
+				}
+				cells = append(cells, c)
+			}
+		}
+	}
+	t := cells[0].Time
+	if chunk > 0 && t%chunk != 0 {
+		return nil, badInput("--chunk: %d does not divide T = %d", chunk, t)
+	}
+	return cells, nil
+}
+
+func fitsKind(m int) neuron.Kind {
+	if m == 0 {
+		return neuron.FS
+	}
+	return neuron.FSTS
+}
+
+// intListOr parses a comma-separated integer list in [lo, hi], or def when s is empty.
+func intListOr(name, s, def string, lo, hi int) ([]int, error) {
+	if strings.TrimSpace(s) == "" {
+		s = def
+	}
+	v, err := parseIntList(name, s, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	if len(v) == 0 {
+		return nil, badInput("--%s: empty list", name)
+	}
+	return v, nil
+}
+
+// spec returns the cell's network.
+func (c benchCell) spec() (bench.Spec, error) {
+	kind, err := neuron.ParseKind(c.Model)
+	if err != nil {
+		return bench.Spec{}, badInput("model: %v", err)
+	}
+	var s bench.Spec
+	if c.Suite == suiteON {
+		s = bench.OpenNeuromorphicSpec(c.Width, kind, c.M)
+	} else {
+		s = bench.KernelSpec(c.Width, c.M)
+		s.Neuron = neuron.DefaultConfig(kind, c.M)
+	}
+	s.Batch, s.Time, s.Inputs, s.Classes = c.Batch, c.Time, c.Inputs, c.Classes
+	if err := s.Validate(); err != nil {
+		return s, badInput("%v", err)
+	}
+	return s, nil
+}
+
+// measureCell measures one cell in this process.
+func measureCell(c benchCell, progress func(string)) (bench.Measurement, error) {
+	s, err := c.spec()
+	if err != nil {
+		return bench.Measurement{}, err
+	}
+	b, err := xla.Backend()
+	if err != nil {
+		return bench.Measurement{}, err
+	}
+	return bench.Measure(b, s, bench.Variant(c.Variant), bench.MeasureOptions{
+		Warmup: c.Warmup, Iters: c.Iters, Chunk: c.Chunk, Progress: progress,
+	})
+}
+
+// runBenchCell is the child side of --isolate: it measures the cell given as JSON and prints the
+// measurement as one JSON line; progress goes to stderr.
+func runBenchCell(cellJSON, backend string, stdout, stderr io.Writer) error {
+	var c benchCell
+	dec := json.NewDecoder(strings.NewReader(cellJSON))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return badInput("--internal-cell: %v", err)
+	}
+	xla.SetAnnounceWriter(nil)
+	if _, err := openBackend(backend); err != nil {
+		return err
+	}
+	label := fmt.Sprintf("%s W=%d M=%d %s", c.Model, c.Width, c.M, c.Variant)
+	m, err := measureCell(c, func(msg string) { fmt.Fprintf(stderr, "fits bench: %s: %s\n", label, msg) })
+	if err != nil {
+		return err
+	}
+	return writeJSON(stdout, m)
+}
+
+// benchChild runs one cell in a fresh process of this executable and returns its measurement. A child
+// that exits with status 2 (bad input, e.g. an unusable --backend) gives an inputError.
+func benchChild(c benchCell, backend string, stderr io.Writer, label string) (bench.Measurement, error) {
+	var m bench.Measurement
+	exe, err := os.Executable()
+	if err != nil {
+		return m, err
+	}
+	cj, err := json.Marshal(c)
+	if err != nil {
+		return m, err
+	}
+	args := []string{"bench", "--internal-cell=" + string(cj)}
+	if backend != "" {
+		args = append(args, "--backend="+backend)
+	}
+	cmd := exec.Command(exe, args...)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	pr, pw := io.Pipe()
+	cmd.Stderr = pw
+	var lastLine string
+	done := make(chan struct{})
+	go func() {
+		// Pass the child's progress through with the cell's position; keep its last line for errors.
+		defer close(done)
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			line := sc.Text()
+			lastLine = line
+			if rest, ok := strings.CutPrefix(line, "fits bench: "); ok {
+				if _, msg, ok := strings.Cut(rest, ": "); ok {
+					fmt.Fprintf(stderr, "fits bench: %s: %s\n", label, msg)
+					continue
+				}
+			}
+			fmt.Fprintln(stderr, line)
+		}
+	}()
+	runErr := cmd.Run()
+	_ = pw.Close()
+	<-done
+	if runErr != nil {
+		var ee *exec.ExitError
+		msg := strings.TrimPrefix(lastLine, "fits bench: ")
+		if errors.As(runErr, &ee) && ee.ExitCode() == 2 {
+			return m, badInput("%s", msg)
+		}
+		return m, fmt.Errorf("cell process: %v: %s", runErr, msg)
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(out.Bytes()), &m); err != nil {
+		return m, fmt.Errorf("cell process printed no measurement: %v", err)
+	}
+	return m, nil
+}
+
+// fillSpeedups sets each row's speedup over the stepwise row of the same network.
+func fillSpeedups(rows []benchRow) {
+	for i := range rows {
+		for _, s := range rows {
+			if s.benchCell.Variant == string(bench.Stepwise) && s.Error == "" && s.Model == rows[i].Model && s.Width == rows[i].Width &&
+				s.M == rows[i].M && rows[i].Error == "" && rows[i].MedianMs > 0 {
+				v := s.MedianMs / rows[i].MedianMs
+				rows[i].SpeedupVsStepwise = &v
+			}
+		}
+	}
+}
+
+func hostInfo() benchHost {
+	h := benchHost{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				h.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+				h.Memory = strings.TrimSpace(rest)
+				break
+			}
+		}
+	}
+	return h
+}
+
+func printBench(w io.Writer, out benchOutput) {
+	fmt.Fprintf(w, "suite %s, backend %s, %d CPUs (%s), %s\n", out.Suite, out.Backend, out.Machine.CPUs, out.Machine.CPU, out.Date)
+	fmt.Fprintf(w, "one iteration: %s\n\n", out.Iteration)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "model\tW\tM\tvariant\tK\tcompile s\tmedian ms\tpeak MiB\tvs stepwise\tpaper PyTorch ms\tpaper Triton ms\t")
+	for _, r := range out.Rows {
+		if r.Error != "" {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t\terror: %s\t\t\t\t\t\t\n", r.Model, r.Width, r.M, r.benchCell.Variant, r.Error)
+			continue
+		}
+		sp := "-"
+		if r.SpeedupVsStepwise != nil {
+			sp = fmt.Sprintf("%.1fx", *r.SpeedupVsStepwise)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%d\t%.1f\t%.1f\t%.0f\t%s\t%s\t%s\t\n", r.Model, r.Width, r.M, r.benchCell.Variant, r.Measurement.Chunk,
+			r.CompileS, r.MedianMs, r.PeakRSSMiB, sp, fmtOpt(r.PaperPyTorchMs, 1), fmtOpt(r.PaperTritonMs, 1))
+	}
+	_ = tw.Flush()
+	if len(out.Published) > 0 {
+		fmt.Fprintf(w, "\npublished, %s, s per iteration (forward + backward):\n", out.PaperDevice)
+		for _, p := range out.Published {
+			fmt.Fprintf(w, "  %-20s n=%-6d %.3f\n", p.Framework, p.Neurons, p.TotalS())
+		}
+	}
+	fmt.Fprintf(w, "\npeak memory: %s\n", out.PeakNote)
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestBenchBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "--suite=fast"}, "--suite"},
+		{[]string{"bench", "--width=0"}, "--width"},
+		{[]string{"bench", "--width=64,x"}, "--width"},
+		{[]string{"bench", "--width=1.5"}, "--width"},
+		{[]string{"bench", "--m=-1"}, "--m"},
+		{[]string{"bench", "--m=9"}, "--m"},
+		{[]string{"bench", "--variant=fused"}, "unknown variant"},
+		{[]string{"bench", "--variant=,"}, "no variant"},
+		{[]string{"bench", "--iters=0"}, "--iters"},
+		{[]string{"bench", "--warmup=-1"}, "--warmup"},
+		{[]string{"bench", "--batch=-4"}, "--batch"},
+		{[]string{"bench", "--time=-1"}, "--time"},
+		{[]string{"bench", "--inputs=-1"}, "--inputs"},
+		{[]string{"bench", "--classes=1"}, "--classes"},
+		{[]string{"bench", "--classes=-2"}, "--classes"},
+		{[]string{"bench", "--chunk=-1"}, "--chunk"},
+		{[]string{"bench", "--chunk=7"}, "does not divide"},
+		{[]string{"bench", "--time=40", "--chunk=3"}, "does not divide"},
+		{[]string{"bench", "--neurons=1024"}, "--neurons is for"},
+		{[]string{"bench", "--suite=open-neuromorphic", "--width=64"}, "--width is for"},
+		{[]string{"bench", "--suite=open-neuromorphic", "--neurons=0"}, "--neurons"},
+		{[]string{"bench", "--iters=two"}, "invalid value"},
+		{[]string{"bench", "extra"}, "unexpected argument"},
+		{[]string{"bench", "--internal-cell={"}, "--internal-cell"},
+		{[]string{"bench", `--internal-cell={"suite":"kernel","model":"nope","width":8,"m":0,"variant":"unrolled","batch":2,"time":4,"inputs":3,"classes":2,"iters":1,"warmup":0}`}, "model"},
+		{[]string{"bench", "--isolate=false", "--backend=nope:x", "--width=8", "--time=4", "--batch=2"}, "--backend"},
+	} {
+		checkBadInput(t, tc.args, tc.want)
+	}
+}
+
+func TestBenchCellsExpansion(t *testing.T) {
+	cells, err := benchCells(suiteKernel, "", "", "", true, "stepwise,unrolled", 0, 0, 0, 0, -1, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cells) != 4*3*2 {
+		t.Fatalf("%d kernel cells, want 24", len(cells))
+	}
+	c := cells[0]
+	if c.Batch != 128 || c.Time != 250 || c.Inputs != 140 || c.Classes != 35 || c.Model != "fs" || c.Width != 64 || c.Iters != 3 {
+		t.Errorf("first kernel cell %+v", c)
+	}
+	if last := cells[len(cells)-1]; last.Model != "fsts" || last.M != 2 || last.Width != 512 || last.Variant != "unrolled" {
+		t.Errorf("last kernel cell %+v", last)
+	}
+	on, err := benchCells(suiteON, "", "2048", "", true, "unrolled", 0, 0, 0, 0, -1, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(on) != 3 || on[0].Model != "lif" || on[1].Model != "fs" || on[2].Model != "fsts" || on[2].M != 2 {
+		t.Fatalf("open-neuromorphic cells %+v", on)
+	}
+	if on[0].Batch != 16 || on[0].Time != 500 || on[0].Inputs != 2048 || on[0].Classes != 0 {
+		t.Errorf("open-neuromorphic cell %+v", on[0])
+	}
+	noLIF, err := benchCells(suiteON, "", "", "2", false, "chunked", 20, 0, 0, 0, -1, 1, 0)
+	if err != nil || len(noLIF) != 1 || noLIF[0].Width != 16384 || noLIF[0].Chunk != 20 {
+		t.Errorf("--lif=false --m=2: %+v, %v", noLIF, err)
+	}
+}
+
+func TestFillSpeedups(t *testing.T) {
+	rows := []benchRow{
+		{benchCell: benchCell{Model: "fs", Width: 64, Variant: "stepwise"}},
+		{benchCell: benchCell{Model: "fs", Width: 64, Variant: "unrolled"}},
+		{benchCell: benchCell{Model: "fs", Width: 128, Variant: "unrolled"}},
+	}
+	rows[0].MedianMs, rows[1].MedianMs, rows[2].MedianMs = 1000, 40, 50
+	fillSpeedups(rows)
+	if rows[0].SpeedupVsStepwise == nil || *rows[0].SpeedupVsStepwise != 1 {
+		t.Errorf("stepwise vs itself: %v", rows[0].SpeedupVsStepwise)
+	}
+	if rows[1].SpeedupVsStepwise == nil || *rows[1].SpeedupVsStepwise != 25 {
+		t.Errorf("unrolled: %v, want 25", rows[1].SpeedupVsStepwise)
+	}
+	if rows[2].SpeedupVsStepwise != nil {
+		t.Errorf("a cell without a stepwise row got a speedup %v", *rows[2].SpeedupVsStepwise)
+	}
+	b, err := json.Marshal(rows[1])
+	if err != nil || !strings.Contains(string(b), `"variant":"unrolled"`) || !strings.Contains(string(b), `"median_ms":40`) {
+		t.Errorf("row JSON %s, %v", b, err)
+	}
+}
+
+// TestBenchTinyJSON runs one tiny cell in process and checks the JSON contract.
+func TestBenchTinyJSON(t *testing.T) {
+	status, stdout, stderr := runCLI("bench", "--isolate=false", "--json", "--width=4", "--m=0", "--variant=unrolled",
+		"--batch=2", "--time=5", "--inputs=3", "--classes=2", "--iters=2", "--warmup=0")
+	if status != 0 {
+		t.Fatalf("status %d, stderr %q", status, stderr)
+	}
+	if strings.Count(stdout, "\n") != 1 {
+		t.Fatalf("stdout is not one JSON line: %q", stdout)
+	}
+	var out benchOutput
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Rows) != 1 || out.Backend == "" || out.Suite != "kernel" {
+		t.Fatalf("output %+v", out)
+	}
+	r := out.Rows[0]
+	if r.Error != "" || r.MedianMs <= 0 || len(r.IterMs) != 2 || r.FirstS <= 0 || r.CompileS < 0 {
+		t.Errorf("row %+v", r)
+	}
+	if r.PaperPyTorchMs != nil {
+		t.Error("a reduced shape must not be compared with the paper's cell")
+	}
+	if !strings.Contains(stderr, "fits bench: [1/1]") {
+		t.Errorf("no progress line on stderr: %q", stderr)
+	}
+}
