@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/fits-snn/fits/fits/neuron"
@@ -191,7 +192,7 @@ func TestConvBuildsAndRuns(t *testing.T) {
 			}
 			wantSpikes := [][]int{{2, 3, 4, 4, 2}, {2, 3, 2, 2, 3}, {2, 3, 5}}
 			for i, s := range out[1:] {
-				if got := s.Shape().Dimensions; !equalInts(got, wantSpikes[i]) {
+				if got := s.Shape().Dimensions; !slices.Equal(got, wantSpikes[i]) {
 					t.Errorf("block %d spikes %v, want %v", i, got, wantSpikes[i])
 				}
 			}
@@ -253,14 +254,44 @@ func fill32(n int, v float32) []float32 {
 	return out
 }
 
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
+// TestMeanReadoutIsPerStepClassifierMean checks the mean readout against its definition, computed here in
+// float64 from the readout's own variables: logits[b, c] = mean_t(Σ_f h[b, t, f]·W[f, c] + bias[c]).
+func TestMeanReadoutIsPerStepClassifierMean(t *testing.T) {
+	b := backend(t)
+	const batch, T, F, C = 2, 5, 4, 3
+	ctx := context.New()
+	ctx = ctx.WithInitializer(FanInUniform(ctx))
+	exec := context.MustNewExec(b, ctx, func(ctx *context.Context, h *Node) *Node {
+		return ApplyReadout(ctx.In("readout"), h, C, ReadoutMean, 0.9)
+	})
+	h := ramp(batch, T, F)
+	got := tensors.MustCopyFlatData[float32](exec.MustExec(h)[0])
+	var w, bias []float32
+	ctx.EnumerateVariables(func(v *context.Variable) {
+		switch v.Name() {
+		case "weights":
+			w = tensors.MustCopyFlatData[float32](v.MustValue())
+		case "biases":
+			bias = tensors.MustCopyFlatData[float32](v.MustValue())
+		}
+	})
+	if len(w) != F*C || len(bias) != C {
+		t.Fatalf("readout variables: %d weights, %d biases", len(w), len(bias))
 	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
+	hv := tensors.MustCopyFlatData[float32](h)
+	for bi := range batch {
+		for c := range C {
+			want := 0.0
+			for k := range T {
+				z := float64(bias[c])
+				for f := range F {
+					z += float64(hv[(bi*T+k)*F+f]) * float64(w[f*C+c])
+				}
+				want += z / T
+			}
+			if g := float64(got[bi*C+c]); math.Abs(g-want) > 1e-5 {
+				t.Errorf("logit[%d, %d] = %g, per-step definition gives %g", bi, c, g, want)
+			}
 		}
 	}
-	return true
 }
