@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -364,7 +365,7 @@ func TestSpikes(t *testing.T) {
 	for l := range a.Hidden {
 		for s, i := range idx {
 			for k := range set.T {
-				if !equal32(a.Hidden[l][s][k], all.Hidden[l][i][k]) {
+				if !slices.Equal(a.Hidden[l][s][k], all.Hidden[l][i][k]) {
 					t.Fatalf("layer %d example %d bin %d: spikes depend on the batch", l, i, k)
 				}
 			}
@@ -473,18 +474,6 @@ func equal(a, b []float64, tol float64) bool {
 	}
 	for i := range a {
 		if math.Abs(a[i]-b[i]) > tol*math.Max(math.Abs(a[i]), math.Abs(b[i])) {
-			return false
-		}
-	}
-	return true
-}
-
-func equal32(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
 			return false
 		}
 	}

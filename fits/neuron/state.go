@@ -2,6 +2,7 @@ package neuron
 
 import (
 	"fmt"
+	"slices"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 	"github.com/gomlx/gomlx/pkg/ml/context"
@@ -36,25 +37,13 @@ func LayerFrom(ctx *context.Context, current *Node, cfg Config, init []*Node) (s
 		}
 		want := append([]int{current.Shape().Dimensions[0]}, current.Shape().Dimensions[2:]...)
 		for i, s := range init {
-			if !sameDims(s.Shape().Dimensions, want) {
+			if !slices.Equal(s.Shape().Dimensions, want) {
 				panic(fmt.Errorf("neuron.LayerFrom: state tensor %d has shape %s, want dimensions %v", i, s.Shape(), want))
 			}
 		}
 	}
 	spikes, _, final = run(ctx, current, cfg, false, init)
 	return spikes, final
-}
-
-func sameDims(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // packState returns the carried state in LayerFrom's order.
