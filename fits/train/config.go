@@ -102,7 +102,22 @@ type Config struct {
 	Protocol Protocol `json:"protocol"`
 	// Readout is the classifier's readout (model.Readouts); "" means the model's default.
 	Readout string `json:"readout,omitempty"`
+	// Executor is how a training step computes its gradients (Executors): "" or "unrolled" builds the
+	// whole step as one graph with the time recurrence unrolled; "chunked" runs each hidden layer's
+	// recurrence in chunks of steps called from Go, with a backward pass that recomputes each chunk
+	// (feedforward networks with the mean readout and no dropout only). Both give the same loss and
+	// updates up to float32 rounding.
+	Executor string `json:"executor,omitempty"`
 }
+
+// Executor names (Config.Executor).
+const (
+	ExecutorUnrolled = "unrolled"
+	ExecutorChunked  = "chunked"
+)
+
+// Executors lists the valid executor names.
+func Executors() []string { return []string{ExecutorUnrolled, ExecutorChunked} }
 
 // DefaultConfig returns the paper's recipe (100 epochs, batch 128) with the defaults of this toolkit for
 // the embedded synthetic task: FS neurons, width 64, learning rate 5e-3, no dropout, seed 1, best-test.
@@ -158,6 +173,18 @@ func (c Config) Validate() error {
 	case c.TrainLimit < 0 || c.TestLimit < 0:
 		return fmt.Errorf("train and test limits must be >= 0 (0 means all), got %d and %d", c.TrainLimit, c.TestLimit)
 	}
+	switch c.Executor {
+	case "", ExecutorUnrolled:
+	case ExecutorChunked:
+		if c.Readout != "" && c.Readout != string(model.ReadoutMean) {
+			return fmt.Errorf("executor chunked supports only the mean readout, got %q", c.Readout)
+		}
+		if c.Dropout != 0 {
+			return fmt.Errorf("executor chunked does not support dropout (got %g; use --dropout=0 or --executor=unrolled)", c.Dropout)
+		}
+	default:
+		return fmt.Errorf("unknown executor %q (valid: %s)", c.Executor, strings.Join(Executors(), ", "))
+	}
 	return nil
 }
 
@@ -200,6 +227,7 @@ const (
 	ParamSeed     = "seed"
 	ParamProtocol = "protocol"
 	ParamReadout  = "readout"
+	ParamExecutor = "executor"
 )
 
 // SetParams stores the configuration as hyperparameters of ctx.
@@ -219,6 +247,7 @@ func (c Config) SetParams(ctx *context.Context) {
 		ParamSeed:     c.Seed,
 		ParamProtocol: string(c.Protocol),
 		ParamReadout:  c.Readout,
+		ParamExecutor: c.Executor,
 	})
 }
 
@@ -240,6 +269,7 @@ func ConfigFromContext(ctx *context.Context) Config {
 		Seed:       context.GetParamOr(ctx, ParamSeed, d.Seed),
 		Protocol:   Protocol(context.GetParamOr(ctx, ParamProtocol, string(d.Protocol))),
 		Readout:    context.GetParamOr(ctx, ParamReadout, d.Readout),
+		Executor:   context.GetParamOr(ctx, ParamExecutor, d.Executor),
 	}
 }
 

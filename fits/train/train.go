@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/fits/chunked"
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/xla"
 	"github.com/gomlx/gomlx/backends"
@@ -171,6 +172,13 @@ type runner struct {
 	trainExec *context.Exec
 	evalExec  *context.Exec
 	steps     int // training steps per epoch
+	// With Config.Executor "chunked": the spec of the chunked executor, the executor (created at the
+	// first step, once the variables exist), the Adam update graph taking the gradients as inputs, and
+	// the gradients' variable names in its input order.
+	chunkSpec  *chunked.Spec
+	chunkExec  *chunked.Executor
+	updateExec *context.Exec
+	gradNames  []string
 	times     execTimes
 	// totalSteps is the length of the cosine schedule: steps per epoch × epochs.
 	totalSteps int
@@ -192,9 +200,25 @@ func newRunner(cfg Config, ds *data.Dataset, sp splits, net Network, ctx *contex
 	r.dims = append([]int{cfg.Batch}, set.Shape()...)
 	r.totalSteps = totalSteps
 	var err error
-	r.trainExec, err = context.NewExec(b, ctx, r.trainGraph)
-	if err != nil {
-		return nil, err
+	if cfg.Executor == ExecutorChunked {
+		if len(set.FeatureShape) == 3 {
+			return nil, fmt.Errorf("executor chunked supports only the feedforward network, not event frames %v (use --executor=unrolled)", set.FeatureShape)
+		}
+		n, err := NeuronConfig(cfg.Kind(), cfg.M, ds)
+		if err != nil {
+			return nil, err
+		}
+		mc := model.DefaultConfig(cfg.Kind(), cfg.M, cfg.Width, ds.Classes)
+		r.chunkSpec = &chunked.Spec{Layers: mc.Layers, Width: cfg.Width, Neuron: n, Classes: ds.Classes}
+		r.updateExec, err = context.NewExec(b, ctx, r.updateGraph)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		r.trainExec, err = context.NewExec(b, ctx, r.trainGraph)
+		if err != nil {
+			return nil, err
+		}
 	}
 	r.evalExec, err = context.NewExec(b, ctx, func(ctx *context.Context, x, labels, mask *Node) []*Node {
 		ctx = ctx.Checked(false)
@@ -225,6 +249,112 @@ func (r *runner) trainGraph(ctx *context.Context, x, labels, mask *Node) []*Node
 	optimizers.Adam().LearningRate(lr).Done().UpdateGraph(ctx, g, loss)
 	lrNow := optimizers.LearningRateVar(ctx, dtypes.Float32, lr).ValueGraph(g)
 	return append([]*Node{lossSum, correct, lrNow}, rates...)
+}
+
+// updateGraph applies one Adam step from the gradients given as inputs (in the order of r.gradNames),
+// with the learning rate of trainGraph's cosine schedule, and returns the learning rate used.
+func (r *runner) updateGraph(ctx *context.Context, grads []*Node) *Node {
+	ctx = ctx.Checked(false)
+	g := grads[0].Graph()
+	byName := make(map[string]*Node, len(grads))
+	for i, name := range r.gradNames {
+		byName[name] = grads[i]
+	}
+	// The optimizer expects the gradients in the order it visits the trainable variables in use by the
+	// graph: that of ctx.IterVariables.
+	var ordered []*Node
+	for v := range ctx.IterVariables() {
+		if !v.Trainable {
+			continue
+		}
+		grad, ok := byName[v.ScopeAndName()]
+		if !ok {
+			panic(fmt.Errorf("train: no gradient for the trainable variable %s", v.ScopeAndName()))
+		}
+		v.ValueGraph(g)
+		ordered = append(ordered, grad)
+	}
+	if len(ordered) != len(grads) {
+		panic(fmt.Errorf("train: %d gradients for %d trainable variables", len(grads), len(ordered)))
+	}
+	lr := r.cfg.LR
+	cosineschedule.New(ctx, g, dtypes.Float32).PeriodSteps(r.totalSteps).LearningRate(lr).Done()
+	opt, ok := optimizers.Adam().LearningRate(lr).Done().(interface {
+		UpdateGraphWithGradients(ctx *context.Context, grads []*Node, lossDType dtypes.DType)
+	})
+	if !ok {
+		panic(errors.New("train: the Adam optimizer cannot take precomputed gradients"))
+	}
+	opt.UpdateGraphWithGradients(ctx, ordered, dtypes.Float32)
+	return optimizers.LearningRateVar(ctx, dtypes.Float32, lr).ValueGraph(g)
+}
+
+// chunkedStep runs one training step with the chunked executor on the batch buffers and returns the
+// values trainGraph returns: loss sum, correct count, learning rate and the summed firing rates.
+func (r *runner) chunkedStep() ([]float64, error) {
+	start := time.Now()
+	if len(chunked.TrainableIn(r.ctx, r.ctx.In(modelScope).Scope())) == 0 {
+		// Create and initialize the variables as the unrolled path would (the same initializers, drawn
+		// in the same order), by running the evaluation graph once.
+		if _, err := r.exec(r.evalExec); err != nil {
+			return nil, err
+		}
+		start = time.Now()
+	}
+	if r.chunkExec == nil {
+		var err error
+		if r.chunkExec, err = chunked.New(r.backend, r.ctx.In(modelScope), *r.chunkSpec); err != nil {
+			return nil, err
+		}
+	}
+	x := tensors.FromFlatDataAndDimensions(append([]float32(nil), r.x...), r.dims...)
+	labels := tensors.FromFlatDataAndDimensions(append([]int32(nil), r.labels...), len(r.labels))
+	mask := tensors.FromFlatDataAndDimensions(append([]float32(nil), r.mask...), len(r.mask))
+	defer func() {
+		x.MustFinalizeAll()
+		labels.MustFinalizeAll()
+		mask.MustFinalizeAll()
+	}()
+	res, err := r.chunkExec.Step(x, labels, mask)
+	if err != nil {
+		return nil, err
+	}
+	if r.gradNames == nil {
+		for name := range res.Grads {
+			r.gradNames = append(r.gradNames, name)
+		}
+		slices.Sort(r.gradNames)
+	}
+	args := make([]any, len(r.gradNames))
+	for i, name := range r.gradNames {
+		t, ok := res.Grads[name]
+		if !ok {
+			return nil, fmt.Errorf("train: the chunked step returned no gradient for %s", name)
+		}
+		args[i] = t
+	}
+	outs, err := r.updateExec.Exec(args...)
+	for _, t := range res.Grads {
+		t.MustFinalizeAll()
+	}
+	if err != nil {
+		return nil, err
+	}
+	lr, err := tensors.CopyFlatData[float32](outs[0])
+	if err != nil {
+		return nil, err
+	}
+	outs[0].MustFinalizeAll()
+	r.times[r.updateExec] = append(r.times[r.updateExec], time.Since(start))
+	return append([]float64{res.LossSum, res.Correct, float64(lr[0])}, res.Rates...), nil
+}
+
+// trainStep runs one training step with the configured executor on the batch buffers.
+func (r *runner) trainStep() ([]float64, error) {
+	if r.chunkSpec != nil {
+		return r.chunkedStep()
+	}
+	return r.exec(r.trainExec)
 }
 
 // fill copies the examples idx of set into the batch buffers; the rest of the batch repeats the first
@@ -310,7 +440,7 @@ func (r *runner) trainEpoch(epoch int, started time.Time, progress ProgressFunc)
 		lo := step * r.cfg.Batch
 		hi := min(lo+r.cfg.Batch, len(order))
 		n := r.fill(r.sp.train, order[lo:hi])
-		vals, err := r.exec(r.trainExec)
+		vals, err := r.trainStep()
 		if err != nil {
 			return Epoch{}, nil, err
 		}

@@ -1,0 +1,149 @@
+package train
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fits-snn/fits/fits/chunked"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+)
+
+// oneStep runs one training step of cfg on the first batch of the tiny dataset from the seeded initial
+// variables and returns the step's outputs and the model's variables after the update, by name.
+func oneStep(t *testing.T, cfg Config) ([]float64, map[string][]float32) {
+	t.Helper()
+	ds := tinyDataset(t)
+	ctx, err := newContext(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := protocolSplits(cfg.Protocol, ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := NewNetwork(cfg, ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := newRunner(cfg, ds, sp, net, ctx, testBackend(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.fill(sp.train, epochOrder(sp.train.N, cfg.Seed, 0)[:cfg.Batch-3]) // with 3 padded examples
+	vals, err := r.trainStep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string][]float32{}
+	for _, v := range chunked.TrainableIn(ctx, ctx.In(modelScope).Scope()) {
+		val, err := tensors.CopyFlatData[float32](v.MustValue())
+		if err != nil {
+			t.Fatal(err)
+		}
+		vars[v.ScopeAndName()] = val
+	}
+	return vals, vars
+}
+
+// TestChunkedStepMatchesUnrolled checks that one training step with the chunked executor gives the loss,
+// metrics and updated variables of the unrolled step.
+func TestChunkedStepMatchesUnrolled(t *testing.T) {
+	for _, tc := range []struct {
+		model string
+		m     int
+	}{{"lif", 0}, {"fsts", 2}} {
+		t.Run(tc.model, func(t *testing.T) {
+			cfg := tinyConfig()
+			cfg.Model, cfg.M, cfg.Dropout = tc.model, tc.m, 0
+			valsU, varsU := oneStep(t, cfg)
+			cfg.Executor = ExecutorChunked
+			valsC, varsC := oneStep(t, cfg)
+			if len(valsU) != len(valsC) {
+				t.Fatalf("%d outputs unrolled, %d chunked", len(valsU), len(valsC))
+			}
+			for i := range valsU {
+				if d := math.Abs(valsU[i] - valsC[i]); d > 1e-5*math.Abs(valsU[i])+1e-6 {
+					t.Errorf("output %d: unrolled %v, chunked %v", i, valsU[i], valsC[i])
+				}
+			}
+			if len(varsU) == 0 || len(varsU) != len(varsC) {
+				t.Fatalf("%d variables unrolled, %d chunked", len(varsU), len(varsC))
+			}
+			for name, u := range varsU {
+				c, ok := varsC[name]
+				if !ok || len(c) != len(u) {
+					t.Fatalf("variable %s missing or of another size in the chunked run", name)
+				}
+				for i := range u {
+					if d := math.Abs(float64(u[i] - c[i])); d > 1e-5*math.Abs(float64(u[i]))+1e-6 {
+						t.Fatalf("%s[%d]: unrolled %v, chunked %v", name, i, u[i], c[i])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestChunkedTrainDeterministic trains twice with the chunked executor and compares the curves.
+func TestChunkedTrainDeterministic(t *testing.T) {
+	cfg := tinyConfig()
+	cfg.Epochs, cfg.Dropout, cfg.Executor = 2, 0, ExecutorChunked
+	var curves [2][]Epoch
+	for i := range curves {
+		res, err := TrainModel(cfg, Options{Backend: testBackend(t), Dataset: tinyDataset(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		curves[i] = res.Epochs
+		for j := range curves[i] {
+			curves[i][j].Seconds = 0
+		}
+	}
+	if len(curves[0]) != 2 {
+		t.Fatalf("%d epochs, want 2", len(curves[0]))
+	}
+	for j := range curves[0] {
+		a, b := curves[0][j], curves[1][j]
+		if a.Loss != b.Loss || a.TrainAcc != b.TrainAcc || a.TestAcc != b.TestAcc || a.LR != b.LR ||
+			!slices.Equal(a.FiringRates, b.FiringRates) || !(a.Loss > 0) {
+			t.Errorf("epoch %d differs or is empty: %+v vs %+v", j+1, a, b)
+		}
+	}
+}
+
+// TestExecutorValidate checks the executor names and the combinations the chunked executor rejects.
+func TestExecutorValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		edit       func(*Config)
+	}{
+		{"unknown", "unrolled, chunked", func(c *Config) { c.Executor = "fast" }},
+		{"dropout", "dropout", func(c *Config) { c.Executor, c.Dropout = ExecutorChunked, 0.2 }},
+		{"readout", "mean readout", func(c *Config) { c.Executor, c.Readout = ExecutorChunked, "li-max" }},
+	} {
+		c := DefaultConfig()
+		tc.edit(&c)
+		err := c.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one mentioning %q", tc.name, err, tc.want)
+		}
+	}
+	for _, e := range []string{"", ExecutorUnrolled, ExecutorChunked} {
+		c := DefaultConfig()
+		c.Executor = e
+		if err := c.Validate(); err != nil {
+			t.Errorf("executor %q: %v", e, err)
+		}
+	}
+	c := DefaultConfig()
+	c.Executor = ExecutorChunked
+	ctx, err := newContext(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ConfigFromContext(ctx); got != c {
+		t.Errorf("config from context %+v, want %+v", got, c)
+	}
+}
