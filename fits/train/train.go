@@ -179,7 +179,7 @@ type runner struct {
 	chunkExec  *chunked.Executor
 	updateExec *context.Exec
 	gradNames  []string
-	times     execTimes
+	times      execTimes
 	// totalSteps is the length of the cosine schedule: steps per epoch × epochs.
 	totalSteps int
 	// Batch buffers.
