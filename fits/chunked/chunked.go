@@ -91,8 +91,8 @@ func New(backend backends.Backend, ctx *context.Context, spec Spec) (*Executor, 
 
 func layerScope(i int) string { return fmt.Sprintf("hidden_%d", i) }
 
-// sliceTime returns x[:, t0:t0+k, ...] for x [batch, time, ...] and an int32 scalar t0.
-func sliceTime(x, t0 *Node, k int) *Node {
+// SliceTime returns x[:, t0:t0+k, ...] for x [batch, time, ...] and an int32 scalar t0.
+func SliceTime(x, t0 *Node, k int) *Node {
 	g := x.Graph()
 	starts := make([]*Node, x.Rank())
 	for i := range starts {
@@ -105,8 +105,9 @@ func sliceTime(x, t0 *Node, k int) *Node {
 }
 
 // Dense is layers.DenseWithBias (variables "dense/weights" [in, out] and "dense/biases" [out] in ctx)
-// computed as one 2-D matrix product over [batch·time, in], whose weight gradient is a plain 2-D product
-// that XLA CPU runs much faster than the einsum form's.
+// computed as one 2-D matrix product over [batch·time, in]. Its weight gradient is then a plain
+// [in, batch·time]·[batch·time, out] product; the einsum form that DenseWithBias uses on
+// [batch, time, in] contracts two axes in the backward pass, which XLA CPU ran 5–20× slower (2 cores).
 func Dense(ctx *context.Context, x *Node, out int) *Node {
 	dctx := ctx.In("dense")
 	dims := x.Shape().Dimensions
@@ -137,7 +138,8 @@ func TrainableIn(ctx *context.Context, scope string) []*context.Variable {
 	return vars
 }
 
-func names(vars []*context.Variable) []string {
+// Names returns the variables' ScopeAndName, in order.
+func Names(vars []*context.Variable) []string {
 	out := make([]string, len(vars))
 	for i, v := range vars {
 		out[i] = v.ScopeAndName()
@@ -167,7 +169,7 @@ func (e *Executor) build() error {
 			lctx := ctx.In(scope)
 			cur := Dense(lctx, h, w)
 			vars := TrainableIn(ctx, lctx.In("dense").Scope())
-			l.denseParams = names(vars)
+			l.denseParams = Names(vars)
 			wrt := make([]*Node, 0, len(vars))
 			for _, v := range vars {
 				wrt = append(wrt, v.ValueGraph(h.Graph()))
@@ -187,7 +189,7 @@ func (e *Executor) build() error {
 		}
 		// [current [batch, T, w], t0, state...] -> [spikes [batch, K, w], final state...].
 		l.fwd, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
-			cur := sliceTime(in[0], in[1], e.chunk)
+			cur := SliceTime(in[0], in[1], e.chunk)
 			spikes, final := neuron.LayerFrom(ctx.Checked(false).In(scope).In("neuron"), cur, s.Neuron, in[2:])
 			return append([]*Node{spikes}, final...)
 		})
@@ -199,8 +201,8 @@ func (e *Executor) build() error {
 		l.vjp, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
 			ctx = ctx.Checked(false)
 			g := in[0].Graph()
-			cur := sliceTime(in[0], in[1], e.chunk)
-			cotSpikes := sliceTime(in[2], in[1], e.chunk)
+			cur := SliceTime(in[0], in[1], e.chunk)
+			cotSpikes := SliceTime(in[2], in[1], e.chunk)
 			state := in[3 : 3+n]
 			cotFinal := in[3+n : 3+2*n]
 			acc := in[3+2*n:]
@@ -211,7 +213,7 @@ func (e *Executor) build() error {
 				obj = Add(obj, ReduceAllSum(Mul(final[j], cotFinal[j])))
 			}
 			vars := TrainableIn(ctx, nctx.Scope())
-			l.params = names(vars)
+			l.params = Names(vars)
 			wrt := append(append([]*Node{}, state...), cur)
 			for _, v := range vars {
 				wrt = append(wrt, v.ValueGraph(g))
@@ -269,7 +271,7 @@ func (e *Executor) build() error {
 // ReadoutParams returns the readout's trainable variables, sorted, in the order Step reads the head's
 // gradients.
 func (e *Executor) readoutParams() []string {
-	return names(TrainableIn(e.ctx, e.ctx.In("readout").In("dense").Scope()))
+	return Names(TrainableIn(e.ctx, e.ctx.In("readout").In("dense").Scope()))
 }
 
 func asAny(ts []*tensors.Tensor) []any {

@@ -228,11 +228,6 @@ func TestVariantsAndChunks(t *testing.T) {
 	if _, err := ParseVariant("fused"); err == nil || !strings.Contains(err.Error(), "stepwise") {
 		t.Errorf("ParseVariant(fused): %v", err)
 	}
-	for _, tc := range []struct{ t, want int }{{250, 25}, {500, 25}, {40, 20}, {7, 7}, {97, 1}, {1, 1}} {
-		if got := DefaultChunk(tc.t); got != tc.want {
-			t.Errorf("DefaultChunk(%d) = %d, want %d", tc.t, got, tc.want)
-		}
-	}
 	if _, err := NewRunner(nil, smallSpec(neuron.FS, 0), Chunked, Options{Chunk: 7}); err == nil || !strings.Contains(err.Error(), "divide") {
 		t.Errorf("chunk 7 of T = 40: %v", err)
 	}

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"github.com/fits-snn/fits/fits/chunked"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
@@ -32,16 +33,16 @@ func (r *Runner) prepareChunked() error {
 
 		var err error
 		l.dense, err = context.NewExec(r.backend, r.ctx, func(ctx *context.Context, h *Node) *Node {
-			return flatDense(ctx.In(scope), h, w) // [batch, time, w]
+			return chunked.Dense(ctx.In(scope), h, w) // [batch, time, w]
 		})
 		if err != nil {
 			return err
 		}
 		l.denseVJP, err = context.NewExec(r.backend, r.ctx, func(ctx *context.Context, h, cot *Node) []*Node {
 			lctx := ctx.In(scope)
-			cur := flatDense(lctx, h, w)
-			vars := trainableIn(ctx, lctx.In("dense").Scope())
-			l.denseParams = names(vars)
+			cur := chunked.Dense(lctx, h, w)
+			vars := chunked.TrainableIn(ctx, lctx.In("dense").Scope())
+			l.denseParams = chunked.Names(vars)
 			wrt := make([]*Node, 0, len(vars)+1)
 			for _, v := range vars {
 				wrt = append(wrt, v.ValueGraph(h.Graph()))
@@ -64,7 +65,7 @@ func (r *Runner) prepareChunked() error {
 		// Forward chunk: inputs [current [batch, T, w], t0 int32, state...], outputs [spikes [batch, k, w],
 		// final state...].
 		l.fwd, err = context.NewExec(r.backend, r.ctx, func(ctx *context.Context, in []*Node) []*Node {
-			cur := sliceTime(in[0], in[1], k)
+			cur := chunked.SliceTime(in[0], in[1], k)
 			spikes, final := neuron.LayerFrom(ctx.In(scope).In("neuron"), cur, s.Neuron, in[2:])
 			return append([]*Node{spikes}, final...)
 		})
@@ -77,8 +78,8 @@ func (r *Runner) prepareChunked() error {
 		// starting state.
 		l.vjp, err = context.NewExec(r.backend, r.ctx, func(ctx *context.Context, in []*Node) []*Node {
 			g := in[0].Graph()
-			cur := sliceTime(in[0], in[1], k)
-			cotSpikes := sliceTime(in[2], in[1], k)
+			cur := chunked.SliceTime(in[0], in[1], k)
+			cotSpikes := chunked.SliceTime(in[2], in[1], k)
 			state := in[3 : 3+n]
 			cotFinal := in[3+n : 3+2*n]
 			acc := in[3+2*n:]
@@ -88,8 +89,8 @@ func (r *Runner) prepareChunked() error {
 			for j := range final {
 				obj = Add(obj, ReduceAllSum(Mul(final[j], cotFinal[j])))
 			}
-			vars := trainableIn(ctx, nctx.Scope())
-			l.params = names(vars)
+			vars := chunked.TrainableIn(ctx, nctx.Scope())
+			l.params = chunked.Names(vars)
 			wrt := append(append([]*Node{}, state...), cur)
 			for _, v := range vars {
 				wrt = append(wrt, v.ValueGraph(g))
@@ -125,10 +126,10 @@ func (r *Runner) prepareChunked() error {
 		// model.ApplyReadout's ReadoutMean, mean_t(W·s[t] + b), computed as W·mean_t(s[t]) + b: the same
 		// linear map, one [batch, W]·[W, classes] product instead of [batch·time, W]·[W, classes], which
 		// XLA CPU ran at a fraction of a GFLOP/s for 35 classes.
-		logits := flatDense(rctx, ReduceMean(h, 1), s.Classes)
+		logits := chunked.Dense(rctx, ReduceMean(h, 1), s.Classes)
 		loss := lossOf(logits, h, labels, s.Classes)
-		vars := trainableIn(ctx, rctx.In("dense").Scope())
-		r.trainable = names(vars) // the readout's variables
+		vars := chunked.TrainableIn(ctx, rctx.In("dense").Scope())
+		r.trainable = chunked.Names(vars) // the readout's variables
 		wrt := []*Node{h}
 		for _, v := range vars {
 			wrt = append(wrt, v.ValueGraph(h.Graph()))
@@ -139,19 +140,6 @@ func (r *Runner) prepareChunked() error {
 }
 
 func shapeF32(dims ...int) shapes.Shape { return shapes.Make(dtypes.Float32, dims...) }
-
-// sliceTime returns x[:, t0:t0+k, ...] for x [batch, time, ...] and an int32 scalar t0.
-func sliceTime(x, t0 *Node, k int) *Node {
-	g := x.Graph()
-	starts := make([]*Node, x.Rank())
-	for i := range starts {
-		starts[i] = Const(g, int32(0))
-	}
-	starts[1] = t0
-	dims := x.Shape().Clone().Dimensions
-	dims[1] = k
-	return DynamicSlice(x, starts, dims)
-}
 
 func (r *Runner) iterateChunked() error {
 	s := r.spec
@@ -208,7 +196,7 @@ func (r *Runner) iterateChunked() error {
 	}
 	for i := len(r.layers) - 1; i >= 0; i-- {
 		l := r.layers[i]
-		vars := trainableIn(r.ctx, r.ctx.In(layerScope(i)).In("neuron").Scope())
+		vars := chunked.TrainableIn(r.ctx, r.ctx.In(layerScope(i)).In("neuron").Scope())
 		acc := make([]*tensors.Tensor, len(vars))
 		for j, v := range vars {
 			acc[j] = tensors.FromShape(v.Shape())
@@ -260,22 +248,4 @@ func asAny(ts []*tensors.Tensor) []any {
 		out[i] = t
 	}
 	return out
-}
-
-// flatDense is layers.DenseWithBias (the same variables "dense/weights" [in, out] and "dense/biases"
-// [out] in ctx) computed as one 2-D matrix product over [batch·time, in]. Its gradient with respect to
-// the weights is then a plain [in, batch·time]·[batch·time, out] product; the einsum form that
-// DenseWithBias uses on [batch, time, in] contracts two axes in the backward pass, which XLA CPU ran
-// 5–20× slower (measured here on 2 cores).
-func flatDense(ctx *context.Context, x *Node, out int) *Node {
-	dctx := ctx.In("dense")
-	dims := x.Shape().Dimensions
-	in := dims[len(dims)-1]
-	g := x.Graph()
-	w := dctx.VariableWithShape("weights", shapes.Make(x.DType(), in, out)).ValueGraph(g)
-	b := dctx.VariableWithShape("biases", shapes.Make(x.DType(), out)).ValueGraph(g)
-	rows := x.Shape().Size() / in
-	y := Add(Dot(Reshape(x, rows, in), w), Reshape(b, 1, out))
-	outDims := append(append([]int{}, dims[:len(dims)-1]...), out)
-	return Reshape(y, outDims...)
 }

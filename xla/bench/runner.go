@@ -3,9 +3,9 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"github.com/fits-snn/fits/fits/chunked"
 	"math"
 	"math/rand/v2"
-	"sort"
 
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
@@ -54,8 +54,8 @@ type layerExecs struct {
 
 // Options tunes a Runner.
 type Options struct {
-	// Chunk is the number of steps per call of the Chunked variant; 0 means DefaultChunk(Spec.Time). It
-	// must divide Spec.Time. Stepwise always uses 1; Unrolled ignores it.
+	// Chunk is the number of steps per call of the Chunked variant; 0 means
+	// chunked.DefaultChunk(Spec.Time). It must divide Spec.Time. Stepwise always uses 1; Unrolled ignores it.
 	Chunk int
 	// RecordSpikes keeps each hidden layer's spikes of the last iteration (Spikes).
 	RecordSpikes bool
@@ -77,7 +77,7 @@ func NewRunner(backend backends.Backend, spec Spec, variant Variant, opts Option
 	case Chunked:
 		r.chunk = opts.Chunk
 		if r.chunk == 0 {
-			r.chunk = DefaultChunk(spec.Time)
+			r.chunk = chunked.DefaultChunk(spec.Time)
 		}
 	}
 	if r.chunk < 0 || (r.chunk > 0 && spec.Time%r.chunk != 0) {
@@ -171,32 +171,6 @@ func lossOf(logits, lastSpikes, labels *Node, classes int) *Node {
 	return ReduceAllMean(ce)
 }
 
-// trainableIn returns the trainable variables whose scope is scope or below it, sorted by scope and name.
-func trainableIn(ctx *context.Context, scope string) []*context.Variable {
-	var vars []*context.Variable
-	for v := range ctx.IterVariables() {
-		if !v.Trainable {
-			continue
-		}
-		if scope != "" && v.Scope() != scope && !hasPrefix(v.Scope(), scope+context.ScopeSeparator) {
-			continue
-		}
-		vars = append(vars, v)
-	}
-	sort.Slice(vars, func(i, j int) bool { return vars[i].ScopeAndName() < vars[j].ScopeAndName() })
-	return vars
-}
-
-func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
-
-func names(vars []*context.Variable) []string {
-	out := make([]string, len(vars))
-	for i, v := range vars {
-		out[i] = v.ScopeAndName()
-	}
-	return out
-}
-
 // prepareUnrolled builds the one-graph iteration: loss, gradients of all trainable variables (sorted by
 // name) and, with RecordSpikes, the hidden spikes.
 func (r *Runner) prepareUnrolled() error {
@@ -220,8 +194,8 @@ func (r *Runner) prepareUnrolled() error {
 			}
 		}
 		loss := lossOf(logits, spikes[len(spikes)-1], labels, s.Classes)
-		vars := trainableIn(ctx, "")
-		r.trainable = names(vars)
+		vars := chunked.TrainableIn(ctx, "")
+		r.trainable = chunked.Names(vars)
 		nodes := make([]*Node, len(vars))
 		for i, v := range vars {
 			nodes[i] = v.ValueGraph(x.Graph())

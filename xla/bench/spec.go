@@ -144,14 +144,3 @@ func (s Spec) Validate() error {
 	}
 	return s.Neuron.Validate()
 }
-
-// DefaultChunk returns the chunk length the Chunked variant uses for T steps when none is given: the
-// largest divisor of T that is at most 25.
-func DefaultChunk(steps int) int {
-	for k := min(25, steps); k > 1; k-- {
-		if steps%k == 0 {
-			return k
-		}
-	}
-	return 1
-}
