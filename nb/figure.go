@@ -13,6 +13,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/fits-snn/fits/internal/atomicfile"
 )
 
 // Figure is one figure: a grid of gonum plots (panels) drawn together on one canvas.
@@ -178,34 +180,11 @@ func Save(fig *Figure, dir, name string) (svgPath, pngPath string, err error) {
 	}
 	svgPath = filepath.Join(dir, name+".svg")
 	pngPath = filepath.Join(dir, name+".png")
-	if err := writeFileAtomic(svgPath, svg); err != nil {
+	if err := atomicfile.WriteFile(svgPath, svg); err != nil {
 		return "", "", err
 	}
-	if err := writeFileAtomic(pngPath, png); err != nil {
+	if err := atomicfile.WriteFile(pngPath, png); err != nil {
 		return "", "", err
 	}
 	return svgPath, pngPath, nil
-}
-
-// writeFileAtomic writes data to a temporary file beside path and renames it into place, so a reader
-// never sees a half-written figure.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/fits-snn/fits/data/gsc"
 	"github.com/fits-snn/fits/data/progress"
 	"github.com/fits-snn/fits/data/shd"
+	"github.com/fits-snn/fits/internal/atomicfile"
 )
 
 // Digit is one class: the espeak-ng voice of its language and the word.
@@ -265,14 +266,5 @@ func (c Config) generateSplit(ctx context.Context, plan []Utterance, outDir, spl
 	for _, u := range plan {
 		fmt.Fprintf(&manifest, "%s %d\n", WAVName(split, u), u.Label)
 	}
-	return writeFileAtomic(ManifestPath(outDir, split), []byte(manifest.String()))
-}
-
-// writeFileAtomic writes b to a temporary file beside path and renames it into place.
-func writeFileAtomic(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.WriteFile(ManifestPath(outDir, split), []byte(manifest.String()))
 }

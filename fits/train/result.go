@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+
+	"github.com/fits-snn/fits/internal/atomicfile"
 )
 
 // ResultFile is the name of the result file written into a run's directory.
@@ -105,7 +107,7 @@ func WriteResult(dir string, r *Result) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, ResultFile), append(b, '\n'))
+	return atomicfile.WriteFile(filepath.Join(dir, ResultFile), append(b, '\n'))
 }
 
 // ReadResult reads dir/result.json.
@@ -119,26 +121,4 @@ func ReadResult(dir string) (*Result, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ResultFile), err)
 	}
 	return &r, nil
-}
-
-func writeFileAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
