@@ -11,7 +11,7 @@ all: build
 
 help:
 	@echo "make setup      install Go modules, the XLA plugin, JupyterLab + GoNB (idempotent)"
-	@echo "make demo       theory figures + paper-vs-ours tables"
+	@echo "make demo       theory figures, paper-vs-ours tables, the five-model ablation trained (minutes)"
 	@echo "make test       gofmt, go vet, go test, fuzz targets briefly, notebooks headless, browser test"
 	@echo "make lab        JupyterLab with the GoNB kernel on localhost"
 	@echo "make notebooks  execute every notebook headless"
