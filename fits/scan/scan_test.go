@@ -1,0 +1,278 @@
+package scan
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/fits/theory"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// adjointCase is a layer and a chunk to hold Forward and Backward to neuron.LayerFrom and its autodiff.
+type adjointCase struct {
+	name  string
+	cfg   neuron.Config
+	dims  []int // current [batch, K, d…]
+	dtype dtypes.DType
+	// recompute passes saved = nil to Backward.
+	recompute bool
+	// xla: also run on XLA CPU (every case runs on SimpleGo, which does not compile).
+	xla bool
+}
+
+func config(kind neuron.Kind, order int, edit func(*neuron.Config)) neuron.Config {
+	c := neuron.DefaultConfig(kind, order)
+	if edit != nil {
+		edit(&c)
+	}
+	return c
+}
+
+func detach(c *neuron.Config) { c.DetachReset = true }
+
+func adjointCases() []adjointCase {
+	f64, f32 := dtypes.Float64, dtypes.Float32
+	return []adjointCase{
+		{"lif", config(neuron.LIF, 0, nil), []int{3, 9, 4}, f64, false, true},
+		{"lif detached", config(neuron.LIF, 0, detach), []int{3, 9, 4}, f64, false, false},
+		{"adaptlif", config(neuron.AdaptLIF, 0, nil), []int{3, 9, 4}, f64, false, false},
+		{"adaptlif detached", config(neuron.AdaptLIF, 0, detach), []int{3, 9, 4}, f64, false, false},
+		{"fs", config(neuron.FS, 0, nil), []int{3, 9, 4}, f64, false, true},
+		{"fs detached, dt-exact, r = 2.5", config(neuron.FS, 0, func(c *neuron.Config) {
+			c.DetachReset, c.DTExact, c.EtaGammaRatio = true, true, 2.5
+		}), []int{3, 9, 4}, f64, false, false},
+		{"fsts M=1", config(neuron.FSTS, 1, nil), []int{3, 9, 4}, f64, false, false},
+		{"fsts M=2", config(neuron.FSTS, 2, nil), []int{3, 9, 4}, f64, false, true},
+		{"fsts M=2 detached", config(neuron.FSTS, 2, detach), []int{3, 9, 4}, f64, false, false},
+		{"fsts M=3", config(neuron.FSTS, 3, nil), []int{3, 9, 4}, f64, false, false},
+		{"fsts M=3 detached, recomputed", config(neuron.FSTS, 3, detach), []int{3, 9, 4}, f64, true, false},
+		{"fsts M=2 channel-shared", config(neuron.FSTS, 2, func(c *neuron.Config) { c.ChannelShared = true }),
+			[]int{2, 7, 2, 3, 3}, f64, false, true},
+		{"adaptlif channel-shared", config(neuron.AdaptLIF, 0, func(c *neuron.Config) { c.ChannelShared = true }),
+			[]int{2, 7, 3, 2}, f64, false, false},
+		{"fsts M=2 float32", config(neuron.FSTS, 2, nil), []int{3, 9, 4}, f32, false, true},
+	}
+}
+
+func size(dims []int) int {
+	n := 1
+	for _, d := range dims {
+		n *= d
+	}
+	return n
+}
+
+// newTensor returns a tensor of dtype (Float32 or Float64) with the given values and dimensions.
+func newTensor(dtype dtypes.DType, values []float64, dims ...int) *tensors.Tensor {
+	if dtype == dtypes.Float32 {
+		f := make([]float32, len(values))
+		for i, v := range values {
+			f[i] = float32(v)
+		}
+		return tensors.FromFlatDataAndDimensions(f, dims...)
+	}
+	return tensors.FromFlatDataAndDimensions(append([]float64(nil), values...), dims...)
+}
+
+func values(t *testing.T, x *tensors.Tensor) []float64 {
+	t.Helper()
+	switch x.DType() {
+	case dtypes.Float64:
+		return tensors.MustCopyFlatData[float64](x)
+	case dtypes.Float32:
+		f := tensors.MustCopyFlatData[float32](x)
+		out := make([]float64, len(f))
+		for i, v := range f {
+			out[i] = float64(v)
+		}
+		return out
+	}
+	t.Fatalf("unexpected dtype %s", x.DType())
+	return nil
+}
+
+func random(rng *rand.Rand, n int, draw func() float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = draw()
+	}
+	return out
+}
+
+// setRandomVariables creates the layer's variables in ctx with random values: f* uniform in
+// [1, min(60, fmax)] Hz, β̂ in [−1.5, 1.5], λ̂ in [−3, 2], η and γ in [5, 40] 1/s.
+func setRandomVariables(t *testing.T, ctx *context.Context, rng *rand.Rand, cfg neuron.Config, dtype dtypes.DType, pshape []int) {
+	t.Helper()
+	p := size(pshape)
+	switch {
+	case cfg.Kind == neuron.AdaptLIF:
+		ctx.VariableWithValue(neuron.VarEta, newTensor(dtype, random(rng, p, func() float64 { return 5 + 35*rng.Float64() }), pshape...))
+		ctx.VariableWithValue(neuron.VarGamma, newTensor(dtype, random(rng, p, func() float64 { return 5 + 35*rng.Float64() }), pshape...))
+	case cfg.Kind.HasTargetFrequency():
+		fmax, err := cfg.MaxTargetHz()
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := neuron.VarOmegaStar
+		if cfg.DTExact {
+			name = neuron.VarOmegaStarDT
+		}
+		omega := random(rng, p, func() float64 { return theory.RadPerSecFromHz(1 + rng.Float64()*(math.Min(60, fmax)-1)) })
+		ctx.VariableWithValue(name, newTensor(dtype, omega, pshape...))
+	}
+	if cfg.Order > 0 {
+		ts := append([]int{cfg.Order}, pshape...)
+		ctx.VariableWithValue(neuron.VarBetaHat, newTensor(dtype, random(rng, cfg.Order*p, func() float64 { return 3*rng.Float64() - 1.5 }), ts...))
+		ctx.VariableWithValue(neuron.VarLambdaHat, newTensor(dtype, random(rng, cfg.Order*p, func() float64 { return 5*rng.Float64() - 3 }), ts...))
+	}
+}
+
+// closeTo reports the first element where got and want differ by more than rtol·|want| + atol·max|want|.
+func closeTo(got, want []float64, rtol, atol float64) error {
+	if len(got) != len(want) {
+		return fmt.Errorf("%d values, want %d", len(got), len(want))
+	}
+	scale := 0.0
+	for _, w := range want {
+		scale = math.Max(scale, math.Abs(w))
+	}
+	for i := range want {
+		if d := math.Abs(got[i] - want[i]); !(d <= rtol*math.Abs(want[i])+atol*scale) {
+			return fmt.Errorf("element %d: %.17g, want %.17g (|diff| %.3g, max |want| %.3g)", i, got[i], want[i], d, scale)
+		}
+	}
+	return nil
+}
+
+func nonZero(x []float64) bool {
+	for _, v := range x {
+		if v != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// TestForwardBackwardMatchLayerFrom runs neuron.LayerFrom from a random non-zero state on random currents,
+// differentiates Σ spikes·S̄ + Σ final·F̄ (random cotangents) with GoMLX autodiff, and holds Forward
+// (identical spikes, equal final state) and Backward with VariableGrads (cotangents of the starting state,
+// the current and every variable) to it.
+func TestForwardBackwardMatchLayerFrom(t *testing.T) {
+	for _, tb := range testBackends(t) {
+		for ci, tc := range adjointCases() {
+			if tb.name == "xla:cpu" && !tc.xla {
+				continue
+			}
+			t.Run(tb.name+"/"+tc.name, func(t *testing.T) {
+				rtol, atol := 1e-10, 1e-12
+				if tc.dtype == dtypes.Float32 {
+					rtol, atol = 1e-5, 1e-6
+				}
+				rng := rand.New(rand.NewPCG(uint64(ci)+1, 13))
+				pshape, err := neuron.ParamShape(tc.dims, tc.cfg.ChannelShared)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx := context.New()
+				setRandomVariables(t, ctx.In("neuron"), rng, tc.cfg, tc.dtype, pshape)
+				n := neuron.StateComponents(tc.cfg)
+				stepDims := append([]int{tc.dims[0]}, tc.dims[2:]...)
+				normal := func(mean, sd float64) func() float64 {
+					return func() float64 { return mean + sd*rng.NormFloat64() }
+				}
+				inputs := []any{newTensor(tc.dtype, random(rng, size(tc.dims), normal(0.6, 0.8)), tc.dims...)}
+				for range n {
+					inputs = append(inputs, newTensor(tc.dtype, random(rng, size(stepDims), normal(0.2, 0.5)), stepDims...))
+				}
+				inputs = append(inputs, newTensor(tc.dtype, random(rng, size(tc.dims), normal(0, 1)), tc.dims...))
+				for range n {
+					inputs = append(inputs, newTensor(tc.dtype, random(rng, size(stepDims), normal(0, 1)), stepDims...))
+				}
+
+				var names []string
+				var nvars int
+				exec := context.MustNewExec(tb.b, ctx.Checked(false), func(ctx *context.Context, in []*Node) []*Node {
+					g := in[0].Graph()
+					nctx := ctx.In("neuron")
+					current, state0 := in[0], in[1:1+n]
+					cotSpikes, cotFinal := in[1+n], in[2+n:2+2*n]
+
+					// The oracle: the unrolled layer and GoMLX autodiff.
+					spikes, final := neuron.LayerFrom(nctx, current, tc.cfg, state0)
+					obj := ReduceAllSum(Mul(spikes, cotSpikes))
+					for j := range final {
+						obj = Add(obj, ReduceAllSum(Mul(final[j], cotFinal[j])))
+					}
+					c, vars, varNames := coefficientsOf(t, nctx, g, tc.cfg)
+					names, nvars = varNames, len(vars)
+					want := Gradient(obj, append(append(append([]*Node{}, state0...), current), vars...)...)
+
+					// The hand-derived adjoint.
+					gotSpikes, gotFinal, saved := Forward(c, current, state0)
+					if tc.recompute {
+						saved = nil
+					}
+					cotState0, cotCurrent, cot := Backward(c, current, state0, saved, cotSpikes, cotFinal)
+					got := append(append(cotState0, cotCurrent), VariableGrads(c, cot, vars...)...)
+
+					outs := append([]*Node{spikes}, final...)
+					outs = append(outs, want...)
+					outs = append(outs, gotSpikes)
+					outs = append(outs, gotFinal...)
+					return append(outs, got...)
+				})
+				out, err := exec.Exec(inputs...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				vals := make([][]float64, len(out))
+				for i, o := range out {
+					vals[i] = values(t, o)
+				}
+				nw := n + 1 + nvars
+				wantSpikes, wantFinal, want := vals[0], vals[1:1+n], vals[1+n:1+n+nw]
+				rest := vals[1+n+nw:]
+				gotSpikes, gotFinal, got := rest[0], rest[1:1+n], rest[1+n:]
+
+				fired := 0.0
+				for i := range wantSpikes {
+					if gotSpikes[i] != wantSpikes[i] {
+						t.Fatalf("spike %d: %g, neuron.LayerFrom %g", i, gotSpikes[i], wantSpikes[i])
+					}
+					fired += wantSpikes[i]
+				}
+				if rate := fired / float64(len(wantSpikes)); rate < 0.1 || rate > 0.9 {
+					t.Fatalf("spike rate %.2f: the test input should make neurons spike often, but not always", rate)
+				}
+				t.Logf("spike rate %.2f", fired/float64(len(wantSpikes)))
+				for j := range n {
+					if err := closeTo(gotFinal[j], wantFinal[j], rtol, atol); err != nil {
+						t.Errorf("final state %d: %v", j, err)
+					}
+				}
+				labels := make([]string, 0, nw)
+				for j := range n {
+					labels = append(labels, fmt.Sprintf("cotangent of state %d", j))
+				}
+				labels = append(labels, "cotangent of the current")
+				for _, name := range names {
+					labels = append(labels, "gradient of "+name)
+				}
+				for i, label := range labels {
+					if !nonZero(want[i]) {
+						t.Errorf("%s: autodiff gives all zeros, the case tests nothing", label)
+					}
+					if err := closeTo(got[i], want[i], rtol, atol); err != nil {
+						t.Errorf("%s: %v", label, err)
+					}
+				}
+			})
+		}
+	}
+}
