@@ -66,7 +66,7 @@ func testBackends(t *testing.T) []testBackend {
 // inverse, η = √(κr), γ = √(κ/r), β = tanh(β̂), λ = σ(λ̂)), and the trainable variable nodes they depend on
 // with their names. The TS stages are taken out of [M, P…] by a one-hot contraction, whose gradient runs on
 // SimpleGo (a Slice's gradient needs Pad, which SimpleGo lacks).
-func coefficientsOf(t *testing.T, ctx *context.Context, g *Graph, cfg neuron.Config) (neuron.Coefficients, []*Node, []string) {
+func coefficientsOf(t testing.TB, ctx *context.Context, g *Graph, cfg neuron.Config) (neuron.Coefficients, []*Node, []string) {
 	t.Helper()
 	k := cfg.Constants()
 	c := neuron.Coefficients{

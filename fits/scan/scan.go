@@ -325,89 +325,84 @@ func Backward(c neuron.Coefficients, current *Node, state0 []*Node, saved []*Nod
 	}
 	surr := neuron.SurrogateDerivative(SubScalar(mixes[l.m], c.Vth), c.Surrogate.Width, c.Surrogate.Scale)
 
-	// The cotangent of the state through the K steps in reverse.
+	// The cotangent of the state through the K steps in reverse; after[i][t] is the cotangent of state
+	// component i after step t.
 	co := broadcastCoefficients(c, l, stepDims)
-	stepShape := shapes.Make(current.DType(), stepDims...)
-	adj := l.unpack(orZeros(cotFinal, n, g, stepShape))
+	adj := orZeros(cotFinal, n, g, shapes.Make(current.DType(), stepDims...))
 	one := fusionBarrierOne(current)
-	v0Bar := make([]*Node, k)     // V̄0 = Ī per step
-	aBarAfter := make([]*Node, k) // ā′ per step (with adaptation)
-	nBar := make([][]*Node, l.m)  // [stage m−1][step] n̄m, m = 1..M
-	uBar := make([]*Node, k)      // ū per step (when M ≥ 1)
-	for t := k - 1; t >= 0; t-- {
-		spikeBar := timeStep(cotSpikes, t)
-		if !c.DetachReset {
-			spikeBar = Sub(spikeBar, MulScalar(adj.v, c.Vth))
-		}
-		u := Add(adj.v, Mul(timeStep(surr, t), spikeBar))
-		var prev state
-		var ns []*Node
-		var x0 *Node
-		if l.m == 0 {
-			x0 = u
-		} else {
-			ns = make([]*Node, l.m+1) // n̄1…n̄M (index 0 unused)
-			mbar := u
-			for j := l.m; j >= 1; j-- {
-				ns[j] = Add(adj.stages[j], Mul(co.lambda[j-1], mbar))
-				if j < l.m {
-					ns[j] = Sub(ns[j], Mul(co.beta[j], ns[j+1]))
-				}
-				mbar = Mul(co.oneMinusLam[j-1], mbar)
-			}
-			x0 = Sub(Add(mbar, adj.stages[0]), Mul(co.beta[0], ns[1]))
-			prev.stages = make([]*Node, l.m+1)
-			prev.stages[0] = ns[1]
-			for j := 1; j <= l.m; j++ {
-				prev.stages[j] = Mul(co.beta[j-1], ns[j])
-				if j < l.m {
-					prev.stages[j] = Add(prev.stages[j], ns[j+1])
-				}
-			}
-		}
-		if l.adapt {
-			x0 = Add(x0, Mul(co.gamma, adj.a))
-			prev.a = Sub(MulScalar(adj.a, c.RhoBar), Mul(co.eta, x0))
-		}
-		prev.v = MulScalar(x0, c.MuBar)
-
-		outs := append(l.pack(prev), x0)
-		if l.m > 0 {
-			outs = append(outs, ns[1:]...)
-			outs = append(outs, u)
-		}
-		if l.adapt {
-			aBarAfter[t] = adj.a
-		}
-		outs = barrier(outs, one)
-		adj = l.unpack(outs[:n])
-		v0Bar[t] = outs[n]
-		if l.m > 0 {
-			for j := range l.m {
-				nBar[j] = append(nBar[j], outs[n+1+j])
-			}
-			uBar[t] = outs[n+1+l.m]
-		}
+	after := make([][]*Node, n)
+	for i := range after {
+		after[i] = make([]*Node, k)
 	}
-	cotCurrent = Stack(v0Bar, 1)
+	for t := k - 1; t >= 0; t-- {
+		for i, x := range adj {
+			after[i][t] = x
+		}
+		before, _, _, _ := adjointStep(c, co, l, l.unpack(adj), timeStep(surr, t), timeStep(cotSpikes, t))
+		adj = barrier(l.pack(before), one)
+	}
+
+	// Every step's local cotangents at once, [batch, K, d…].
+	stacked := make([]*Node, n)
+	for i := range stacked {
+		stacked[i] = Stack(after[i], 1)
+	}
+	post := l.unpack(stacked)
+	_, uBar, v0Bar, nBar := adjointStep(c, cs, l, post, surr, cotSpikes)
 	if l.adapt {
-		cot.EtaDt = Neg(reduceToParam(Mul(pre.a, cotCurrent), c.EtaDt))
-		cot.GammaDt = reduceToParam(Mul(v0, Stack(aBarAfter, 1)), c.GammaDt)
+		cot.EtaDt = Neg(reduceToParam(Mul(pre.a, v0Bar), c.EtaDt))
+		cot.GammaDt = reduceToParam(Mul(v0, post.a), c.GammaDt)
 	}
 	if l.m > 0 {
-		// nBar[j] was filled from the last step to the first.
-		mbar := Stack(uBar, 1)
 		cot.Beta = make([]*Node, l.m)
 		cot.Lambda = make([]*Node, l.m)
+		mBar := uBar // m̄M
 		for j := l.m; j >= 1; j-- {
-			slices.Reverse(nBar[j-1])
-			nb := Stack(nBar[j-1], 1)
-			cot.Beta[j-1] = reduceToParam(Mul(Sub(pre.stages[j], nodes[j-1]), nb), c.Beta[j-1])
-			cot.Lambda[j-1] = reduceToParam(Mul(Sub(nodes[j], mixes[j-1]), mbar), c.Lambda[j-1])
-			mbar = Mul(cs.oneMinusLam[j-1], mbar)
+			cot.Beta[j-1] = reduceToParam(Mul(Sub(pre.stages[j], nodes[j-1]), nBar[j]), c.Beta[j-1])
+			cot.Lambda[j-1] = reduceToParam(Mul(Sub(nodes[j], mixes[j-1]), mBar), c.Lambda[j-1])
+			mBar = Mul(cs.oneMinusLam[j-1], mBar)
 		}
 	}
-	return l.pack(adj), cotCurrent, cot
+	return adj, v0Bar, cot
+}
+
+// adjointStep is the reverse of one step (see the package documentation) in either working shape: from
+// the cotangent of the state after the step, the surrogate derivative σ′ at ṼM − Vth and the cotangent of
+// the step's spike, it returns the cotangent of the state before the step and the step's ū, V̄0 (= Ī) and
+// n̄m (nBar[m], m = 1..M; nBar[0] is unused).
+func adjointStep(c neuron.Coefficients, co coefs, l layout, after state, surr, spikeBar *Node) (
+	before state, uBar, v0Bar *Node, nBar []*Node) {
+	if !c.DetachReset {
+		spikeBar = Sub(spikeBar, MulScalar(after.v, c.Vth))
+	}
+	uBar = Add(after.v, Mul(surr, spikeBar))
+	v0Bar = uBar
+	if l.m > 0 {
+		nBar = make([]*Node, l.m+1)
+		mBar := uBar // m̄m, from m = M down
+		for j := l.m; j >= 1; j-- {
+			nBar[j] = Add(after.stages[j], Mul(co.lambda[j-1], mBar))
+			if j < l.m {
+				nBar[j] = Sub(nBar[j], Mul(co.beta[j], nBar[j+1]))
+			}
+			mBar = Mul(co.oneMinusLam[j-1], mBar)
+		}
+		v0Bar = Sub(Add(mBar, after.stages[0]), Mul(co.beta[0], nBar[1]))
+		before.stages = make([]*Node, l.m+1)
+		before.stages[0] = nBar[1]
+		for j := 1; j <= l.m; j++ {
+			before.stages[j] = Mul(co.beta[j-1], nBar[j])
+			if j < l.m {
+				before.stages[j] = Add(before.stages[j], nBar[j+1])
+			}
+		}
+	}
+	if l.adapt {
+		v0Bar = Add(v0Bar, Mul(co.gamma, after.a))
+		before.a = Sub(MulScalar(after.a, c.RhoBar), Mul(co.eta, v0Bar))
+	}
+	before.v = MulScalar(v0Bar, c.MuBar)
+	return before, uBar, v0Bar, nBar
 }
 
 // VariableGrads returns the cotangents of vars given the coefficient cotangents grads from Backward: the

@@ -107,7 +107,7 @@ func random(rng *rand.Rand, n int, draw func() float64) []float64 {
 
 // setRandomVariables creates the layer's variables in ctx with random values: f* uniform in
 // [1, min(60, fmax)] Hz, β̂ in [−1.5, 1.5], λ̂ in [−3, 2], η and γ in [5, 40] 1/s.
-func setRandomVariables(t *testing.T, ctx *context.Context, rng *rand.Rand, cfg neuron.Config, dtype dtypes.DType, pshape []int) {
+func setRandomVariables(t testing.TB, ctx *context.Context, rng *rand.Rand, cfg neuron.Config, dtype dtypes.DType, pshape []int) {
 	t.Helper()
 	p := size(pshape)
 	switch {
