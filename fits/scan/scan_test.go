@@ -10,6 +10,7 @@ import (
 	"github.com/fits-snn/fits/fits/theory"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 )
@@ -56,6 +57,7 @@ func adjointCases() []adjointCase {
 			[]int{2, 7, 2, 3, 3}, f64, false, true},
 		{"adaptlif channel-shared", config(neuron.AdaptLIF, 0, func(c *neuron.Config) { c.ChannelShared = true }),
 			[]int{2, 7, 3, 2}, f64, false, false},
+		{"fsts M=2 one step", config(neuron.FSTS, 2, nil), []int{4, 1, 5}, f64, false, false},
 		{"fsts M=2 float32", config(neuron.FSTS, 2, nil), []int{3, 9, 4}, f32, false, true},
 	}
 }
@@ -273,6 +275,53 @@ func TestForwardBackwardMatchLayerFrom(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestNilMeansZero checks that a nil starting state, nil saved values and a nil final-state cotangent give
+// exactly what explicit zeros give.
+func TestNilMeansZero(t *testing.T) {
+	tb := testBackends(t)[len(testBackends(t))-1] // SimpleGo
+	cfg := config(neuron.FSTS, 2, nil)
+	dims := []int{2, 6, 3}
+	rng := rand.New(rand.NewPCG(3, 3))
+	ctx := context.New()
+	setRandomVariables(t, ctx.In("neuron"), rng, cfg, dtypes.Float64, dims[2:])
+	n := neuron.StateComponents(cfg)
+	cur := newTensor(dtypes.Float64, random(rng, size(dims), func() float64 { return 0.6 + 0.8*rng.NormFloat64() }), dims...)
+	cot := newTensor(dtypes.Float64, random(rng, size(dims), rng.NormFloat64), dims...)
+	exec := context.MustNewExec(tb.b, ctx.Checked(false), func(ctx *context.Context, current, cotSpikes *Node) []*Node {
+		c, _, _ := coefficientsOf(t, ctx.In("neuron"), current.Graph(), cfg)
+		zeros := make([]*Node, n)
+		for i := range zeros {
+			zeros[i] = Zeros(current.Graph(), shapes.Make(dtypes.Float64, dims[0], dims[2]))
+		}
+		s0, f0, saved := Forward(c, current, zeros)
+		s1, f1, _ := Forward(c, current, nil)
+		cs0, cc0, g0 := Backward(c, current, zeros, saved, cotSpikes, zeros)
+		cs1, cc1, g1 := Backward(c, current, nil, nil, cotSpikes, nil)
+		pairs := [][2]*Node{{s0, s1}, {cc0, cc1}, {g0.EtaDt, g1.EtaDt}, {g0.GammaDt, g1.GammaDt}}
+		for i := range f0 {
+			pairs = append(pairs, [2]*Node{f0[i], f1[i]}, [2]*Node{cs0[i], cs1[i]})
+		}
+		for j := range g0.Beta {
+			pairs = append(pairs, [2]*Node{g0.Beta[j], g1.Beta[j]}, [2]*Node{g0.Lambda[j], g1.Lambda[j]})
+		}
+		var out []*Node
+		for _, p := range pairs {
+			out = append(out, p[0], p[1])
+		}
+		return out
+	})
+	out := exec.MustExec(cur, cot)
+	for i := 0; i < len(out); i += 2 {
+		a, b := values(t, out[i]), values(t, out[i+1])
+		if !nonZero(a) {
+			t.Errorf("output pair %d is all zeros: the comparison tests nothing", i/2)
+		}
+		if err := closeTo(b, a, 0, 0); err != nil {
+			t.Errorf("output pair %d: nil differs from explicit zeros: %v", i/2, err)
 		}
 	}
 }
