@@ -3,6 +3,7 @@ package scan
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -19,7 +20,7 @@ import (
 // this package ("hand"), and, for comparison, neuron.LayerFrom and the GoMLX autodiff of it (the
 // vector-Jacobian product that package chunked compiles: cotangents of state, current and variables).
 // The first execution of each graph (build, compilation and one run) is reported as fwd-compile-s and
-// bwd-compile-s; ns/op is one forward plus one backward call. The test binary lowers XLA's optimization
+// bwd-compile-s; ns/op is one forward plus one backward call, fwd-ms and bwd-ms the medians of each. The test binary lowers XLA's optimization
 // level unless XLA_FLAGS is set: set XLA_FLAGS (e.g. to an empty value) to measure the default level.
 func BenchmarkChunk(b *testing.B) {
 	backend, err := xla.Backend()
@@ -51,8 +52,9 @@ func BenchmarkChunk(b *testing.B) {
 					})
 					bwd = context.MustNewExec(backend, ctx, func(ctx *context.Context, in []*Node) []*Node {
 						c, vars, _ := coefficientsOf(b, ctx.In("neuron"), in[0].Graph(), cfg)
-						state0, saved, cotFinal := in[1:1+n], in[1+n:1+2*n], in[2+2*n:]
-						cs, cc, grads := Backward(c, in[0], state0, saved, in[1+2*n], cotFinal)
+						ns := len(in) - 2 - 2*n // the saved tensors
+						state0, saved, cotFinal := in[1:1+n], in[1+n:1+n+ns], in[2+n+ns:]
+						cs, cc, grads := Backward(c, in[0], state0, saved, in[1+n+ns], cotFinal)
 						return append(append(cs, cc), VariableGrads(c, grads, vars...)...)
 					})
 				} else {
@@ -91,18 +93,31 @@ func BenchmarkChunk(b *testing.B) {
 				runBwd()
 				bwdCompile := time.Since(start).Seconds()
 				b.ResetTimer()
+				var fwdTimes, bwdTimes []float64
 				for range b.N {
 					for _, t := range fwdOut {
 						t.FinalizeAll()
 					}
+					t0 := time.Now()
 					fwdOut = runFwd()
+					t1 := time.Now()
 					runBwd()
+					fwdTimes = append(fwdTimes, t1.Sub(t0).Seconds())
+					bwdTimes = append(bwdTimes, time.Since(t1).Seconds())
 				}
+				b.ReportMetric(1e3*median(fwdTimes), "fwd-ms")
+				b.ReportMetric(1e3*median(bwdTimes), "bwd-ms")
 				b.ReportMetric(fwdCompile, "fwd-compile-s")
 				b.ReportMetric(bwdCompile, "bwd-compile-s")
 			})
 		}
 	}
+}
+
+func median(v []float64) float64 {
+	v = slices.Clone(v)
+	slices.Sort(v)
+	return v[len(v)/2]
 }
 
 func anyOf(ts []*tensors.Tensor) []any {

@@ -35,12 +35,14 @@
 //
 // # Graph shape
 //
-// Forward saves the state before every step ([batch, K, d…] per component). Backward recomputes every
-// step's local values (V0, nm, Ṽm, σ′) from them at once over [batch, K, d…], with no loop; only the
-// cotangent of the state runs through the K unrolled reverse steps, and the coefficient cotangents are
-// again whole-chunk products and sums. As in package neuron, each unrolled step's carried tensors are
-// packed into one and divided by a runtime 1 (fusionBarrierOne), so that XLA computes each step once and
-// compile time stays linear in K.
+// Forward saves, per step, the state after it and its spike (time-major, [K, components + 1, batch, d…]).
+// Backward recomputes every step's local values (V0, nm, Ṽm, σ′) from them at once over [K, batch, d…],
+// with no loop; only the cotangent of the state runs through the K unrolled reverse steps, and the local
+// cotangents and the coefficient cotangents are again whole-chunk products and sums. As in package
+// neuron, each unrolled step's carried tensors are packed into one and divided by a runtime 1
+// (fusionBarrierOne), so that XLA computes each step once and compile time stays linear in K; the packed
+// per-step tensors are stacked once (not sliced per component), which keeps the number of XLA kernels
+// near one per step.
 package scan
 
 import (
@@ -188,20 +190,25 @@ func step(c neuron.Coefficients, co coefs, l layout, s state, in *Node) (next st
 	return next, mixed, spike
 }
 
-// timeStep returns x[:, k] for x [batch, K, d…].
-func timeStep(x *Node, k int) *Node {
-	return Squeeze(SliceAxis(x, 1, AxisElem(k)), 1)
+// barrier packs nodes (all of one shape [batch, d…]) into one tensor [len(nodes), batch, d…], divides
+// it by one (see fusionBarrierOne) and returns it and its parts.
+func barrier(nodes []*Node, one *Node) (packed *Node, parts []*Node) {
+	packed = Div(Stack(nodes, 0), one)
+	return packed, unpackAxis(packed, 0)
 }
 
-// barrier packs nodes (all of one shape) into one tensor, divides it by one and splits it again: see
-// fusionBarrierOne.
-func barrier(nodes []*Node, one *Node) []*Node {
-	packed := Div(Stack(nodes, 0), one)
-	out := make([]*Node, len(nodes))
+// unpackAxis returns the slices of x along axis, each with that axis removed.
+func unpackAxis(x *Node, axis int) []*Node {
+	out := make([]*Node, x.Shape().Dimensions[axis])
 	for i := range out {
-		out[i] = Squeeze(SliceAxis(packed, 0, AxisElem(i)), 0)
+		out[i] = Squeeze(SliceAxis(x, axis, AxisElem(i)), axis)
 	}
 	return out
+}
+
+// swapBatchTime swaps the first two axes: [batch, K, d…] <-> [K, batch, d…].
+func swapBatchTime(x *Node) *Node {
+	return Transpose(x, 0, 1)
 }
 
 // fusionBarrierOne returns a scalar equal to 1 that the compiler cannot prove to be 1: 1 + 0·max|x|
@@ -251,8 +258,8 @@ func orZeros(nodes []*Node, n int, g *Graph, shape shapes.Shape) []*Node {
 // Forward runs the K steps of Algorithm 1 over current [batch, K, d1, …, dn] from state (in
 // neuron.LayerFrom's order, each [batch, d1, …, dn]; nil means zero) with the coefficients c, and returns
 // the spikes S[k+1] [batch, K, d1, …, dn] (exactly 0 or 1; current[:, k] is I[k]), the state after the
-// last step, and saved: the state before each step, one [batch, K, d1, …, dn] tensor per state component
-// in the same order (saved[i][:, 0] is state[i]), which is what Backward needs.
+// last step, and saved, what Backward needs: one tensor [K, components + 1, batch, d1, …, dn] holding,
+// per step, the state after it (in neuron.LayerFrom's order) and its spike.
 //
 // It computes the same values as neuron.LayerFrom with the same coefficients. The outputs carry no
 // gradient of their own (the spike is a plain Heaviside step): differentiate with Backward.
@@ -264,29 +271,24 @@ func Forward(c neuron.Coefficients, current *Node, st []*Node) (spikes *Node, fi
 	s := l.unpack(orZeros(st, n, g, shapes.Make(current.DType(), stepDims...)))
 	co := broadcastCoefficients(c, l, stepDims)
 	one := fusionBarrierOne(current)
-	k := current.Shape().Dimensions[1]
-	before := make([][]*Node, n) // [component][step]
-	spikeSeq := make([]*Node, k)
-	for t := range k {
-		for i, x := range l.pack(s) {
-			before[i] = append(before[i], x)
-		}
-		next, _, spike := step(c, co, l, s, timeStep(current, t))
-		carried := barrier(append(l.pack(next), spike), one)
-		s = l.unpack(carried[:n])
-		spikeSeq[t] = carried[n]
+	inputs := unpackAxis(swapBatchTime(current), 0)
+	packs := make([]*Node, len(inputs)) // [components + 1, batch, d…] per step
+	for t, in := range inputs {
+		next, _, spike := step(c, co, l, s, in)
+		var parts []*Node
+		packs[t], parts = barrier(append(l.pack(next), spike), one)
+		s = l.unpack(parts[:n])
 	}
-	saved = make([]*Node, n)
-	for i := range saved {
-		saved[i] = Stack(before[i], 1)
-	}
-	return Stack(spikeSeq, 1), l.pack(s), saved
+	all := Stack(packs, 0)
+	spikes = swapBatchTime(Squeeze(SliceAxis(all, 1, AxisElem(n)), 1))
+	return spikes, l.pack(s), []*Node{all}
 }
 
 // Backward returns the vector-Jacobian product of Forward over one chunk: given the cotangents cotSpikes
 // of the spikes ([batch, K, d1, …, dn]) and cotFinal of the final state (in neuron.LayerFrom's order; nil,
-// or nil entries, mean zero), it returns the cotangents of the starting state state0 (same order), of
-// current ([batch, K, d1, …, dn]) and of the coefficients (shape P, summed over batch and steps).
+// or nil entries, mean zero), it returns the cotangents of the starting state state0 (same order; nil
+// means zero, as for Forward), of current ([batch, K, d1, …, dn]) and of the coefficients (shape P,
+// summed over batch and steps).
 //
 // The derivative of the spike is the triangular surrogate c.Surrogate at ṼM − Vth; the reset
 // V = ṼM − S·Vth passes the gradient through S unless c.DetachReset (see the package documentation for
@@ -307,13 +309,25 @@ func Backward(c neuron.Coefficients, current *Node, state0 []*Node, saved []*Nod
 	}
 	g := current.Graph()
 	n := l.components()
-	seqDims := current.Shape().Dimensions
-	k := seqDims[1]
+	k := current.Shape().Dimensions[1]
+	stepShape := shapes.Make(current.DType(), stepDims...)
+	wantSaved := append([]int{k, n + 1}, stepDims...)
+	if len(saved) != 1 || !slices.Equal(saved[0].Shape().Dimensions, wantSaved) {
+		panic(fmt.Errorf("scan.Backward: saved must be Forward's, one tensor of dimensions %v", wantSaved))
+	}
 
-	// Every step's local values at once, [batch, K, d…], from the state before each step.
-	pre := l.unpack(saved)
+	// Every step's local values at once, time-major [K, batch, d…], from the state before each step: the
+	// starting state, then the state after each step but the last.
+	start := Stack(orZeros(state0, n, g, stepShape), 0) // [components, batch, d…]
+	preAll := ExpandAxes(start, 0)
+	if k > 1 {
+		preAll = Concatenate([]*Node{preAll, Slice(saved[0], AxisRange(0, k-1), AxisRange(0, n))}, 0)
+	}
+	pre := l.unpack(unpackAxis(preAll, 1))
+	seqDims := append([]int{k}, stepDims...)
+	cur, cotS := swapBatchTime(current), swapBatchTime(cotSpikes)
 	cs := broadcastCoefficients(c, l, seqDims)
-	v0 := Add(MulScalar(pre.v, c.MuBar), current)
+	v0 := Add(MulScalar(pre.v, c.MuBar), cur)
 	if l.adapt {
 		v0 = Sub(v0, Mul(cs.eta, pre.a))
 	}
@@ -325,30 +339,26 @@ func Backward(c neuron.Coefficients, current *Node, state0 []*Node, saved []*Nod
 	}
 	surr := neuron.SurrogateDerivative(SubScalar(mixes[l.m], c.Vth), c.Surrogate.Width, c.Surrogate.Scale)
 
-	// The cotangent of the state through the K steps in reverse; after[i][t] is the cotangent of state
-	// component i after step t.
+	// The cotangent of the state through the K steps in reverse. packs[t] holds the cotangent of the state
+	// after step t, [components, batch, d…].
 	co := broadcastCoefficients(c, l, stepDims)
-	adj := orZeros(cotFinal, n, g, shapes.Make(current.DType(), stepDims...))
+	adj := orZeros(cotFinal, n, g, stepShape)
 	one := fusionBarrierOne(current)
-	after := make([][]*Node, n)
-	for i := range after {
-		after[i] = make([]*Node, k)
-	}
+	surrSteps, cotSteps := unpackAxis(surr, 0), unpackAxis(cotS, 0)
+	packs := make([]*Node, k)
+	packs[k-1] = Stack(adj, 0)
 	for t := k - 1; t >= 0; t-- {
-		for i, x := range adj {
-			after[i][t] = x
+		before, _, _, _ := adjointStep(c, co, l, l.unpack(adj), surrSteps[t], cotSteps[t])
+		var packed *Node
+		packed, adj = barrier(l.pack(before), one)
+		if t > 0 {
+			packs[t-1] = packed
 		}
-		before, _, _, _ := adjointStep(c, co, l, l.unpack(adj), timeStep(surr, t), timeStep(cotSpikes, t))
-		adj = barrier(l.pack(before), one)
 	}
 
-	// Every step's local cotangents at once, [batch, K, d…].
-	stacked := make([]*Node, n)
-	for i := range stacked {
-		stacked[i] = Stack(after[i], 1)
-	}
-	post := l.unpack(stacked)
-	_, uBar, v0Bar, nBar := adjointStep(c, cs, l, post, surr, cotSpikes)
+	// Every step's local cotangents at once, [K, batch, d…].
+	post := l.unpack(unpackAxis(Stack(packs, 0), 1))
+	_, uBar, v0Bar, nBar := adjointStep(c, cs, l, post, surr, cotS)
 	if l.adapt {
 		cot.EtaDt = Neg(reduceToParam(Mul(pre.a, v0Bar), c.EtaDt))
 		cot.GammaDt = reduceToParam(Mul(v0, post.a), c.GammaDt)
@@ -363,7 +373,7 @@ func Backward(c neuron.Coefficients, current *Node, state0 []*Node, saved []*Nod
 			mBar = Mul(cs.oneMinusLam[j-1], mBar)
 		}
 	}
-	return adj, v0Bar, cot
+	return adj, swapBatchTime(v0Bar), cot
 }
 
 // adjointStep is the reverse of one step (see the package documentation) in either working shape: from

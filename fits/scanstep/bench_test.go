@@ -3,6 +3,7 @@ package scanstep
 import (
 	"math/rand/v2"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,8 +46,9 @@ func BenchmarkStepInterleaved(b *testing.B) {
 			e.Close()
 		}
 	}()
+	cpu := [2][]float64{}
 	run := func(e stepper) float64 {
-		start := time.Now()
+		start, startCPU := time.Now(), cpuSeconds(b)
 		res, err := e.Step(x, labels, mask)
 		if err != nil {
 			b.Fatal(err)
@@ -54,9 +56,15 @@ func BenchmarkStepInterleaved(b *testing.B) {
 		for _, g := range res.Grads {
 			g.FinalizeAll()
 		}
+		i := 0
+		if e == hand {
+			i = 1
+		}
+		cpu[i] = append(cpu[i], cpuSeconds(b)-startCPU)
 		return time.Since(start).Seconds()
 	}
 	first := []float64{run(auto), run(hand)}
+	cpu = [2][]float64{}
 	times := [2][]float64{}
 	for range b.N {
 		for range rounds {
@@ -74,4 +82,15 @@ func BenchmarkStepInterleaved(b *testing.B) {
 	b.ReportMetric(first[1], "hand-first-s")
 	b.ReportMetric(1e3*median(times[0]), "autodiff-ms")
 	b.ReportMetric(1e3*median(times[1]), "hand-ms")
+	b.ReportMetric(1e3*median(cpu[0]), "autodiff-cpu-ms")
+	b.ReportMetric(1e3*median(cpu[1]), "hand-cpu-ms")
+}
+
+// cpuSeconds returns the user and system CPU time of this process so far.
+func cpuSeconds(b *testing.B) float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }

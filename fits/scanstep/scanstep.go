@@ -35,6 +35,7 @@ type layer struct {
 	dense, denseVJP, fwd, vjp, varGrads, concat *context.Exec
 	params, denseParams                         []string
 	coefGrads                                   []shapes.Shape // shapes of the accumulated coefficient cotangents
+	saved                                       int            // number of tensors scan.Forward saves
 }
 
 // Executor holds the compiled pieces for one input shape; graphs compile at their first call.
@@ -211,22 +212,24 @@ func (e *Executor) build() error {
 		if err != nil {
 			return err
 		}
-		// [current [batch, T, w], t0, state (n)] -> [spikes [batch, K, w], final state (n), saved (n)].
+		// [current [batch, T, w], t0, state (n)] -> [spikes [batch, K, w], final state (n), saved...].
 		l.fwd, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
 			cur := chunked.SliceTime(in[0], in[1], e.chunk)
 			c := coefficientsOf(ctx.Checked(false).In(scope).In("neuron"), cur.Graph(), s.Neuron)
 			spikes, final, saved := scan.Forward(c, cur, in[2:])
+			l.saved = len(saved)
 			return append(append([]*Node{spikes}, final...), saved...)
 		})
 		if err != nil {
 			return err
 		}
-		// [current, t0, cot spikes [batch, T, w], state (n), saved (n), cot final state (n), accumulators] ->
+		// [current, t0, cot spikes [batch, T, w], state (n), saved..., cot final state (n), accumulators] ->
 		// [cot state (n), cot current [batch, K, w], accumulators + this chunk's coefficient cotangents].
 		l.vjp, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
 			cur := chunked.SliceTime(in[0], in[1], e.chunk)
 			cotSpikes := chunked.SliceTime(in[2], in[1], e.chunk)
-			state, saved, cotFinal, acc := in[3:3+n], in[3+n:3+2*n], in[3+2*n:3+3*n], in[3+3*n:]
+			ns := l.saved // set when the forward graph was built, at the first forward call
+			state, saved, cotFinal, acc := in[3:3+n], in[3+n:3+n+ns], in[3+n+ns:3+2*n+ns], in[3+2*n+ns:]
 			c := coefficientsOf(ctx.Checked(false).In(scope).In("neuron"), cur.Graph(), s.Neuron)
 			cotState, cotCur, grads := scan.Backward(c, cur, state, saved, cotSpikes, cotFinal)
 			outs := append(cotState, cotCur)
@@ -380,7 +383,7 @@ func (e *Executor) Step(x, labels, mask *tensors.Tensor) (res chunked.Result, er
 			starts[i][c] = state
 			parts[c] = outs[0]
 			state = outs[1 : 1+n]
-			saved[i][c] = outs[1+n : 1+2*n]
+			saved[i][c] = outs[1+n:]
 		}
 		outs, err = l.concat.Exec(parts...)
 		if err != nil {
