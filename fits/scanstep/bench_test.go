@@ -20,11 +20,13 @@ type stepper interface {
 
 // BenchmarkStepInterleaved times one training step (forward and backward, no update) of one hidden FSTS
 // layer (M = 2, W = 128) of the paper's kernel-runtime shape (B = 128, T = 250, 140 Bernoulli inputs at
-// rate 0.2, 35 classes, K = 25) with package chunked's executor (autodiff of each chunk) and this
-// package's (hand-derived adjoint), in one process: the first step of each (compilation included) is
-// reported as autodiff-first-s and hand-first-s, then the two alternate for 5 rounds and the medians are
-// reported as autodiff-ms and hand-ms. Run with -benchtime 1x; set XLA_FLAGS (e.g. to an empty value) to
-// measure at XLA's default optimization level instead of the test binary's lowered one.
+// rate 0.2, 35 classes, K = 25) with three executors in one process: package chunked's (autodiff of each
+// chunk, "autodiff"), and this package's hand-derived adjoint with the forward values saved ("hand") or
+// recomputed ("recompute"). The first step of each (compilation included) is reported as <name>-first-s;
+// then the three alternate for 5 rounds, and the medians of wall time and of the process's CPU time
+// (user + system, all threads) per step are reported as <name>-ms and <name>-cpu-ms. Run with
+// -benchtime 1x; set XLA_FLAGS (e.g. to an empty value) to measure at XLA's default optimization level
+// instead of the test binary's lowered one.
 func BenchmarkStepInterleaved(b *testing.B) {
 	backend := xlaBackend(b)
 	const batch, steps, inputs, rounds = 128, 250, 140, 5
@@ -32,44 +34,48 @@ func BenchmarkStepInterleaved(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	ctx := network(b, rng, spec, inputs)
 	x, labels, mask := batchOf(rng, batch, steps, inputs, spec.Classes)
-	auto, err := chunked.New(backend, ctx, spec)
-	if err != nil {
-		b.Fatal(err)
-	}
-	hand, err := New(backend, ctx, spec)
-	if err != nil {
-		b.Fatal(err)
-	}
-	engines := []stepper{auto, hand}
+	names := []string{"autodiff", "hand", "recompute"}
+	var engines []stepper
 	defer func() {
 		for _, e := range engines {
 			e.Close()
 		}
 	}()
-	cpu := [2][]float64{}
-	run := func(e stepper) float64 {
+	auto, err := chunked.New(backend, ctx, spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	engines = append(engines, auto)
+	for _, opts := range []Options{{}, {Recompute: true}} {
+		e, err := New(backend, ctx, spec, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		engines = append(engines, e)
+	}
+	wall := make([][]float64, len(engines))
+	cpu := make([][]float64, len(engines))
+	run := func(i int) {
 		start, startCPU := time.Now(), cpuSeconds(b)
-		res, err := e.Step(x, labels, mask)
+		res, err := engines[i].Step(x, labels, mask)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for _, g := range res.Grads {
 			g.FinalizeAll()
 		}
-		i := 0
-		if e == hand {
-			i = 1
-		}
+		wall[i] = append(wall[i], time.Since(start).Seconds())
 		cpu[i] = append(cpu[i], cpuSeconds(b)-startCPU)
-		return time.Since(start).Seconds()
 	}
-	first := []float64{run(auto), run(hand)}
-	cpu = [2][]float64{}
-	times := [2][]float64{}
+	for i := range engines {
+		run(i)
+		b.ReportMetric(wall[i][0], names[i]+"-first-s")
+		wall[i], cpu[i] = nil, nil
+	}
 	for range b.N {
 		for range rounds {
-			for i, e := range engines {
-				times[i] = append(times[i], run(e))
+			for i := range engines {
+				run(i)
 			}
 		}
 	}
@@ -78,12 +84,10 @@ func BenchmarkStepInterleaved(b *testing.B) {
 		slices.Sort(v)
 		return v[len(v)/2]
 	}
-	b.ReportMetric(first[0], "autodiff-first-s")
-	b.ReportMetric(first[1], "hand-first-s")
-	b.ReportMetric(1e3*median(times[0]), "autodiff-ms")
-	b.ReportMetric(1e3*median(times[1]), "hand-ms")
-	b.ReportMetric(1e3*median(cpu[0]), "autodiff-cpu-ms")
-	b.ReportMetric(1e3*median(cpu[1]), "hand-cpu-ms")
+	for i, name := range names {
+		b.ReportMetric(1e3*median(wall[i]), name+"-ms")
+		b.ReportMetric(1e3*median(cpu[i]), name+"-cpu-ms")
+	}
 }
 
 // cpuSeconds returns the user and system CPU time of this process so far.

@@ -38,8 +38,19 @@ type layer struct {
 	saved                                       int            // number of tensors scan.Forward saves
 }
 
+// Options choose between the executor's two ways of giving each chunk's backward pass its forward
+// values.
+type Options struct {
+	// Recompute makes the forward chunks keep nothing but their starting state, and each backward chunk
+	// recompute its forward pass from it (scan.Backward with saved = nil), as package chunked does.
+	// Without it the forward chunks keep scan.Forward's saved tensor ([K, components+1, batch, width] per
+	// chunk and layer) until the backward pass.
+	Recompute bool
+}
+
 // Executor holds the compiled pieces for one input shape; graphs compile at their first call.
 type Executor struct {
+	opts    Options
 	spec    chunked.Spec
 	backend backends.Backend
 	ctx     *context.Context
@@ -52,7 +63,7 @@ type Executor struct {
 
 // New returns an executor for the network whose variables are in ctx (scoped as model.FeedForward's; the
 // neuron variables of every hidden layer must exist, with the layer's parameter shape [Width]).
-func New(backend backends.Backend, ctx *context.Context, spec chunked.Spec) (*Executor, error) {
+func New(backend backends.Backend, ctx *context.Context, spec chunked.Spec, opts Options) (*Executor, error) {
 	if spec.Layers < 1 || spec.Width < 1 || spec.Classes < 2 || spec.Chunk < 0 {
 		return nil, fmt.Errorf("scanstep: invalid spec %+v", spec)
 	}
@@ -62,7 +73,7 @@ func New(backend backends.Backend, ctx *context.Context, spec chunked.Spec) (*Ex
 	if spec.Neuron.ChannelShared {
 		return nil, fmt.Errorf("scanstep: channel-shared parameters need an input with channels; the feedforward network has none")
 	}
-	e := &Executor{spec: spec, backend: backend, ctx: ctx.Checked(false)}
+	e := &Executor{opts: opts, spec: spec, backend: backend, ctx: ctx.Checked(false)}
 	for i := range spec.Layers {
 		nctx := e.ctx.In(layerScope(i)).In("neuron")
 		for _, name := range variableNames(spec.Neuron) {
@@ -217,6 +228,9 @@ func (e *Executor) build() error {
 			cur := chunked.SliceTime(in[0], in[1], e.chunk)
 			c := coefficientsOf(ctx.Checked(false).In(scope).In("neuron"), cur.Graph(), s.Neuron)
 			spikes, final, saved := scan.Forward(c, cur, in[2:])
+			if e.opts.Recompute {
+				saved = nil
+			}
 			l.saved = len(saved)
 			return append(append([]*Node{spikes}, final...), saved...)
 		})
@@ -231,6 +245,9 @@ func (e *Executor) build() error {
 			ns := l.saved // set when the forward graph was built, at the first forward call
 			state, saved, cotFinal, acc := in[3:3+n], in[3+n:3+n+ns], in[3+n+ns:3+2*n+ns], in[3+2*n+ns:]
 			c := coefficientsOf(ctx.Checked(false).In(scope).In("neuron"), cur.Graph(), s.Neuron)
+			if ns == 0 {
+				saved = nil // recomputed
+			}
 			cotState, cotCur, grads := scan.Backward(c, cur, state, saved, cotSpikes, cotFinal)
 			outs := append(cotState, cotCur)
 			for j, x := range flatten(grads) {

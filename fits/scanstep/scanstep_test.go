@@ -113,17 +113,19 @@ func TestStepMatchesChunked(t *testing.T) {
 	b := xlaBackend(t)
 	const batch, steps, inputs = 5, 12, 7
 	for _, tc := range []struct {
-		name string
-		cfg  neuron.Config
+		name      string
+		cfg       neuron.Config
+		recompute bool
 	}{
-		{"lif", neuron.DefaultConfig(neuron.LIF, 0)},
-		{"adaptlif", neuron.DefaultConfig(neuron.AdaptLIF, 0)},
-		{"fsts M=2", neuron.DefaultConfig(neuron.FSTS, 2)},
+		{"lif", neuron.DefaultConfig(neuron.LIF, 0), false},
+		{"adaptlif", neuron.DefaultConfig(neuron.AdaptLIF, 0), false},
+		{"fsts M=2", neuron.DefaultConfig(neuron.FSTS, 2), false},
+		{"fsts M=2 recomputed", neuron.DefaultConfig(neuron.FSTS, 2), true},
 		{"fsts M=1 detached", func() neuron.Config {
 			c := neuron.DefaultConfig(neuron.FSTS, 1)
 			c.DetachReset = true
 			return c
-		}()},
+		}(), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := chunked.Spec{Layers: 2, Width: 6, Neuron: tc.cfg, Classes: 3, Chunk: 4}
@@ -135,15 +137,15 @@ func TestStepMatchesChunked(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer ref.Close()
-			hand, err := New(b, ctx, spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer hand.Close()
 			want, err := ref.Step(x, labels, mask)
 			if err != nil {
 				t.Fatal(err)
 			}
+			hand, err := New(b, ctx, spec, Options{Recompute: tc.recompute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer hand.Close()
 			got, err := hand.Step(x, labels, mask)
 			if err != nil {
 				t.Fatal(err)
