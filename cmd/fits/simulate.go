@@ -31,7 +31,8 @@ type simulateOutput struct {
 func runSimulate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("simulate", stderr)
 	cf := addConstantsFlags(fs)
-	fstarFlag := fs.String("fstar", "", "continuous-time target frequency f* in Hz (required; κ by Theorem 1, η = γ = √κ)")
+	kindFlag := fs.String("kind", "", "neuron kind: fs or fsts (default: fs without --beta, fsts with it), or lif (η = γ = 0: no --fstar, --beta, --lambda; reference engine only)")
+	fstarFlag := fs.String("fstar", "", "continuous-time target frequency f* in Hz (required except for lif; κ by Theorem 1, η = γ = √κ)")
 	betaFlag := fs.String("beta", "", "comma-separated all-pass coefficients β_1..β_M, |β| < 1 (empty: M = 0)")
 	lambdaFlag := fs.String("lambda", "", "comma-separated mixing weights λ_1..λ_M in [0, 1] (same length as --beta)")
 	vthFlag := fs.String("vth", "1", "firing threshold Vth")
@@ -46,16 +47,6 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if strings.TrimSpace(*fstarFlag) == "" {
-		return badInput("--fstar is required (target frequency in Hz)")
-	}
-	fstar, err := parseFloat("fstar", *fstarFlag)
-	if err != nil {
-		return err
-	}
-	if err := checkTarget(c, c.Jury(), fstar); err != nil {
-		return err
-	}
 	beta, err := parseFloatList("beta", *betaFlag)
 	if err != nil {
 		return err
@@ -67,6 +58,24 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if len(beta) != len(lambda) {
 		return badInput("--beta and --lambda need the same number of values, got %d and %d", len(beta), len(lambda))
 	}
+	kind, err := simulateKind(*kindFlag, len(beta))
+	if err != nil {
+		return err
+	}
+	var fstar float64
+	switch {
+	case kind == neuron.LIF && strings.TrimSpace(*fstarFlag) != "":
+		return badInput("--fstar: kind lif has no target frequency (η = γ = 0)")
+	case kind != neuron.LIF && strings.TrimSpace(*fstarFlag) == "":
+		return badInput("--fstar is required (target frequency in Hz)")
+	case kind != neuron.LIF:
+		if fstar, err = parseFloat("fstar", *fstarFlag); err != nil {
+			return err
+		}
+		if err := checkTarget(c, c.Jury(), fstar); err != nil {
+			return err
+		}
+	}
 	vth, err := parseFloat("vth", *vthFlag)
 	if err != nil {
 		return err
@@ -75,6 +84,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if engine != "reference" && engine != "graph" {
 		return badInput("--engine: unknown engine %q (valid: reference, graph)", engine)
 	}
+	if engine == "graph" && kind == neuron.LIF {
+		return badInput("--kind=lif: the graph engine simulates fs and fsts only; use --engine=reference")
+	}
 	if *inputFlag == "" {
 		return badInput("--input is required (a file with one input current per line)")
 	}
@@ -82,10 +94,18 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg := sim.Config{TauM: c.TauM, TauA: c.TauA, Dt: c.Dt, FStar: fstar, Beta: beta, Lambda: lambda, Vth: vth}
-	params, err := cfg.Params()
-	if err != nil {
-		return badInput("%v", err)
+	var params sim.Params
+	if kind == neuron.LIF {
+		// Eq. 1: the FS update of Algorithm 1 with η = γ = 0 (the adaptation current stays zero).
+		params = sim.Params{Mu: c.Mu(), Rho: c.Rho(), Dt: c.Dt, Vth: vth}
+		if err := params.Validate(); err != nil {
+			return badInput("%v", err)
+		}
+	} else {
+		cfg := sim.Config{TauM: c.TauM, TauA: c.TauA, Dt: c.Dt, FStar: fstar, Beta: beta, Lambda: lambda, Vth: vth}
+		if params, err = cfg.Params(); err != nil {
+			return badInput("%v", err)
+		}
 	}
 
 	var out simulateOutput
@@ -97,10 +117,6 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		}
 		out.Spikes, out.VPre = tr.Spikes, jsonFloats(tr.VPre)
 	case "graph":
-		kind := neuron.FS
-		if len(beta) > 0 {
-			kind = neuron.FSTS
-		}
 		ncfg := neuron.DefaultConfig(kind, len(beta))
 		ncfg.TauM, ncfg.TauA, ncfg.Dt, ncfg.Vth = c.TauM, c.TauA, c.Dt, vth
 		ncfg.KappaFraction = 1 // the reference accepts any f* below the Jury bound: clamp only there
@@ -156,4 +172,26 @@ func readCurrents(path string) ([]float64, error) {
 		return nil, badInput("--input: %s holds no input currents", path)
 	}
 	return out, nil
+}
+
+// simulateKind returns the neuron kind of --kind for a TS order of order values in --beta: "" means fs
+// (order 0) or fsts (order ≥ 1); lif and fs need no --beta, fsts needs at least one.
+func simulateKind(name string, order int) (neuron.Kind, error) {
+	if strings.TrimSpace(name) == "" {
+		if order > 0 {
+			return neuron.FSTS, nil
+		}
+		return neuron.FS, nil
+	}
+	kind, err := neuron.ParseKind(strings.TrimSpace(name))
+	if err != nil || (kind != neuron.LIF && kind != neuron.FS && kind != neuron.FSTS) {
+		return 0, badInput("--kind: %q is not lif, fs or fsts", name)
+	}
+	if kind == neuron.FSTS && order == 0 {
+		return 0, badInput("--kind=fsts needs the TS coefficients --beta and --lambda")
+	}
+	if kind != neuron.FSTS && order > 0 {
+		return 0, badInput("--kind=%s has no TS module: drop --beta and --lambda (or use fsts)", kind)
+	}
+	return kind, nil
 }

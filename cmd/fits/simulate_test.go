@@ -91,6 +91,54 @@ func TestSimulateReference(t *testing.T) {
 	}
 }
 
+// TestSimulateLIF checks --kind=lif against Eq. 1 written out here: ṼM[k+1] = (1 − Δt/τm)·V[k] + I[k],
+// V[k+1] = ṼM[k+1] − S[k+1]·Vth, and that an explicit --kind=fs equals the default.
+func TestSimulateLIF(t *testing.T) {
+	dir := t.TempDir()
+	cur, lines := testCurrents(150, 1)
+	file := writeCurrents(t, dir, "in.txt", lines)
+	for _, tc := range []struct {
+		name          string
+		args          []string
+		tauM, dt, vth float64
+	}{
+		{"ssc constants", nil, 0.04, 0.004, 1},
+		{"other constants", []string{"--tau-m=0.1", "--dt=0.01", "--vth=0.8"}, 0.1, 0.01, 0.8},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, stdout, stderr := run(append([]string{"simulate", "--kind=lif", "--input=" + file, "--json"}, tc.args...)...)
+			if status != 0 {
+				t.Fatalf("status %d: %s", status, stderr)
+			}
+			got := parseSimulate(t, stdout)
+			if len(got.Spikes) != len(cur) || len(got.VPre) != len(cur) {
+				t.Fatalf("got %d spikes and %d voltages for %d inputs", len(got.Spikes), len(got.VPre), len(cur))
+			}
+			v, nspikes := 0.0, 0
+			for k, in := range cur {
+				pre := (1-tc.dt/tc.tauM)*v + in
+				spike := 0
+				if pre >= tc.vth {
+					spike = 1
+				}
+				v = pre - float64(spike)*tc.vth
+				if got.Spikes[k] != spike || math.Abs(got.VPre[k]-pre) > 1e-12 {
+					t.Fatalf("step %d: S=%d v_pre=%.17g, Eq. 1 gives S=%d v_pre=%.17g", k, got.Spikes[k], got.VPre[k], spike, pre)
+				}
+				nspikes += spike
+			}
+			if nspikes == 0 {
+				t.Error("test input produced no spikes")
+			}
+		})
+	}
+	_, fsDefault, _ := run("simulate", "--fstar=12", "--input="+file, "--json")
+	status, fsExplicit, stderr := run("simulate", "--kind=fs", "--fstar=12", "--input="+file, "--json")
+	if status != 0 || fsExplicit != fsDefault {
+		t.Errorf("--kind=fs differs from the default kind (status %d, %s)", status, stderr)
+	}
+}
+
 // TestSimulateGraphMatchesReference runs both engines on the same file: identical spikes and v_pre within
 // 1e-4 (the graph is float32).
 func TestSimulateGraphMatchesReference(t *testing.T) {
@@ -159,6 +207,13 @@ func TestSimulateBadInput(t *testing.T) {
 		{"length mismatch", base("--fstar=10", "--beta=0.1,0.2", "--lambda=0.5", "--input="+good), "same number"},
 		{"vth zero", base("--fstar=10", "--vth=0", "--input="+good), "vth"},
 		{"unknown engine", base("--fstar=10", "--engine=fpga", "--input="+good), "engine"},
+		{"unknown kind", base("--kind=izhikevich", "--fstar=10", "--input="+good), "kind"},
+		{"kind without a simulate form", base("--kind=adaptlif", "--input="+good), "kind"},
+		{"lif with fstar", base("--kind=lif", "--fstar=10", "--input="+good), "fstar"},
+		{"lif with beta", base("--kind=lif", "--beta=0.1", "--lambda=0.5", "--input="+good), "TS"},
+		{"lif on the graph engine", base("--kind=lif", "--engine=graph", "--input="+good), "graph"},
+		{"fs with beta", base("--kind=fs", "--fstar=10", "--beta=0.1", "--lambda=0.5", "--input="+good), "TS"},
+		{"fsts without beta", base("--kind=fsts", "--fstar=10", "--input="+good), "beta"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, stdout, stderr := run(tc.args...)
