@@ -238,7 +238,9 @@ class FiTSLayer(nn.Module):
         self.step = self.eager_step
 
     def compile_step(self, **options) -> None:
-        """Runs the same step under torch.compile (fullgraph, static shapes unless options say otherwise)."""
+        """Runs the same step under torch.compile (fullgraph, static shapes unless options say otherwise).
+        With autograd on, dynamo compiles it twice: for the first step (a zero state that needs no
+        gradient) and for the others."""
         options.setdefault("fullgraph", True)
         options.setdefault("dynamic", False)
         self.step = torch.compile(self.eager_step, **options)
