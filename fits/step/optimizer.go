@@ -42,6 +42,7 @@ func NewOptimizer(backend backends.Backend, ctx *context.Context, lr float64, to
 // the learning rate used.
 func (o *Optimizer) graph(ctx *context.Context, grads []*Node) *Node {
 	g := grads[0].Graph()
+	ctx.SetTraining(g, true) // the cosine schedule only runs in a training graph
 	byName := make(map[string]*Node, len(grads))
 	for i, name := range o.names {
 		byName[name] = grads[i]
