@@ -306,12 +306,7 @@ func (e *chunked) Gradients(b Batch) (m Metrics, grads map[string]*tensors.Tenso
 	if err != nil {
 		return
 	}
-	labels := b.Labels
-	if labels == nil {
-		labels = tensors.FromScalar(int32(0))
-		e.mem.keep(labels)
-	}
-	outs, err := e.times.exec(e.head, hs[len(hs)-1], labels, b.Mask)
+	outs, err := e.times.exec(e.head, hs[len(hs)-1], labelsOf(b), b.Mask)
 	if err != nil {
 		return
 	}
@@ -393,12 +388,7 @@ func (e *chunked) Evaluate(b Batch) (Metrics, error) {
 	if err != nil {
 		return Metrics{}, err
 	}
-	labels := b.Labels
-	if labels == nil {
-		labels = tensors.FromScalar(int32(0))
-		e.mem.keep(labels)
-	}
-	outs, err := e.times.exec(e.score, hs[len(hs)-1], labels, b.Mask)
+	outs, err := e.times.exec(e.score, hs[len(hs)-1], labelsOf(b), b.Mask)
 	if err != nil {
 		return Metrics{}, err
 	}

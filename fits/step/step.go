@@ -227,6 +227,17 @@ func (a *arena) free() {
 	*a = (*a)[:0]
 }
 
+// noLabels stands for the labels of a network without a classifier (whose graphs ignore them).
+var noLabels = tensors.FromScalar(int32(0))
+
+// labelsOf returns the batch's labels, or noLabels when it has none.
+func labelsOf(b Batch) *tensors.Tensor {
+	if b.Labels == nil {
+		return noLabels
+	}
+	return b.Labels
+}
+
 // checkBatch validates a batch against the network.
 func checkBatch(net model.Net, b Batch, training bool) error {
 	if b.X == nil || b.Mask == nil || (net.Classes > 0 && b.Labels == nil) {

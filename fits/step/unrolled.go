@@ -75,11 +75,7 @@ func maskAt(masks []*Node, i int) *Node {
 func (e *unrolled) Name() string { return Unrolled }
 
 func (e *unrolled) args(b Batch, training bool) []any {
-	labels := b.Labels
-	if labels == nil {
-		labels = tensors.FromScalar(int32(0))
-	}
-	args := []any{b.X, labels, b.Mask}
+	args := []any{b.X, labelsOf(b), b.Mask}
 	if training && e.withDropout {
 		args = append(args, asAny(b.Dropout)...)
 	}
