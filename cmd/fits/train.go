@@ -41,7 +41,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.lr, "lr", fmt.Sprint(d.LR), "peak learning rate of Adam (cosine-annealed to 0)")
 	fs.StringVar(&f.dropout, "dropout", fmt.Sprint(d.Dropout), "dropout probability of hidden neurons")
 	fs.StringVar(&f.seed, "seed", fmt.Sprint(d.Seed), "random seed (initialization, example order, dropout)")
-	fs.StringVar(&f.protocol, "protocol", string(d.Protocol), "model selection: best-test, val-split, official-val")
+	fs.StringVar(&f.protocol, "protocol", string(d.Protocol), "model selection: best-test, val-split, official-val, final-epoch")
 	fs.StringVar(&f.cfg.Readout, "readout", d.Readout, "classifier readout: mean, li-max, li-mean")
 	fs.StringVar(&f.cfg.Executor, "executor", train.ExecutorUnrolled, "training step: unrolled (one graph) or chunked (feedforward, mean readout, no dropout; far less memory on long sequences)")
 	fs.StringVar(&f.out, "out", "", "run directory for checkpoints and result.json (default runs/DATASET-MODEL-mM-wW-sSEED)")
