@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/fits-snn/fits/data/all" // registers every dataset, for train.Config.Validate
 	"github.com/fits-snn/fits/data"
+	_ "github.com/fits-snn/fits/data/all" // registers every dataset, for train.Config.Validate
 	"github.com/fits-snn/fits/data/dvs"
 	"github.com/fits-snn/fits/data/mel"
 	"github.com/fits-snn/fits/data/shd"
@@ -65,7 +65,7 @@ func TestCatalog(t *testing.T) {
 
 func TestLookupErrors(t *testing.T) {
 	for _, tc := range []struct{ id, want string }{
-		{"ssc/fsts-m2/w1024", "ssc/fsts-m2/w512"},  // a grid's ids are listed
+		{"ssc/fsts-m2/w1024", "ssc/fsts-m2/w512"},     // a grid's ids are listed
 		{"cifar/lif", "`fits experiments` lists all"}, // other ids: examples and the listing command
 		{"", "dvs/lif"},
 	} {
