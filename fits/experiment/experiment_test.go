@@ -170,7 +170,7 @@ func TestRecipesValidate(t *testing.T) {
 			t.Errorf("%s: Config(quick, 2) = %+v, %v", e.ID, cfg, err)
 		}
 		q := e.Quick
-		if (q.Dataset == e.Full.Dataset && e.QuickFixture == "") || q.Model != e.Full.Model || q.M != e.Full.M || q.Width > 64 || q.Epochs > 10 ||
+		if (q.Dataset == e.Full.Dataset && e.QuickFixture == "") || q.Model != e.Full.Model || q.M != e.Full.M || q.Width > 64 || q.Epochs > 20 ||
 			e.QuickNote == "" || len(e.QuickSeeds) == 0 || !strings.Contains(e.QuickNote, "not ") {
 			t.Errorf("%s: quick %+v, note %q, seeds %v", e.ID, q, e.QuickNote, e.QuickSeeds)
 		}
