@@ -39,12 +39,9 @@ type quickGrid struct {
 	batch      int
 	trainLimit int
 	testLimit  int
-	// executor is set where the stand-in's sequences are long (T = 250) and the chunked executor
-	// compiles far faster than the unrolled one.
-	executor string
-	seeds    []int64
-	fixture  string
-	note     string
+	seeds      []int64
+	fixture    string
+	note       string
 }
 
 const (
@@ -62,10 +59,10 @@ var quickPlan = map[string]quickGrid{
 	gridGSCOrg.prefix: {dataset: "espeak-digits-mel", protocol: train.ValSplit, widths: map[int]int{512: quickWidth},
 		epochs: 15, batch: 32, seeds: []int64{1, 2, 3}, note: noteMel},
 	gridSHDVal.prefix: {dataset: "espeak-digits", protocol: train.ValSplit, widths: map[int]int{256: quickWidth},
-		epochs: 15, batch: 32, executor: train.ExecutorChunked, seeds: []int64{1},
+		epochs: 15, batch: 32, seeds: []int64{1},
 		note: noteCochlea + "; 20 % of the training set held out for validation, as SHD*"},
 	gridSHDBest.prefix: {dataset: "espeak-digits", protocol: train.BestTest, widths: map[int]int{128: quickWidth},
-		epochs: 15, batch: 32, executor: train.ExecutorChunked, seeds: []int64{1},
+		epochs: 15, batch: 32, seeds: []int64{1},
 		note: noteCochlea + "; best test accuracy over the epochs, as SHD"},
 	gridSMNIST.prefix: {dataset: "smnist-row", protocol: train.BestTest, widths: map[int]int{256: quickWidth},
 		epochs: 1, batch: 128, trainLimit: 6400, testLimit: 2000, seeds: []int64{1},
@@ -96,7 +93,7 @@ func quickRecipe(g grid, full train.Config) (quick, bool) {
 	cfg := full
 	cfg.Dataset, cfg.Protocol, cfg.Width = p.dataset, p.protocol, w
 	cfg.Epochs, cfg.Batch, cfg.LR, cfg.Dropout = p.epochs, p.batch, quickLR, 0
-	cfg.TrainLimit, cfg.TestLimit, cfg.Executor = p.trainLimit, p.testLimit, p.executor
+	cfg.TrainLimit, cfg.TestLimit = p.trainLimit, p.testLimit
 	cfg.Seed = 0
 	note := fmt.Sprintf("%s; width %d for the paper's %d, epochs %d, batch %d, learning rate %g, no dropout", p.note, w, full.Width, p.epochs, p.batch, quickLR)
 	return quick{cfg: cfg, note: note, fixture: p.fixture, seeds: append([]int64(nil), p.seeds...)}, true
