@@ -13,6 +13,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	_ "github.com/fits-snn/fits/data/all" // every dataset of the toolkit, "synthetic" included, by name
 )
 
 // command is one subcommand of the CLI.
