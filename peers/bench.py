@@ -9,7 +9,7 @@ iteration's loss is the initial loss); inputs already in memory. Variants:
   torch-compile  the same loop with the step under torch.compile (fullgraph, static shapes)
   snntorch       snnTorch's Leaky as our LIF (SnnTorchLIF), in the same loop: only for LIF rows
 
-Cells, as `fits bench` (xla/bench KernelSpec, OpenNeuromorphicSpec):
+Cells, as `fits bench` (fits/bench KernelSpec, OpenNeuromorphicSpec):
   kernel (--cells=W:M,...): batch 128, T = 250, 140 inputs, Bernoulli(0.2) input spikes, two hidden layers of
       width W (fs for M = 0, fsts for M >= 1; SSC constants), 35 classes, mean readout, mean cross-entropy
       against uniform random labels; rows fs/fsts in torch-loop and torch-compile, and at M = 0 a lif row

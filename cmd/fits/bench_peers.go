@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fits-snn/fits/xla/bench"
+	"github.com/fits-snn/fits/fits/bench"
 )
 
 // The Python peers of `fits bench --peers`: peers/bench.py, run with the interpreter of the pinned
