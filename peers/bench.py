@@ -201,6 +201,13 @@ def run_child(row: Row, threads: int) -> Row:
         return row
 
 
+def load_average() -> Optional[list]:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
 def machine() -> dict:
     info = {"os": platform.system().lower(), "arch": platform.machine(), "cpus": os.cpu_count()}
     try:
@@ -348,6 +355,9 @@ def main() -> int:
         "warmup": a.warmup,
         "isolated": isolate,
         "machine": machine(),
+        # 1-, 5- and 15-minute load averages before and after: other work on the cores inflates every time.
+        "load_average_start": load_average(),
+        "load_average_end": None,
         "iteration": ITERATION,
         "rows": [],
     }
@@ -369,6 +379,7 @@ def main() -> int:
             say(f"median {row.median_ms:.1f} ms, compile {row.compile_s:.1f} s, loss {row.initial_loss:.4f}, "
                 f"peak {row.peak_rss_mib:.0f} MiB")
         out["rows"].append(asdict(row))
+    out["load_average_end"] = load_average()
     json.dump(finite(out), sys.stdout, indent=1)
     sys.stdout.write("\n")
     return 1 if failed else 0

@@ -72,18 +72,21 @@ type peersRequest struct {
 
 // peersOutput is the JSON object printed by peers/bench.py.
 type peersOutput struct {
-	Tool      string       `json:"tool"`
-	Date      string       `json:"date"`
-	Python    string       `json:"python"`
-	Torch     string       `json:"torch"`
-	SnnTorch  *string      `json:"snntorch"`
-	Threads   int          `json:"threads"`
-	Iters     int          `json:"iters"`
-	Warmup    int          `json:"warmup"`
-	Isolated  bool         `json:"isolated"`
-	Machine   peersMachine `json:"machine"`
-	Iteration string       `json:"iteration"`
-	Rows      []peersRow   `json:"rows"`
+	Tool     string       `json:"tool"`
+	Date     string       `json:"date"`
+	Python   string       `json:"python"`
+	Torch    string       `json:"torch"`
+	SnnTorch *string      `json:"snntorch"`
+	Threads  int          `json:"threads"`
+	Iters    int          `json:"iters"`
+	Warmup   int          `json:"warmup"`
+	Isolated bool         `json:"isolated"`
+	Machine  peersMachine `json:"machine"`
+	// LoadAverageStart and LoadAverageEnd are the 1-, 5- and 15-minute load averages before and after.
+	LoadAverageStart []float64  `json:"load_average_start"`
+	LoadAverageEnd   []float64  `json:"load_average_end"`
+	Iteration        string     `json:"iteration"`
+	Rows             []peersRow `json:"rows"`
 }
 
 type peersMachine struct {

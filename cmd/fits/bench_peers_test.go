@@ -19,6 +19,7 @@ const cannedPeers = `{
  "tool": "peers/bench.py", "date": "2026-11-23T18:51:57Z", "python": "3.11.7",
  "torch": "2.15.0+cu132", "snntorch": "1.0.0", "threads": 2, "iters": 3, "warmup": 1, "isolated": true,
  "machine": {"os": "linux", "arch": "x86_64", "cpus": 2, "cpu": "AMD EPYC", "memory": "24684096 kB"},
+ "load_average_start": [13.45, 12.42, 10.51], "load_average_end": [11.64, 14.17, 14.96],
  "iteration": "forward + loss + backward",
  "rows": [
   {"suite": "kernel", "model": "fsts", "width": 128, "m": 2, "variant": "torch-loop", "batch": 128, "time": 250,
@@ -71,6 +72,9 @@ func TestParsePeers(t *testing.T) {
 			}
 			if out.Torch != "2.15.0+cu132" || out.SnnTorch == nil || *out.SnnTorch != "1.0.0" || out.Threads != 2 || !out.Isolated || out.Machine.CPUs != 2 {
 				t.Errorf("header not parsed: %+v", out)
+			}
+			if !reflect.DeepEqual(out.LoadAverageStart, []float64{13.45, 12.42, 10.51}) || len(out.LoadAverageEnd) != 3 {
+				t.Errorf("load averages not parsed: %v, %v", out.LoadAverageStart, out.LoadAverageEnd)
 			}
 			if len(out.Rows) != 4 {
 				t.Fatalf("%d rows, want 4", len(out.Rows))
