@@ -17,6 +17,7 @@ help:
 	@echo "make notebooks  execute every notebook headless"
 	@echo "make e2e        real-browser test of notebook 01"
 	@echo "make figures    regenerate figures/ (SVG + PNG)"
+	@echo "make peers-check  the PyTorch/snnTorch peers against the float64 oracle (peers-setup, peers-bench: see README)"
 
 # setup is cheap when already done (every step checks first).
 setup:
