@@ -29,9 +29,13 @@ type trainFlags struct {
 }
 
 func runTrain(args []string, stdout, stderr io.Writer) error {
-	d := train.DefaultConfig()
+	d, err := trainDefaults(args)
+	if err != nil {
+		return err
+	}
 	f := trainFlags{cfg: d}
 	fs := newFlagSet("train", stderr)
+	experimentFlags(fs)
 	fs.StringVar(&f.cfg.Dataset, "dataset", d.Dataset, "dataset name (see `fits data list`; synthetic is embedded)")
 	fs.StringVar(&f.cfg.Model, "model", d.Model, "neuron of the hidden layers: lif, adaptlif, fs-frozen, fs, fsts")
 	fs.IntVar(&f.cfg.M, "m", d.M, "TS cascade order M (fsts: >= 1; other models: 0)")
