@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/fits-snn/fits/fits/experiment"
+	"github.com/fits-snn/fits/fits/sweep"
+)
+
+func init() {
+	register(&command{
+		name:    "sweep",
+		summary: "train a table's grid of experiments x seeds on local workers, or emit a Slurm array job; --collect aggregates",
+		run:     runSweep,
+	})
+}
+
+// sweepUsage completes the flag list of `fits sweep --help`.
+const sweepUsage = `
+Extra flags of 'fits train' for every run go after --, e.g.
+  fits sweep --table=LABEL --mode=quick --out=runs/t -- --epochs=1
+Runs live in OUT/ID/seed-S (checkpoints, result.json, log.txt); the index is OUT/sweep.json.
+A sweep restarted with the same flags skips finished runs and resumes interrupted ones.`
+
+func runSweep(args []string, stdout, stderr io.Writer) error {
+	args, extra := splitDashDash(args)
+	fs := newFlagSet("sweep", stderr)
+	table := fs.String("table", "", "table label: run every experiment of the table (listed by fits experiments)")
+	ids := fs.String("experiments", "", "comma-separated experiment IDs (instead of --table)")
+	seeds := fs.String("seeds", "", "seeds, e.g. 1-5 or 1,3,7 (default: each experiment's own)")
+	mode := fs.String("mode", string(experiment.Full), "schedule: full (the paper's) or quick")
+	out := fs.String("out", "", "root folder of the sweep (required)")
+	workers := fs.Int("workers", 1, "runs trained at the same time on this machine")
+	emit := fs.String("emit", "", "slurm: write OUT/sweep.sbatch (an array job, one task per run) and OUT/runs.txt instead of training")
+	collect := fs.Bool("collect", false, "aggregate the finished runs into OUT/table-LABEL.md and .csv and refresh OUT/sweep.json")
+	cpus := fs.Int("cpus-per-task", 4, "--emit=slurm: CPUs per array task")
+	mem := fs.String("mem", "16G", "--emit=slurm: memory per array task (Slurm --mem)")
+	wall := fs.String("time", "24:00:00", "--emit=slurm: wall-time limit per array task (Slurm --time)")
+	partition := fs.String("partition", "", "--emit=slurm: Slurm partition (default: the cluster's default)")
+	gres := fs.String("gres", "", "--emit=slurm: generic resources per task, e.g. gpu:1")
+	jobName := fs.String("job-name", "fits-sweep", "--emit=slurm: Slurm job name")
+	asJSON := fs.Bool("json", false, "print one JSON object on stdout: the index, the emitted files, or the collected tables")
+	quiet := fs.Bool("quiet", false, "no progress display on stderr")
+	if err := parseFlags(fs, args); err != nil {
+		if errors.Is(err, errHelp) {
+			fmt.Fprintln(stderr, strings.TrimSpace(sweepUsage))
+		}
+		return err
+	}
+	if *out == "" {
+		return badInput("--out: the sweep's root folder is required")
+	}
+	if *emit != "" && *emit != "slurm" {
+		return badInput("--emit: unknown target %q (valid: slurm)", *emit)
+	}
+	if *emit != "" && *collect {
+		return badInput("--emit and --collect exclude each other")
+	}
+	m, err := experiment.ParseMode(*mode)
+	if err != nil {
+		return badInput("--mode: %v", err)
+	}
+	spec := sweep.Spec{Table: *table, Mode: m, Root: *out, TrainArgs: extra}
+	if *ids != "" {
+		for _, id := range strings.Split(*ids, ",") {
+			spec.Experiments = append(spec.Experiments, strings.TrimSpace(id))
+		}
+	}
+	if *table != "" && *ids != "" {
+		return badInput("--table and --experiments exclude each other")
+	}
+	if *table == "" && *ids == "" {
+		return badInput("give --table=LABEL or --experiments=ID,ID (tables: %s)", strings.Join(experiment.Tables(), ", "))
+	}
+	if *seeds != "" {
+		if spec.Seeds, err = sweep.ParseSeeds(*seeds); err != nil {
+			return badInput("--seeds: %v", err)
+		}
+	}
+	g, err := sweep.NewGrid(spec)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	switch {
+	case *emit == "slurm":
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		if exe, err = filepath.Abs(exe); err != nil {
+			return err
+		}
+		o := sweep.SlurmOptions{CPUsPerTask: *cpus, Mem: *mem, Time: *wall, Partition: *partition, Gres: *gres,
+			JobName: *jobName, Exe: exe}
+		if err := o.Validate(); err != nil {
+			return badInput("%v", err)
+		}
+		return sweepEmit(g, o, *asJSON, stdout)
+	case *collect:
+		return sweepCollect(g, *table, *asJSON, stdout)
+	}
+	return sweepLocal(g, *workers, *quiet, *asJSON, stdout, stderr)
+}
+
+// splitDashDash returns the arguments before "--" and those after it.
+func splitDashDash(args []string) (before, after []string) {
+	if i := slices.Index(args, "--"); i >= 0 {
+		return args[:i], args[i+1:]
+	}
+	return args, nil
+}
+
+func sweepLocal(g *sweep.Grid, workers int, quiet, asJSON bool, stdout, stderr io.Writer) error {
+	if workers < 1 {
+		return badInput("--workers must be at least 1, got %d", workers)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	opts := sweep.Options{Workers: workers}
+	if !quiet {
+		opts.Progress = stderr
+	}
+	idx, err := sweep.Execute(ctx, g, opts)
+	if err != nil {
+		if errors.Is(err, sweep.ErrLocked) {
+			return badInput("%v", err)
+		}
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("interrupted: the runs in flight keep their checkpoints; run the same command to resume")
+		}
+		return err
+	}
+	if asJSON {
+		if err := writeJSON(stdout, idx); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(stdout, "%d runs: %s; index %s\n", len(idx.Runs), countsText(idx),
+			filepath.Join(g.Root, sweep.IndexFile))
+	}
+	if n := idx.Failed(); n > 0 {
+		return fmt.Errorf("%d of %d runs failed (see the errors in %s and each run's %s)", n, len(idx.Runs),
+			filepath.Join(g.Root, sweep.IndexFile), sweep.LogFile)
+	}
+	return nil
+}
+
+// countsText lists the index's counts per status, e.g. "3 finished, 1 failed".
+func countsText(idx *sweep.Index) string {
+	var parts []string
+	for _, s := range []sweep.Status{sweep.Finished, sweep.Failed, sweep.Running, sweep.Partial, sweep.Pending} {
+		if n := idx.Counts[s]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, s))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sweepEmit(g *sweep.Grid, o sweep.SlurmOptions, asJSON bool, stdout io.Writer) error {
+	path, err := sweep.EmitSlurm(g, o)
+	if err != nil {
+		return err
+	}
+	submit := "sbatch " + path
+	if asJSON {
+		return writeJSON(stdout, map[string]any{"script": path, "runs_file": filepath.Join(g.Root, sweep.RunsFile),
+			"tasks": len(g.Runs), "submit": submit})
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d array tasks) and %s\nsubmit with:\n  %s\n", path, len(g.Runs),
+		filepath.Join(g.Root, sweep.RunsFile), submit)
+	fmt.Fprintf(stdout, "then, when tasks have finished:\n  fits sweep --collect ... --out=%s\n", g.Root)
+	return nil
+}
+
+func sweepCollect(g *sweep.Grid, table string, asJSON bool, stdout io.Writer) error {
+	tables := []string{table}
+	if table == "" {
+		var err error
+		if tables, err = g.Tables(); err != nil {
+			return err
+		}
+	}
+	idx, files, err := sweep.Collect(g, tables)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(stdout, map[string]any{"index": idx, "tables": files})
+	}
+	fmt.Fprintf(stdout, "%d runs: %s; index %s\n", len(idx.Runs), countsText(idx), filepath.Join(g.Root, sweep.IndexFile))
+	for _, f := range files {
+		fmt.Fprintf(stdout, "\n%s (%s, %s)\n\n%s", f.Label, f.Markdown, f.CSV, f.Table.Markdown())
+	}
+	return nil
+}
