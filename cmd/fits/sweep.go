@@ -48,6 +48,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	partition := fs.String("partition", "", "--emit=slurm: Slurm partition (default: the cluster's default)")
 	gres := fs.String("gres", "", "--emit=slurm: generic resources per task, e.g. gpu:1")
 	jobName := fs.String("job-name", "fits-sweep", "--emit=slurm: Slurm job name")
+	dryRun := fs.Bool("dry-run", false, "list the grid's runs (experiment, seed, state, directory) and do nothing")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout: the index, the emitted files, or the collected tables")
 	quiet := fs.Bool("quiet", false, "no progress display on stderr")
 	if err := parseFlags(fs, args); err != nil {
@@ -62,8 +63,8 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if *emit != "" && *emit != "slurm" {
 		return badInput("--emit: unknown target %q (valid: slurm)", *emit)
 	}
-	if *emit != "" && *collect {
-		return badInput("--emit and --collect exclude each other")
+	if n := btoi(*emit != "") + btoi(*collect) + btoi(*dryRun); n > 1 {
+		return badInput("--emit, --collect and --dry-run exclude each other")
 	}
 	m, err := experiment.ParseMode(*mode)
 	if err != nil {
@@ -91,6 +92,8 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		return badInput("%v", err)
 	}
 	switch {
+	case *dryRun:
+		return sweepDryRun(g, *asJSON, stdout)
 	case *emit == "slurm":
 		exe, err := os.Executable()
 		if err != nil {
@@ -109,6 +112,36 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		return sweepCollect(g, *table, *asJSON, stdout)
 	}
 	return sweepLocal(g, *workers, *quiet, *asJSON, stdout, stderr)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// sweepDryRun prints one line per run: experiment, seed, state (from its directory) and directory.
+func sweepDryRun(g *sweep.Grid, asJSON bool, stdout io.Writer) error {
+	type run struct {
+		Experiment string       `json:"experiment"`
+		Seed       int64        `json:"seed"`
+		Status     sweep.Status `json:"status"`
+		Dir        string       `json:"dir"`
+		Command    []string     `json:"command"`
+	}
+	var runs []run
+	for _, r := range g.Runs {
+		st := sweep.Inspect(r)
+		runs = append(runs, run{r.Experiment, r.Seed, st.Status, r.Dir, g.Command(r, st.Status == sweep.Partial)})
+	}
+	if asJSON {
+		return writeJSON(stdout, map[string]any{"root": g.Root, "mode": g.Mode, "runs": runs})
+	}
+	for _, r := range runs {
+		fmt.Fprintf(stdout, "%s\t%d\t%s\t%s\n", r.Experiment, r.Seed, r.Status, r.Dir)
+	}
+	return nil
 }
 
 // splitDashDash returns the arguments before "--" and those after it.
@@ -131,13 +164,10 @@ func sweepLocal(g *sweep.Grid, workers int, quiet, asJSON bool, stdout, stderr i
 	}
 	idx, err := sweep.Execute(ctx, g, opts)
 	if err != nil {
-		if errors.Is(err, sweep.ErrLocked) {
-			return badInput("%v", err)
-		}
 		if errors.Is(err, context.Canceled) {
 			return fmt.Errorf("interrupted: the runs in flight keep their checkpoints; run the same command to resume")
 		}
-		return err
+		return sweepError(err)
 	}
 	if asJSON {
 		if err := writeJSON(stdout, idx); err != nil {
@@ -154,6 +184,14 @@ func sweepLocal(g *sweep.Grid, workers int, quiet, asJSON bool, stdout, stderr i
 	return nil
 }
 
+// sweepError turns the errors caused by the choice of --out into bad input (exit status 2).
+func sweepError(err error) error {
+	if errors.Is(err, sweep.ErrLocked) || errors.Is(err, sweep.ErrOtherMode) {
+		return badInput("%v", err)
+	}
+	return err
+}
+
 // countsText lists the index's counts per status, e.g. "3 finished, 1 failed".
 func countsText(idx *sweep.Index) string {
 	var parts []string
@@ -168,7 +206,7 @@ func countsText(idx *sweep.Index) string {
 func sweepEmit(g *sweep.Grid, o sweep.SlurmOptions, asJSON bool, stdout io.Writer) error {
 	path, err := sweep.EmitSlurm(g, o)
 	if err != nil {
-		return err
+		return sweepError(err)
 	}
 	submit := "sbatch " + path
 	if asJSON {
@@ -191,7 +229,7 @@ func sweepCollect(g *sweep.Grid, table string, asJSON bool, stdout io.Writer) er
 	}
 	idx, files, err := sweep.Collect(g, tables)
 	if err != nil {
-		return err
+		return sweepError(err)
 	}
 	if asJSON {
 		return writeJSON(stdout, map[string]any{"index": idx, "tables": files})

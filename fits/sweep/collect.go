@@ -24,23 +24,14 @@ type TableFiles struct {
 // and aggregates each of tables over whatever has finished (experiment.Aggregate), writing
 // ROOT/table-LABEL.md and ROOT/table-LABEL.csv.
 func Collect(g *Grid, tables []string) (*Index, []TableFiles, error) {
+	if err := checkMode(g); err != nil {
+		return nil, nil, err
+	}
 	if err := os.MkdirAll(g.Root, 0o755); err != nil {
 		return nil, nil, err
 	}
-	recs := make([]Record, len(g.Runs))
-	for i, r := range g.Runs {
-		recs[i] = newRecord(g.Root, r, Inspect(r))
-	}
-	idx := newIndex(g, recs)
-	unlock, err := lockRoot(g.Root)
-	switch {
-	case err == nil:
-		werr := idx.Write()
-		unlock()
-		if werr != nil {
-			return nil, nil, werr
-		}
-	case !errors.Is(err, ErrLocked):
+	idx, err := refreshIndex(g)
+	if err != nil {
 		return nil, nil, err
 	}
 	var out []TableFiles
@@ -60,6 +51,25 @@ func Collect(g *Grid, tables []string) (*Index, []TableFiles, error) {
 		out = append(out, f)
 	}
 	return idx, out, nil
+}
+
+// refreshIndex builds the index of g from the run directories and writes it, unless a local sweep running
+// in the root holds it.
+func refreshIndex(g *Grid) (*Index, error) {
+	recs := make([]Record, len(g.Runs))
+	for i, r := range g.Runs {
+		recs[i] = newRecord(g.Root, r, Inspect(r))
+	}
+	idx := newIndex(g, recs)
+	unlock, err := lockRoot(g.Root)
+	switch {
+	case errors.Is(err, ErrLocked):
+		return idx, nil
+	case err != nil:
+		return nil, err
+	}
+	defer unlock()
+	return idx, idx.Write()
 }
 
 // TableFileBase is the file name (without extension) of a table's aggregate: "table-" and the label with

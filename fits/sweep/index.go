@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -122,6 +123,22 @@ func ReadIndex(root string) (*Index, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(root, IndexFile), err)
 	}
 	return &idx, nil
+}
+
+// ErrOtherMode is returned when a root's index records a sweep in another mode: the run directories of
+// both modes would be the same, so each mode needs its own root.
+var ErrOtherMode = errors.New("the folder holds a sweep in another mode")
+
+// checkMode returns ErrOtherMode when g.Root's index records a mode other than g.Mode.
+func checkMode(g *Grid) error {
+	idx, err := ReadIndex(g.Root)
+	if err != nil {
+		return nil // no index yet, or one this sweep rewrites
+	}
+	if idx.Mode != "" && idx.Mode != g.Mode {
+		return fmt.Errorf("%w: %s holds %s-mode runs, not %s (use another folder)", ErrOtherMode, g.Root, idx.Mode, g.Mode)
+	}
+	return nil
 }
 
 // Failed returns the number of failed runs.

@@ -55,6 +55,9 @@ func Execute(ctx context.Context, g *Grid, opts Options) (*Index, error) {
 			return nil, fmt.Errorf("finding the fits binary: %w", err)
 		}
 	}
+	if err := checkMode(g); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(g.Root, 0o755); err != nil {
 		return nil, err
 	}

@@ -133,7 +133,7 @@ func Script(g *Grid, o SlurmOptions) string {
 	return b.String()
 }
 
-// EmitSlurm writes ROOT/sweep.sbatch and ROOT/runs.txt for g, creates the Slurm output folder ROOT/slurm
+// EmitSlurm writes ROOT/sweep.sbatch and ROOT/runs.txt for g, the index ROOT/sweep.json, creates the Slurm output folder ROOT/slurm
 // (Slurm does not create it), and returns the path of the script. Running the job is `sbatch PATH`.
 func EmitSlurm(g *Grid, o SlurmOptions) (string, error) {
 	if err := o.Validate(); err != nil {
@@ -145,7 +145,13 @@ func EmitSlurm(g *Grid, o SlurmOptions) (string, error) {
 	if strings.ContainsAny(g.Root, " \t\n%") {
 		return "", fmt.Errorf("root %q: Slurm's #SBATCH --output cannot hold spaces or %%", g.Root)
 	}
+	if err := checkMode(g); err != nil {
+		return "", err
+	}
 	if err := os.MkdirAll(filepath.Join(g.Root, SlurmLogDir), 0o755); err != nil {
+		return "", err
+	}
+	if _, err := refreshIndex(g); err != nil {
 		return "", err
 	}
 	if err := atomicfile.WriteFile(filepath.Join(g.Root, RunsFile), []byte(RunsList(g))); err != nil {
