@@ -17,6 +17,7 @@ help:
 	@echo "make notebooks  execute every notebook headless"
 	@echo "make e2e        real-browser test of notebook 01"
 	@echo "make figures    regenerate figures/ (SVG + PNG)"
+	@echo "make slurm-test a fits sweep as a Slurm array job on a single-node cluster started here (root)"
 
 # setup is cheap when already done (every step checks first).
 setup:
