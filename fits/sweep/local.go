@@ -188,6 +188,10 @@ func (x *executor) train(ctx context.Context, i int) {
 		return
 	}
 	args := x.g.Command(r, train.HasCheckpoint(r.Dir))
+	// The segment line starts a line of its own even after a progress bar that a kill cut short.
+	if st, err := log.Stat(); err == nil && st.Size() > 0 && !endsWithNewline(logPath, st.Size()) {
+		fmt.Fprintln(log)
+	}
 	fmt.Fprintf(log, "%s%s pid %d: %s\n", segmentMark, time.Now().Format(time.RFC3339), os.Getpid(),
 		shellJoin(append([]string{x.exe}, args...)))
 	cmd := exec.CommandContext(ctx, x.exe, args...)
@@ -224,6 +228,18 @@ func (x *executor) train(ctx context.Context, i int) {
 		}
 		fail(fmt.Errorf("%s (log %s)", why, logPath))
 	}
+}
+
+// endsWithNewline reports whether the file at path, of the given size, ends with a newline.
+func endsWithNewline(path string, size int64) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, 1)
+	_, err = f.ReadAt(b, size-1)
+	return err == nil && b[0] == '\n'
 }
 
 // lastLogLine returns the last non-empty line of a log (lines end with \n or \r).
