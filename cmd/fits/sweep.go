@@ -27,21 +27,22 @@ func init() {
 // sweepUsage completes the flag list of `fits sweep --help`.
 const sweepUsage = `
 Extra flags of 'fits train' for every run go after --, e.g.
-  fits sweep --table=LABEL --mode=quick --out=runs/t -- --epochs=1
+  fits sweep --table=3 --mode=quick -- --epochs=2
+(the tables count only runs that keep the recipe's dataset, model, M, width and protocol).
 Runs live in OUT/ID/seed-S (checkpoints, result.json, log.txt); the index is OUT/sweep.json.
 A sweep restarted with the same flags skips finished runs and resumes interrupted ones.`
 
 func runSweep(args []string, stdout, stderr io.Writer) error {
 	args, extra := splitDashDash(args)
 	fs := newFlagSet("sweep", stderr)
-	table := fs.String("table", "", "table label: run every experiment of the table (listed by fits experiments)")
+	table := fs.String("table", "", `table or figure: every experiment feeding it ("Table 3", "3", "A.7", "fig2"; listed by fits experiments)`)
 	ids := fs.String("experiments", "", "comma-separated experiment IDs (instead of --table)")
 	seeds := fs.String("seeds", "", "seeds, e.g. 1-5 or 1,3,7 (default: each experiment's own)")
 	mode := fs.String("mode", string(experiment.Full), "schedule: full (the paper's) or quick")
-	out := fs.String("out", "", "root folder of the sweep (required)")
+	out := fs.String("out", "", "root folder of the sweep (default runs/MODE, where `fits train --experiment` puts its runs)")
 	workers := fs.Int("workers", 1, "runs trained at the same time on this machine")
 	emit := fs.String("emit", "", "slurm: write OUT/sweep.sbatch (an array job, one task per run) and OUT/runs.txt instead of training")
-	collect := fs.Bool("collect", false, "aggregate the finished runs into OUT/table-LABEL.md and .csv and refresh OUT/sweep.json")
+	collect := fs.Bool("collect", false, "aggregate the finished runs into OUT/table-*.md and .csv (the --table, or every table the --experiments feed) and refresh OUT/sweep.json")
 	cpus := fs.Int("cpus-per-task", 4, "--emit=slurm: CPUs per array task")
 	mem := fs.String("mem", "16G", "--emit=slurm: memory per array task (Slurm --mem)")
 	wall := fs.String("time", "24:00:00", "--emit=slurm: wall-time limit per array task (Slurm --time)")
@@ -57,9 +58,6 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	if *out == "" {
-		return badInput("--out: the sweep's root folder is required")
-	}
 	if *emit != "" && *emit != "slurm" {
 		return badInput("--emit: unknown target %q (valid: slurm)", *emit)
 	}
@@ -69,6 +67,9 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	m, err := experiment.ParseMode(*mode)
 	if err != nil {
 		return badInput("--mode: %v", err)
+	}
+	if *out == "" {
+		*out = filepath.Join("runs", string(m))
 	}
 	spec := sweep.Spec{Table: *table, Mode: m, Root: *out, TrainArgs: extra}
 	if *ids != "" {
@@ -90,6 +91,10 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	g, err := sweep.NewGrid(spec)
 	if err != nil {
 		return badInput("%v", err)
+	}
+	if len(g.Omitted) > 0 && !*asJSON {
+		fmt.Fprintf(stderr, "%d experiments of %s have no %s-mode recipe and are left out: %s\n", len(g.Omitted),
+			*table, m, strings.Join(g.Omitted, ", "))
 	}
 	switch {
 	case *dryRun:
@@ -220,14 +225,14 @@ func sweepEmit(g *sweep.Grid, o sweep.SlurmOptions, asJSON bool, stdout io.Write
 }
 
 func sweepCollect(g *sweep.Grid, table string, asJSON bool, stdout io.Writer) error {
-	tables := []string{table}
-	if table == "" {
-		var err error
-		if tables, err = g.Tables(); err != nil {
-			return err
-		}
+	var tables []string
+	if table != "" {
+		tables = []string{table}
 	}
 	idx, files, err := sweep.Collect(g, tables)
+	if errors.Is(err, experiment.ErrNotAggregated) {
+		return badInput("--table: %v", err)
+	}
 	if err != nil {
 		return sweepError(err)
 	}

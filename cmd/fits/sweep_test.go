@@ -11,18 +11,20 @@ import (
 	"github.com/fits-snn/fits/fits/sweep"
 )
 
-// sweepTable returns a table of the catalogue and the ID of its first experiment.
+// sweepTable returns the SSC ablation table and an experiment of it with a quick recipe.
 func sweepTable(t *testing.T) (string, string) {
 	t.Helper()
-	tables := experiment.Tables()
-	if len(tables) == 0 {
-		t.Fatal("no tables")
+	exps, err := experiment.ForTable("Table 3")
+	if err != nil {
+		t.Fatal(err)
 	}
-	exps, err := experiment.ForTable(tables[0])
-	if err != nil || len(exps) == 0 {
-		t.Fatalf("ForTable: %v, %v", exps, err)
+	for _, e := range exps {
+		if e.HasQuick() {
+			return "Table 3", e.ID
+		}
 	}
-	return tables[0], exps[0].ID
+	t.Fatal("Table 3 has no quick experiment")
+	return "", ""
 }
 
 func TestSweepBadInput(t *testing.T) {
@@ -33,7 +35,7 @@ func TestSweepBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no out", []string{"sweep", "--table=" + table}, "--out"},
+		{"not aggregated", []string{"sweep", out, "--table=Table 4", "--collect"}, "--table"},
 		{"no grid", []string{"sweep", out}, "--table"},
 		{"both", []string{"sweep", out, "--table=" + table, "--experiments=" + id}, "exclude"},
 		{"unknown table", []string{"sweep", out, "--table=no-such-table"}, "no-such-table"},

@@ -3,11 +3,9 @@ package sweep
 import (
 	"errors"
 	"os"
-	"path/filepath"
-	"strings"
+	"slices"
 
 	"github.com/fits-snn/fits/fits/experiment"
-	"github.com/fits-snn/fits/internal/atomicfile"
 )
 
 // TableFiles are the files Collect wrote for one table.
@@ -21,14 +19,27 @@ type TableFiles struct {
 
 // Collect reads the state of every run of g from its directory (Inspect), rewrites the index
 // ROOT/sweep.json with it — unless a local sweep is running in the root, which keeps the index itself —
-// and aggregates each of tables over whatever has finished (experiment.Aggregate), writing
-// ROOT/table-LABEL.md and ROOT/table-LABEL.csv.
+// and aggregates each of tables over whatever has finished (experiment.Aggregate), writing its Markdown
+// and CSV beside the index (experiment.WriteTable: ROOT/table-3.md, ROOT/table-3.csv, ...). With no
+// tables it aggregates every table the grid's experiments feed that result.json files fill
+// (experiment.AggregatedTables).
 func Collect(g *Grid, tables []string) (*Index, []TableFiles, error) {
 	if err := checkMode(g); err != nil {
 		return nil, nil, err
 	}
 	if err := os.MkdirAll(g.Root, 0o755); err != nil {
 		return nil, nil, err
+	}
+	if len(tables) == 0 {
+		feeds, err := g.Tables()
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, l := range experiment.AggregatedTables() {
+			if slices.Contains(feeds, l) {
+				tables = append(tables, l)
+			}
+		}
 	}
 	idx, err := refreshIndex(g)
 	if err != nil {
@@ -40,15 +51,11 @@ func Collect(g *Grid, tables []string) (*Index, []TableFiles, error) {
 		if err != nil {
 			return idx, out, err
 		}
-		base := filepath.Join(g.Root, TableFileBase(label))
-		f := TableFiles{Label: label, Markdown: base + ".md", CSV: base + ".csv", Table: t}
-		if err := atomicfile.WriteFile(f.Markdown, []byte(t.Markdown())); err != nil {
+		paths, err := experiment.WriteTable(g.Root, t)
+		if err != nil {
 			return idx, out, err
 		}
-		if err := atomicfile.WriteFile(f.CSV, []byte(t.CSV())); err != nil {
-			return idx, out, err
-		}
-		out = append(out, f)
+		out = append(out, TableFiles{Label: t.Label, Markdown: paths[0], CSV: paths[1], Table: t})
 	}
 	return idx, out, nil
 }
@@ -70,22 +77,4 @@ func refreshIndex(g *Grid) (*Index, error) {
 	}
 	defer unlock()
 	return idx, idx.Write()
-}
-
-// TableFileBase is the file name (without extension) of a table's aggregate: "table-" and the label with
-// every character other than letters, digits, '.', '_' and '-' replaced by '-' (a leading "Table " of
-// the label is dropped), e.g. "A.5" -> "table-A.5".
-func TableFileBase(label string) string {
-	s := strings.TrimSpace(label)
-	if len(s) > 6 && strings.EqualFold(s[:6], "table ") {
-		s = s[6:]
-	}
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
-			return r
-		}
-		return '-'
-	}, s)
-	return "table-" + s
 }

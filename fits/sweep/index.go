@@ -38,10 +38,10 @@ type Record struct {
 	Experiment string `json:"experiment"`
 	Seed       int64  `json:"seed"`
 	Status     Status `json:"status"`
-	// Accuracy is the test accuracy (a fraction) at the epoch that the run's protocol selects (see
-	// Accuracy); null until the run has finished.
+	// Accuracy is the test accuracy (a fraction) that the run's protocol reports (see Accuracy); null
+	// until the run has finished.
 	Accuracy *float64 `json:"accuracy"`
-	// BestEpoch is that epoch (1-based; 0 until finished).
+	// BestEpoch is the epoch the protocol selects (1-based; 0 until finished).
 	BestEpoch int `json:"best_epoch"`
 	// EpochsDone and Epochs are the finished and planned epochs, from result.json or the run's log (0
 	// when unknown).

@@ -262,14 +262,20 @@ func TestExecuteCancel(t *testing.T) {
 }
 
 func TestCollect(t *testing.T) {
-	label, exps := firstTable(t)
+	label, _ := firstTable(t)
 	root := t.TempDir()
-	g, err := NewGrid(Spec{Table: label, Mode: experiment.Quick, Root: root})
+	g, err := NewGrid(Spec{Table: label, Mode: experiment.Quick, Root: root, Seeds: []int64{1, 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// One finished run, one interrupted, the rest never started.
-	mustWriteResult(t, g.Runs[0].Dir, fakeResult(g.Runs[0].Seed, 2, 2))
+	// One finished run (following the recipe, as Aggregate requires), one interrupted, the rest never
+	// started.
+	e, _ := experiment.Lookup(g.Runs[0].Experiment)
+	res := fakeResult(g.Runs[0].Seed, 2, 2)
+	res.Config, _ = e.Config(experiment.Quick, g.Runs[0].Seed)
+	res.Config.Epochs, res.Protocol = 2, train.BestTest
+	res.Config.Protocol = res.Protocol
+	mustWriteResult(t, g.Runs[0].Dir, res)
 	writeFakeCheckpoint(t, g.Runs[1].Dir, 1)
 	idx, files, err := Collect(g, []string{label})
 	if err != nil {
@@ -287,14 +293,30 @@ func TestCollect(t *testing.T) {
 	}
 	md, _ := os.ReadFile(files[0].Markdown)
 	csv, _ := os.ReadFile(files[0].CSV)
-	if string(md) != want.Markdown() || string(csv) != want.CSV() || !strings.Contains(string(md), exps[0].ID) {
+	if string(md) != want.Markdown() || string(csv) != want.CSV() {
 		t.Errorf("table files differ from Aggregate's:\n%s\n%s", md, csv)
 	}
-	if filepath.Base(files[0].Markdown) != TableFileBase(label)+".md" {
+	if filepath.Dir(files[0].Markdown) != root || filepath.Base(files[0].Markdown) != experiment.Stem(label)+".md" {
 		t.Errorf("markdown file %s", files[0].Markdown)
 	}
 	if disk, err := ReadIndex(root); err != nil || disk.Counts[Finished] != 1 {
 		t.Errorf("index on disk: %+v, %v", disk, err)
+	}
+
+	// Without tables: every aggregated table the experiments feed, and none that result.json cannot fill.
+	_, files, err = Collect(g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	feeds, _ := g.Tables()
+	var labels []string
+	for _, f := range files {
+		labels = append(labels, f.Label)
+	}
+	for _, l := range feeds {
+		if slices.Contains(experiment.AggregatedTables(), l) != slices.Contains(labels, l) {
+			t.Errorf("collected %v of the tables %v", labels, feeds)
+		}
 	}
 }
 

@@ -68,13 +68,15 @@ func finished(res *train.Result) bool {
 	return res.Config.Epochs > 0 && len(res.Epochs) >= res.Config.Epochs
 }
 
-// Accuracy is the test accuracy at the epoch that the run's protocol selects (Result.BestEpoch): the
-// best test accuracy under best-test, the test accuracy at the best validation epoch otherwise.
+// Accuracy is the test accuracy that the run's protocol reports (train.Result.SelectedTestAcc): the
+// best test accuracy under best-test, the test accuracy at the best validation epoch under the validation
+// protocols, the last epoch's under final-epoch.
 func Accuracy(res *train.Result) (float64, bool) {
-	if res == nil || res.BestEpoch < 1 || res.BestEpoch > len(res.Epochs) {
+	if res == nil {
 		return 0, false
 	}
-	return res.Epochs[res.BestEpoch-1].TestAcc, true
+	a, err := res.SelectedTestAcc()
+	return a, err == nil
 }
 
 // epochRe matches what train.TerminalProgress writes: "epoch 3/10 [...", "epoch 3/10 evaluating" (epoch

@@ -39,7 +39,7 @@ func fakeResult(seed int64, done, planned int) *train.Result {
 	for k := 1; k <= done; k++ {
 		r.Epochs = append(r.Epochs, train.Epoch{Epoch: k, TestAcc: float64(k) / 100})
 	}
-	r.BestEpoch = done
+	r.BestEpoch, r.BestTestAcc = done, float64(done)/100
 	return r
 }
 
@@ -103,13 +103,17 @@ func mustWriteResult(t testing.TB, dir string, r *train.Result) {
 
 func TestAccuracy(t *testing.T) {
 	r := fakeResult(1, 5, 5)
-	r.BestEpoch = 3
-	if a, ok := Accuracy(r); !ok || a != 0.03 {
-		t.Errorf("Accuracy = %v, %v; want the test accuracy of epoch 3, 0.03", a, ok)
+	if a, ok := Accuracy(r); !ok || a != 0.05 {
+		t.Errorf("Accuracy = %v, %v; want the best test accuracy, 0.05", a, ok)
 	}
-	r.BestEpoch = 0
+	v, at := 0.5, 0.02
+	r.Protocol, r.BestValAcc, r.TestAccAtBestVal = train.OfficialVal, &v, &at
+	if a, ok := Accuracy(r); !ok || a != 0.02 {
+		t.Errorf("Accuracy = %v, %v; want the test accuracy at the best validation epoch, 0.02", a, ok)
+	}
+	r.TestAccAtBestVal = nil
 	if _, ok := Accuracy(r); ok {
-		t.Error("Accuracy of a result without a selected epoch")
+		t.Error("Accuracy of a validation run without a validation accuracy")
 	}
 	if _, ok := Accuracy(nil); ok {
 		t.Error("Accuracy(nil)")

@@ -42,17 +42,22 @@ type Grid struct {
 	// Runs are in the order of the experiments, then of the seeds.
 	Runs []Run
 	// TrainArgs are extra flags of `fits train` appended to every run's command, after the experiment's
-	// own; they override its configuration (e.g. --epochs=1 for a smoke test).
+	// own; they override its configuration (e.g. --epochs=1 for a smoke test). Aggregate counts only runs
+	// that keep the recipe's dataset, model, M, width and protocol.
 	TrainArgs []string
+	// Omitted are the experiments of the table left out because the mode has no recipe for them (quick
+	// mode covers a few widths only).
+	Omitted []string
 }
 
 // Spec describes a grid: either a table of the paper or a list of experiments, with their seeds.
 type Spec struct {
-	// Table is a table label (experiment.Tables); exclusive with Experiments.
+	// Table is a table or figure label (experiment.Tables; loosely written labels such as "3" or "A.7" are
+	// accepted, see experiment.ParseLabel); exclusive with Experiments.
 	Table string
 	// Experiments are experiment IDs; exclusive with Table.
 	Experiments []string
-	// Seeds, when not empty, replace each experiment's own seeds (Experiment.Seeds).
+	// Seeds, when not empty, replace each experiment's own seeds for the mode (Experiment.SeedsFor).
 	Seeds []int64
 	// Mode is the schedule of every run.
 	Mode experiment.Mode
@@ -65,8 +70,10 @@ type Spec struct {
 // reservedTrainFlags are set by the sweep for each run and cannot be passed as extra flags.
 var reservedTrainFlags = []string{"experiment", "mode", "seed", "out", "resume"}
 
-// NewGrid expands a Spec into its runs. Unknown tables, experiments or modes, duplicate experiments or
-// extra flags that the sweep sets itself are errors.
+// NewGrid expands a Spec into its runs. Experiments of a table that have no recipe in the mode are left
+// out (Grid.Omitted); a table left with none, unknown tables, experiments or modes, a listed experiment
+// without a recipe in the mode, duplicate experiments and extra flags that the sweep sets itself are
+// errors.
 func NewGrid(s Spec) (*Grid, error) {
 	if (s.Table == "") == (len(s.Experiments) == 0) {
 		return nil, errors.New("give either a table or a list of experiments")
@@ -105,20 +112,26 @@ func NewGrid(s Spec) (*Grid, error) {
 	}
 	g := &Grid{Root: root, Mode: s.Mode, TrainArgs: append([]string(nil), s.TrainArgs...)}
 	for _, e := range exps {
+		if _, err := e.Recipe(s.Mode); err != nil {
+			if s.Table != "" {
+				g.Omitted = append(g.Omitted, e.ID)
+				continue
+			}
+			return nil, err
+		}
 		seeds := s.Seeds
 		if len(seeds) == 0 {
-			seeds = e.Seeds
+			seeds = e.SeedsFor(s.Mode)
 		}
 		if len(seeds) == 0 {
-			return nil, fmt.Errorf("experiment %s has no seeds of its own: give them", e.ID)
+			return nil, fmt.Errorf("experiment %s has no seeds of its own in %s mode: give them", e.ID, s.Mode)
 		}
 		for _, seed := range seeds {
-			// The configuration is built here only to report an invalid cell before anything runs.
-			if _, err := e.Config(s.Mode, seed); err != nil {
-				return nil, fmt.Errorf("experiment %s, mode %s, seed %d: %w", e.ID, s.Mode, seed, err)
-			}
 			g.Runs = append(g.Runs, Run{Experiment: e.ID, Seed: seed, Dir: experiment.RunDir(root, e.ID, seed)})
 		}
+	}
+	if len(g.Runs) == 0 {
+		return nil, fmt.Errorf("%s has no experiment with a %s-mode recipe", s.Table, s.Mode)
 	}
 	return g, nil
 }

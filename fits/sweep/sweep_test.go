@@ -41,40 +41,67 @@ func TestParseSeeds(t *testing.T) {
 	}
 }
 
-// firstTable returns a table of the catalogue and its experiments.
+// testTable is the table the tests sweep: the SSC ablation, whose quick stand-ins (W = 512 only) train on
+// the embedded synthetic task.
+const testTable = "Table 3"
+
+// firstTable returns testTable and its experiments that have a quick recipe.
 func firstTable(t *testing.T) (string, []experiment.Experiment) {
 	t.Helper()
-	tables := experiment.Tables()
-	if len(tables) == 0 {
-		t.Fatal("the experiment catalogue has no tables")
+	all, err := experiment.ForTable(testTable)
+	if err != nil {
+		t.Fatal(err)
 	}
-	exps, err := experiment.ForTable(tables[0])
-	if err != nil || len(exps) == 0 {
-		t.Fatalf("ForTable(%q) = %v, %v", tables[0], exps, err)
+	var exps []experiment.Experiment
+	for _, e := range all {
+		if e.HasQuick() {
+			exps = append(exps, e)
+		}
 	}
-	return tables[0], exps
+	if len(exps) < 2 || len(exps) == len(all) {
+		t.Fatalf("%s has %d experiments, %d with a quick recipe: the tests need some of each", testTable, len(all), len(exps))
+	}
+	return testTable, exps
 }
 
 func TestNewGridTable(t *testing.T) {
 	label, exps := firstTable(t)
 	root := t.TempDir()
-	g, err := NewGrid(Spec{Table: label, Mode: experiment.Quick, Root: root})
+	g, err := NewGrid(Spec{Table: "3", Mode: experiment.Quick, Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The experiments of the table in order, each with its own seeds.
+	// The experiments of the table with a quick recipe, in order, each with its own quick seeds; the
+	// others are omitted.
 	var want []Run
 	for _, e := range exps {
-		for _, s := range e.Seeds {
+		for _, s := range e.SeedsFor(experiment.Quick) {
 			want = append(want, Run{Experiment: e.ID, Seed: s, Dir: experiment.RunDir(root, e.ID, s)})
 		}
 	}
 	if !slices.Equal(g.Runs, want) {
 		t.Fatalf("runs\n%v\nwant\n%v", g.Runs, want)
 	}
+	all, _ := experiment.ForTable(label)
+	if len(g.Omitted) != len(all)-len(exps) || slices.Contains(g.Omitted, exps[0].ID) {
+		t.Errorf("omitted %v", g.Omitted)
+	}
 	tables, err := g.Tables()
 	if err != nil || !slices.Contains(tables, label) {
 		t.Errorf("Tables() = %v, %v; want it to contain %q", tables, err, label)
+	}
+
+	// Full mode: every experiment, the paper's seeds.
+	g, err = NewGrid(Spec{Table: label, Mode: experiment.Full, Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range all {
+		n += len(e.Seeds)
+	}
+	if len(g.Runs) != n || len(g.Omitted) != 0 {
+		t.Errorf("full mode: %d runs, omitted %v; want %d runs", len(g.Runs), g.Omitted, n)
 	}
 
 	// Explicit seeds replace each experiment's own.
@@ -127,6 +154,7 @@ func TestNewGridErrors(t *testing.T) {
 		{"unknown experiment", Spec{Experiments: []string{"no/such"}, Mode: experiment.Quick, Root: root}, "no/such"},
 		{"duplicate", Spec{Experiments: []string{id, id}, Mode: experiment.Quick, Root: root}, "twice"},
 		{"bad mode", Spec{Table: label, Mode: "slow", Root: root}, "slow"},
+		{"no quick recipe", Spec{Experiments: []string{noQuick(t)}, Mode: experiment.Quick, Root: root}, "quick"},
 		{"reserved flag", Spec{Table: label, Mode: experiment.Quick, Root: root, TrainArgs: []string{"--seed=3"}}, "--seed"},
 		{"reserved flag, one dash", Spec{Table: label, Mode: experiment.Quick, Root: root, TrainArgs: []string{"-out=x"}}, "--out"},
 		{"resume", Spec{Table: label, Mode: experiment.Quick, Root: root, TrainArgs: []string{"--resume"}}, "--resume"},
@@ -141,18 +169,16 @@ func TestNewGridErrors(t *testing.T) {
 	}
 }
 
-func TestTableFileBase(t *testing.T) {
-	for in, want := range map[string]string{
-		"A.5":       "table-A.5",
-		"Table 3":   "table-3",
-		"table A.7": "table-A.7",
-		"SHD*/SSC":  "table-SHD--SSC",
-		"stub":      "table-stub",
-	} {
-		if got := TableFileBase(in); got != want {
-			t.Errorf("TableFileBase(%q) = %q, want %q", in, got, want)
+// noQuick returns an experiment of testTable without a quick recipe.
+func noQuick(t *testing.T) string {
+	all, _ := experiment.ForTable(testTable)
+	for _, e := range all {
+		if !e.HasQuick() {
+			return e.ID
 		}
 	}
+	t.Fatal("no experiment without a quick recipe")
+	return ""
 }
 
 func ExampleParseSeeds() {
