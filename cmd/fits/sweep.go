@@ -92,9 +92,8 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badInput("%v", err)
 	}
-	if len(g.Omitted) > 0 && !*asJSON {
-		fmt.Fprintf(stderr, "%d experiments of %s have no %s-mode recipe and are left out: %s\n", len(g.Omitted),
-			*table, m, strings.Join(g.Omitted, ", "))
+	if !*asJSON {
+		sweepNotes(stderr, g, *table, extra)
 	}
 	switch {
 	case *dryRun:
@@ -117,6 +116,25 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		return sweepCollect(g, *table, *asJSON, stdout)
 	}
 	return sweepLocal(g, *workers, *quiet, *asJSON, stdout, stderr)
+}
+
+// sweepNotes prints on stderr what the grid leaves out and what its quick runs need.
+func sweepNotes(stderr io.Writer, g *sweep.Grid, table string, extra []string) {
+	if len(g.Omitted) > 0 {
+		fmt.Fprintf(stderr, "%s: %d of its experiments have no %s-mode recipe and are left out (see `fits experiments --table=%s`)\n",
+			table, len(g.Omitted), g.Mode, table)
+	}
+	if g.Mode != experiment.Quick || slices.ContainsFunc(extra, func(a string) bool { return strings.HasPrefix(a, "--data-dir") }) {
+		return
+	}
+	seen := map[string]bool{}
+	for _, r := range g.Runs {
+		if e, err := experiment.Lookup(r.Experiment); err == nil && e.QuickFixture != "" && !seen[e.QuickFixture] {
+			seen[e.QuickFixture] = true
+			fmt.Fprintf(stderr, "note: the quick runs of %s read files that `fits data synth --format=%s --out=DIR` writes; pass them with -- --data-dir=DIR\n",
+				r.Experiment, e.QuickFixture)
+		}
+	}
 }
 
 func btoi(b bool) int {
