@@ -82,66 +82,89 @@ func CTDT(runs []*Run) (*CTDTReport, error) {
 	keys, by := groupRuns(runs)
 	rep := &CTDTReport{}
 	for _, k := range keys {
-		type acc struct {
-			n, none    int
-			sum, worst float64
-		}
-		accs := map[string]*acc{}
-		var order []string
-		add := func(cmp string, a, b float64, ok bool) {
-			x, found := accs[cmp]
-			if !found {
-				x = &acc{}
-				accs[cmp] = x
-				order = append(order, cmp)
-			}
-			if !ok || math.IsNaN(a) || math.IsNaN(b) {
-				x.none++
-				return
-			}
-			e := math.Abs(a - b)
-			x.n++
-			x.sum += e
-			x.worst = math.Max(x.worst, e)
-		}
+		var members []CTDTLayers
 		for _, r := range by[k] {
 			layers, err := r.Layers()
 			if err != nil {
 				return nil, fmt.Errorf("run %s: %w", r.Dir, err)
 			}
-			for _, l := range layers {
-				if l.TargetHz == nil {
-					return nil, fmt.Errorf("run %s: model %s has no target frequency", r.Dir, r.Config.Model)
+			members = append(members, CTDTLayers{Dir: r.Dir, Seed: r.Config.Seed, Layers: layers})
+		}
+		g, err := CTDTOf(k, members)
+		if err != nil {
+			return nil, err
+		}
+		rep.Points, rep.Rows = append(rep.Points, g.Points...), append(rep.Rows, g.Rows...)
+	}
+	return rep, nil
+}
+
+// CTDTLayers are the layers of one run (its folder and seed name the points).
+type CTDTLayers struct {
+	Dir    string
+	Seed   int64
+	Layers []Layer
+}
+
+// CTDTOf is CTDT for the layers of the runs of one group, given directly (e.g. with parameters set by
+// hand): their points and the group's rows, labelled with key.
+func CTDTOf(key GroupKey, runs []CTDTLayers) (*CTDTReport, error) {
+	type acc struct {
+		n, none    int
+		sum, worst float64
+	}
+	accs := map[string]*acc{}
+	var order []string
+	add := func(cmp string, a, b float64, ok bool) {
+		x, found := accs[cmp]
+		if !found {
+			x = &acc{}
+			accs[cmp] = x
+			order = append(order, cmp)
+		}
+		if !ok || math.IsNaN(a) || math.IsNaN(b) {
+			x.none++
+			return
+		}
+		e := math.Abs(a - b)
+		x.n++
+		x.sum += e
+		x.worst = math.Max(x.worst, e)
+	}
+	rep := &CTDTReport{}
+	for _, r := range runs {
+		for _, l := range r.Layers {
+			if l.TargetHz == nil {
+				return nil, fmt.Errorf("run %s: layer %s has no target frequency", r.Dir, l.Name)
+			}
+			for i := range l.TargetHz {
+				p, err := ctdtPoint(l, i)
+				if err != nil {
+					return nil, fmt.Errorf("run %s layer %s neuron %d: %w", r.Dir, l.Name, i, err)
 				}
-				for i := range l.TargetHz {
-					p, err := ctdtPoint(l, i)
-					if err != nil {
-						return nil, fmt.Errorf("run %s layer %s neuron %d: %w", r.Dir, l.Name, i, err)
-					}
-					p.Dir, p.Seed = r.Dir, r.Config.Seed
-					p.Values = Floats{p.CTHz, p.RealizedHz, p.ClosedFormHz, p.ClosedLoopHz}
-					rep.Points = append(rep.Points, p)
-					ok := !math.IsNaN(p.RealizedHz)
-					if l.Neuron.DTExact {
-						add(CompareDTExact, p.LearnedHz, p.RealizedHz, ok)
-					} else {
-						add(CompareCT, p.CTHz, p.RealizedHz, ok)
-					}
-					add(CompareClosedForm, p.ClosedFormHz, p.RealizedHz, ok)
-					if l.Neuron.Kind == neuron.FSTS {
-						add(CompareClosedLoop, p.ClosedLoopHz, p.RealizedHz, ok)
-					}
+				p.Dir, p.Seed = r.Dir, r.Seed
+				p.Values = Floats{p.CTHz, p.RealizedHz, p.ClosedFormHz, p.ClosedLoopHz}
+				rep.Points = append(rep.Points, p)
+				ok := !math.IsNaN(p.RealizedHz)
+				if l.Neuron.DTExact {
+					add(CompareDTExact, p.LearnedHz, p.RealizedHz, ok)
+				} else {
+					add(CompareCT, p.CTHz, p.RealizedHz, ok)
+				}
+				add(CompareClosedForm, p.ClosedFormHz, p.RealizedHz, ok)
+				if l.Neuron.Kind == neuron.FSTS {
+					add(CompareClosedLoop, p.ClosedLoopHz, p.RealizedHz, ok)
 				}
 			}
 		}
-		for _, cmp := range order {
-			a := accs[cmp]
-			row := CTDTRow{Key: k, Comparison: cmp, N: a.n, NoTarget: a.none}
-			if a.n > 0 {
-				row.MAEHz, row.MaxHz = a.sum/float64(a.n), a.worst
-			}
-			rep.Rows = append(rep.Rows, row)
+	}
+	for _, cmp := range order {
+		a := accs[cmp]
+		row := CTDTRow{Key: key, Comparison: cmp, N: a.n, NoTarget: a.none}
+		if a.n > 0 {
+			row.MAEHz, row.MaxHz = a.sum/float64(a.n), a.worst
 		}
+		rep.Rows = append(rep.Rows, row)
 	}
 	return rep, nil
 }

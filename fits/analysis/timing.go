@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -50,7 +51,7 @@ func TrainingTimes(dirs []string) (*TrainingTimeReport, error) {
 	for _, dir := range dirs {
 		res, err := train.ReadResult(dir)
 		if err != nil {
-			if os.IsNotExist(err) {
+			if errors.Is(err, os.ErrNotExist) {
 				unfinished = append(unfinished, dir)
 				continue
 			}
