@@ -489,6 +489,7 @@ func TestDelayShifts(t *testing.T) {
 	const p = 3 // 46.875 Hz
 	w := 2 * math.Pi * g.FrequencyHz[p] * 0.004
 	var ts, cl []float64
+	unstable := 0
 	for _, r := range rs {
 		layers, _ := r.Layers()
 		l := layers[1]
@@ -500,11 +501,17 @@ func TestDelayShifts(t *testing.T) {
 			g := theory.TS{Beta: []float64{l.Beta[0][i]}, Lambda: []float64{l.Lambda[0][i]}}
 			ts = append(ts, g.GroupDelay(w))
 			cl = append(cl, theory.ClosedLoop{FS: fs, TS: g}.GroupDelay(w)-fs.GroupDelay(w))
+			if !(theory.ClosedLoop{FS: fs, TS: g}).Stable() {
+				unstable++
+			}
 		}
 	}
 	l := g.Layers[1]
 	if m, _ := MeanStd(ts); math.Abs(l.TS.Mean[p]-m) > 1e-12 || l.Neurons != 12 || l.MsPerSample != 4 {
 		t.Errorf("TS shift at %g Hz: %g, want %g (%d neurons)", g.FrequencyHz[p], l.TS.Mean[p], m, l.Neurons)
+	}
+	if l.Unstable != unstable {
+		t.Errorf("%d unstable closed loops, want %d", l.Unstable, unstable)
 	}
 	if m, _ := MeanStd(cl); math.Abs(l.ClosedLoop.Mean[p]-m) > 1e-12 {
 		t.Errorf("closed-loop shift at %g Hz: %g, want %g", g.FrequencyHz[p], l.ClosedLoop.Mean[p], m)

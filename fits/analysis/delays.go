@@ -36,7 +36,8 @@ import (
 //
 // The closed loop is not guaranteed stable for every learned (β, λ) (see fits/neuron's package
 // documentation); its group delay is then still the frequency response's, but not a delay of a decaying
-// response.
+// response. LayerDelays.Unstable counts those neurons (theory.ClosedLoop.Stable); they stay in the
+// curves.
 
 // DelayReference selects what Δτ is measured against (see above).
 type DelayReference string
@@ -83,6 +84,9 @@ type LayerDelays struct {
 	// their response is undefined at some grid frequency (a zero of H on the unit circle).
 	Neurons int `json:"neurons"`
 	Skipped int `json:"skipped,omitempty"`
+	// Unstable is the number of pooled neurons whose learned closed loop has a pole on or outside the
+	// unit circle.
+	Unstable int `json:"unstable"`
 	// MsPerSample converts the curves' samples to milliseconds (Δt in ms).
 	MsPerSample float64 `json:"ms_per_sample"`
 	// TS and ClosedLoop are Δτ_TS(ω) and Δτ_CL(ω) in samples.
@@ -133,7 +137,10 @@ func DelayShifts(runs []*Run, opts DelayOptions) (*DelayReport, error) {
 	for _, k := range keys {
 		g := DelayGroup{Key: k}
 		// perLayer[l][seed] holds [neuron][point] shifts for TS and the closed loop.
-		type curves struct{ ts, cl [][]float64 }
+		type curves struct {
+			ts, cl   [][]float64
+			unstable []bool
+		}
 		var perLayer [][]curves
 		var layerInfo []Layer
 		dt := 0.0
@@ -168,11 +175,11 @@ func DelayShifts(runs []*Run, opts DelayOptions) (*DelayReport, error) {
 				}
 				var c curves
 				for i := range l.Neurons {
-					ts, cl, err := neuronDelayShifts(l, i, g.FrequencyHz, ref)
+					ts, cl, stable, err := neuronDelayShifts(l, i, g.FrequencyHz, ref)
 					if err != nil {
 						return nil, fmt.Errorf("run %s layer %s neuron %d: %w", r.Dir, l.Name, i, err)
 					}
-					c.ts, c.cl = append(c.ts, ts), append(c.cl, cl)
+					c.ts, c.cl, c.unstable = append(c.ts, ts), append(c.cl, cl), append(c.unstable, !stable)
 				}
 				perLayer[li] = append(perLayer[li], c)
 			}
@@ -188,6 +195,9 @@ func DelayShifts(runs []*Run, opts DelayOptions) (*DelayReport, error) {
 					if finiteAll(c.ts[i]) && finiteAll(c.cl[i]) {
 						tsKept, clKept = append(tsKept, c.ts[i]), append(clKept, c.cl[i])
 						kept++
+						if c.unstable[i] {
+							ld.Unstable++
+						}
 					} else {
 						ld.Skipped++
 					}
@@ -206,11 +216,11 @@ func DelayShifts(runs []*Run, opts DelayOptions) (*DelayReport, error) {
 }
 
 // neuronDelayShifts returns Δτ_TS and Δτ_CL in samples of parameter set i of layer l at the
-// frequencies fHz.
-func neuronDelayShifts(l Layer, i int, fHz []float64, ref DelayReference) (ts, cl []float64, err error) {
+// frequencies fHz, and whether its learned closed loop is stable.
+func neuronDelayShifts(l Layer, i int, fHz []float64, ref DelayReference) (ts, cl []float64, stable bool, err error) {
 	fs, err := FSModule(l.Neuron, l.TargetHz[i])
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	learned := learnedTS(l, i)
 	loop := theory.ClosedLoop{FS: fs, TS: learned}
@@ -229,7 +239,7 @@ func neuronDelayShifts(l Layer, i int, fHz []float64, ref DelayReference) (ts, c
 		}
 		cl[p] = loop.GroupDelay(w) - loopRef.GroupDelay(w)
 	}
-	return ts, cl, nil
+	return ts, cl, loop.Stable(), nil
 }
 
 func finiteAll(v []float64) bool {
@@ -286,12 +296,12 @@ func summarizeCurves(all, seeds [][]float64, points int) DelayCurves {
 // Summary returns one row per group and layer: the frequency of the largest mean |Δτ| and its value,
 // for the TS module alone and the closed loop, in samples and milliseconds.
 func (r *DelayReport) Summary() Table {
-	t := Table{Header: []string{"group", "layer", "seeds", "neurons", "ts_peak_hz", "ts_peak_mean_samples", "ts_peak_mean_ms",
+	t := Table{Header: []string{"group", "layer", "seeds", "neurons", "unstable", "ts_peak_hz", "ts_peak_mean_samples", "ts_peak_mean_ms",
 		"cl_peak_hz", "cl_peak_mean_samples", "cl_peak_mean_ms"}}
 	for _, g := range r.Groups {
 		for _, l := range g.Layers {
 			pt, pc := argMaxAbs(l.TS.Mean), argMaxAbs(l.ClosedLoop.Mean)
-			row := []string{g.Key.String(), l.Name, itoa(len(g.Seeds)), itoa(l.Neurons)}
+			row := []string{g.Key.String(), l.Name, itoa(len(g.Seeds)), itoa(l.Neurons), itoa(l.Unstable)}
 			for _, x := range []struct {
 				p int
 				c DelayCurves
