@@ -173,7 +173,8 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 	}
 
 	opts := analysis.Options{DataDir: *dataDir}
-	if slices.Contains(info.flags, "backend") && (what == "perturb" || *evaluate || *backend != "") {
+	if slices.Contains(info.flags, "backend") {
+		// perturb evaluates checkpoints; energy may, where a run did not record its selected epoch's rates.
 		b, err := openBackend(*backend)
 		if err != nil {
 			return err

@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/fits-snn/fits/fits/analysis"
+	"github.com/fits-snn/fits/fits/bench"
 	"github.com/fits-snn/fits/fits/paper"
 	"github.com/fits-snn/fits/fits/train"
 	"github.com/fits-snn/fits/xla"
-	"github.com/fits-snn/fits/xla/bench"
 )
 
 // analyzeRun trains a tiny FS+TS run (one epoch of 16 examples of the small synthetic task) into a

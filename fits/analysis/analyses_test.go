@@ -11,7 +11,8 @@ import (
 	"testing"
 
 	"github.com/fits-snn/fits/data"
-	_ "github.com/fits-snn/fits/data/dvs" // registers "dvsgesture", the name of the convolutional runs
+	_ "github.com/fits-snn/fits/data/dvs"   // registers "dvsgesture", the name of the convolutional runs
+	_ "github.com/fits-snn/fits/data/synth" // registers "synthetic", the dataset of the feedforward runs
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/theory"
 	"github.com/fits-snn/fits/fits/train"

@@ -55,9 +55,10 @@ import (
 // the input's event rate, which the paper does not list.
 //
 // Firing rates are those of the selected checkpoint on the validation split (the protocol's selection
-// split: validation, or test under best-test): the rates train records for the selected epoch
-// (train.Epoch.EvalFiringRates of Result.BestEpoch, measured without dropout on that split) when the run
-// has them; otherwise the latest checkpoint is evaluated (train.EvaluateWith) and its rates used.
+// split: validation, or test where the protocol has none): the rates train records for the selected
+// epoch (train.Epoch.EvalFiringRates of Result.BestEpoch, measured without dropout on that split, the
+// same as Result.FiringRates) when the run has them; otherwise the latest checkpoint is evaluated
+// (train.EvaluateWith) and its rates used. The input's event rate is measured on the same split.
 
 // Energy per operation at 45 nm (Horowitz 2014), in pJ.
 const (
@@ -180,17 +181,17 @@ func (r *Run) Energy(opts EnergyOptions) (*RunEnergy, error) {
 	if err != nil {
 		return nil, err
 	}
-	rates, source, err := r.selectedRates(opts.Evaluate)
+	inSet, split, err := r.rateSet()
+	if err != nil {
+		return nil, err
+	}
+	rates, source, err := r.selectedRates(opts.Evaluate, split)
 	if err != nil {
 		return nil, err
 	}
 	spiking := lay.Spiking()
 	if len(rates) != len(spiking) {
 		return nil, fmt.Errorf("%d firing rates for %d spiking layers", len(rates), len(spiking))
-	}
-	inSet, err := r.rateSet()
-	if err != nil {
-		return nil, err
 	}
 	inRate, inSpikes := InputRate(inSet)
 	return layoutEnergy(lay, r.Config.Kind(), r.Config.M, inRate, inSpikes, rates, r.Dir, r.Config.Seed, source), nil
@@ -256,21 +257,26 @@ func InputRate(s *data.Set) (rate float64, spikes bool) {
 	return sum / float64(len(s.Inputs)), spikes
 }
 
-// rateSet returns the split the firing rates are measured on: validation, or test under best-test.
-func (r *Run) rateSet() (*data.Set, error) {
-	if r.Config.Protocol == train.BestTest {
-		return r.Set(SplitTest)
+// rateSet returns the split the firing rates are measured on, the protocol's selection split: validation,
+// or test where the protocol has no validation split (best-test, final-epoch).
+func (r *Run) rateSet() (*data.Set, string, error) {
+	ds, err := r.Dataset()
+	if err != nil {
+		return nil, "", err
 	}
-	return r.Set(SplitVal)
+	_, val, test, err := train.ProtocolSplits(r.Config.Protocol, ds)
+	if err != nil {
+		return nil, "", err
+	}
+	if val != nil {
+		return val, "validation split", nil
+	}
+	return test, fmt.Sprintf("test split (%s has no validation split)", r.Config.Protocol), nil
 }
 
 // selectedRates returns the hidden layers' firing rates of the selected checkpoint on the selection split
 // and where they come from.
-func (r *Run) selectedRates(evaluate bool) ([]float64, string, error) {
-	split := "validation split"
-	if r.Config.Protocol == train.BestTest {
-		split = "test split (best-test has no validation split)"
-	}
+func (r *Run) selectedRates(evaluate bool, split string) ([]float64, string, error) {
 	if !evaluate {
 		best := 0
 		if r.Result != nil {
@@ -285,7 +291,7 @@ func (r *Run) selectedRates(evaluate bool) ([]float64, string, error) {
 		return nil, "", err
 	}
 	rates := ev.ValFiringRates
-	if r.Config.Protocol == train.BestTest {
+	if rates == nil {
 		rates = ev.FiringRates
 	}
 	return rates, fmt.Sprintf("evaluated at the latest checkpoint, epoch %d, on the %s", ev.Epoch, split), nil

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/fits/model"
@@ -67,11 +68,11 @@ func (l *Layout) Spiking() []Block {
 	return out
 }
 
-// Layout returns the architecture of the run's network. It follows train.NewNetwork: for the
-// feedforward network, model.DefaultConfig's number of layers with the neuron constants of
-// train.NeuronConfig; for event frames, model.DefaultConvConfig with the dataset's time bin and the
-// run's width as the fully connected block. Where the checkpoint holds the DT-exact target variable
-// (neuron.VarOmegaStarDT) instead of Ω*, the layer's configuration has DTExact set.
+// Layout returns the architecture of the run's network: the blocks of the model.Net that
+// train.NewNetwork builds for the run's configuration and dataset, with the kernel and pooling sizes of
+// model.DefaultConvConfig (which train.NewNetwork uses) for convolutional blocks. Where the checkpoint
+// holds the DT-exact target variable (neuron.VarOmegaStarDT) instead of Ω*, the layer's configuration
+// has DTExact set.
 func (r *Run) Layout() (*Layout, error) {
 	ds, err := r.Dataset()
 	if err != nil {
@@ -83,59 +84,45 @@ func (r *Run) Layout() (*Layout, error) {
 // layoutOf returns the layout of cfg's network on ds; ctx, when not nil, is a context holding the
 // run's variables, read to detect DT-exact layers.
 func layoutOf(cfg train.Config, ds *data.Dataset, ctx *context.Context) (*Layout, error) {
-	kind := cfg.Kind()
+	network, err := train.NewNetwork(cfg, ds)
+	if err != nil {
+		return nil, err
+	}
+	net := network.Net
 	set := ds.Train
 	l := &Layout{Input: set.Shape()[1:], T: set.T, Dt: ds.Dt}
-	withNeuron := func(name string, n neuron.Config) *neuron.Config {
+	conv := model.DefaultConvConfig(cfg.Kind(), cfg.M)
+	var in []int // the current block's input per step
+	if fs := set.FeatureShape; len(fs) == 3 {
+		l.Convolutional = true
+		in = []int{fs[1], fs[2], fs[0]} // channels last, as the convolution sees them
+	} else {
+		in = []int{set.F}
+	}
+	for _, nb := range net.Blocks {
+		n := nb.Neuron
 		if ctx != nil && n.Kind.HasTargetFrequency() {
-			scope := ctx.In(train.ModelScope).In(name).In("neuron").Scope()
+			scope := ctx.In(train.ModelScope).In(nb.Scope).In("neuron").Scope()
 			if ctx.GetVariableByScopeAndName(scope, neuron.VarOmegaStarDT) != nil &&
 				ctx.GetVariableByScopeAndName(scope, neuron.VarOmegaStar) == nil {
 				n.DTExact = true
 			}
 		}
-		return &n
-	}
-	if fs := set.FeatureShape; len(fs) == 3 {
-		l.Convolutional = true
-		c := model.DefaultConvConfig(kind, cfg.M)
-		c.Neuron.Dt = ds.Dt
-		c.Hidden, c.Classes = cfg.Width, ds.Classes
-		if err := c.Validate(); err != nil {
-			return nil, err
-		}
-		in := []int{fs[1], fs[2], fs[0]} // channels last, as model.Conv transposes them
-		for i, ch := range c.Channels {
-			if in[0]%c.Pool != 0 || in[1]%c.Pool != 0 {
-				return nil, fmt.Errorf("conv block %d: input %dx%d not divisible by pool %d", i, in[0], in[1], c.Pool)
+		b := Block{Name: nb.Scope, Kind: Dense, In: in, Out: slices.Clone(nb.OutDims), Neuron: &n}
+		if len(nb.OutDims) == 3 {
+			b.Kind, b.Kernel, b.Pool = Conv, conv.Kernel, conv.Pool
+			if len(in) != 3 || in[0] != b.Out[0]*b.Pool || in[1] != b.Out[1]*b.Pool {
+				return nil, fmt.Errorf("block %s: input %v and output %v do not match a pooling of %d", nb.Scope, in, b.Out, b.Pool)
 			}
-			n := c.Neuron
-			n.ChannelShared = true
-			name := fmt.Sprintf("conv_%d", i)
-			out := []int{in[0] / c.Pool, in[1] / c.Pool, ch}
-			l.Blocks = append(l.Blocks, Block{Name: name, Kind: Conv, In: in, Out: out, Kernel: c.Kernel, Pool: c.Pool,
-				Neuron: withNeuron(name, n)})
-			in = out
+		} else {
+			b.In = []int{size(in)} // the dense map sees the features flattened
 		}
-		n := c.Neuron
-		n.ChannelShared = false
-		l.Blocks = append(l.Blocks,
-			Block{Name: "fc", Kind: Dense, In: []int{in[0] * in[1] * in[2]}, Out: []int{c.Hidden}, Neuron: withNeuron("fc", n)},
-			Block{Name: "readout", Kind: Dense, In: []int{c.Hidden}, Out: []int{ds.Classes}})
-		return l, nil
+		l.Blocks = append(l.Blocks, b)
+		in = b.Out
 	}
-	n, err := train.NeuronConfig(kind, cfg.M, ds)
-	if err != nil {
-		return nil, err
+	if net.Classes > 0 {
+		l.Blocks = append(l.Blocks, Block{Name: model.ReadoutScope, Kind: Dense, In: []int{size(in)}, Out: []int{net.Classes}})
 	}
-	mc := model.DefaultConfig(kind, cfg.M, cfg.Width, ds.Classes)
-	in := set.F
-	for i := range mc.Layers {
-		name := fmt.Sprintf("hidden_%d", i)
-		l.Blocks = append(l.Blocks, Block{Name: name, Kind: Dense, In: []int{in}, Out: []int{cfg.Width}, Neuron: withNeuron(name, n)})
-		in = cfg.Width
-	}
-	l.Blocks = append(l.Blocks, Block{Name: "readout", Kind: Dense, In: []int{in}, Out: []int{ds.Classes}})
 	return l, nil
 }
 
