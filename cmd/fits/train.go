@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/train"
 )
 
@@ -33,7 +34,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	f := trainFlags{cfg: d}
 	fs := newFlagSet("train", stderr)
 	fs.StringVar(&f.cfg.Dataset, "dataset", d.Dataset, "dataset name (see `fits data list`; synthetic is embedded)")
-	fs.StringVar(&f.cfg.Model, "model", d.Model, "neuron of the hidden layers: lif, adaptlif, fs-frozen, fs, fsts")
+	fs.StringVar(&f.cfg.Model, "model", d.Model, "neuron kind of the hidden layers: "+strings.Join(neuron.KindNames(), ", "))
 	fs.IntVar(&f.cfg.M, "m", d.M, "TS cascade order M (fsts: >= 1; other models: 0)")
 	fs.IntVar(&f.cfg.Width, "width", d.Width, "neurons per hidden layer")
 	fs.IntVar(&f.cfg.Epochs, "epochs", d.Epochs, "training epochs")

@@ -29,7 +29,7 @@ type Layer struct {
 	TargetHz []float64
 	// Beta and Lambda are the TS coefficients β = tanh(β̂) ∈ (−1, 1) and λ = σ(λ̂) ∈ (0, 1), indexed
 	// [stage][neuron], stage m−1 holding stage m of the cascade (neuron.TSCoefficients). Nil unless the
-	// kind is FSTS.
+	// kind has the TS module (FSTS).
 	Beta, Lambda [][]float64
 }
 
@@ -64,7 +64,7 @@ func (r *Run) Layers() ([]Layer, error) {
 				return nil, fmt.Errorf("layer %d: %w", i, err)
 			}
 		}
-		if kind == neuron.FSTS {
+		if kind.HasTS() {
 			if l.Beta, l.Lambda, err = neuron.TSCoefficients(ctx, ncfg); err != nil {
 				return nil, fmt.Errorf("layer %d: %w", i, err)
 			}
