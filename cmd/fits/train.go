@@ -44,7 +44,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.seed, "seed", fmt.Sprint(d.Seed), "random seed (initialization, example order, dropout)")
 	fs.StringVar(&f.protocol, "protocol", string(d.Protocol), "model selection: best-test, val-split, official-val")
 	fs.StringVar(&f.cfg.Readout, "readout", d.Readout, "classifier readout: mean, li-max, li-mean")
-	fs.StringVar(&f.cfg.Executor, "executor", train.ExecutorUnrolled, "training step: unrolled (one graph) or chunked (feedforward, mean readout, no dropout; far less memory on long sequences)")
+	fs.StringVar(&f.cfg.Executor, "executor", train.ExecutorChunked, "training engine: chunked (default: the recurrence in chunks of --chunk steps), stepwise (one step per call) or unrolled (one graph; the test oracle, slow to compile on long sequences)")
+	fs.IntVar(&f.cfg.Chunk, "chunk", 0, "time steps per call of the chunked engine (0: the largest divisor of T that is at most 25)")
 	fs.StringVar(&f.out, "out", "", "run directory for checkpoints and result.json (default runs/DATASET-MODEL-mM-wW-sSEED)")
 	fs.BoolVar(&f.resume, "resume", false, "continue the run in --out from its latest checkpoint (its saved configuration wins)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as one JSON object on stdout")
@@ -73,7 +74,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := train.Options{Dir: out, Resume: f.resume, Backend: b, DataDir: f.dataDir}
+	opts := train.Options{Dir: out, Resume: f.resume, Backend: b, BackendName: backendName(), DataDir: f.dataDir}
 	if !f.quiet {
 		opts.Progress = train.TerminalProgress(stderr)
 	}

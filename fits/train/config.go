@@ -23,9 +23,9 @@ import (
 	"strings"
 
 	"github.com/fits-snn/fits/data"
-	_ "github.com/fits-snn/fits/data/synth" // registers the embedded default dataset, "synthetic"
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/fits/step"
 	"github.com/fits-snn/fits/fits/theory"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 )
@@ -103,22 +103,27 @@ type Config struct {
 	Protocol Protocol `json:"protocol"`
 	// Readout is the classifier's readout (model.Readouts); "" means the model's default.
 	Readout string `json:"readout,omitempty"`
-	// Executor is how a training step computes its gradients (Executors): "" or "unrolled" builds the
-	// whole step as one graph with the time recurrence unrolled; "chunked" runs each hidden layer's
-	// recurrence in chunks of steps called from Go, with a backward pass that recomputes each chunk
-	// (feedforward networks with the mean readout and no dropout only). Both give the same loss and
-	// updates up to float32 rounding.
+	// Executor is the engine that computes a training step's gradients and evaluates (package fits/step):
+	// "" or "chunked" (the default: each hidden layer's recurrence in chunks of Chunk steps called from Go,
+	// with a backward pass that recomputes each chunk), "stepwise" (chunks of one step) or "unrolled" (the
+	// whole step as one graph with the time recurrence unrolled; the oracle of the tests, slow to compile
+	// on long sequences). All give the same loss and updates up to float32 rounding, for every model,
+	// readout and dropout.
 	Executor string `json:"executor,omitempty"`
+	// Chunk is the chunked engine's number of time steps per call; 0 means step.DefaultChunk(T) (the
+	// largest divisor of T that is at most 25). It must divide T.
+	Chunk int `json:"chunk,omitempty"`
 }
 
-// Executor names (Config.Executor).
+// Executor names (Config.Executor): the engines of package fits/step.
 const (
-	ExecutorUnrolled = "unrolled"
-	ExecutorChunked  = "chunked"
+	ExecutorChunked  = step.Chunked
+	ExecutorStepwise = step.Stepwise
+	ExecutorUnrolled = step.Unrolled
 )
 
-// Executors lists the valid executor names.
-func Executors() []string { return []string{ExecutorUnrolled, ExecutorChunked} }
+// Executors lists the valid executor names, the default first.
+func Executors() []string { return step.Names() }
 
 // DefaultConfig returns the paper's recipe (100 epochs, batch 128) with the defaults of this toolkit for
 // the embedded synthetic task: FS neurons, width 64, learning rate 5e-3, no dropout, seed 1, best-test.
@@ -173,17 +178,11 @@ func (c Config) Validate() error {
 	case c.TrainLimit < 0 || c.TestLimit < 0:
 		return fmt.Errorf("train and test limits must be >= 0 (0 means all), got %d and %d", c.TrainLimit, c.TestLimit)
 	}
-	switch c.Executor {
-	case "", ExecutorUnrolled:
-	case ExecutorChunked:
-		if c.Readout != "" && c.Readout != string(model.ReadoutMean) {
-			return fmt.Errorf("executor chunked supports only the mean readout, got %q", c.Readout)
-		}
-		if c.Dropout != 0 {
-			return fmt.Errorf("executor chunked does not support dropout (got %g; use --dropout=0 or --executor=unrolled)", c.Dropout)
-		}
-	default:
+	if c.Executor != "" && !contains(Executors(), c.Executor) {
 		return fmt.Errorf("unknown executor %q (valid: %s)", c.Executor, strings.Join(Executors(), ", "))
+	}
+	if c.Chunk < 0 {
+		return fmt.Errorf("chunk must be >= 0 (0 means the default), got %d", c.Chunk)
 	}
 	return nil
 }
@@ -221,6 +220,7 @@ const (
 	ParamProtocol = "protocol"
 	ParamReadout  = "readout"
 	ParamExecutor = "executor"
+	ParamChunk    = "chunk"
 )
 
 // SetParams stores the configuration as hyperparameters of ctx.
@@ -241,6 +241,7 @@ func (c Config) SetParams(ctx *context.Context) {
 		ParamProtocol: string(c.Protocol),
 		ParamReadout:  c.Readout,
 		ParamExecutor: c.Executor,
+		ParamChunk:    c.Chunk,
 	})
 }
 
@@ -263,6 +264,7 @@ func ConfigFromContext(ctx *context.Context) Config {
 		Protocol:   Protocol(context.GetParamOr(ctx, ParamProtocol, string(d.Protocol))),
 		Readout:    context.GetParamOr(ctx, ParamReadout, d.Readout),
 		Executor:   context.GetParamOr(ctx, ParamExecutor, d.Executor),
+		Chunk:      context.GetParamOr(ctx, ParamChunk, d.Chunk),
 	}
 }
 

@@ -71,10 +71,11 @@ func Evaluate(dir string, opts Options) (*EvalResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := newRunner(cfg, ds, sp, net, ctx, b)
+	r, err := newRunner(cfg, sp, net, ctx, b)
 	if err != nil {
 		return nil, err
 	}
+	defer r.close()
 	res := &EvalResult{
 		Dataset: cfg.Dataset, Model: cfg.Model, M: cfg.M, Width: cfg.Width, Seed: cfg.Seed,
 		Checkpoint: dir, Epoch: len(history), Protocol: cfg.Protocol, Backend: backendName,

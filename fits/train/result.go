@@ -58,9 +58,12 @@ type Result struct {
 	FinalTestAcc float64 `json:"final_test_acc"`
 	// Epochs are the per-epoch curves.
 	Epochs []Epoch `json:"epochs"`
-	// FiringRates are the hidden layers' mean spikes per neuron per time bin after the last epoch, without
-	// dropout, on the selection split (validation if the protocol has one, else test).
-	FiringRates []float64 `json:"firing_rates"`
+	// FiringRates are the hidden layers' mean spikes per neuron per time bin of the selected checkpoint
+	// (the epoch BestEpoch), without dropout, on the selection split (validation if the protocol has one,
+	// else test): the rates the theoretical energy (Table 4) uses. FinalFiringRates are the same after the
+	// last epoch.
+	FiringRates      []float64 `json:"firing_rates"`
+	FinalFiringRates []float64 `json:"final_firing_rates"`
 	// WallSeconds is the total wall time of the run, summed over resumed segments.
 	WallSeconds float64 `json:"wall_seconds"`
 	// CompileSeconds is the time spent building and compiling the graphs in the last segment.
@@ -95,7 +98,13 @@ func (r *Result) summarize() {
 	if len(r.Epochs) > 0 {
 		last := r.Epochs[len(r.Epochs)-1]
 		r.FinalTestAcc = last.TestAcc
+		r.FinalFiringRates = last.EvalFiringRates
 		r.FiringRates = last.EvalFiringRates
+		for _, e := range r.Epochs {
+			if e.Epoch == r.BestEpoch {
+				r.FiringRates = e.EvalFiringRates
+			}
+		}
 	} else {
 		r.BestTestAcc = 0
 	}
