@@ -1,6 +1,7 @@
 package nb
 
 import (
+	_ "github.com/fits-snn/fits/data/all" // notebooks load every dataset by name
 	"github.com/fits-snn/fits/xla"
 	"github.com/gomlx/gomlx/backends"
 )

@@ -2,7 +2,7 @@ package theory
 
 // ClosedLoop is the subthreshold response of the whole FiTS neuron as Algorithm 1 runs it: the TS
 // module sits inside the FS feedback loop, because the carried state is the mixed voltage,
-// V[k+1] = Ṽ_M[k+1] − S[k+1]V_th (Algorithm 1, Appendix A.4). Without spikes,
+// V[k+1] = Ṽ_M[k+1] − S[k+1]V_th (Algorithm 1, Appendix A.5). Without spikes,
 //
 //	V0[k+1] = μ̄V[k] − ηΔt a[k] + I[k],   a[k+1] = ρ̄a[k] + γΔt V0[k+1],   V = Ṽ_M = G·V0,
 //

@@ -12,7 +12,8 @@
 // Model selection protocols (Section 4.1): best-test reports the best test accuracy over training;
 // val-split holds out 20% of the training set (stratified, fixed seed) as validation and reports the test
 // accuracy at the epoch of best validation accuracy; official-val does the same with the dataset's own
-// validation split.
+// validation split; final-epoch reports the test accuracy after the last epoch (DVS Gesture, Appendix
+// C.4, Table A.10).
 //
 // Accuracies are fractions in [0, 1]. Firing rates are mean spikes per neuron per time bin (a fraction;
 // divide by Δt for Hz).
@@ -42,6 +43,10 @@ const (
 	// OfficialVal uses the dataset's validation split and reports the test accuracy at the epoch of best
 	// validation accuracy (SSC, GSC).
 	OfficialVal Protocol = "official-val"
+	// FinalEpoch reports the test accuracy after the last epoch, with no model selection (the paper's DVS
+	// Gesture protocol, Table A.10: official train/test split, fixed schedule). It trains and tests on the
+	// same splits as BestTest.
+	FinalEpoch Protocol = "final-epoch"
 )
 
 // ValFraction is the fraction of the training set that ValSplit holds out.
@@ -51,7 +56,7 @@ const ValFraction = 0.2
 const ValSplitSeed = 20240
 
 // Protocols lists the valid protocols.
-func Protocols() []Protocol { return []Protocol{BestTest, ValSplit, OfficialVal} }
+func Protocols() []Protocol { return []Protocol{BestTest, ValSplit, OfficialVal, FinalEpoch} }
 
 // ParseProtocol returns the protocol named s.
 func ParseProtocol(s string) (Protocol, error) {

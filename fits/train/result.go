@@ -51,8 +51,8 @@ type Result struct {
 	TestAccAtBestVal *float64 `json:"test_acc_at_best_val"`
 	// BestTestAcc is the best test accuracy over the epochs.
 	BestTestAcc float64 `json:"best_test_acc"`
-	// BestEpoch is the 1-based epoch the protocol selects: best validation accuracy, or best test accuracy
-	// under best-test (the first one on ties).
+	// BestEpoch is the 1-based epoch the protocol selects: best validation accuracy, best test accuracy
+	// under best-test (the first one on ties), the last epoch under final-epoch.
 	BestEpoch int `json:"best_epoch"`
 	// FinalTestAcc is the test accuracy after the last epoch.
 	FinalTestAcc float64 `json:"final_test_acc"`
@@ -98,6 +98,9 @@ func (r *Result) summarize() {
 	if len(r.Epochs) > 0 {
 		last := r.Epochs[len(r.Epochs)-1]
 		r.FinalTestAcc = last.TestAcc
+		if r.Protocol == FinalEpoch {
+			r.BestEpoch = last.Epoch
+		}
 		r.FinalFiringRates = last.EvalFiringRates
 		r.FiringRates = last.EvalFiringRates
 		for _, e := range r.Epochs {

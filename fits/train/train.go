@@ -69,7 +69,7 @@ type splits struct {
 
 func protocolSplits(p Protocol, ds *data.Dataset) (splits, error) {
 	switch p {
-	case BestTest:
+	case BestTest, FinalEpoch:
 		return splits{train: ds.Train, test: ds.Test}, nil
 	case ValSplit:
 		kept, held := ds.Train.SplitOff(ValFraction, ValSplitSeed)
