@@ -48,6 +48,9 @@ func (fstsCell) Validate(cfg Config) error {
 }
 
 func (fstsCell) State(cfg Config) StateLayout {
+	if cfg.Order < 1 {
+		return StateLayout{Adaptation: true} // an invalid order: no cascade to carry
+	}
 	return StateLayout{Adaptation: true, Stages: cfg.Order + 1}
 }
 
