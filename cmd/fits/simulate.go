@@ -36,6 +36,8 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	lambdaFlag := fs.String("lambda", "", "comma-separated mixing weights λ_1..λ_M in [0, 1] (same length as --beta)")
 	vthFlag := fs.String("vth", "1", "firing threshold Vth")
 	inputFlag := fs.String("input", "", "file with one input current I[k] per line (required; blank lines are skipped)")
+	modelFlag := fs.String("model", "", "neuron kind with a target frequency: "+strings.Join(targetKindNames(), ", ")+
+		" (default fs, or fsts when --beta is given; all give the same neuron for the same f*, beta, lambda)")
 	engineFlag := fs.String("engine", "reference", `"reference" (float64 fits/sim) or "graph" (the GoMLX layer, float32, on the active backend)`)
 	backend := backendFlag(fs)
 	asJSON := fs.Bool("json", false, `print one JSON object {"spikes":[...],"v_pre":[...]}`)
@@ -71,6 +73,15 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	kind := neuron.FiTS(len(beta))
+	if *modelFlag != "" {
+		if kind, err = neuron.ParseKind(*modelFlag); err != nil || !kind.HasTargetFrequency() {
+			return badInput("--model: %q is not a neuron kind with a target frequency (valid: %s)", *modelFlag, strings.Join(targetKindNames(), ", "))
+		}
+	}
+	if err := kind.CheckOrder(len(beta)); err != nil {
+		return badInput("--model, --beta: %v", err)
+	}
 	engine := *engineFlag
 	if engine != "reference" && engine != "graph" {
 		return badInput("--engine: unknown engine %q (valid: reference, graph)", engine)
@@ -97,10 +108,6 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		}
 		out.Spikes, out.VPre = tr.Spikes, jsonFloats(tr.VPre)
 	case "graph":
-		kind := neuron.FS
-		if len(beta) > 0 {
-			kind = neuron.FSTS
-		}
 		ncfg := neuron.DefaultConfig(kind, len(beta))
 		ncfg.TauM, ncfg.TauA, ncfg.Dt, ncfg.Vth = c.TauM, c.TauA, c.Dt, vth
 		ncfg.KappaFraction = 1 // the reference accepts any f* below the Jury bound: clamp only there
@@ -124,6 +131,17 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(w, "%d\t%d\t%.9g\n", k, out.Spikes[k], float64(out.VPre[k]))
 	}
 	return w.Flush()
+}
+
+// targetKindNames returns the registered neuron kinds parameterized by a target frequency f*.
+func targetKindNames() []string {
+	var out []string
+	for _, k := range neuron.Kinds() {
+		if k.HasTargetFrequency() {
+			out = append(out, k.String())
+		}
+	}
+	return out
 }
 
 // readCurrents reads one finite number per line from path; blank lines are skipped. Any problem is bad

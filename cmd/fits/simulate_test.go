@@ -57,6 +57,7 @@ func TestSimulateReference(t *testing.T) {
 		config sim.Config
 	}{
 		{"fs", []string{"--fstar=12"}, sim.Config{TauM: 0.04, TauA: 0.2, Dt: 0.004, FStar: 12, Vth: 1}},
+		{"fs-frozen", []string{"--fstar=12", "--model=fs-frozen"}, sim.Config{TauM: 0.04, TauA: 0.2, Dt: 0.004, FStar: 12, Vth: 1}},
 		{"fsts gsc", []string{"--tau-m=0.1", "--tau-a=0.5", "--dt=0.01", "--fstar=5", "--beta=0.4,-0.3", "--lambda=0.2,0.7", "--vth=0.8"},
 			sim.Config{TauM: 0.1, TauA: 0.5, Dt: 0.01, FStar: 5, Beta: []float64{0.4, -0.3}, Lambda: []float64{0.2, 0.7}, Vth: 0.8}},
 	} {
@@ -159,6 +160,10 @@ func TestSimulateBadInput(t *testing.T) {
 		{"length mismatch", base("--fstar=10", "--beta=0.1,0.2", "--lambda=0.5", "--input="+good), "same number"},
 		{"vth zero", base("--fstar=10", "--vth=0", "--input="+good), "vth"},
 		{"unknown engine", base("--fstar=10", "--engine=fpga", "--input="+good), "engine"},
+		{"unknown model", base("--fstar=10", "--model=resonate", "--input="+good), "--model"},
+		{"model without a target frequency", base("--fstar=10", "--model=lif", "--input="+good), "--model"},
+		{"fs with a TS cascade", base("--fstar=10", "--model=fs", "--beta=0.1", "--lambda=0.5", "--input="+good), "no TS module"},
+		{"fsts without a TS cascade", base("--fstar=10", "--model=fsts", "--input="+good), "order"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, stdout, stderr := run(tc.args...)
