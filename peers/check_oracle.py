@@ -71,9 +71,9 @@ def currents(steps: int, drive_hz: float, neuron: int, gain: float, seed: int, d
 def oracle(fits: str, case: Case, nrn: Neuron, path: str) -> tuple[list[int], list[float]]:
     args = [fits, "simulate", "--engine=reference", "--json", f"--input={path}"]
     if case.kind == "lif":
-        args.append("--kind=lif")
+        args.append("--model=lif")
     else:
-        args += [f"--kind={case.kind}", f"--fstar={nrn.fstar!r}"]
+        args += [f"--model={case.kind}", f"--fstar={nrn.fstar!r}"]
         if case.order:
             args += ["--beta=" + ",".join(repr(b) for b in nrn.beta), "--lambda=" + ",".join(repr(x) for x in nrn.lam)]
     out = subprocess.run(args, capture_output=True, text=True)

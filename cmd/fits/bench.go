@@ -295,12 +295,7 @@ func benchCells(suite, widths, neurons, ms string, lif bool, variants string, ch
 	return cells, nil
 }
 
-func fitsKind(m int) neuron.Kind {
-	if m == 0 {
-		return neuron.FS
-	}
-	return neuron.FSTS
-}
+func fitsKind(m int) neuron.Kind { return neuron.FiTS(m) }
 
 // intListOr parses a comma-separated integer list in [lo, hi], or def when s is empty.
 func intListOr(name, s, def string, lo, hi int) ([]int, error) {

@@ -31,12 +31,14 @@ type simulateOutput struct {
 func runSimulate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("simulate", stderr)
 	cf := addConstantsFlags(fs)
-	kindFlag := fs.String("kind", "", "neuron kind: fs or fsts (default: fs without --beta, fsts with it), or lif (η = γ = 0: no --fstar, --beta, --lambda; reference engine only)")
-	fstarFlag := fs.String("fstar", "", "continuous-time target frequency f* in Hz (required except for lif; κ by Theorem 1, η = γ = √κ)")
+	fstarFlag := fs.String("fstar", "", "continuous-time target frequency f* in Hz (required except for --model=lif; κ by Theorem 1, η = γ = √κ)")
 	betaFlag := fs.String("beta", "", "comma-separated all-pass coefficients β_1..β_M, |β| < 1 (empty: M = 0)")
 	lambdaFlag := fs.String("lambda", "", "comma-separated mixing weights λ_1..λ_M in [0, 1] (same length as --beta)")
 	vthFlag := fs.String("vth", "1", "firing threshold Vth")
 	inputFlag := fs.String("input", "", "file with one input current I[k] per line (required; blank lines are skipped)")
+	modelFlag := fs.String("model", "", "neuron kind with a target frequency: "+strings.Join(targetKindNames(), ", ")+
+		" (default fs, or fsts when --beta is given; all give the same neuron for the same f*, beta, lambda), "+
+		"or lif (Eq. 1, η = γ = 0: no --fstar, --beta, --lambda; reference engine only)")
 	engineFlag := fs.String("engine", "reference", `"reference" (float64 fits/sim) or "graph" (the GoMLX layer, float32, on the active backend)`)
 	backend := backendFlag(fs)
 	asJSON := fs.Bool("json", false, `print one JSON object {"spikes":[...],"v_pre":[...]}`)
@@ -58,14 +60,24 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if len(beta) != len(lambda) {
 		return badInput("--beta and --lambda need the same number of values, got %d and %d", len(beta), len(lambda))
 	}
-	kind, err := simulateKind(*kindFlag, len(beta))
+	vth, err := parseFloat("vth", *vthFlag)
 	if err != nil {
 		return err
+	}
+	kind := neuron.FiTS(len(beta))
+	if *modelFlag != "" {
+		if kind, err = neuron.ParseKind(*modelFlag); err != nil || !(kind.HasTargetFrequency() || kind == neuron.LIF) {
+			return badInput("--model: %q is not lif or a neuron kind with a target frequency (valid: %s)", *modelFlag,
+				strings.Join(append([]string{neuron.LIF.String()}, targetKindNames()...), ", "))
+		}
+	}
+	if err := kind.CheckOrder(len(beta)); err != nil {
+		return badInput("--model, --beta: %v", err)
 	}
 	var fstar float64
 	switch {
 	case kind == neuron.LIF && strings.TrimSpace(*fstarFlag) != "":
-		return badInput("--fstar: kind lif has no target frequency (η = γ = 0)")
+		return badInput("--fstar: --model=lif has no target frequency (η = γ = 0)")
 	case kind != neuron.LIF && strings.TrimSpace(*fstarFlag) == "":
 		return badInput("--fstar is required (target frequency in Hz)")
 	case kind != neuron.LIF:
@@ -76,16 +88,12 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	vth, err := parseFloat("vth", *vthFlag)
-	if err != nil {
-		return err
-	}
 	engine := *engineFlag
 	if engine != "reference" && engine != "graph" {
 		return badInput("--engine: unknown engine %q (valid: reference, graph)", engine)
 	}
 	if engine == "graph" && kind == neuron.LIF {
-		return badInput("--kind=lif: the graph engine simulates fs and fsts only; use --engine=reference")
+		return badInput("--model=lif: the graph engine simulates kinds with a target frequency; use --engine=reference")
 	}
 	if *inputFlag == "" {
 		return badInput("--input is required (a file with one input current per line)")
@@ -142,6 +150,17 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	return w.Flush()
 }
 
+// targetKindNames returns the registered neuron kinds parameterized by a target frequency f*.
+func targetKindNames() []string {
+	var out []string
+	for _, k := range neuron.Kinds() {
+		if k.HasTargetFrequency() {
+			out = append(out, k.String())
+		}
+	}
+	return out
+}
+
 // readCurrents reads one finite number per line from path; blank lines are skipped. Any problem is bad
 // input.
 func readCurrents(path string) ([]float64, error) {
@@ -172,26 +191,4 @@ func readCurrents(path string) ([]float64, error) {
 		return nil, badInput("--input: %s holds no input currents", path)
 	}
 	return out, nil
-}
-
-// simulateKind returns the neuron kind of --kind for a TS order of order values in --beta: "" means fs
-// (order 0) or fsts (order ≥ 1); lif and fs need no --beta, fsts needs at least one.
-func simulateKind(name string, order int) (neuron.Kind, error) {
-	if strings.TrimSpace(name) == "" {
-		if order > 0 {
-			return neuron.FSTS, nil
-		}
-		return neuron.FS, nil
-	}
-	kind, err := neuron.ParseKind(strings.TrimSpace(name))
-	if err != nil || (kind != neuron.LIF && kind != neuron.FS && kind != neuron.FSTS) {
-		return 0, badInput("--kind: %q is not lif, fs or fsts", name)
-	}
-	if kind == neuron.FSTS && order == 0 {
-		return 0, badInput("--kind=fsts needs the TS coefficients --beta and --lambda")
-	}
-	if kind != neuron.FSTS && order > 0 {
-		return 0, badInput("--kind=%s has no TS module: drop --beta and --lambda (or use fsts)", kind)
-	}
-	return kind, nil
 }

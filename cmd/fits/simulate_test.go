@@ -57,6 +57,7 @@ func TestSimulateReference(t *testing.T) {
 		config sim.Config
 	}{
 		{"fs", []string{"--fstar=12"}, sim.Config{TauM: 0.04, TauA: 0.2, Dt: 0.004, FStar: 12, Vth: 1}},
+		{"fs-frozen", []string{"--fstar=12", "--model=fs-frozen"}, sim.Config{TauM: 0.04, TauA: 0.2, Dt: 0.004, FStar: 12, Vth: 1}},
 		{"fsts gsc", []string{"--tau-m=0.1", "--tau-a=0.5", "--dt=0.01", "--fstar=5", "--beta=0.4,-0.3", "--lambda=0.2,0.7", "--vth=0.8"},
 			sim.Config{TauM: 0.1, TauA: 0.5, Dt: 0.01, FStar: 5, Beta: []float64{0.4, -0.3}, Lambda: []float64{0.2, 0.7}, Vth: 0.8}},
 	} {
@@ -91,8 +92,8 @@ func TestSimulateReference(t *testing.T) {
 	}
 }
 
-// TestSimulateLIF checks --kind=lif against Eq. 1 written out here: ṼM[k+1] = (1 − Δt/τm)·V[k] + I[k],
-// V[k+1] = ṼM[k+1] − S[k+1]·Vth, and that an explicit --kind=fs equals the default.
+// TestSimulateLIF checks --model=lif against Eq. 1 written out here: ṼM[k+1] = (1 − Δt/τm)·V[k] + I[k],
+// V[k+1] = ṼM[k+1] − S[k+1]·Vth.
 func TestSimulateLIF(t *testing.T) {
 	dir := t.TempDir()
 	cur, lines := testCurrents(150, 1)
@@ -106,7 +107,7 @@ func TestSimulateLIF(t *testing.T) {
 		{"other constants", []string{"--tau-m=0.1", "--dt=0.01", "--vth=0.8"}, 0.1, 0.01, 0.8},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			status, stdout, stderr := run(append([]string{"simulate", "--kind=lif", "--input=" + file, "--json"}, tc.args...)...)
+			status, stdout, stderr := run(append([]string{"simulate", "--model=lif", "--input=" + file, "--json"}, tc.args...)...)
 			if status != 0 {
 				t.Fatalf("status %d: %s", status, stderr)
 			}
@@ -131,11 +132,6 @@ func TestSimulateLIF(t *testing.T) {
 				t.Error("test input produced no spikes")
 			}
 		})
-	}
-	_, fsDefault, _ := run("simulate", "--fstar=12", "--input="+file, "--json")
-	status, fsExplicit, stderr := run("simulate", "--kind=fs", "--fstar=12", "--input="+file, "--json")
-	if status != 0 || fsExplicit != fsDefault {
-		t.Errorf("--kind=fs differs from the default kind (status %d, %s)", status, stderr)
 	}
 }
 
@@ -207,13 +203,13 @@ func TestSimulateBadInput(t *testing.T) {
 		{"length mismatch", base("--fstar=10", "--beta=0.1,0.2", "--lambda=0.5", "--input="+good), "same number"},
 		{"vth zero", base("--fstar=10", "--vth=0", "--input="+good), "vth"},
 		{"unknown engine", base("--fstar=10", "--engine=fpga", "--input="+good), "engine"},
-		{"unknown kind", base("--kind=izhikevich", "--fstar=10", "--input="+good), "kind"},
-		{"kind without a simulate form", base("--kind=adaptlif", "--input="+good), "kind"},
-		{"lif with fstar", base("--kind=lif", "--fstar=10", "--input="+good), "fstar"},
-		{"lif with beta", base("--kind=lif", "--beta=0.1", "--lambda=0.5", "--input="+good), "TS"},
-		{"lif on the graph engine", base("--kind=lif", "--engine=graph", "--input="+good), "graph"},
-		{"fs with beta", base("--kind=fs", "--fstar=10", "--beta=0.1", "--lambda=0.5", "--input="+good), "TS"},
-		{"fsts without beta", base("--kind=fsts", "--fstar=10", "--input="+good), "beta"},
+		{"unknown model", base("--fstar=10", "--model=resonate", "--input="+good), "--model"},
+		{"model neither lif nor with a target frequency", base("--fstar=10", "--model=adaptlif", "--input="+good), "--model"},
+		{"lif with fstar", base("--fstar=10", "--model=lif", "--input="+good), "--model=lif has no target frequency"},
+		{"lif with a TS cascade", base("--model=lif", "--beta=0.1", "--lambda=0.5", "--input="+good), "no TS module"},
+		{"lif on the graph engine", base("--model=lif", "--engine=graph", "--input="+good), "graph"},
+		{"fs with a TS cascade", base("--fstar=10", "--model=fs", "--beta=0.1", "--lambda=0.5", "--input="+good), "no TS module"},
+		{"fsts without a TS cascade", base("--fstar=10", "--model=fsts", "--input="+good), "order"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, stdout, stderr := run(tc.args...)
