@@ -107,6 +107,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	neurons := fs.String("neurons", "", "neurons n (open-neuromorphic; default 16384)")
 	ms := fs.String("m", "", "TS orders M; 0 is FS (kernel default 0,1,2; open-neuromorphic default 0,2)")
 	lif := fs.Bool("lif", true, "open-neuromorphic: also measure the plain LIF neuron")
+	kinds := fs.String("model", "", "neuron kinds to time instead of the suite's (any of "+strings.Join(neuron.KindNames(), ", ")+"); kinds with a TS module take each --m >= 1")
 	variants := fs.String("variant", "stepwise,unrolled,chunked", "variants: stepwise, unrolled, chunked")
 	chunk := fs.Int("chunk", 0, "steps per call of the chunked variant (0: the largest divisor of T up to 25)")
 	batch := fs.Int("batch", 0, "batch size (0: the suite's, 128 or 16)")
@@ -128,6 +129,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return runBenchCell(*internal, *backend, stdout, stderr)
 	}
 	cells, err := benchCells(*suite, *widths, *neurons, *ms, *lif, *variants, *chunk, *batch, *steps, *inputs, *classes, *iters, *warmup)
+	if err == nil && *kinds != "" {
+		cells, err = withKinds(cells, *kinds, *ms)
+	}
 	if err != nil {
 		return err
 	}
@@ -212,6 +216,51 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%d of %d cells failed (see the rows' errors)", failed, len(cells))
 	}
 	return nil
+}
+
+// withKinds replaces the suite's neuron kinds by the kinds named in list (registry names): each kind with a
+// TS module once per order M >= 1 of ms (default 1, 2), every other kind with M = 0.
+func withKinds(cells []benchCell, list, ms string) ([]benchCell, error) {
+	orders, err := intListOr("m", ms, "1,2", 0, 8)
+	if err != nil {
+		return nil, err
+	}
+	type km struct {
+		kind string
+		m    int
+	}
+	var models []km
+	for _, name := range splitList(list) {
+		k, err := neuron.ParseKind(name)
+		if err != nil {
+			return nil, badInput("--model: %v", err)
+		}
+		if !k.HasTS() {
+			models = append(models, km{k.String(), 0})
+			continue
+		}
+		for _, m := range orders {
+			if m >= 1 {
+				models = append(models, km{k.String(), m})
+			}
+		}
+	}
+	if len(models) == 0 {
+		return nil, badInput("--model: no kind to time")
+	}
+	var out []benchCell
+	seen := map[benchCell]bool{}
+	for _, c := range cells {
+		for _, md := range models {
+			n := c
+			n.Model, n.M = md.kind, md.m
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	return out, nil
 }
 
 // sameNetwork reports whether two cells time the same network (they may differ in the variant).

@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/fits-snn/fits/fits/bench"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/fits-snn/fits/fits/bench"
 )
 
 func TestBenchBadInput(t *testing.T) {
@@ -159,5 +161,27 @@ func TestPeerSpeedups(t *testing.T) {
 	b.Width = 128
 	if sameNetwork(a, b) {
 		t.Error("different widths are the same network")
+	}
+}
+
+func TestBenchWithKinds(t *testing.T) {
+	cells, err := benchCells(suiteKernel, "64", "", "", false, "chunked,stepwise", 0, 0, 0, 0, -1, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := withKinds(cells, "lif,cadlif,fsts", "1,2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range got {
+		names = append(names, fmt.Sprintf("%s/M%d/%s", c.Model, c.M, c.Variant))
+	}
+	want := "lif/M0/chunked cadlif/M0/chunked fsts/M1/chunked fsts/M2/chunked lif/M0/stepwise cadlif/M0/stepwise fsts/M1/stepwise fsts/M2/stepwise"
+	if strings.Join(names, " ") != want {
+		t.Errorf("cells %v, want %s", names, want)
+	}
+	if _, err := withKinds(cells, "nosuch", ""); err == nil || !strings.Contains(err.Error(), "nosuch") {
+		t.Errorf("unknown kind: %v", err)
 	}
 }
