@@ -25,3 +25,6 @@ func openBackend(config string) (backends.Backend, error) {
 	}
 	return b, nil
 }
+
+// backendName is the configuration of the process-wide backend (e.g. "xla:cpu"), for result files.
+func backendName() string { return xla.Current().Config }

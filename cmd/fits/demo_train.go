@@ -71,7 +71,7 @@ func demoTrain(base train.Config, dir string, retrain bool, stderr io.Writer) ([
 			return nil, err
 		}
 		fmt.Fprintf(stderr, "demo: [%d/%d] training %s (%d epochs, width %d)\n", i+1, len(demoModels), dm.Label, cfg.Epochs, cfg.Width)
-		res, err := train.TrainModel(cfg, train.Options{Dir: runDir, Backend: b, Progress: train.TerminalProgress(stderr)})
+		res, err := train.TrainModel(cfg, train.Options{Dir: runDir, Backend: b, BackendName: backendName(), Progress: train.TerminalProgress(stderr)})
 		if err != nil {
 			var nan *train.NaNError
 			if errors.As(err, &nan) {

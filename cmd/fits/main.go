@@ -13,6 +13,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	_ "github.com/fits-snn/fits/data/all" // registers every dataset with package data
 )
 
 // command is one subcommand of the CLI.

@@ -15,7 +15,6 @@ import (
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/fits/train"
-	"github.com/fits-snn/fits/xla"
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
@@ -30,7 +29,7 @@ type Options struct {
 	Dataset *data.Dataset
 	// DataDir is where dataset readers look for files (data.Options.Dir).
 	DataDir string
-	// Backend runs the forward passes of Spikes; nil means xla.Backend().
+	// Backend runs the forward passes of Spikes (required for them); the caller chooses it.
 	Backend backends.Backend
 }
 
@@ -144,8 +143,8 @@ func (r *Run) Set(split Split) (*data.Set, error) {
 }
 
 func (r *Run) backend() (backends.Backend, error) {
-	if r.opts.Backend != nil {
-		return r.opts.Backend, nil
+	if r.opts.Backend == nil {
+		return nil, errors.New("analysis: no backend given (Options.Backend)")
 	}
-	return xla.Backend()
+	return r.opts.Backend, nil
 }

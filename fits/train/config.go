@@ -12,7 +12,8 @@
 // Model selection protocols (Section 4.1): best-test reports the best test accuracy over training;
 // val-split holds out 20% of the training set (stratified, fixed seed) as validation and reports the test
 // accuracy at the epoch of best validation accuracy; official-val does the same with the dataset's own
-// validation split.
+// validation split; final-epoch reports the test accuracy after the last epoch (DVS Gesture, Appendix
+// C.4, Table A.10).
 //
 // Accuracies are fractions in [0, 1]. Firing rates are mean spikes per neuron per time bin (a fraction;
 // divide by Δt for Hz).
@@ -23,9 +24,9 @@ import (
 	"strings"
 
 	"github.com/fits-snn/fits/data"
-	_ "github.com/fits-snn/fits/data/synth" // registers the embedded default dataset, "synthetic"
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/fits/step"
 	"github.com/fits-snn/fits/fits/theory"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 )
@@ -42,6 +43,10 @@ const (
 	// OfficialVal uses the dataset's validation split and reports the test accuracy at the epoch of best
 	// validation accuracy (SSC, GSC).
 	OfficialVal Protocol = "official-val"
+	// FinalEpoch reports the test accuracy after the last epoch, with no model selection (the paper's DVS
+	// Gesture protocol, Table A.10: official train/test split, fixed schedule). It trains and tests on the
+	// same splits as BestTest.
+	FinalEpoch Protocol = "final-epoch"
 )
 
 // ValFraction is the fraction of the training set that ValSplit holds out.
@@ -51,7 +56,7 @@ const ValFraction = 0.2
 const ValSplitSeed = 20240
 
 // Protocols lists the valid protocols.
-func Protocols() []Protocol { return []Protocol{BestTest, ValSplit, OfficialVal} }
+func Protocols() []Protocol { return []Protocol{BestTest, ValSplit, OfficialVal, FinalEpoch} }
 
 // ParseProtocol returns the protocol named s.
 func ParseProtocol(s string) (Protocol, error) {
@@ -82,7 +87,8 @@ type Config struct {
 	// datasets, e.g. pixel-wise sMNIST on a CPU. Zero means all.
 	TrainLimit int `json:"train_limit,omitempty"`
 	TestLimit  int `json:"test_limit,omitempty"`
-	// Model is the neuron kind of the hidden layers: lif, adaptlif, fs-frozen, fs or fsts.
+	// Model is the neuron kind of the hidden layers, a name of neuron.Kinds(): lif, adaptlif, fs-frozen,
+	// fs, fsts, ...
 	Model string `json:"model"`
 	// M is the TS cascade order (fsts only; 0 otherwise).
 	M int `json:"m"`
@@ -102,22 +108,27 @@ type Config struct {
 	Protocol Protocol `json:"protocol"`
 	// Readout is the classifier's readout (model.Readouts); "" means the model's default.
 	Readout string `json:"readout,omitempty"`
-	// Executor is how a training step computes its gradients (Executors): "" or "unrolled" builds the
-	// whole step as one graph with the time recurrence unrolled; "chunked" runs each hidden layer's
-	// recurrence in chunks of steps called from Go, with a backward pass that recomputes each chunk
-	// (feedforward networks with the mean readout and no dropout only). Both give the same loss and
-	// updates up to float32 rounding.
+	// Executor is the engine that computes a training step's gradients and evaluates (package fits/step):
+	// "" or "chunked" (the default: each hidden layer's recurrence in chunks of Chunk steps called from Go,
+	// with a backward pass that recomputes each chunk), "stepwise" (chunks of one step) or "unrolled" (the
+	// whole step as one graph with the time recurrence unrolled; the oracle of the tests, slow to compile
+	// on long sequences). All give the same loss and updates up to float32 rounding, for every model,
+	// readout and dropout.
 	Executor string `json:"executor,omitempty"`
+	// Chunk is the chunked engine's number of time steps per call; 0 means step.DefaultChunk(T) (the
+	// largest divisor of T that is at most 25). It must divide T.
+	Chunk int `json:"chunk,omitempty"`
 }
 
-// Executor names (Config.Executor).
+// Executor names (Config.Executor): the engines of package fits/step.
 const (
-	ExecutorUnrolled = "unrolled"
-	ExecutorChunked  = "chunked"
+	ExecutorChunked  = step.Chunked
+	ExecutorStepwise = step.Stepwise
+	ExecutorUnrolled = step.Unrolled
 )
 
-// Executors lists the valid executor names.
-func Executors() []string { return []string{ExecutorUnrolled, ExecutorChunked} }
+// Executors lists the valid executor names, the default first.
+func Executors() []string { return step.Names() }
 
 // DefaultConfig returns the paper's recipe (100 epochs, batch 128) with the defaults of this toolkit for
 // the embedded synthetic task: FS neurons, width 64, learning rate 5e-3, no dropout, seed 1, best-test.
@@ -143,7 +154,7 @@ func (c Config) Validate() error {
 	}
 	kind, err := neuron.ParseKind(c.Model)
 	if err != nil {
-		return fmt.Errorf("unknown model %q (valid: %s)", c.Model, strings.Join(kindNames(), ", "))
+		return fmt.Errorf("unknown model %q (valid: %s)", c.Model, strings.Join(neuron.KindNames(), ", "))
 	}
 	if _, err := ParseProtocol(string(c.Protocol)); err != nil {
 		return err
@@ -153,11 +164,10 @@ func (c Config) Validate() error {
 			return err
 		}
 	}
+	if err := kind.CheckOrder(c.M); err != nil {
+		return fmt.Errorf("--m: %w", err)
+	}
 	switch {
-	case kind == neuron.FSTS && c.M < 1:
-		return fmt.Errorf("model fsts needs --m >= 1, got %d", c.M)
-	case kind != neuron.FSTS && c.M != 0:
-		return fmt.Errorf("model %s has no TS module: --m must be 0, got %d", kind, c.M)
 	case c.M > 16:
 		return fmt.Errorf("TS order m=%d is too large (at most 16)", c.M)
 	case c.Width < 1:
@@ -173,33 +183,20 @@ func (c Config) Validate() error {
 	case c.TrainLimit < 0 || c.TestLimit < 0:
 		return fmt.Errorf("train and test limits must be >= 0 (0 means all), got %d and %d", c.TrainLimit, c.TestLimit)
 	}
-	switch c.Executor {
-	case "", ExecutorUnrolled:
-	case ExecutorChunked:
-		if c.Readout != "" && c.Readout != string(model.ReadoutMean) {
-			return fmt.Errorf("executor chunked supports only the mean readout, got %q", c.Readout)
-		}
-		if c.Dropout != 0 {
-			return fmt.Errorf("executor chunked does not support dropout (got %g; use --dropout=0 or --executor=unrolled)", c.Dropout)
-		}
-	default:
+	if c.Executor != "" && !contains(Executors(), c.Executor) {
 		return fmt.Errorf("unknown executor %q (valid: %s)", c.Executor, strings.Join(Executors(), ", "))
+	}
+	if c.Chunk < 0 {
+		return fmt.Errorf("chunk must be >= 0 (0 means the default), got %d", c.Chunk)
 	}
 	return nil
 }
 
-// Kind returns the neuron kind of Model (LIF if the name is invalid; call Validate first).
+// Kind returns the neuron kind of Model (the empty, unregistered kind if the name is invalid; call
+// Validate first).
 func (c Config) Kind() neuron.Kind {
 	k, _ := neuron.ParseKind(c.Model)
 	return k
-}
-
-func kindNames() []string {
-	var out []string
-	for _, k := range neuron.Kinds() {
-		out = append(out, k.String())
-	}
-	return out
 }
 
 func contains(list []string, s string) bool {
@@ -228,6 +225,7 @@ const (
 	ParamProtocol = "protocol"
 	ParamReadout  = "readout"
 	ParamExecutor = "executor"
+	ParamChunk    = "chunk"
 )
 
 // SetParams stores the configuration as hyperparameters of ctx.
@@ -248,6 +246,7 @@ func (c Config) SetParams(ctx *context.Context) {
 		ParamProtocol: string(c.Protocol),
 		ParamReadout:  c.Readout,
 		ParamExecutor: c.Executor,
+		ParamChunk:    c.Chunk,
 	})
 }
 
@@ -270,6 +269,7 @@ func ConfigFromContext(ctx *context.Context) Config {
 		Protocol:   Protocol(context.GetParamOr(ctx, ParamProtocol, string(d.Protocol))),
 		Readout:    context.GetParamOr(ctx, ParamReadout, d.Readout),
 		Executor:   context.GetParamOr(ctx, ParamExecutor, d.Executor),
+		Chunk:      context.GetParamOr(ctx, ParamChunk, d.Chunk),
 	}
 }
 
@@ -277,7 +277,8 @@ func ConfigFromContext(ctx *context.Context) Config {
 // (τm = 0.1 s, τa = 0.5 s, f* in [1, 30] Hz) for "gsc" and the other log-Mel datasets
 // ("espeak-digits-mel"), the SHD/SSC ones (τm = 0.04 s, τa = 0.2 s, f* in
 // [1, 50] Hz) otherwise, always with the dataset's time bin as Δt. The target range is capped at the
-// stable limit of the semi-implicit update for that Δt.
+// stable limit of the semi-implicit update for that Δt (for every kind: kinds that do not use the range
+// ignore it).
 func NeuronConfig(kind neuron.Kind, order int, ds *data.Dataset) (neuron.Config, error) {
 	n := neuron.DefaultConfig(kind, order)
 	if strings.EqualFold(ds.Name, "gsc") || strings.EqualFold(ds.Name, "espeak-digits-mel") {
@@ -289,17 +290,15 @@ func NeuronConfig(kind neuron.Kind, order int, ds *data.Dataset) (neuron.Config,
 		// Coarse bins (event cameras): keep μΔt at most 1/2.
 		n.TauM, n.TauA = 5*n.Dt, 25*n.Dt
 	}
-	if kind.HasTargetFrequency() {
-		fmax, err := n.MaxTargetHz()
-		if err != nil {
-			return n, err
-		}
-		if n.FMaxHz > fmax {
-			n.FMaxHz = fmax
-		}
-		if n.FMinHz > n.FMaxHz {
-			n.FMinHz = n.FMaxHz / 10
-		}
+	fmax, err := n.MaxTargetHz()
+	if err != nil {
+		return n, err
+	}
+	if n.FMaxHz > fmax {
+		n.FMaxHz = fmax
+	}
+	if n.FMinHz > n.FMaxHz {
+		n.FMinHz = n.FMaxHz / 10
 	}
 	return n, n.Validate()
 }

@@ -60,7 +60,7 @@ func TestConfigValidate(t *testing.T) {
 		{"unknown model", "fs-frozen", func(c *Config) { c.Model = "izhikevich" }},
 		{"unknown protocol", "official-val", func(c *Config) { c.Protocol = "cv" }},
 		{"unknown readout", "li-max", func(c *Config) { c.Readout = "last" }},
-		{"fsts without m", "m >= 1", func(c *Config) { c.Model = "fsts" }},
+		{"fsts without m", "M >= 1", func(c *Config) { c.Model = "fsts" }},
 		{"fs with m", "no TS module", func(c *Config) { c.M = 1 }},
 		{"width", "width", func(c *Config) { c.Width = 0 }},
 		{"epochs", "epochs", func(c *Config) { c.Epochs = 0 }},
@@ -166,9 +166,9 @@ func TestSummarize(t *testing.T) {
 	}}
 	r.summarize()
 	if *r.BestValAcc != 0.7 || *r.TestAccAtBestVal != 0.6 || r.BestEpoch != 2 || r.BestTestAcc != 0.9 ||
-		r.FinalTestAcc != 0.8 || r.FiringRates[0] != 0.4 {
-		t.Errorf("val-split summary: best val %v at epoch %d, test there %v, best test %v, final %v, rates %v",
-			*r.BestValAcc, r.BestEpoch, *r.TestAccAtBestVal, r.BestTestAcc, r.FinalTestAcc, r.FiringRates)
+		r.FinalTestAcc != 0.8 || r.FiringRates[0] != 0.2 || r.FinalFiringRates[0] != 0.4 {
+		t.Errorf("val-split summary: best val %v at epoch %d, test there %v, best test %v, final %v, rates %v (selected) %v (final)",
+			*r.BestValAcc, r.BestEpoch, *r.TestAccAtBestVal, r.BestTestAcc, r.FinalTestAcc, r.FiringRates, r.FinalFiringRates)
 	}
 	bt := &Result{Protocol: BestTest, Epochs: []Epoch{{Epoch: 1, TestAcc: 0.3}, {Epoch: 2, TestAcc: 0.5}, {Epoch: 3, TestAcc: 0.5}}}
 	bt.summarize()
