@@ -46,12 +46,12 @@ func BenchmarkChunk(b *testing.B) {
 				var fwd, bwd *context.Exec
 				if engine == "hand" {
 					fwd = context.MustNewExec(backend, ctx, func(ctx *context.Context, in []*Node) []*Node {
-						c, _, _ := coefficientsOf(b, ctx.In("neuron"), in[0].Graph(), cfg)
+						c, _, _ := coefficientsOf(b, ctx.In("neuron"), in[0].Graph(), cfg, dtypes.Float32, []int{width})
 						s, final, saved := Forward(c, in[0], in[1:])
 						return append(append([]*Node{s}, final...), saved...)
 					})
 					bwd = context.MustNewExec(backend, ctx, func(ctx *context.Context, in []*Node) []*Node {
-						c, vars, _ := coefficientsOf(b, ctx.In("neuron"), in[0].Graph(), cfg)
+						c, vars, _ := coefficientsOf(b, ctx.In("neuron"), in[0].Graph(), cfg, dtypes.Float32, []int{width})
 						ns := len(in) - 2 - 2*n // the saved tensors
 						state0, saved, cotFinal := in[1:1+n], in[1+n:1+n+ns], in[2+n+ns:]
 						cs, cc, grads := Backward(c, in[0], state0, saved, in[1+n+ns], cotFinal)
@@ -69,7 +69,7 @@ func BenchmarkChunk(b *testing.B) {
 						for j := range final {
 							obj = Add(obj, ReduceAllSum(Mul(final[j], cotFinal[j])))
 						}
-						_, vars, _ := coefficientsOf(b, ctx.In("neuron"), in[0].Graph(), cfg)
+						_, vars, _ := coefficientsOf(b, ctx.In("neuron"), in[0].Graph(), cfg, dtypes.Float32, []int{width})
 						return Gradient(obj, append(append(append([]*Node{}, state0...), in[0]), vars...)...)
 					})
 				}

@@ -1,28 +1,27 @@
-// Package scanstep is package chunked's training step (a feedforward network of fits/model with the mean
-// readout and no dropout, the recurrence called from Go in chunks of K steps) with each chunk's
-// vector-Jacobian product taken from the hand-derived adjoint of package scan instead of GoMLX autodiff of
-// the K unrolled steps. Its Step takes the same inputs and returns the same chunked.Result, so the two
-// can be compared and timed side by side.
+// Package scanstep is package step's chunked engine (a model.Net trained with the neuron recurrence called
+// from Go in chunks of K steps) with each chunk's vector-Jacobian product taken from the hand-derived
+// adjoint of package scan instead of GoMLX autodiff of the K unrolled steps. It implements step.Engine and
+// gives the same numbers up to float32 rounding, so the two can be compared and timed side by side.
 //
-// Per hidden layer it calls, from Go: the dense map over the whole sequence; a forward graph of K steps
-// (scan.Forward) T/K times, keeping each chunk's starting state and its per-step saved state; and, in
-// reverse, scan.Backward of each chunk, which returns the cotangents of the chunk's starting state and
-// current and of the coefficients (shape P). The coefficient cotangents are summed over the chunks on
-// the device and mapped once per layer to the neuron's variables (scan.VariableGrads). The head graph and
-// the dense maps are package chunked's.
-//
-// The variables are model.FeedForward's and must exist in the context, the neuron's included (the
-// coefficients are built from them): "hidden_<i>/dense/{weights,biases}", "hidden_<i>/neuron/..." and
-// "readout/dense/{weights,biases}".
+// Per spiking block it calls, from Go: the synapse over the whole sequence; a forward graph of K steps
+// (scan.Forward) T/K times, keeping each chunk's starting state and, unless Options.Recompute, scan's
+// saved tensor; and, in reverse, scan.Backward of each chunk, which returns the cotangents of the chunk's
+// starting state and current and of the coefficients (shape P). The coefficient cotangents are summed
+// over the chunks on the device and mapped once per block to the neurons' trainable variables
+// (scan.VariableGrads of neuron.LayerCoefficients). The synapses, the join of the chunks, dropout and the
+// head are package step's.
 package scanstep
 
 import (
 	"fmt"
-	"math"
+	"slices"
+	"strings"
+	"time"
 
-	"github.com/fits-snn/fits/fits/chunked"
+	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/scan"
+	"github.com/fits-snn/fits/fits/step"
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
@@ -31,137 +30,116 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/context"
 )
 
-type layer struct {
-	dense, denseVJP, fwd, vjp, varGrads, concat *context.Exec
-	params, denseParams                         []string
-	coefGrads                                   []shapes.Shape // shapes of the accumulated coefficient cotangents
-	saved                                       int            // number of tensors scan.Forward saves
-}
+// Name is the engine's name.
+const Name = "scan"
 
-// Options choose between the executor's two ways of giving each chunk's backward pass its forward
-// values.
+// Options configure the engine.
 type Options struct {
-	// Recompute makes the forward chunks keep nothing but their starting state, and each backward chunk
-	// recompute its forward pass from it (scan.Backward with saved = nil), as package chunked does.
-	// Without it the forward chunks keep scan.Forward's saved tensor ([K, components+1, batch, width] per
-	// chunk and layer) until the backward pass.
+	// Chunk is the number of time steps per call; 0 means step.DefaultChunk(T). It must divide T.
+	Chunk int
+	// Recompute makes the forward chunks keep nothing but their starting state and each backward chunk
+	// recompute its forward values from it (scan.Backward with saved = nil), as package step's chunked
+	// engine does. Without it the forward chunks keep scan.Forward's saved tensor
+	// ([K, components+1, batch, OutDims...] per chunk and block) until the backward pass.
 	Recompute bool
 }
 
-// Executor holds the compiled pieces for one input shape; graphs compile at their first call.
-type Executor struct {
-	opts    Options
-	spec    chunked.Spec
-	backend backends.Backend
-	ctx     *context.Context
-	layers  []*layer
-	head    *context.Exec
-	chunk   int
-	starts  []*tensors.Tensor
-	keep    []*tensors.Tensor
+// engine runs each block's recurrence K steps per graph call with scan's forward and adjoint.
+type engine struct {
+	net         model.Net
+	ctx         *context.Context
+	opts        Options
+	blocks      []*blockExecs
+	head, score *context.Exec
+	readout     []string
+	k           int
+	starts      []*tensors.Tensor
+	times       timer
+	mem         arena
+	withDropout bool
 }
 
-// New returns an executor for the network whose variables are in ctx (scoped as model.FeedForward's; the
-// neuron variables of every hidden layer must exist, with the layer's parameter shape [Width]).
-func New(backend backends.Backend, ctx *context.Context, spec chunked.Spec, opts Options) (*Executor, error) {
-	if spec.Layers < 1 || spec.Width < 1 || spec.Classes < 2 || spec.Chunk < 0 {
-		return nil, fmt.Errorf("scanstep: invalid spec %+v", spec)
+// blockExecs are the compiled pieces of one block.
+type blockExecs struct {
+	b          model.Block
+	states     int
+	coefShapes []shapes.Shape      // the coefficient cotangents, in flatten's order
+	saved      int                 // number of tensors each forward chunk keeps for its backward chunk
+	synapse    *context.Exec       // h -> current [batch, T, out...]
+	synapseVJP *context.Exec       // (h, cot current) -> synapse gradients..., cot h (blocks after the first)
+	forward    *context.Exec       // (current, t0, state...) -> (spikes [batch, K, out...], final state..., saved...)
+	vjp        *context.Exec       // (current, t0, cot h, [dropout mask], state..., saved..., cot final..., acc...) -> (cot state..., cot current chunk, acc...)
+	varGrads   *context.Exec       // (coefficient cotangents...) -> neuron variable gradients...
+	join       *context.Exec       // (example mask, [dropout mask], spike chunks...) -> (h = spikes·mask, rate sum)
+	joinEval   *context.Exec       // (example mask, spike chunks...) -> (spikes, rate sum)
+	concat     *context.Exec       // (chunks...) -> concatenation along time
+	synParams  []string            // the synapse's trainable variables, in synapseVJP's output order
+	neurParams []*context.Variable // the neurons' trainable variables, in varGrads' output order
+	paramShape []int               // P
+}
+
+// New returns the engine for the network net whose variables live in ctx (the network's scope, as given to
+// model.Net.Forward; step.InitVariables creates them).
+func New(backend backends.Backend, ctx *context.Context, net model.Net, opts Options) (step.Engine, error) {
+	if backend == nil {
+		return nil, fmt.Errorf("scanstep: no backend")
 	}
-	if err := spec.Neuron.Validate(); err != nil {
+	if err := net.Validate(); err != nil {
 		return nil, err
 	}
-	if spec.Neuron.ChannelShared {
-		return nil, fmt.Errorf("scanstep: channel-shared parameters need an input with channels; the feedforward network has none")
+	if opts.Chunk < 0 {
+		return nil, fmt.Errorf("scanstep: chunk length %d", opts.Chunk)
 	}
-	e := &Executor{opts: opts, spec: spec, backend: backend, ctx: ctx.Checked(false)}
-	for i := range spec.Layers {
-		nctx := e.ctx.In(layerScope(i)).In("neuron")
-		for _, name := range variableNames(spec.Neuron) {
-			if nctx.GetVariableByScopeAndName(nctx.Scope(), name) == nil {
-				return nil, fmt.Errorf("scanstep: no variable %q in scope %q", name, nctx.Scope())
-			}
+	e := &engine{net: net, ctx: ctx.Checked(false), opts: opts, times: timer{}, withDropout: net.Dropout > 0}
+	for i, b := range net.Blocks {
+		be, err := e.buildBlock(backend, i, b)
+		if err != nil {
+			e.Close()
+			return nil, err
 		}
+		e.blocks = append(e.blocks, be)
 	}
-	return e, e.build()
-}
-
-func layerScope(i int) string { return fmt.Sprintf("hidden_%d", i) }
-
-// variableNames returns the names of the neuron variables that the coefficients of cfg are built from.
-func variableNames(cfg neuron.Config) []string {
-	switch cfg.Kind {
-	case neuron.LIF:
-		return nil
-	case neuron.AdaptLIF:
-		return []string{neuron.VarEta, neuron.VarGamma}
-	}
-	omega := neuron.VarOmegaStar
-	if cfg.DTExact {
-		omega = neuron.VarOmegaStarDT
-	}
-	if cfg.Kind == neuron.FSTS {
-		return []string{omega, neuron.VarBetaHat, neuron.VarLambdaHat}
-	}
-	return []string{omega}
-}
-
-// coefficientsOf returns the coefficients of the layer whose variables are in ctx's current scope, built
-// from them as package neuron's layer builds them (Ω* clamped to [0, MaxTargetHz], κ̄ by Theorem 1 or the
-// DT-exact inverse, ηΔt = √(κ̄r), γΔt = √(κ̄/r), β = tanh(β̂), λ = σ(λ̂)). The stages are taken out of
-// [M, P…] by a one-hot contraction (exact), whose gradient needs no Pad.
-func coefficientsOf(ctx *context.Context, g *Graph, cfg neuron.Config) neuron.Coefficients {
-	k := cfg.Constants()
-	c := neuron.Coefficients{
-		MuBar: k.MuBar(), RhoBar: k.RhoBar(), Vth: cfg.Vth, Surrogate: cfg.Surrogate, DetachReset: cfg.DetachReset,
-	}
-	get := func(name string) *Node {
-		v := ctx.GetVariableByScopeAndName(ctx.Scope(), name)
-		if v == nil {
-			panic(fmt.Errorf("scanstep: no variable %q in scope %q", name, ctx.Scope()))
+	var err error
+	e.head, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, h, labels, mask *Node) []*Node {
+		ctx.SetTraining(h.Graph(), true)
+		lossSum, correct := net.Loss(net.Head(ctx, h), h, labels, mask)
+		loss := Div(lossSum, MaxScalar(ReduceAllSum(mask), 1))
+		vars := step.TrainableIn(ctx, ctx.In(model.ReadoutScope).Scope())
+		e.readout = names(vars)
+		wrt := []*Node{h}
+		for _, v := range vars {
+			wrt = append(wrt, v.ValueGraph(h.Graph()))
 		}
-		return v.ValueGraph(g)
-	}
-	switch cfg.Kind {
-	case neuron.LIF:
-		return c
-	case neuron.AdaptLIF:
-		c.EtaDt = MulScalar(get(neuron.VarEta), cfg.Dt)
-		c.GammaDt = MulScalar(get(neuron.VarGamma), cfg.Dt)
-		return c
-	}
-	names := variableNames(cfg)
-	fmax, err := cfg.MaxTargetHz()
+		return append([]*Node{lossSum, correct}, Gradient(loss, wrt...)...)
+	})
 	if err != nil {
-		panic(err)
+		e.Close()
+		return nil, err
 	}
-	omega := ClipScalar(get(names[0]), 0, 2*math.Pi*fmax)
-	var kappaBar *Node
-	if cfg.DTExact {
-		kappaBar = neuron.KappaBarDTExact(MulScalar(omega, cfg.Dt), k.MuBar(), k.RhoBar())
-	} else {
-		kappaBar = MulScalar(neuron.KappaStar(omega, k.Mu(), k.Rho()), cfg.Dt*cfg.Dt)
+	e.score, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, h, labels, mask *Node) []*Node {
+		ctx.SetTraining(h.Graph(), false)
+		lossSum, correct := net.Loss(net.Head(ctx, h), h, labels, mask)
+		return []*Node{lossSum, correct}
+	})
+	if err != nil {
+		e.Close()
+		return nil, err
 	}
-	sq := Sqrt(kappaBar)
-	r := cfg.Ratio()
-	c.EtaDt, c.GammaDt = MulScalar(sq, math.Sqrt(r)), DivScalar(sq, math.Sqrt(r))
-	if cfg.Kind != neuron.FSTS {
-		return c
-	}
-	beta, lambda := Tanh(get(neuron.VarBetaHat)), Sigmoid(get(neuron.VarLambdaHat))
-	m := cfg.Order
-	for j := range m {
-		mask := make([]float64, m)
-		mask[j] = 1
-		dims := make([]int, beta.Rank())
-		for i := range dims {
-			dims[i] = 1
+	return e, nil
+}
+
+// synapseVars returns the trainable variables of a block's synapse: those of its scope outside its
+// neurons' scope.
+func synapseVars(ctx *context.Context, b model.Block) []*context.Variable {
+	bctx := ctx.In(b.Scope)
+	neur := bctx.In("neuron").Scope()
+	var out []*context.Variable
+	for _, v := range step.TrainableIn(ctx, bctx.Scope()) {
+		if !inScope(v.Scope(), neur) {
+			out = append(out, v)
 		}
-		dims[0] = m
-		oneHot := BroadcastToDims(Reshape(ConvertDType(Const(g, mask), beta.DType()), dims...), beta.Shape().Dimensions...)
-		c.Beta = append(c.Beta, ReduceSum(Mul(beta, oneHot), 0))
-		c.Lambda = append(c.Lambda, ReduceSum(Mul(lambda, oneHot), 0))
 	}
-	return c
+	return out
 }
 
 // flatten returns the coefficient cotangents present, in a fixed order: EtaDt, GammaDt, Beta..., Lambda...
@@ -180,144 +158,433 @@ func unflatten(c neuron.Coefficients, nodes []*Node) scan.CoefficientGrads {
 	if c.EtaDt != nil {
 		g.EtaDt, g.GammaDt, nodes = nodes[0], nodes[1], nodes[2:]
 	}
-	m := len(c.Beta)
-	if m > 0 {
+	if m := len(c.Beta); m > 0 {
 		g.Beta, g.Lambda = nodes[:m], nodes[m:2*m]
 	}
 	return g
 }
 
-func (e *Executor) build() error {
-	s := e.spec
-	n := neuron.StateComponents(s.Neuron)
-	for i := range s.Layers {
-		w := s.Width
-		l := &layer{}
-		scope := layerScope(i)
-		var err error
-		l.dense, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, h *Node) *Node {
-			return chunked.Dense(ctx.Checked(false).In(scope), h, w)
-		})
-		if err != nil {
-			return err
+func (e *engine) buildBlock(backend backends.Backend, i int, b model.Block) (*blockExecs, error) {
+	be := &blockExecs{b: b, states: neuron.StateComponents(b.Neuron)}
+	n := be.states
+	var err error
+	if be.paramShape, err = neuron.ParamShape(append([]int{1, 1}, b.OutDims...), b.Neuron.ChannelShared); err != nil {
+		return nil, err
+	}
+	cell, err := b.Neuron.Kind.Cell()
+	if err != nil {
+		return nil, err
+	}
+	layout := cell.State(b.Neuron)
+	count := 2 * max(layout.Stages-1, 0) // β̄m and λ̄m
+	if layout.Adaptation {
+		count += 2 // ē and ḡ
+	}
+	for range count {
+		be.coefShapes = append(be.coefShapes, shapes.Make(dtypes.Float32, be.paramShape...))
+	}
+	coefficients := func(ctx *context.Context, g *Graph) neuron.Coefficients {
+		return neuron.LayerCoefficients(ctx.In(b.Scope).In("neuron"), g, dtypes.Float32, b.Neuron, be.paramShape)
+	}
+	if be.synapse, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, h *Node) *Node {
+		return b.Synapse(ctx.In(b.Scope), h)
+	}); err != nil {
+		return nil, err
+	}
+	if be.synapseVJP, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, h, cot *Node) []*Node {
+		bctx := ctx.In(b.Scope)
+		cur := b.Synapse(bctx, h)
+		vars := synapseVars(ctx, b)
+		be.synParams = names(vars)
+		wrt := make([]*Node, 0, len(vars)+1)
+		for _, v := range vars {
+			wrt = append(wrt, v.ValueGraph(h.Graph()))
 		}
-		l.denseVJP, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, h, cot *Node) []*Node {
-			ctx = ctx.Checked(false)
-			lctx := ctx.In(scope)
-			cur := chunked.Dense(lctx, h, w)
-			vars := chunked.TrainableIn(ctx, lctx.In("dense").Scope())
-			l.denseParams = chunked.Names(vars)
-			wrt := make([]*Node, 0, len(vars))
-			for _, v := range vars {
-				wrt = append(wrt, v.ValueGraph(h.Graph()))
-			}
-			grads := Gradient(ReduceAllSum(Mul(cur, cot)), wrt...)
-			if i > 0 {
-				wT := Transpose(lctx.In("dense").GetVariable("weights").ValueGraph(h.Graph()), 0, 1)
-				dims := h.Shape().Dimensions
-				rows := h.Shape().Size() / dims[len(dims)-1]
-				grads = append(grads, Reshape(Dot(Reshape(cot, rows, w), wT), dims...))
-			}
-			return grads
-		})
-		if err != nil {
-			return err
+		wantInput := i > 0 && b.InputCotangent == nil
+		if wantInput {
+			wrt = append(wrt, h)
 		}
-		// [current [batch, T, w], t0, state (n)] -> [spikes [batch, K, w], final state (n), saved...].
-		l.fwd, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
-			cur := chunked.SliceTime(in[0], in[1], e.chunk)
-			c := coefficientsOf(ctx.Checked(false).In(scope).In("neuron"), cur.Graph(), s.Neuron)
-			spikes, final, saved := scan.Forward(c, cur, in[2:])
-			if e.opts.Recompute {
-				saved = nil
-			}
-			l.saved = len(saved)
-			return append(append([]*Node{spikes}, final...), saved...)
-		})
-		if err != nil {
-			return err
+		grads := Gradient(ReduceAllSum(Mul(cur, cot)), wrt...)
+		if i > 0 && b.InputCotangent != nil {
+			grads = append(grads, b.InputCotangent(bctx, h, cot))
 		}
-		// [current, t0, cot spikes [batch, T, w], state (n), saved..., cot final state (n), accumulators] ->
-		// [cot state (n), cot current [batch, K, w], accumulators + this chunk's coefficient cotangents].
-		l.vjp, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
-			cur := chunked.SliceTime(in[0], in[1], e.chunk)
-			cotSpikes := chunked.SliceTime(in[2], in[1], e.chunk)
-			ns := l.saved // set when the forward graph was built, at the first forward call
-			state, saved, cotFinal, acc := in[3:3+n], in[3+n:3+n+ns], in[3+n+ns:3+2*n+ns], in[3+2*n+ns:]
-			c := coefficientsOf(ctx.Checked(false).In(scope).In("neuron"), cur.Graph(), s.Neuron)
-			if ns == 0 {
-				saved = nil // recomputed
-			}
-			cotState, cotCur, grads := scan.Backward(c, cur, state, saved, cotSpikes, cotFinal)
-			outs := append(cotState, cotCur)
-			for j, x := range flatten(grads) {
-				outs = append(outs, Add(acc[j], x))
-			}
-			return outs
-		})
-		if err != nil {
-			return err
+		return grads
+	}); err != nil {
+		return nil, err
+	}
+	if be.forward, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
+		cur := sliceTime(in[0], in[1], e.k)
+		spikes, final, saved := scan.Forward(coefficients(ctx, cur.Graph()), cur, in[2:])
+		if e.opts.Recompute {
+			saved = nil
 		}
-		// [coefficient cotangents] -> [gradients of the neuron's trainable variables].
-		l.varGrads, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, acc []*Node) []*Node {
-			ctx = ctx.Checked(false)
+		be.saved = len(saved)
+		return append(append([]*Node{spikes}, final...), saved...)
+	}); err != nil {
+		return nil, err
+	}
+	if be.vjp, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
+		cur := sliceTime(in[0], in[1], e.k)
+		cotSpikes := sliceTime(in[2], in[1], e.k)
+		rest := in[3:]
+		if e.withDropout {
+			cotSpikes = Mul(cotSpikes, rest[0]) // h = spikes·mask, so cot spikes = cot h·mask
+			rest = rest[1:]
+		}
+		ns := be.saved // set when the forward graph was built, at the first forward call
+		state, saved, cotFinal, acc := rest[:n], rest[n:n+ns], rest[n+ns:2*n+ns], rest[2*n+ns:]
+		if ns == 0 {
+			saved = nil // recomputed
+		}
+		cotState, cotCur, grads := scan.Backward(coefficients(ctx, cur.Graph()), cur, state, saved, cotSpikes, cotFinal)
+		outs := append(cotState, cotCur)
+		for j, x := range flatten(grads) {
+			outs = append(outs, Add(acc[j], x))
+		}
+		return outs
+	}); err != nil {
+		return nil, err
+	}
+	nctx := e.ctx.In(b.Scope).In("neuron")
+	be.neurParams = step.TrainableIn(e.ctx, nctx.Scope())
+	if len(be.neurParams) > 0 {
+		if be.varGrads, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, acc []*Node) []*Node {
 			g := acc[0].Graph()
-			nctx := ctx.In(scope).In("neuron")
-			c := coefficientsOf(nctx, g, s.Neuron)
-			vars := chunked.TrainableIn(ctx, nctx.Scope())
-			l.params = chunked.Names(vars)
-			wrt := make([]*Node, len(vars))
-			for j, v := range vars {
+			c := coefficients(ctx, g)
+			wrt := make([]*Node, len(be.neurParams))
+			for j, v := range be.neurParams {
 				wrt[j] = v.ValueGraph(g)
 			}
 			return scan.VariableGrads(c, unflatten(c, acc), wrt...)
-		})
-		if err != nil {
-			return err
+		}); err != nil {
+			return nil, err
 		}
-		l.concat, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, parts []*Node) *Node {
-			if len(parts) == 1 {
-				return Identity(parts[0])
-			}
-			return Concatenate(parts, 1)
-		})
-		if err != nil {
-			return err
-		}
-		// The coefficient cotangents have the parameter shape [w].
-		if s.Neuron.Kind != neuron.LIF {
-			l.coefGrads = append(l.coefGrads, shapes.Make(dtypes.Float32, w), shapes.Make(dtypes.Float32, w))
-		}
-		for range 2 * s.Neuron.Order {
-			l.coefGrads = append(l.coefGrads, shapes.Make(dtypes.Float32, w))
-		}
-		e.layers = append(e.layers, l)
 	}
-	var err error
-	e.head, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
-		ctx = ctx.Checked(false)
-		spikes := in[:s.Layers]
-		labels, mask := in[s.Layers], in[s.Layers+1]
-		h := spikes[len(spikes)-1]
-		g := h.Graph()
-		rctx := ctx.In("readout")
-		logits := chunked.Dense(rctx, ReduceMean(h, 1), s.Classes)
-		ce := Neg(ReduceSum(Mul(OneHot(labels, s.Classes, logits.DType()), LogSoftmax(logits, -1)), -1))
-		lossSum := ReduceAllSum(Mul(ce, mask))
-		loss := Div(lossSum, MaxScalar(ReduceAllSum(mask), 1))
-		hit := ConvertDType(Equal(ArgMax(logits, -1, dtypes.Int32), labels), mask.DType())
-		outs := []*Node{lossSum, ReduceAllSum(Mul(hit, mask))}
-		for _, sp := range spikes {
-			outs = append(outs, ReduceAllSum(Mul(ReduceMean(sp, 1, 2), mask)))
+	join := func(mask, drop *Node, parts []*Node) []*Node {
+		s := parts[0]
+		if len(parts) > 1 {
+			s = Concatenate(parts, 1)
 		}
-		vars := chunked.TrainableIn(ctx, rctx.In("dense").Scope())
-		wrt := []*Node{h}
-		for _, v := range vars {
-			wrt = append(wrt, v.ValueGraph(g))
+		return []*Node{model.ApplyMask(s, drop), model.RateSum(s, mask)}
+	}
+	if be.join, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
+		if e.withDropout {
+			return join(in[0], in[1], in[2:])
 		}
-		return append(outs, Gradient(loss, wrt...)...)
+		return join(in[0], nil, in[1:])
+	}); err != nil {
+		return nil, err
+	}
+	if be.joinEval, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
+		return join(in[0], nil, in[1:])
+	}); err != nil {
+		return nil, err
+	}
+	be.concat, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, parts []*Node) *Node {
+		if len(parts) == 1 {
+			return Identity(parts[0])
+		}
+		return Concatenate(parts, 1)
 	})
-	return err
+	return be, err
+}
+
+// sliceTime returns x[:, t0:t0+k, ...] for x [batch, time, ...] and an int32 scalar t0.
+func sliceTime(x, t0 *Node, k int) *Node {
+	g := x.Graph()
+	starts := make([]*Node, x.Rank())
+	for i := range starts {
+		starts[i] = Const(g, int32(0))
+	}
+	starts[1] = t0
+	dims := x.Shape().Clone().Dimensions
+	dims[1] = k
+	return DynamicSlice(x, starts, dims)
+}
+
+func (e *engine) Name() string { return Name }
+
+// prepare fixes the chunk length at the first call and checks T at the later ones.
+func (e *engine) prepare(steps int) error {
+	if e.k == 0 {
+		e.k = e.opts.Chunk
+		if e.k == 0 {
+			e.k = step.DefaultChunk(steps)
+		}
+		if steps%e.k != 0 {
+			k := e.k
+			e.k = 0
+			return fmt.Errorf("scanstep: chunk %d does not divide T = %d", k, steps)
+		}
+		for c := range steps / e.k {
+			e.starts = append(e.starts, tensors.FromScalar(int32(c*e.k)))
+		}
+		return nil
+	}
+	if len(e.starts)*e.k != steps {
+		return fmt.Errorf("scanstep: T = %d differs from the first call's %d", steps, len(e.starts)*e.k)
+	}
+	return nil
+}
+
+// zeroState returns a block's zero neuron state for a batch.
+func (e *engine) zeroState(be *blockExecs, batch int) []*tensors.Tensor {
+	z := make([]*tensors.Tensor, be.states)
+	dims := append([]int{batch}, be.b.OutDims...)
+	for j := range z {
+		z[j] = tensors.FromShape(shapes.Make(dtypes.Float32, dims...))
+	}
+	e.mem.keep(z...)
+	return z
+}
+
+// forwardPass runs every block forward. It returns each block's input h (x first, then each block's output
+// after dropout), each block's current, per block and chunk the starting state followed by the forward
+// chunk's saved tensors (when save), and the rate sums.
+func (e *engine) forwardPass(b step.Batch, training, save bool) (hs, curs []*tensors.Tensor, saved [][][]*tensors.Tensor, rates []float64, err error) {
+	batch, steps := b.X.Shape().Dimensions[0], b.X.Shape().Dimensions[1]
+	if err = e.prepare(steps); err != nil {
+		return
+	}
+	chunks := len(e.starts)
+	hs = []*tensors.Tensor{b.X}
+	saved = make([][][]*tensors.Tensor, len(e.blocks))
+	rateTensors := make([]*tensors.Tensor, 0, len(e.blocks))
+	for i, be := range e.blocks {
+		var outs []*tensors.Tensor
+		if outs, err = e.times.exec(be.synapse, hs[i]); err != nil {
+			return
+		}
+		cur := outs[0]
+		e.mem.keep(cur)
+		curs = append(curs, cur)
+		state := e.zeroState(be, batch)
+		parts := make([]any, chunks)
+		if save {
+			saved[i] = make([][]*tensors.Tensor, chunks)
+		}
+		for c := range chunks {
+			if outs, err = e.times.exec(be.forward, append([]any{cur, e.starts[c]}, asAny(state)...)...); err != nil {
+				return
+			}
+			e.mem.keep(outs...)
+			if save {
+				saved[i][c] = append(slices.Clone(state), outs[1+be.states:]...)
+			}
+			parts[c] = outs[0]
+			state = outs[1 : 1+be.states]
+		}
+		args := []any{b.Mask}
+		exec := be.joinEval
+		if training {
+			exec = be.join
+			if e.withDropout {
+				args = append(args, b.Dropout[i])
+			}
+		}
+		if outs, err = e.times.exec(exec, append(args, parts...)...); err != nil {
+			return
+		}
+		e.mem.keep(outs[0])
+		hs = append(hs, outs[0])
+		rateTensors = append(rateTensors, outs[1])
+	}
+	rates, err = scalars(rateTensors)
+	return
+}
+
+func (e *engine) Gradients(b step.Batch) (m step.Metrics, grads map[string]*tensors.Tensor, err error) {
+	if err = checkBatch(e.net, b, true); err != nil {
+		return
+	}
+	defer e.mem.free()
+	hs, curs, saved, rates, err := e.forwardPass(b, true, true)
+	if err != nil {
+		return
+	}
+	outs, err := e.times.exec(e.head, hs[len(hs)-1], labelsOf(b), b.Mask)
+	if err != nil {
+		return
+	}
+	vals, err := scalars(outs[:2])
+	if err != nil {
+		return
+	}
+	m = step.Metrics{LossSum: vals[0], Correct: vals[1], Rates: rates}
+	grads = map[string]*tensors.Tensor{}
+	defer func() {
+		if err != nil {
+			for _, t := range grads {
+				_ = t.FinalizeAll()
+			}
+			grads = nil
+		}
+	}()
+	cot := outs[2]
+	e.mem.keep(cot)
+	for j, name := range e.readout {
+		grads[name] = outs[3+j]
+	}
+	batch := b.X.Shape().Dimensions[0]
+	for i := len(e.blocks) - 1; i >= 0; i-- {
+		be := e.blocks[i]
+		acc := make([]*tensors.Tensor, len(be.coefShapes))
+		for j, s := range be.coefShapes {
+			acc[j] = tensors.FromShape(s)
+		}
+		cotState := e.zeroState(be, batch)
+		cotParts := make([]any, len(e.starts))
+		for c := len(e.starts) - 1; c >= 0; c-- {
+			args := []any{curs[i], e.starts[c], cot}
+			if e.withDropout {
+				args = append(args, b.Dropout[i])
+			}
+			args = append(args, asAny(saved[i][c])...) // starting state, then scan's saved tensors
+			args = append(args, asAny(cotState)...)
+			args = append(args, asAny(acc)...)
+			var outs []*tensors.Tensor
+			if outs, err = e.times.exec(be.vjp, args...); err != nil {
+				return
+			}
+			for _, t := range acc {
+				_ = t.FinalizeAll()
+			}
+			n := be.states
+			cotState, cotParts[c], acc = outs[:n], outs[n], outs[n+1:]
+			e.mem.keep(outs[:n+1]...)
+		}
+		e.mem.keep(acc...)
+		if be.varGrads != nil {
+			var outs []*tensors.Tensor
+			if outs, err = e.times.exec(be.varGrads, asAny(acc)...); err != nil {
+				return
+			}
+			for j, v := range be.neurParams {
+				grads[v.ScopeAndName()] = outs[j]
+			}
+		}
+		var outs []*tensors.Tensor
+		if outs, err = e.times.exec(be.concat, cotParts...); err != nil {
+			return
+		}
+		e.mem.keep(outs[0])
+		if outs, err = e.times.exec(be.synapseVJP, hs[i], outs[0]); err != nil {
+			return
+		}
+		for j, name := range be.synParams {
+			grads[name] = outs[j]
+		}
+		if i > 0 {
+			cot = outs[len(be.synParams)]
+			e.mem.keep(cot)
+		}
+	}
+	return m, grads, nil
+}
+
+func (e *engine) Evaluate(b step.Batch) (step.Metrics, error) {
+	if err := checkBatch(e.net, b, false); err != nil {
+		return step.Metrics{}, err
+	}
+	defer e.mem.free()
+	hs, _, _, rates, err := e.forwardPass(b, false, false)
+	if err != nil {
+		return step.Metrics{}, err
+	}
+	outs, err := e.times.exec(e.score, hs[len(hs)-1], labelsOf(b), b.Mask)
+	if err != nil {
+		return step.Metrics{}, err
+	}
+	vals, err := scalars(outs)
+	if err != nil {
+		return step.Metrics{}, err
+	}
+	return step.Metrics{LossSum: vals[0], Correct: vals[1], Rates: rates}, nil
+}
+
+func (e *engine) CompileSeconds() float64 { return e.times.compileSeconds() }
+
+func (e *engine) execs() []*context.Exec {
+	var out []*context.Exec
+	for _, x := range []*context.Exec{e.head, e.score} {
+		if x != nil {
+			out = append(out, x)
+		}
+	}
+	for _, be := range e.blocks {
+		out = append(out, be.synapse, be.synapseVJP, be.forward, be.vjp, be.varGrads, be.join, be.joinEval, be.concat)
+	}
+	return out
+}
+
+func (e *engine) Close() {
+	e.mem.free()
+	for _, x := range e.execs() {
+		if x != nil {
+			x.Finalize()
+		}
+	}
+}
+
+// The helpers below are package step's unexported ones (a copy while this engine lives outside it).
+
+func inScope(varScope, scope string) bool {
+	return scope == "" || scope == context.RootScope || varScope == scope ||
+		strings.HasPrefix(varScope, scope+context.ScopeSeparator)
+}
+
+func names(vars []*context.Variable) []string {
+	out := make([]string, len(vars))
+	for i, v := range vars {
+		out[i] = v.ScopeAndName()
+	}
+	return out
+}
+
+// timer records the wall time of each call of its executors; the first call includes compilation.
+type timer map[*context.Exec][]time.Duration
+
+func (t timer) exec(e *context.Exec, args ...any) ([]*tensors.Tensor, error) {
+	start := time.Now()
+	outs, err := e.Exec(args...)
+	t[e] = append(t[e], time.Since(start))
+	return outs, err
+}
+
+// compileSeconds estimates the compile time: for each executor, its first call's time minus the median of
+// the later calls (the first call alone when there is no later one).
+func (t timer) compileSeconds() float64 {
+	total := 0.0
+	for _, d := range t {
+		if len(d) == 0 {
+			continue
+		}
+		first := d[0]
+		if len(d) > 1 {
+			rest := slices.Clone(d[1:])
+			slices.Sort(rest)
+			first -= rest[len(rest)/2]
+		}
+		total += max(first, 0).Seconds()
+	}
+	return total
+}
+
+// scalars copies float32 scalar outputs to float64 and finalizes them.
+func scalars(ts []*tensors.Tensor) ([]float64, error) {
+	out := make([]float64, len(ts))
+	for i, t := range ts {
+		v, err := tensors.CopyFlatData[float32](t)
+		if err != nil {
+			return nil, err
+		}
+		if len(v) != 1 {
+			return nil, fmt.Errorf("scanstep: expected a scalar, got %s", t.Shape())
+		}
+		out[i] = float64(v[0])
+		t.MustFinalizeAll()
+	}
+	return out, nil
 }
 
 func asAny(ts []*tensors.Tensor) []any {
@@ -328,185 +595,39 @@ func asAny(ts []*tensors.Tensor) []any {
 	return out
 }
 
-func scalar(t *tensors.Tensor) (float64, error) {
-	v, err := tensors.CopyFlatData[float32](t)
-	if err != nil {
-		return 0, err
-	}
-	if len(v) != 1 {
-		return 0, fmt.Errorf("scanstep: expected a scalar, got %s", t.Shape())
-	}
-	return float64(v[0]), nil
-}
+// arena collects a call's intermediate tensors, freed at the end of the call.
+type arena []*tensors.Tensor
 
-// Step runs the forward and backward pass of one batch: x [batch, time, features] float32, labels [batch]
-// int32, mask [batch] float32 (1 for real examples, 0 for padding), as chunked.Executor.Step does.
-func (e *Executor) Step(x, labels, mask *tensors.Tensor) (res chunked.Result, err error) {
-	for _, t := range e.keep {
+func (a *arena) keep(ts ...*tensors.Tensor) { *a = append(*a, ts...) }
+
+func (a *arena) free() {
+	for _, t := range *a {
 		_ = t.FinalizeAll()
 	}
-	e.keep = e.keep[:0]
-	s := e.spec
-	dims := x.Shape().Dimensions
-	if len(dims) != 3 {
-		return res, fmt.Errorf("scanstep: input must be [batch, time, features], got %s", x.Shape())
-	}
-	batch, steps := dims[0], dims[1]
-	if e.chunk == 0 {
-		e.chunk = s.Chunk
-		if e.chunk == 0 {
-			e.chunk = chunked.DefaultChunk(steps)
-		}
-		if steps%e.chunk != 0 {
-			return res, fmt.Errorf("scanstep: chunk %d does not divide T = %d", e.chunk, steps)
-		}
-		for c := range steps / e.chunk {
-			e.starts = append(e.starts, tensors.FromScalar(int32(c*e.chunk)))
-		}
-	} else if len(e.starts)*e.chunk != steps {
-		return res, fmt.Errorf("scanstep: T = %d differs from the first step's %d", steps, len(e.starts)*e.chunk)
-	}
-	chunks := len(e.starts)
-	n := neuron.StateComponents(s.Neuron)
-	zero := func() []*tensors.Tensor {
-		z := make([]*tensors.Tensor, n)
-		for j := range z {
-			z[j] = tensors.FromShape(shapes.Make(dtypes.Float32, batch, s.Width))
-			e.keep = append(e.keep, z[j])
-		}
-		return z
-	}
-	hs := []*tensors.Tensor{x}
-	curs := make([]*tensors.Tensor, s.Layers)
-	starts := make([][][]*tensors.Tensor, s.Layers) // [layer][chunk] starting state
-	saved := make([][][]*tensors.Tensor, s.Layers)  // [layer][chunk] state before each step
-	for i, l := range e.layers {
-		outs, err := l.dense.Exec(hs[i])
-		if err != nil {
-			return res, err
-		}
-		curs[i] = outs[0]
-		e.keep = append(e.keep, outs[0])
-		state := zero()
-		parts := make([]any, chunks)
-		starts[i] = make([][]*tensors.Tensor, chunks)
-		saved[i] = make([][]*tensors.Tensor, chunks)
-		for c := range chunks {
-			outs, err := l.fwd.Exec(append([]any{curs[i], e.starts[c]}, asAny(state)...)...)
-			if err != nil {
-				return res, err
-			}
-			e.keep = append(e.keep, outs...)
-			starts[i][c] = state
-			parts[c] = outs[0]
-			state = outs[1 : 1+n]
-			saved[i][c] = outs[1+n:]
-		}
-		outs, err = l.concat.Exec(parts...)
-		if err != nil {
-			return res, err
-		}
-		e.keep = append(e.keep, outs[0])
-		hs = append(hs, outs[0])
-	}
-	outs, err := e.head.Exec(append(asAny(hs[1:]), labels, mask)...)
-	if err != nil {
-		return res, err
-	}
-	vals := make([]float64, 2+s.Layers)
-	for j := range vals {
-		if vals[j], err = scalar(outs[j]); err != nil {
-			return res, err
-		}
-		_ = outs[j].FinalizeAll()
-	}
-	res.LossSum, res.Correct, res.Rates = vals[0], vals[1], vals[2:]
-	res.Grads = map[string]*tensors.Tensor{}
-	defer func() {
-		if err != nil {
-			for _, t := range res.Grads {
-				_ = t.FinalizeAll()
-			}
-			res.Grads = nil
-		}
-	}()
-	cot := outs[len(vals)]
-	e.keep = append(e.keep, cot)
-	readout := chunked.Names(chunked.TrainableIn(e.ctx, e.ctx.In("readout").In("dense").Scope()))
-	for j, name := range readout {
-		res.Grads[name] = outs[len(vals)+1+j]
-	}
-	for i := s.Layers - 1; i >= 0; i-- {
-		l := e.layers[i]
-		acc := make([]*tensors.Tensor, len(l.coefGrads))
-		for j, sh := range l.coefGrads {
-			acc[j] = tensors.FromShape(sh)
-		}
-		cotState := zero()
-		cotParts := make([]any, chunks)
-		for c := chunks - 1; c >= 0; c-- {
-			args := append([]any{curs[i], e.starts[c], cot}, asAny(starts[i][c])...)
-			args = append(args, asAny(saved[i][c])...)
-			args = append(args, asAny(cotState)...)
-			args = append(args, asAny(acc)...)
-			outs, err := l.vjp.Exec(args...)
-			if err != nil {
-				return res, err
-			}
-			for _, t := range acc {
-				_ = t.FinalizeAll()
-			}
-			cotState = outs[:n]
-			cotParts[c] = outs[n]
-			acc = outs[n+1:]
-			e.keep = append(e.keep, outs[:n+1]...)
-		}
-		if len(chunked.TrainableIn(e.ctx, e.ctx.In(layerScope(i)).In("neuron").Scope())) > 0 {
-			grads, err := l.varGrads.Exec(asAny(acc)...)
-			if err != nil {
-				return res, err
-			}
-			for j, name := range l.params {
-				res.Grads[name] = grads[j]
-			}
-		}
-		outs, err := l.concat.Exec(cotParts...)
-		if err != nil {
-			return res, err
-		}
-		e.keep = append(e.keep, outs[0])
-		outs, err = l.denseVJP.Exec(hs[i], outs[0])
-		if err != nil {
-			return res, err
-		}
-		for j, name := range l.denseParams {
-			res.Grads[name] = outs[j]
-		}
-		e.keep = append(e.keep, acc...)
-		if i > 0 {
-			cot = outs[len(l.denseParams)]
-			e.keep = append(e.keep, cot)
-		}
-	}
-	return res, nil
+	*a = (*a)[:0]
 }
 
-// Execs returns the executor's compiled graphs (for timing by the caller).
-func (e *Executor) Execs() []*context.Exec {
-	out := []*context.Exec{e.head}
-	for _, l := range e.layers {
-		out = append(out, l.dense, l.denseVJP, l.fwd, l.vjp, l.varGrads, l.concat)
+// noLabels stands for the labels of a network without a classifier (whose graphs ignore them).
+var noLabels = tensors.FromScalar(int32(0))
+
+func labelsOf(b step.Batch) *tensors.Tensor {
+	if b.Labels == nil {
+		return noLabels
 	}
-	return out
+	return b.Labels
 }
 
-// Close frees the executor's compiled graphs and intermediate tensors (not the context's variables).
-func (e *Executor) Close() {
-	for _, t := range e.keep {
-		_ = t.FinalizeAll()
+// checkBatch validates a batch against the network.
+func checkBatch(net model.Net, b step.Batch, training bool) error {
+	if b.X == nil || b.Mask == nil || (net.Classes > 0 && b.Labels == nil) {
+		return fmt.Errorf("scanstep: a batch needs inputs, a mask and (with a classifier) labels")
 	}
-	e.keep = nil
-	for _, ex := range e.Execs() {
-		ex.Finalize()
+	dims := b.X.Shape().Dimensions
+	if len(dims) != 2+len(net.InputDims) || !slices.Equal(dims[2:], net.InputDims) {
+		return fmt.Errorf("scanstep: input %s does not match [batch, time, %v]", b.X.Shape(), net.InputDims)
 	}
+	if training && net.Dropout > 0 && len(b.Dropout) != len(net.Blocks) {
+		return fmt.Errorf("scanstep: a training step with dropout needs %d masks, got %d", len(net.Blocks), len(b.Dropout))
+	}
+	return nil
 }
