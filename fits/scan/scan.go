@@ -271,17 +271,19 @@ func Forward(c neuron.Coefficients, current *Node, st []*Node) (spikes *Node, fi
 	s := l.unpack(orZeros(st, n, g, shapes.Make(current.DType(), stepDims...)))
 	co := broadcastCoefficients(c, l, stepDims)
 	one := fusionBarrierOne(current)
-	inputs := unpackAxis(swapBatchTime(current), 0)
-	packs := make([]*Node, len(inputs)) // [components + 1, batch, d…] per step
-	for t, in := range inputs {
-		next, _, spike := step(c, co, l, s, in)
+	k := current.Shape().Dimensions[1]
+	packs := make([]*Node, k)    // [components + 1, batch, d…] per step
+	spikeSeq := make([]*Node, k) // [batch, d…] per step
+	for t := range k {
+		next, _, spike := step(c, co, l, s, Squeeze(SliceAxis(current, 1, AxisElem(t)), 1))
 		var parts []*Node
 		packs[t], parts = barrier(append(l.pack(next), spike), one)
 		s = l.unpack(parts[:n])
+		spikeSeq[t] = parts[n]
 	}
-	all := Stack(packs, 0)
-	spikes = swapBatchTime(Squeeze(SliceAxis(all, 1, AxisElem(n)), 1))
-	return spikes, l.pack(s), []*Node{all}
+	// The spikes are stacked on their own, so that a caller that drops saved (XLA removes what no output
+	// uses) pays for no more than neuron.LayerFrom does.
+	return Stack(spikeSeq, 1), l.pack(s), []*Node{Stack(packs, 0)}
 }
 
 // Backward returns the vector-Jacobian product of Forward over one chunk: given the cotangents cotSpikes
