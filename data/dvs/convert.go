@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/cache"
 	"github.com/fits-snn/fits/data/progress"
 )
@@ -70,7 +71,7 @@ func Convert(root, split, dst string, f Framing, w io.Writer) (Stats, error) {
 			st, err := f.Bin(rec.Events, s.Start, buf)
 			if err != nil {
 				cw.Abort()
-				return total, fmt.Errorf("%s: %w", filepath.Join(root, name), err)
+				return total, data.BadFile(fmt.Errorf("%s: %w", filepath.Join(root, name), err))
 			}
 			total.Events += st.Events
 			total.Clipped += st.Clipped

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/cache"
 	"github.com/fits-snn/fits/data/mel"
 	"github.com/fits-snn/fits/data/progress"
@@ -48,7 +49,7 @@ func ConvertClips(root string, clips []Clip, dst string, meta CacheMeta, classes
 	files := make([]string, len(clips))
 	for i, cl := range clips {
 		if cl.Label < 0 || int(cl.Label) >= classes {
-			return fmt.Errorf("%s: label %d outside [0, %d)", cl.Path, cl.Label, classes)
+			return data.BadFile(fmt.Errorf("%s: label %d outside [0, %d)", cl.Path, cl.Label, classes))
 		}
 		files[i] = cl.Path
 	}

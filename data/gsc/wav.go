@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/fits-snn/fits/data"
 	"github.com/go-audio/audio"
 	"github.com/go-audio/wav"
 )
@@ -17,15 +18,15 @@ const SampleRate = 16000
 
 // ReadWAV reads a mono 16-bit PCM WAV file sampled at rate Hz and returns its samples scaled to
 // [-1, 1) (divided by 32768). Any other rate, channel count, bit depth or encoding is an error
-// naming the file.
+// naming the file (a data.FileError).
 func ReadWAV(path string, rate int) ([]float64, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, data.BadFile(err)
 	}
 	x, err := DecodeWAV(b, rate)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, data.BadFile(fmt.Errorf("%s: %w", path, err))
 	}
 	return x, nil
 }
