@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/fits-snn/fits/fits/model"
-	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
 )
 
 // EvalResult is what Evaluate measures on a checkpoint.
@@ -16,9 +15,13 @@ type EvalResult struct {
 	Width          int    `json:"width"`
 	Seed           int64  `json:"seed"`
 	ParameterCount int    `json:"parameter_count"`
-	// Checkpoint is the directory evaluated; Epoch the number of epochs trained when it was saved.
-	Checkpoint string `json:"checkpoint"`
-	Epoch      int    `json:"epoch"`
+	// Checkpoint is the directory evaluated, CheckpointName the checkpoint in it that was loaded (the
+	// newest intact one) and Epoch the number of epochs trained when it was saved.
+	Checkpoint     string `json:"checkpoint"`
+	CheckpointName string `json:"checkpoint_name"`
+	Epoch          int    `json:"epoch"`
+	// Skipped are the newer checkpoints that were not intact, newest first (empty when the newest was).
+	Skipped []SkippedCheckpoint `json:"skipped_checkpoints"`
 	// ValAcc and ValLoss are measured on the protocol's validation split (nil under best-test).
 	ValAcc  *float64 `json:"val_acc"`
 	ValLoss *float64 `json:"val_loss"`
@@ -32,28 +35,27 @@ type EvalResult struct {
 	WallSeconds float64   `json:"wall_seconds"`
 }
 
-// Evaluate loads the latest checkpoint in dir (written by TrainModel) and measures the network on the
-// protocol's validation split and on the test split, without dropout. The configuration comes from the
-// checkpoint; opts.Dir and opts.Resume are ignored.
+// Evaluate loads the newest intact checkpoint in dir (written by TrainModel; see LoadCheckpoint) and
+// measures the network on the protocol's validation split and on the test split, without dropout. The
+// configuration comes from the checkpoint; opts.Dir and opts.Resume are ignored. Newer checkpoints that
+// are corrupt are skipped and listed in the result; a directory without any usable checkpoint is a
+// *CheckpointError.
 func Evaluate(dir string, opts Options) (*EvalResult, error) {
 	started := time.Now()
-	if !HasCheckpoint(dir) {
-		return nil, fmt.Errorf("no checkpoint in %s", dir)
-	}
 	ctx, err := newContext(DefaultConfig())
 	if err != nil {
 		return nil, err
 	}
-	if _, err := checkpoints.Load(ctx).Dir(dir).Done(); err != nil {
-		return nil, fmt.Errorf("loading checkpoint %s: %w", dir, err)
-	}
-	cfg := ConfigFromContext(ctx)
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
-	}
-	history, _, err := loadState(ctx)
+	ck, skipped, err := LoadCheckpoint(ctx, dir)
 	if err != nil {
 		return nil, err
+	}
+	cfg, err := configOf(ctx)
+	if err == nil {
+		err = cfg.Validate()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s in %s: %w", ck.Name, dir, err)
 	}
 	ds, err := loadDataset(cfg, opts)
 	if err != nil {
@@ -61,6 +63,9 @@ func Evaluate(dir string, opts Options) (*EvalResult, error) {
 	}
 	sp, err := protocolSplits(cfg.Protocol, ds)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkRun(cfg, ds, sp); err != nil {
 		return nil, err
 	}
 	net, err := NewNetwork(cfg, ds)
@@ -77,7 +82,8 @@ func Evaluate(dir string, opts Options) (*EvalResult, error) {
 	}
 	res := &EvalResult{
 		Dataset: cfg.Dataset, Model: cfg.Model, M: cfg.M, Width: cfg.Width, Seed: cfg.Seed,
-		Checkpoint: dir, Epoch: len(history), Protocol: cfg.Protocol, Backend: backendName,
+		Checkpoint: dir, CheckpointName: ck.Name, Epoch: ck.Epoch, Skipped: skipped,
+		Protocol: cfg.Protocol, Backend: backendName,
 	}
 	if sp.val != nil {
 		loss, acc, _, err := r.evaluate(sp.val)
