@@ -284,6 +284,13 @@ func runDataSynth(args []string, stdout, stderr io.Writer) error {
 		}
 		return *samples
 	}
+	switch strings.ToLower(*format) {
+	case "shd", "ssc", "gsc", "mnist", "dvs":
+	case "":
+		return badInput("--format is required (valid: shd, ssc, gsc, mnist, dvs)")
+	default:
+		return badInput("--format: unknown format %q (valid: shd, ssc, gsc, mnist, dvs)", *format)
+	}
 	if err := checkOutDir("out", *out); err != nil {
 		return err
 	}
@@ -302,10 +309,6 @@ func runDataSynth(args []string, stdout, stderr io.Writer) error {
 	case "dvs":
 		users := max(2, n(3))
 		err = dvs.WriteSynth(*out, dvs.SynthConfig{Users: users, TrainUsers: users - 1, Gesture: 1.5, EventsPerSec: 5000, Seed: *seed})
-	case "":
-		return badInput("--format is required (valid: shd, ssc, gsc, mnist, dvs)")
-	default:
-		return badInput("--format: unknown format %q (valid: shd, ssc, gsc, mnist, dvs)", *format)
 	}
 	if err != nil {
 		return err

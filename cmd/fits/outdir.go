@@ -28,7 +28,7 @@ func checkOutDir(flagName, dir string) error {
 				return badInput("--%s=%s: cannot write into %s (permission denied)", flagName, dir, p)
 			}
 			return nil
-		case !errors.Is(err, os.ErrNotExist):
+		case !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
 			return badInput("--%s=%s: %v", flagName, dir, err)
 		}
 		parent := filepath.Dir(p)

@@ -2,8 +2,10 @@ package dvs
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -50,8 +52,11 @@ func Convert(root, split, dst string, f Framing, w io.Writer) (Stats, error) {
 		return total, fmt.Errorf("unknown DVS Gesture split %q (valid: train, test)", split)
 	}
 	names, err := ReadTrials(filepath.Join(root, list))
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		return total, fmt.Errorf("%w (run 'fits data download --dataset=dvs')", err)
+	}
+	if err != nil {
+		return total, err
 	}
 	mj, _ := json.Marshal(CacheMeta{Dataset: "dvsgesture", Split: split, Framing: f, Dt: f.Dt, Classes: Gestures})
 	cw, err := cache.Create(dst, cache.Header{DType: cache.Uint8, Shape: f.SampleShape(), Classes: Classes, Meta: mj})

@@ -2,8 +2,10 @@ package gsc
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -136,7 +138,10 @@ func EnsureCaches(dir string, c mel.Config, w io.Writer) (map[string]string, err
 		if clips == nil {
 			var err error
 			if clips, err = List(root); err != nil {
-				return nil, fmt.Errorf("%w (run 'fits data download --dataset=gsc --dir=%s')", err, dir)
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil, fmt.Errorf("%w (run 'fits data download --dataset=gsc --dir=%s')", err, dir)
+				}
+				return nil, err
 			}
 		}
 		if err := Convert(root, clips[split], dst, split, c, w); err != nil {

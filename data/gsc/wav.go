@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/internal/atomicfile"
 	"github.com/go-audio/audio"
 	"github.com/go-audio/wav"
 )
@@ -122,7 +122,7 @@ func checkRIFF(b []byte) error {
 }
 
 // WriteWAV writes samples in [-1, 1] as a mono 16-bit PCM WAV file at rate Hz, through a
-// temporary file renamed into place. Samples are clipped to the 16-bit range.
+// temporary file renamed into place (atomicfile). Samples are clipped to the 16-bit range.
 func WriteWAV(path string, x []float64, rate int) error {
 	var ws writeSeeker
 	enc := wav.NewEncoder(&ws, rate, 16, 1, 1)
@@ -137,20 +137,7 @@ func WriteWAV(path string, x []float64, rate int) error {
 	if err := enc.Close(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(ws.b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteFile(path, ws.b)
 }
 
 // writeSeeker is an in-memory io.WriteSeeker for the WAV encoder, which seeks back to patch sizes.

@@ -63,7 +63,7 @@ func Evaluate(dir string, opts Options) (*EvalResult, error) {
 	}
 	sp, err := protocolSplits(cfg.Protocol, ds)
 	if err != nil {
-		return nil, err
+		return nil, &InputError{Err: err}
 	}
 	if err := checkRun(cfg, ds, sp); err != nil {
 		return nil, err

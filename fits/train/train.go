@@ -605,7 +605,7 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 	}
 	sp, err := protocolSplits(cfg.Protocol, ds)
 	if err != nil {
-		return nil, err
+		return nil, &InputError{Err: err}
 	}
 	if err := checkRun(cfg, ds, sp); err != nil {
 		return nil, err
