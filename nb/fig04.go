@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// PaperPoleExample is the example of Appendix A.5: μ = 4, ρ = 1, κ = 2 (1/s, 1/s, 1/s²). Its poles are
+// PaperPoleExample is the example of Appendix A.6: μ = 4, ρ = 1, κ = 2 (1/s, 1/s, 1/s²). Its poles are
 // real (4(μρ+κ) = 24 < 25 = (μ+ρ)²) yet the response has a nonzero target Ω* ≈ 1.98 rad/s.
 var PaperPoleExample = theory.CT{Mu: 4, Rho: 1, Kappa: 2}
 
@@ -90,7 +90,7 @@ func poleVsTargetPanel(title, unit string, mu, rho, kmin, kmax, scale float64, l
 	return p, nil
 }
 
-// PoleVsTarget is figure 04_pole_vs_target (Appendix A.5, FS module alone, continuous time). Left: the
+// PoleVsTarget is figure 04_pole_vs_target (Appendix A.6, FS module alone, continuous time). Left: the
 // response-level target Ω* and the pole frequency Ω_pole against κ at the paper's example μ = 4, ρ = 1
 // (rad/s), with the complex-pole boundary and the point κ = 2, where the poles are real but Ω* ≈ 1.98.
 // Right: the same two frequencies in Hz at the constants c (log κ axis).
@@ -99,7 +99,7 @@ func PoleVsTarget(c theory.Constants) (*Figure, error) {
 		return nil, err
 	}
 	ex := PaperPoleExample
-	left, err := poleVsTargetPanel(fmt.Sprintf("Appendix A.5 · FS module alone, CT (μ = %g, ρ = %g)\ntarget frequency vs pole frequency", ex.Mu, ex.Rho),
+	left, err := poleVsTargetPanel(fmt.Sprintf("Appendix A.6 · FS module alone, CT (μ = %g, ρ = %g)\ntarget frequency vs pole frequency", ex.Mu, ex.Rho),
 		"rad/s", ex.Mu, ex.Rho, 0, 8, 1, false)
 	if err != nil {
 		return nil, err
@@ -116,14 +116,14 @@ func PoleVsTarget(c theory.Constants) (*Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	right, err := poleVsTargetPanel(fmt.Sprintf("Appendix A.5 · FS module alone, CT (τm = %g s, τa = %g s)\ntarget frequency vs pole frequency", c.TauM, c.TauA),
+	right, err := poleVsTargetPanel(fmt.Sprintf("Appendix A.6 · FS module alone, CT (τm = %g s, τa = %g s)\ntarget frequency vs pole frequency", c.TauM, c.TauA),
 		"Hz", mu, rho, theory.KappaThreshold(mu, rho)/2, kmax, 1/(2*math.Pi), true)
 	if err != nil {
 		return nil, err
 	}
 	return &Figure{
 		Name:    "04_pole_vs_target",
-		Caption: "Appendix A.5: the response-level target frequency is not the pole frequency; at μ=4, ρ=1, κ=2 the poles are real but Ω* ≈ 1.98 rad/s.",
+		Caption: "Appendix A.6: the response-level target frequency is not the pole frequency; at μ=4, ρ=1, κ=2 the poles are real but Ω* ≈ 1.98 rad/s.",
 		Panels:  [][]*plot.Plot{{left, right}},
 		Width:   12 * vg.Inch,
 		Height:  4.5 * vg.Inch,

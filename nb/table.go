@@ -74,7 +74,7 @@ func (t Table) HTML() string {
 	return b.String()
 }
 
-// Values the paper reports (Appendix A.2 and A.5), compared with ours in the tables below.
+// Values the paper reports (Appendix A.2 and A.6), compared with ours in the tables below.
 const (
 	PaperExplicitLimitHz     = 13.8 // target-frequency limit of explicit Euler at the SSC constants, Hz
 	PaperSemiImplicitLimitHz = 77.2 // target-frequency limit of semi-implicit Euler at the SSC constants, Hz
@@ -99,7 +99,7 @@ func (c Comparison) Agrees() bool {
 
 // PaperComparisons returns every number of the theory sections that the paper prints, with ours:
 // the Jury target limits at the constants c (the paper uses SSC: 13.8 Hz and 77.2 Hz) and Ω* of the
-// pole example of Appendix A.5 (≈ 1.98 rad/s).
+// pole example of Appendix A.6 (≈ 1.98 rad/s).
 func PaperComparisons(c theory.Constants) ([]Comparison, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -112,7 +112,7 @@ func PaperComparisons(c theory.Constants) ([]Comparison, error) {
 	return []Comparison{
 		{"explicit Euler: largest stable target f* (Appendix A.2)", PaperExplicitLimitHz, j.FStarMaxExplicitHz, "Hz", 1},
 		{"semi-implicit Euler: largest stable target f* (Appendix A.2)", PaperSemiImplicitLimitHz, j.FStarMaxSemiImplicitHz, "Hz", 1},
-		{"Ω* at μ = 4, ρ = 1, κ = 2 (Appendix A.5)", PaperPoleExampleOmega, w, "rad/s", 2},
+		{"Ω* at μ = 4, ρ = 1, κ = 2 (Appendix A.6)", PaperPoleExampleOmega, w, "rad/s", 2},
 	}, nil
 }
 
@@ -178,7 +178,7 @@ func CTDTTable(c theory.Constants, fstars []float64) (Table, error) {
 	return t, nil
 }
 
-// PoleExampleTable lists the example of Appendix A.5 (μ = 4, ρ = 1, κ = 2): whether the poles are
+// PoleExampleTable lists the example of Appendix A.6 (μ = 4, ρ = 1, κ = 2): whether the poles are
 // complex (condition Eq. app_complex_pole_condition), the poles, and Ω* (ours and the paper's).
 func PoleExampleTable() (Table, error) {
 	ex := PaperPoleExample
@@ -189,7 +189,7 @@ func PoleExampleTable() (Table, error) {
 	_, complexPoles := ex.PoleFrequency()
 	p1, p2 := ex.Poles()
 	return Table{
-		Caption: "Target frequency vs pole frequency (Appendix A.5), μ = 4, ρ = 1, κ = 2",
+		Caption: "Target frequency vs pole frequency (Appendix A.6), μ = 4, ρ = 1, κ = 2",
 		Header:  []string{"quantity", "ours", "paper"},
 		Rows: [][]string{
 			{"complex poles", fmt.Sprintf("%v", complexPoles), "no: 4(μρ+κ) = 24 < 25 = (μ+ρ)²"},

@@ -43,3 +43,6 @@ func openBackend(config string) (backends.Backend, error) {
 	}
 	return xla.Backend()
 }
+
+// backendName is the configuration of the process-wide backend (e.g. "xla:cpu"), for result files.
+func backendName() string { return xla.Current().Config }

@@ -14,10 +14,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fits-snn/fits/fits/bench"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/paper"
 	"github.com/fits-snn/fits/xla"
-	"github.com/fits-snn/fits/xla/bench"
 )
 
 func init() {

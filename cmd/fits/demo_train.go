@@ -88,7 +88,7 @@ func demoTrain(base train.Config, dir string, retrain bool, stderr io.Writer) ([
 		}
 		fmt.Fprintf(stderr, "demo: [%d/%d] %s %s (%d epochs, width %d) in %s\n", i+1, len(demoModels), verb, dm.Label, cfg.Epochs, cfg.Width, runDir)
 		created := missingDirs(runDir)
-		res, err := train.TrainModel(cfg, train.Options{Dir: runDir, Resume: resume, Backend: b,
+		res, err := train.TrainModel(cfg, train.Options{Dir: runDir, Resume: resume, Backend: b, BackendName: backendName(),
 			Progress: train.TerminalProgress(stderr),
 			Warn:     func(line string) { fmt.Fprintf(stderr, "fits demo: warning: %s\n", line) }})
 		if err != nil {

@@ -49,7 +49,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := train.Evaluate(*dir, train.Options{Backend: b, DataDir: *dataDir})
+	res, err := train.Evaluate(*dir, train.Options{Backend: b, BackendName: backendName(), DataDir: *dataDir})
 	if err != nil {
 		return err
 	}

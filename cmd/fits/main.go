@@ -21,6 +21,7 @@ import (
 	"syscall"
 
 	"github.com/fits-snn/fits/data"
+	_ "github.com/fits-snn/fits/data/all" // registers every dataset with package data
 	"github.com/fits-snn/fits/fits/train"
 )
 

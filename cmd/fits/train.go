@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fits-snn/fits/fits/experiment"
 	"github.com/fits-snn/fits/fits/train"
 )
 
@@ -28,14 +29,16 @@ type trainFlags struct {
 	out, dataDir, backend         string
 	resume, extend, asJSON, quiet bool
 	lr, dropout, seed, small      string
+	experiment, mode              string
 	// set holds the names of the flags given on the command line.
 	set map[string]bool
 }
 
-func runTrain(args []string, stdout, stderr io.Writer) error {
-	d := train.DefaultConfig()
-	f := trainFlags{cfg: d}
-	fs := newFlagSet("train", stderr)
+// bindTrainFlags defines the flags of `fits train` on fs with the defaults of d and returns them.
+func bindTrainFlags(fs *flag.FlagSet, d train.Config) (*trainFlags, *string) {
+	f := &trainFlags{cfg: d}
+	fs.StringVar(&f.experiment, "experiment", "", "train one cell of the paper (an id of `fits experiments`, e.g. ssc/fsts-m2/w512) with its recipe; the other flags override it")
+	fs.StringVar(&f.mode, "mode", string(experiment.Full), "with --experiment: full (the paper's recipe) or quick (the stand-in on data this machine has)")
 	fs.StringVar(&f.cfg.Dataset, "dataset", d.Dataset, "dataset name (see `fits data list`; synthetic is embedded)")
 	fs.StringVar(&f.cfg.Model, "model", d.Model, "neuron of the hidden layers: lif, adaptlif, fs-frozen, fs, fsts")
 	fs.IntVar(&f.cfg.M, "m", d.M, "TS cascade order M (fsts: >= 1; other models: 0)")
@@ -45,30 +48,93 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.lr, "lr", fmt.Sprint(d.LR), "peak learning rate of Adam (cosine-annealed to 0)")
 	fs.StringVar(&f.dropout, "dropout", fmt.Sprint(d.Dropout), "dropout probability of hidden neurons")
 	fs.StringVar(&f.seed, "seed", fmt.Sprint(d.Seed), "random seed (initialization, example order, dropout)")
-	fs.StringVar(&f.protocol, "protocol", string(d.Protocol), "model selection: best-test, val-split, official-val")
+	fs.StringVar(&f.protocol, "protocol", string(d.Protocol), "model selection: best-test, val-split, official-val, final-epoch")
 	fs.StringVar(&f.cfg.Readout, "readout", d.Readout, "classifier readout: mean, li-max, li-mean")
-	fs.StringVar(&f.cfg.Executor, "executor", train.ExecutorUnrolled, "training step: unrolled (one graph) or chunked (feedforward, mean readout, no dropout; far less memory on long sequences)")
-	fs.StringVar(&f.out, "out", "", "run directory for checkpoints and result.json (default runs/DATASET-MODEL-mM-wW-sSEED)")
+	executor := d.Executor
+	if executor == "" {
+		executor = train.ExecutorChunked
+	}
+	fs.StringVar(&f.cfg.Executor, "executor", executor, "training engine: chunked (default: the recurrence in chunks of --chunk steps), stepwise (one step per call) or unrolled (one graph; the test oracle, slow to compile on long sequences)")
+	fs.IntVar(&f.cfg.Chunk, "chunk", d.Chunk, "time steps per call of the chunked engine (0: the largest divisor of T that is at most 25)")
+	fs.StringVar(&f.out, "out", "", "run directory for checkpoints and result.json (default runs/DATASET-MODEL-mM-wW-sSEED; with --experiment runs/MODE/ID/seed-SEED)")
 	fs.BoolVar(&f.resume, "resume", false, "continue the run in --out from its newest intact checkpoint, with its saved configuration (flags that contradict it are refused)")
 	fs.BoolVar(&f.extend, "extend", false, "with --resume: allow --epochs above the saved number and train on to it (the cosine learning-rate schedule then spans the new total from the next step on)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as one JSON object on stdout")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar on stderr")
-	fs.BoolVar(&f.cfg.Small, "small", false, "use the dataset's reduced version (tests and smoke runs)")
+	fs.BoolVar(&f.cfg.Small, "small", d.Small, "use the dataset's reduced version (tests and smoke runs)")
 	fs.StringVar(&f.dataDir, "data-dir", "", "dataset folder (default $FITS_DATA/NAME)")
-	fs.IntVar(&f.cfg.TrainLimit, "train-limit", 0, "keep only the first N training examples (0: all), for time-bounded runs")
-	fs.IntVar(&f.cfg.TestLimit, "test-limit", 0, "keep only the first N test examples (0: all)")
-	backend := backendFlag(fs)
+	fs.IntVar(&f.cfg.TrainLimit, "train-limit", d.TrainLimit, "keep only the first N training examples (0: all), for time-bounded runs")
+	fs.IntVar(&f.cfg.TestLimit, "test-limit", d.TestLimit, "keep only the first N test examples (0: all)")
+	return f, backendFlag(fs)
+}
+
+// parseTrainFlags parses the flags of `fits train`. With --experiment the flags are parsed a second time
+// with the experiment's recipe (and its first seed) as defaults, so that every flag given explicitly
+// still overrides the recipe. It returns the run folder to use when --out is not given.
+func parseTrainFlags(args []string, stderr io.Writer) (*trainFlags, string, error) {
+	fs := newFlagSet("train", stderr)
+	f, backend := bindTrainFlags(fs, train.DefaultConfig())
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, "", err
 	}
 	f.backend = *backend
-	f.set = map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	f.set = setFlags(fs)
+	if f.experiment == "" {
+		if f.set["mode"] {
+			return nil, "", badInput("--mode needs --experiment")
+		}
+		return f, "", nil
+	}
+	e, err := experiment.Lookup(f.experiment)
+	if err != nil {
+		return nil, "", badInput("--experiment: %v", err)
+	}
+	mode, err := experiment.ParseMode(f.mode)
+	if err != nil {
+		return nil, "", badInput("--mode: %v", err)
+	}
+	seeds := e.SeedsFor(mode)
+	if len(seeds) == 0 {
+		seeds = []int64{1}
+	}
+	d, err := e.Config(mode, seeds[0])
+	if err != nil {
+		return nil, "", badInput("--experiment: %v", err)
+	}
+	fs = newFlagSet("train", stderr)
+	f, backend = bindTrainFlags(fs, d)
+	if err := parseFlags(fs, args); err != nil {
+		return nil, "", err
+	}
+	f.backend = *backend
+	f.set = setFlags(fs)
+	seed, err := parseFloat("seed", f.seed)
+	if err != nil || seed != float64(int64(seed)) {
+		return nil, "", badInput("--seed: %q is not an integer", f.seed)
+	}
+	return f, experiment.RunDir(filepath.Join("runs", string(mode)), e.ID, int64(seed)), nil
+}
+
+// setFlags returns the names of the flags given on the command line.
+func setFlags(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	return set
+}
+
+func runTrain(args []string, stdout, stderr io.Writer) error {
+	f, defaultOut, err := parseTrainFlags(args, stderr)
+	if err != nil {
+		return err
+	}
 	cfg, err := f.config()
 	if err != nil {
 		return err
 	}
 	out := f.out
+	if out == "" {
+		out = defaultOut
+	}
 	if out == "" {
 		out = filepath.Join("runs", fmt.Sprintf("%s-%s-m%d-w%d-s%d", cfg.Dataset, cfg.Model, cfg.M, cfg.Width, cfg.Seed))
 	}
@@ -94,7 +160,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts.Backend = b
+	opts.Backend, opts.BackendName = b, backendName()
 	if !f.quiet {
 		opts.Progress = train.TerminalProgress(stderr)
 	}
@@ -167,12 +233,12 @@ func (f *trainFlags) checkResume(out string) (int, error) {
 		if given == was {
 			continue
 		}
-		if fl.name == "epochs" && f.cfg.Epochs > saved.Epochs && f.extend {
-			extend = f.cfg.Epochs
+		if fl.name == "epochs" && asked.Epochs > saved.Epochs && f.extend {
+			extend = asked.Epochs
 			continue
 		}
 		d := fmt.Sprintf("--%s=%s (saved: %s)", fl.name, given, was)
-		if fl.name == "epochs" && f.cfg.Epochs > saved.Epochs {
+		if fl.name == "epochs" && asked.Epochs > saved.Epochs {
 			d += " [add --extend to train on to more epochs]"
 		}
 		diffs = append(diffs, d)
@@ -204,7 +270,8 @@ var trainConfigFlags = []struct {
 	{"seed", func(c train.Config) string { return strconv.FormatInt(c.Seed, 10) }},
 	{"protocol", func(c train.Config) string { return string(c.Protocol) }},
 	{"readout", func(c train.Config) string { return orDefault(c.Readout, train.DefaultConfig().Readout) }},
-	{"executor", func(c train.Config) string { return orDefault(c.Executor, train.ExecutorUnrolled) }},
+	{"executor", func(c train.Config) string { return orDefault(c.Executor, train.ExecutorChunked) }},
+	{"chunk", func(c train.Config) string { return strconv.Itoa(c.Chunk) }},
 }
 
 func orDefault(s, def string) string {

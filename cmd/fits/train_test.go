@@ -36,7 +36,6 @@ func TestTrainEvalBadInput(t *testing.T) {
 		{"unknown protocol", []string{"train", "--protocol=cv"}, "official-val"},
 		{"unknown readout", []string{"train", "--readout=last"}, "li-max"},
 		{"unknown executor", []string{"train", "--executor=fast"}, "chunked"},
-		{"chunked with dropout", []string{"train", "--executor=chunked", "--dropout=0.2"}, "dropout"},
 		{"fsts needs m", []string{"train", "--model=fsts"}, "m >= 1"},
 		{"bad lr", []string{"train", "--lr=fast"}, "--lr"},
 		{"negative width", []string{"train", "--width=-3"}, "width"},

@@ -29,7 +29,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/fits-snn/fits/data"
-	"github.com/fits-snn/fits/fits/theory"
 )
 
 // Name is the registry name of the default synthetic task; LongName that of LongConfig.
@@ -222,14 +221,28 @@ type Task struct {
 	GroupOf []int
 }
 
-// lowPassGain is the subthreshold magnitude response at f (Hz) of a LIF membrane with time constant tau (s),
-// relative to its DC gain: |H(j2πf)|/|H(0)| of Eq. 3 with κ = 0, i.e. 1/sqrt(1 + (2π f τ)²).
+// lowPassGain is the gain at f (Hz) of a first-order low-pass filter with time constant tau (s) relative
+// to its DC gain, 1/√(1 + (2πfτ)²): the subthreshold magnitude response of a LIF membrane (the paper's
+// Eq. 3 with κ = 0) that the task is built to defeat.
 func lowPassGain(f, tau float64) float64 {
-	if tau == 0 {
-		return 1
+	w := 2 * math.Pi * f * tau
+	return 1 / math.Sqrt(1+w*w)
+}
+
+// logSpaced returns n frequencies spaced evenly in log between fmin and fmax (both included).
+func logSpaced(fmin, fmax float64, n int) ([]float64, error) {
+	if n < 1 || !(fmin > 0) || !(fmax >= fmin) || math.IsInf(fmax, 0) {
+		return nil, fmt.Errorf("need n >= 1 and 0 < fmin <= fmax < inf, got n = %d, [%g, %g] Hz", n, fmin, fmax)
 	}
-	lif := theory.CT{Mu: 1 / tau, Rho: 1 / theory.SHD.TauA, Kappa: 0}
-	return lif.Magnitude(theory.RadPerSecFromHz(f)) / lif.Magnitude(0)
+	out := make([]float64, n)
+	lo, hi := math.Log(fmin), math.Log(fmax)
+	for i := range out {
+		if n > 1 {
+			out[i] = math.Exp(lo + (hi-lo)*float64(i)/float64(n-1))
+		}
+	}
+	out[0], out[n-1] = fmin, fmax
+	return out, nil
 }
 
 // NewTask builds the class codes of a configuration.
@@ -237,7 +250,7 @@ func NewTask(cfg Config) (*Task, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	freqs, err := theory.LogSpacedHz(cfg.FreqMin, cfg.FreqMax, cfg.Groups)
+	freqs, err := logSpaced(cfg.FreqMin, cfg.FreqMax, cfg.Groups)
 	if err != nil {
 		return nil, fmt.Errorf("synth: %w", err)
 	}

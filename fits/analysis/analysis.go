@@ -15,10 +15,8 @@ import (
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/fits/train"
-	"github.com/fits-snn/fits/xla"
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
 )
 
 // ErrNoCheckpoint is returned by Load for a folder that exists but holds no complete checkpoint.
@@ -30,7 +28,7 @@ type Options struct {
 	Dataset *data.Dataset
 	// DataDir is where dataset readers look for files (data.Options.Dir).
 	DataDir string
-	// Backend runs the forward passes of Spikes; nil means xla.Backend().
+	// Backend runs the forward passes of Spikes (required for them); the caller chooses it.
 	Backend backends.Backend
 }
 
@@ -68,8 +66,8 @@ func Load(dir string, opts Options) (*Run, error) {
 		return nil, fmt.Errorf("run %s: %w", dir, ErrNoCheckpoint)
 	}
 	ctx := context.New()
-	if _, err := checkpoints.Load(ctx).Dir(dir).Immediate().Done(); err != nil {
-		return nil, fmt.Errorf("loading checkpoint %s: %w", dir, err)
+	if _, _, err := train.LoadCheckpointAll(ctx, dir); err != nil { // the newest intact checkpoint
+		return nil, err
 	}
 	cfg := train.ConfigFromContext(ctx)
 	if err := cfg.Validate(); err != nil {
@@ -144,8 +142,8 @@ func (r *Run) Set(split Split) (*data.Set, error) {
 }
 
 func (r *Run) backend() (backends.Backend, error) {
-	if r.opts.Backend != nil {
-		return r.opts.Backend, nil
+	if r.opts.Backend == nil {
+		return nil, errors.New("analysis: no backend given (Options.Backend)")
 	}
-	return xla.Backend()
+	return r.opts.Backend, nil
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/fits-snn/fits/fits/neuron"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/layers"
 )
 
 // ConvConfig describes the convolutional network of the DVS Gesture experiment (Appendix C): convolutional
@@ -80,52 +79,47 @@ func (c ConvConfig) Validate() error {
 	return nil
 }
 
-// Conv builds the convolutional network on x, event frames [batch, time, polarity, height, width] (float32,
-// polarity first as the DVS reader delivers them). Each convolutional block applies, at every time step, a
-// convolution (with bias) to [height, width, channels], a Pool×Pool mean pooling, and a layer of spiking
-// neurons with channel-shared parameters over [batch, time, height', width', channels]. The last block's
-// spikes are flattened per time step and feed the fully connected block (dense + neurons), then the
-// classifier and readout as in FeedForward. Spatial sizes must be divisible by Pool at every block.
-// Variables live in "conv_<i>/conv", "conv_<i>/neuron", "fc/dense", "fc/neuron" and "readout/dense".
-func Conv(ctx *context.Context, cfg ConvConfig, x *Node) Output {
-	if err := cfg.Validate(); err != nil {
-		panic(err)
+// Net returns the convolutional network as data for event frames of inputDims [polarity, height, width]
+// per step: blocks "conv_<i>" (convolution with bias at every time step on [height, width, channels],
+// Pool×Pool mean pooling, neurons with channel-shared parameters over [batch, time, height', width',
+// channels]), then the fully connected block "fc" (the last conv block's spikes flattened per step, dense,
+// neurons with one parameter set per unit), then the classifier and readout as in FeedForward. Spatial
+// sizes must be divisible by Pool at every block.
+func (c ConvConfig) Net(inputDims []int) (Net, error) {
+	if err := c.Validate(); err != nil {
+		return Net{}, err
 	}
+	if len(inputDims) != 3 {
+		return Net{}, fmt.Errorf("model: event frames must be [polarity, height, width] per step, got %v", inputDims)
+	}
+	net := Net{InputDims: append([]int(nil), inputDims...), Dropout: c.Dropout, Classes: c.Classes,
+		Readout: c.Readout, Alpha: readoutAlpha(c.ReadoutTau, c.Neuron)}
+	h, w := inputDims[1], inputDims[2]
+	for i, ch := range c.Channels {
+		if h%c.Pool != 0 || w%c.Pool != 0 {
+			return Net{}, fmt.Errorf("model: conv block %d input %dx%d is not divisible by pool %d", i, h, w, c.Pool)
+		}
+		b := ConvBlock(fmt.Sprintf("conv_%d", i), h, w, ch, c.Kernel, c.Pool, i == 0, c.Neuron)
+		net.Blocks = append(net.Blocks, b)
+		h, w = b.OutDims[0], b.OutDims[1]
+	}
+	fc := c.Neuron
+	fc.ChannelShared = false
+	net.Blocks = append(net.Blocks, DenseBlock("fc", c.Hidden, fc))
+	return net, nil
+}
+
+// Conv builds the convolutional network (see ConvConfig.Net) on x, event frames [batch, time, polarity,
+// height, width] (float32, polarity first as the DVS reader delivers them), with time-shared dropout drawn
+// when the context is training. Variables live in "conv_<i>/conv", "conv_<i>/neuron", "fc/dense",
+// "fc/neuron" and "readout/dense". It panics, as graph-building functions do, on an invalid configuration.
+func Conv(ctx *context.Context, cfg ConvConfig, x *Node) Output {
 	if x.Rank() != 5 {
 		panic(fmt.Errorf("model.Conv: input must be [batch, time, polarity, height, width], got %s", x.Shape()))
 	}
-	ctx = ctx.WithInitializer(FanInUniform(ctx))
-	dims := x.Shape().Dimensions
-	batch, T := dims[0], dims[1]
-	// Channels last, time folded into the batch for the convolutions: [batch·time, height, width, channels].
-	h := Reshape(TransposeAllDims(x, 0, 1, 3, 4, 2), batch*T, dims[3], dims[4], dims[2])
-	convNeuron := cfg.Neuron
-	convNeuron.ChannelShared = true
-	var out Output
-	for i, ch := range cfg.Channels {
-		bctx := ctx.In(fmt.Sprintf("conv_%d", i))
-		hd := h.Shape().Dimensions
-		if hd[1]%cfg.Pool != 0 || hd[2]%cfg.Pool != 0 {
-			panic(fmt.Errorf("model.Conv: block %d input %dx%d not divisible by pool %d", i, hd[1], hd[2], cfg.Pool))
-		}
-		c := layers.Convolution(bctx.In("conv"), h).Filters(ch).KernelSize(cfg.Kernel).PadSame().Done()
-		c = MeanPool(c).Window(cfg.Pool).Done() // [batch·time, h/pool, w/pool, ch]
-		cd := c.Shape().Dimensions
-		current := Reshape(c, batch, T, cd[1], cd[2], cd[3])
-		s := neuron.Layer(bctx.In("neuron"), current, convNeuron)
-		out.Spikes = append(out.Spikes, s)
-		s = TimeSharedDropout(ctx, s, cfg.Dropout)
-		h = Reshape(s, batch*T, cd[1], cd[2], cd[3])
+	net, err := cfg.Net(x.Shape().Dimensions[2:])
+	if err != nil {
+		panic(err)
 	}
-	hd := h.Shape().Dimensions
-	flat := Reshape(h, batch, T, hd[1]*hd[2]*hd[3])
-	fcNeuron := cfg.Neuron
-	fcNeuron.ChannelShared = false
-	fctx := ctx.In("fc")
-	s := neuron.Layer(fctx.In("neuron"), layers.DenseWithBias(fctx, flat, cfg.Hidden), fcNeuron)
-	out.Spikes = append(out.Spikes, s)
-	s = TimeSharedDropout(ctx, s, cfg.Dropout)
-	n := cfg.Neuron
-	out.Logits = ApplyReadout(ctx.In("readout"), s, cfg.Classes, cfg.Readout, readoutAlpha(cfg.ReadoutTau, n))
-	return out
+	return net.forwardTraining(ctx, x)
 }

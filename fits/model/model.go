@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
@@ -124,11 +125,22 @@ type Output struct {
 	Spikes []*Node
 }
 
+// Net returns the feedforward network as data for inputs of features features per step: Layers dense
+// blocks "hidden_<i>" of Width neurons, then the classifier (see Net).
+func (c Config) Net(features int) Net {
+	net := Net{InputDims: []int{features}, Dropout: c.Dropout, Classes: c.Classes, Readout: c.Readout,
+		Alpha: readoutAlpha(c.ReadoutTau, c.Neuron)}
+	for i := range c.Layers {
+		net.Blocks = append(net.Blocks, DenseBlock(fmt.Sprintf("hidden_%d", i), c.Width, c.Neuron))
+	}
+	return net
+}
+
 // FeedForward builds the feedforward network on x, the input [batch, time, features] (float32): for each
 // hidden layer, a dense map (with bias) of the previous layer's output at every time step to the input
-// current [batch, time, width], the FiTS neuron layer, and dropout; then the classifier and the readout.
-// Variables live in the scopes "hidden_<i>/dense", "hidden_<i>/neuron" and "readout/dense" of ctx; dense
-// weights start from FanInUniform.
+// current [batch, time, width], the FiTS neuron layer, and time-shared dropout (drawn here when the context
+// is training); then the classifier and the readout. Variables live in the scopes "hidden_<i>/dense",
+// "hidden_<i>/neuron" and "readout/dense" of ctx; dense weights start from FanInUniform.
 // It panics, as graph-building functions do, on an invalid configuration; check cfg.Validate() first.
 func FeedForward(ctx *context.Context, cfg Config, x *Node) Output {
 	if err := cfg.Validate(); err != nil {
@@ -137,18 +149,16 @@ func FeedForward(ctx *context.Context, cfg Config, x *Node) Output {
 	if x.Rank() != 3 {
 		panic(fmt.Errorf("model.FeedForward: input must be [batch, time, features], got %s", x.Shape()))
 	}
-	ctx = ctx.WithInitializer(FanInUniform(ctx))
-	var out Output
-	h := x
-	for i := range cfg.Layers {
-		lctx := ctx.In(fmt.Sprintf("hidden_%d", i))
-		current := layers.DenseWithBias(lctx, h, cfg.Width)
-		s := neuron.Layer(lctx.In("neuron"), current, cfg.Neuron)
-		out.Spikes = append(out.Spikes, s)
-		h = TimeSharedDropout(ctx, s, cfg.Dropout)
+	return cfg.Net(x.Shape().Dimensions[2]).forwardTraining(ctx, x)
+}
+
+// forwardTraining is Forward with dropout masks drawn from the context when it is training.
+func (n Net) forwardTraining(ctx *context.Context, x *Node) Output {
+	var masks []*Node
+	if ctx.IsTraining(x.Graph()) {
+		masks = n.DropoutMasks(ctx, x.Graph(), x.DType(), x.Shape().Dimensions[0])
 	}
-	out.Logits = ApplyReadout(ctx.In("readout"), h, cfg.Classes, cfg.Readout, readoutAlpha(cfg.ReadoutTau, cfg.Neuron))
-	return out
+	return n.Forward(ctx, x, masks)
 }
 
 // readoutAlpha returns α = exp(−Δt/τ_out) of the leaky-integrator readout (τ_out = τm when tau is 0).
@@ -167,11 +177,15 @@ func TimeSharedDropout(ctx *context.Context, x *Node, p float64) *Node {
 	if p <= 0 || !ctx.IsTraining(g) {
 		return x
 	}
-	dims := x.Shape().Clone()
-	dims.Dimensions[1] = 1
-	keep := LessThan(ctx.RandomUniform(g, dims), Scalar(g, x.DType(), 1-p))
-	mask := DivScalar(ConvertDType(keep, x.DType()), 1-p)
-	return Mul(x, mask) // mask broadcasts over the time axis
+	dims := x.Shape().Clone().Dimensions
+	dims[1] = 1
+	return Mul(x, timeSharedMask(ctx, g, x.DType(), dims, p)) // the mask broadcasts over the time axis
+}
+
+// timeSharedMask draws a dropout mask of dims [batch, 1, d...]: 0 with probability p, 1/(1−p) otherwise.
+func timeSharedMask(ctx *context.Context, g *Graph, dtype dtypes.DType, dims []int, p float64) *Node {
+	keep := LessThan(ctx.RandomUniform(g, shapes.Make(dtype, dims...)), Scalar(g, dtype, 1-p))
+	return DivScalar(ConvertDType(keep, dtype), 1-p)
 }
 
 // ApplyReadout applies the linear classifier to h [batch, time, features] at every time step and reduces over

@@ -1,10 +1,9 @@
 package paper
 
-// KernelRuntime is one cell of the paper's table of kernel runtimes (Appendix, Table "Runtime of the
-// temporal FiTS update", tab:app_kernel_runtime): one training iteration (forward and backward passes) of
-// a network of two hidden FiTS layers of width W with TS order M on SSC-like tensor shapes, as the median
-// milliseconds per iteration on one NVIDIA RTX A5000 GPU, for a PyTorch timestep loop and for the fused
-// Triton implementation.
+// KernelRuntime is one cell of Table A.3 (runtime of the temporal FiTS update): one training iteration
+// (forward and backward passes) of a network of two hidden FiTS layers of width W with TS order M on
+// SSC-like tensor shapes, as the median milliseconds per iteration on one NVIDIA RTX A5000 GPU, for a
+// PyTorch timestep loop and for the fused Triton implementation.
 type KernelRuntime struct {
 	Width int `json:"width"` // W, neurons per hidden layer
 	Order int `json:"m"`     // M, TS cascade order (0: FS only)
@@ -18,7 +17,7 @@ type KernelRuntime struct {
 // KernelRuntimeGPU names the device of KernelRuntimes.
 const KernelRuntimeGPU = "NVIDIA RTX A5000"
 
-// KernelRuntimes returns the twelve cells of the paper's kernel-runtime table, W ∈ {64, 128, 256, 512}
+// KernelRuntimes returns the twelve cells of Table A.3, W ∈ {64, 128, 256, 512}
 // and M ∈ {0, 1, 2}, in the paper's order (by W, then M).
 func KernelRuntimes() []KernelRuntime {
 	return []KernelRuntime{

@@ -85,18 +85,19 @@ func TheoryRows() ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctdt := CTDTTable()
 	grid := fmt.Sprintf("ours: %d log-spaced f* in [1, 50] Hz at SHD constants; paper: a trained SHD model", nNeurons)
 	return []Row{
 		{Quantity: "f* limit, explicit Euler (SHD constants)", Where: "App. A.2", Paper: 13.8, Ours: jury.FStarMaxExplicitHz, Unit: "Hz", Digits: 1},
 		{Quantity: "f* limit, semi-implicit Euler (SHD constants)", Where: "App. A.2", Paper: 77.2, Ours: jury.FStarMaxSemiImplicitHz, Unit: "Hz", Digits: 1},
-		{Quantity: "Ω* for μ=4, ρ=1, κ=2", Where: "App. A.5", Paper: 1.98, Ours: omegaEx, Unit: "rad/s", Digits: 2, Tol: 0.01,
+		{Quantity: "Ω* for μ=4, ρ=1, κ=2", Where: "App. A.6", Paper: 1.98, Ours: omegaEx, Unit: "rad/s", Digits: 2, Tol: 0.01,
 			Note: "the paper writes ≈ 1.98; the exact value √(√24 − 1) = 1.9746 rounds to 1.97"},
-		{Quantity: "(Ω*)² = √24 − 1 for μ=4, ρ=1, κ=2", Where: "App. A.5", Paper: math.Sqrt(24) - 1, Ours: omegaEx * omegaEx, Unit: "rad²/s²", Digits: 6},
-		{Quantity: "Ω_pole for μ=4, ρ=1, κ=2 (0: real poles)", Where: "App. A.5", Paper: 0, Ours: poleImag, Unit: "rad/s", Digits: 2},
+		{Quantity: "(Ω*)² = √24 − 1 for μ=4, ρ=1, κ=2", Where: "App. A.6", Paper: math.Sqrt(24) - 1, Ours: omegaEx * omegaEx, Unit: "rad²/s²", Digits: 6},
+		{Quantity: "Ω_pole for μ=4, ρ=1, κ=2 (0: real poles)", Where: "App. A.6", Paper: 0, Ours: poleImag, Unit: "rad/s", Digits: 2},
 		{Quantity: "initial λ = σ(−3)", Where: "App. B.1", Paper: 0.047, Ours: sigmoid(-3), Unit: "", Digits: 3},
-		{Quantity: "CT f* vs realized DT f*: MAE", Where: "Table 4", Paper: 0.7605, Ours: ctMAE, Unit: "Hz", Digits: 4, Note: grid, Indicative: true},
-		{Quantity: "CT f* vs realized DT f*: max error", Where: "Table 4", Paper: 7.4020, Ours: ctMax, Unit: "Hz", Digits: 4, Note: grid, Indicative: true},
-		{Quantity: "closed-form DT f* vs realized DT f*: MAE", Where: "Table 4", Paper: 0.0019, Ours: cfMAE, Unit: "Hz", Digits: 4, Note: "ours: closed form vs refined sweep (the paper's sweep is coarser)", Indicative: true},
-		{Quantity: "closed-form DT f* vs realized DT f*: max error", Where: "Table 4", Paper: 0.0038, Ours: cfMax, Unit: "Hz", Digits: 4, Note: "ours: closed form vs refined sweep", Indicative: true},
+		{Quantity: "CT f* vs realized DT f*: MAE", Where: Table5, Paper: ctdt[0].MAEHz, Ours: ctMAE, Unit: "Hz", Digits: 4, Note: grid, Indicative: true},
+		{Quantity: "CT f* vs realized DT f*: max error", Where: Table5, Paper: ctdt[0].MaxHz, Ours: ctMax, Unit: "Hz", Digits: 4, Note: grid, Indicative: true},
+		{Quantity: "closed-form DT f* vs realized DT f*: MAE", Where: Table5, Paper: ctdt[1].MAEHz, Ours: cfMAE, Unit: "Hz", Digits: 4, Note: "ours: closed form vs refined sweep (the paper's sweep is coarser)", Indicative: true},
+		{Quantity: "closed-form DT f* vs realized DT f*: max error", Where: Table5, Paper: ctdt[1].MaxHz, Ours: cfMax, Unit: "Hz", Digits: 4, Note: "ours: closed form vs refined sweep", Indicative: true},
 	}, nil
 }

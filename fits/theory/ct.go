@@ -71,7 +71,7 @@ func (c CT) Poles() (complex128, complex128) {
 
 // PoleFrequency returns Ω_pole = ½√(4(μρ+κ) − (μ+ρ)²) in rad/s (Eq. app_pole_frequency); ok is false
 // when the poles are real, i.e. the complex-pole condition 4(μρ+κ) > (μ+ρ)² (Eq.
-// app_complex_pole_condition) fails (Appendix A.5).
+// app_complex_pole_condition) fails (Appendix A.6).
 func (c CT) PoleFrequency() (omegaPole float64, ok bool) {
 	d := 4*(c.Mu*c.Rho+c.Kappa) - (c.Mu+c.Rho)*(c.Mu+c.Rho)
 	if !(d > 0) {

@@ -119,7 +119,7 @@ func TestKappaThreshold(t *testing.T) {
 }
 
 func TestPaperPoleExample(t *testing.T) {
-	// Appendix A.5: μ = 4, ρ = 1, κ = 2 has real poles yet a nonzero target, (Ω*)² = √24 − 1. The paper
+	// Appendix A.6: μ = 4, ρ = 1, κ = 2 has real poles yet a nonzero target, (Ω*)² = √24 − 1. The paper
 	// prints Ω* ≈ 1.98; the exact value is 1.97458…, which rounds to 1.97 (the paper rounds up).
 	c := CT{Mu: 4, Rho: 1, Kappa: 2}
 	if _, ok := c.PoleFrequency(); ok {

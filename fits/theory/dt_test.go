@@ -46,7 +46,7 @@ func TestTheorem2MatchesSweep(t *testing.T) {
 
 func TestTheorem2PaperConstants(t *testing.T) {
 	// At the SHD/SSC constants the realized DT target is above the CT target and the gap grows
-	// with frequency (Section 4.4, Appendix A.3).
+	// with frequency (Section 5.3, Appendix A.3).
 	c := SSC
 	prevGap := 0.0
 	for _, f := range []float64{1, 5, 10, 20, 50} {

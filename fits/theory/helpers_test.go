@@ -31,7 +31,7 @@ func dtft(h []float64, omega float64) complex128 {
 	return s
 }
 
-// simulateNoSpikes runs Algorithm 1 (Appendix A.4) without spikes (V_th = ∞) on the input I and
+// simulateNoSpikes runs Algorithm 1 (Appendix A.5) without spikes (V_th = ∞) on the input I and
 // returns the mixed pre-reset voltage Ṽ_M[k], k = 0..len(I)−1 (zero initial state), with η = γ.
 // It is a literal float64 transcription kept inside the tests as an independent oracle.
 func simulateNoSpikes(f FS, t TS, input []float64) []float64 {

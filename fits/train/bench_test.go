@@ -46,24 +46,25 @@ func BenchmarkTrainStep(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			r, err := newRunner(cfg, ds, sp, net, ctx, backend)
+			r, err := newRunner(cfg, sp, net, ctx, backend)
 			if err != nil {
 				b.Fatal(err)
 			}
+			defer r.close()
 			r.fill(sp.train, seq(128))
 			start := time.Now()
-			if _, err := r.exec(r.trainExec); err != nil {
+			if _, _, err := r.trainStep(); err != nil {
 				b.Fatal(err)
 			}
 			first := time.Since(start)
 			start = time.Now()
-			if _, err := r.exec(r.trainExec); err != nil {
+			if _, _, err := r.trainStep(); err != nil {
 				b.Fatal(err)
 			}
 			second := time.Since(start)
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := r.exec(r.trainExec); err != nil {
+				if _, _, err := r.trainStep(); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -365,6 +365,16 @@ func skippedOf(list []inspected) []SkippedCheckpoint {
 // checkpoint loaded and the newer ones skipped (corrupt or unfinished), and changes nothing in dir. A
 // directory without any usable checkpoint is a *CheckpointError.
 func LoadCheckpoint(ctx *context.Context, dir string) (Checkpoint, []SkippedCheckpoint, error) {
+	return loadCheckpoint(ctx, dir, false)
+}
+
+// LoadCheckpointAll is LoadCheckpoint with every variable of the checkpoint set in ctx at once (GoMLX's
+// immediate loading), for code that reads the variables without building the network.
+func LoadCheckpointAll(ctx *context.Context, dir string) (Checkpoint, []SkippedCheckpoint, error) {
+	return loadCheckpoint(ctx, dir, true)
+}
+
+func loadCheckpoint(ctx *context.Context, dir string, immediate bool) (Checkpoint, []SkippedCheckpoint, error) {
 	sel, err := selectCheckpoint(dir, true)
 	if err != nil {
 		return Checkpoint{}, nil, err
@@ -374,7 +384,7 @@ func LoadCheckpoint(ctx *context.Context, dir string) (Checkpoint, []SkippedChec
 		return Checkpoint{}, skipped, &CheckpointError{Dir: dir, Skipped: skipped}
 	}
 	c := sel.chosen
-	if err := loadFromMemory(ctx, c.jsonData, c.binData); err != nil {
+	if err := loadFromMemory(ctx, c.jsonData, c.binData, immediate); err != nil {
 		return Checkpoint{}, skipped, fmt.Errorf("loading checkpoint %s in %s: %w", c.name, dir, err)
 	}
 	history, _, err := loadState(ctx)
@@ -386,13 +396,17 @@ func LoadCheckpoint(ctx *context.Context, dir string) (Checkpoint, []SkippedChec
 
 // loadFromMemory attaches a loader of the checkpoint held in jsonData and binData to ctx; a panic of the
 // checkpoint code on malformed content becomes an error.
-func loadFromMemory(ctx *context.Context, jsonData, binData []byte) (err error) {
+func loadFromMemory(ctx *context.Context, jsonData, binData []byte, immediate bool) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("malformed checkpoint: %v", r)
 		}
 	}()
-	_, err = checkpoints.Load(ctx).FromEmbed(string(jsonData), binData).Done()
+	c := checkpoints.Load(ctx).FromEmbed(string(jsonData), binData)
+	if immediate {
+		c = c.Immediate()
+	}
+	_, err = c.Done()
 	return err
 }
 

@@ -7,9 +7,8 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/context"
 )
 
-// InputError reports a run that cannot go ahead as asked: a combination the network or the dataset does
-// not support, a split without examples, a resume that contradicts the saved configuration. The caller
-// has to change what it asks for (the CLI exits with status 2).
+// InputError reports a run that cannot go ahead as asked: a protocol the dataset does not support, a split
+// without examples. The caller has to change what it asks for (the CLI exits with status 2).
 type InputError struct{ Err error }
 
 func (e *InputError) Error() string { return e.Err.Error() }
@@ -20,14 +19,9 @@ func inputErrorf(format string, args ...any) error {
 	return &InputError{Err: fmt.Errorf(format, args...)}
 }
 
-// checkRun rejects, before anything is compiled, what a run with cfg cannot do on ds with the splits sp:
-// the chunked executor on event frames (it supports the feedforward network only), and a split without
+// checkRun rejects, before anything is compiled, a run with cfg on ds whose splits sp include one without
 // examples (every mean over it would be NaN).
 func checkRun(cfg Config, ds *data.Dataset, sp splits) error {
-	if cfg.Executor == ExecutorChunked && len(ds.Train.FeatureShape) == 3 {
-		return inputErrorf("executor chunked supports only the feedforward network, not the event frames %v of dataset %s (use --executor=unrolled)",
-			ds.Train.FeatureShape, ds.Name)
-	}
 	for _, s := range []struct {
 		name string
 		set  *data.Set

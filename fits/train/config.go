@@ -12,7 +12,8 @@
 // Model selection protocols (Section 4.1): best-test reports the best test accuracy over training;
 // val-split holds out 20% of the training set (stratified, fixed seed) as validation and reports the test
 // accuracy at the epoch of best validation accuracy; official-val does the same with the dataset's own
-// validation split.
+// validation split; final-epoch reports the test accuracy after the last epoch (DVS Gesture, Appendix
+// C.4, Table A.10).
 //
 // Accuracies are fractions in [0, 1]. Firing rates are mean spikes per neuron per time bin (a fraction;
 // divide by Δt for Hz).
@@ -23,9 +24,9 @@ import (
 	"strings"
 
 	"github.com/fits-snn/fits/data"
-	_ "github.com/fits-snn/fits/data/synth" // registers the embedded default dataset, "synthetic"
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/fits/step"
 	"github.com/fits-snn/fits/fits/theory"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 )
@@ -42,6 +43,10 @@ const (
 	// OfficialVal uses the dataset's validation split and reports the test accuracy at the epoch of best
 	// validation accuracy (SSC, GSC).
 	OfficialVal Protocol = "official-val"
+	// FinalEpoch reports the test accuracy after the last epoch, with no model selection (the paper's DVS
+	// Gesture protocol, Table A.10: official train/test split, fixed schedule). It trains and tests on the
+	// same splits as BestTest.
+	FinalEpoch Protocol = "final-epoch"
 )
 
 // ValFraction is the fraction of the training set that ValSplit holds out.
@@ -51,7 +56,7 @@ const ValFraction = 0.2
 const ValSplitSeed = 20240
 
 // Protocols lists the valid protocols.
-func Protocols() []Protocol { return []Protocol{BestTest, ValSplit, OfficialVal} }
+func Protocols() []Protocol { return []Protocol{BestTest, ValSplit, OfficialVal, FinalEpoch} }
 
 // ParseProtocol returns the protocol named s.
 func ParseProtocol(s string) (Protocol, error) {
@@ -102,22 +107,27 @@ type Config struct {
 	Protocol Protocol `json:"protocol"`
 	// Readout is the classifier's readout (model.Readouts); "" means the model's default.
 	Readout string `json:"readout,omitempty"`
-	// Executor is how a training step computes its gradients (Executors): "" or "unrolled" builds the
-	// whole step as one graph with the time recurrence unrolled; "chunked" runs each hidden layer's
-	// recurrence in chunks of steps called from Go, with a backward pass that recomputes each chunk
-	// (feedforward networks with the mean readout and no dropout only). Both give the same loss and
-	// updates up to float32 rounding.
+	// Executor is the engine that computes a training step's gradients and evaluates (package fits/step):
+	// "" or "chunked" (the default: each hidden layer's recurrence in chunks of Chunk steps called from Go,
+	// with a backward pass that recomputes each chunk), "stepwise" (chunks of one step) or "unrolled" (the
+	// whole step as one graph with the time recurrence unrolled; the oracle of the tests, slow to compile
+	// on long sequences). All give the same loss and updates up to float32 rounding, for every model,
+	// readout and dropout.
 	Executor string `json:"executor,omitempty"`
+	// Chunk is the chunked engine's number of time steps per call; 0 means step.DefaultChunk(T) (the
+	// largest divisor of T that is at most 25). It must divide T.
+	Chunk int `json:"chunk,omitempty"`
 }
 
-// Executor names (Config.Executor).
+// Executor names (Config.Executor): the engines of package fits/step.
 const (
-	ExecutorUnrolled = "unrolled"
-	ExecutorChunked  = "chunked"
+	ExecutorChunked  = step.Chunked
+	ExecutorStepwise = step.Stepwise
+	ExecutorUnrolled = step.Unrolled
 )
 
-// Executors lists the valid executor names.
-func Executors() []string { return []string{ExecutorUnrolled, ExecutorChunked} }
+// Executors lists the valid executor names, the default first.
+func Executors() []string { return step.Names() }
 
 // DefaultConfig returns the paper's recipe (100 epochs, batch 128) with the defaults of this toolkit for
 // the embedded synthetic task: FS neurons, width 64, learning rate 5e-3, no dropout, seed 1, best-test.
@@ -173,17 +183,11 @@ func (c Config) Validate() error {
 	case c.TrainLimit < 0 || c.TestLimit < 0:
 		return fmt.Errorf("train and test limits must be >= 0 (0 means all), got %d and %d", c.TrainLimit, c.TestLimit)
 	}
-	switch c.Executor {
-	case "", ExecutorUnrolled:
-	case ExecutorChunked:
-		if c.Readout != "" && c.Readout != string(model.ReadoutMean) {
-			return fmt.Errorf("executor chunked supports only the mean readout, got %q", c.Readout)
-		}
-		if c.Dropout != 0 {
-			return fmt.Errorf("executor chunked does not support dropout (got %g; use --dropout=0 or --executor=unrolled)", c.Dropout)
-		}
-	default:
+	if c.Executor != "" && !contains(Executors(), c.Executor) {
 		return fmt.Errorf("unknown executor %q (valid: %s)", c.Executor, strings.Join(Executors(), ", "))
+	}
+	if c.Chunk < 0 {
+		return fmt.Errorf("chunk must be >= 0 (0 means the default), got %d", c.Chunk)
 	}
 	return nil
 }
@@ -228,6 +232,7 @@ const (
 	ParamProtocol = "protocol"
 	ParamReadout  = "readout"
 	ParamExecutor = "executor"
+	ParamChunk    = "chunk"
 )
 
 // SetParams stores the configuration as hyperparameters of ctx.
@@ -248,6 +253,7 @@ func (c Config) SetParams(ctx *context.Context) {
 		ParamProtocol: string(c.Protocol),
 		ParamReadout:  c.Readout,
 		ParamExecutor: c.Executor,
+		ParamChunk:    c.Chunk,
 	})
 }
 
@@ -270,6 +276,7 @@ func ConfigFromContext(ctx *context.Context) Config {
 		Protocol:   Protocol(context.GetParamOr(ctx, ParamProtocol, string(d.Protocol))),
 		Readout:    context.GetParamOr(ctx, ParamReadout, d.Readout),
 		Executor:   context.GetParamOr(ctx, ParamExecutor, d.Executor),
+		Chunk:      context.GetParamOr(ctx, ParamChunk, d.Chunk),
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/fits-snn/fits/fits/model"
+	"github.com/gomlx/gomlx/pkg/ml/context"
 )
 
 // EvalResult is what Evaluate measures on a checkpoint.
@@ -33,14 +34,23 @@ type EvalResult struct {
 	Protocol    Protocol  `json:"protocol"`
 	Backend     string    `json:"backend"`
 	WallSeconds float64   `json:"wall_seconds"`
+
+	// ValFiringRates are FiringRates measured on the validation split (nil under best-test).
+	ValFiringRates []float64 `json:"val_firing_rates,omitempty"`
 }
 
-// Evaluate loads the newest intact checkpoint in dir (written by TrainModel; see LoadCheckpoint) and
-// measures the network on the protocol's validation split and on the test split, without dropout. The
-// configuration comes from the checkpoint; opts.Dir and opts.Resume are ignored. Newer checkpoints that
-// are corrupt are skipped and listed in the result; a directory without any usable checkpoint is a
-// *CheckpointError.
+// Evaluate loads the latest checkpoint in dir (written by TrainModel) and measures the network on the
+// protocol's validation split and on the test split, without dropout. The configuration comes from the
+// checkpoint; opts.Dir and opts.Resume are ignored. The checkpoint is the newest intact one of dir (see
+// LoadCheckpoint): newer ones that are corrupt are skipped and listed in the result, and a directory
+// without any usable checkpoint is a *CheckpointError.
 func Evaluate(dir string, opts Options) (*EvalResult, error) {
+	return evaluateCheckpoint(dir, opts, nil)
+}
+
+// evaluateCheckpoint is Evaluate with, when modify is not nil, modify applied to the loaded context
+// before the network is built (see EvaluateWith).
+func evaluateCheckpoint(dir string, opts Options, modify func(ctx *context.Context) error) (*EvalResult, error) {
 	started := time.Now()
 	ctx, err := newContext(DefaultConfig())
 	if err != nil {
@@ -56,6 +66,11 @@ func Evaluate(dir string, opts Options) (*EvalResult, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s in %s: %w", ck.Name, dir, err)
+	}
+	if modify != nil {
+		if err := modify(ctx); err != nil {
+			return nil, fmt.Errorf("modifying checkpoint %s: %w", dir, err)
+		}
 	}
 	ds, err := loadDataset(cfg, opts)
 	if err != nil {
@@ -76,21 +91,22 @@ func Evaluate(dir string, opts Options) (*EvalResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := newRunner(cfg, ds, sp, net, ctx, b)
+	r, err := newRunner(cfg, sp, net, ctx, b)
 	if err != nil {
 		return nil, err
 	}
+	defer r.close()
 	res := &EvalResult{
 		Dataset: cfg.Dataset, Model: cfg.Model, M: cfg.M, Width: cfg.Width, Seed: cfg.Seed,
 		Checkpoint: dir, CheckpointName: ck.Name, Epoch: ck.Epoch, Skipped: skipped,
 		Protocol: cfg.Protocol, Backend: backendName,
 	}
 	if sp.val != nil {
-		loss, acc, _, err := r.evaluate(sp.val)
+		loss, acc, rates, err := r.evaluate(sp.val)
 		if err != nil {
 			return nil, err
 		}
-		res.ValAcc, res.ValLoss = &acc, &loss
+		res.ValAcc, res.ValLoss, res.ValFiringRates = &acc, &loss, rates
 	}
 	if res.TestLoss, res.TestAcc, res.FiringRates, err = r.evaluate(sp.test); err != nil {
 		return nil, err

@@ -51,16 +51,19 @@ type Result struct {
 	TestAccAtBestVal *float64 `json:"test_acc_at_best_val"`
 	// BestTestAcc is the best test accuracy over the epochs.
 	BestTestAcc float64 `json:"best_test_acc"`
-	// BestEpoch is the 1-based epoch the protocol selects: best validation accuracy, or best test accuracy
-	// under best-test (the first one on ties).
+	// BestEpoch is the 1-based epoch the protocol selects: best validation accuracy, best test accuracy
+	// under best-test (the first one on ties), the last epoch under final-epoch.
 	BestEpoch int `json:"best_epoch"`
 	// FinalTestAcc is the test accuracy after the last epoch.
 	FinalTestAcc float64 `json:"final_test_acc"`
 	// Epochs are the per-epoch curves.
 	Epochs []Epoch `json:"epochs"`
-	// FiringRates are the hidden layers' mean spikes per neuron per time bin after the last epoch, without
-	// dropout, on the selection split (validation if the protocol has one, else test).
-	FiringRates []float64 `json:"firing_rates"`
+	// FiringRates are the hidden layers' mean spikes per neuron per time bin of the selected checkpoint
+	// (the epoch BestEpoch), without dropout, on the selection split (validation if the protocol has one,
+	// else test): the rates the theoretical energy (Table 4) uses. FinalFiringRates are the same after the
+	// last epoch.
+	FiringRates      []float64 `json:"firing_rates"`
+	FinalFiringRates []float64 `json:"final_firing_rates"`
 	// WallSeconds is the total wall time of the run, summed over resumed segments.
 	WallSeconds float64 `json:"wall_seconds"`
 	// CompileSeconds is the time spent building and compiling the graphs in the last segment.
@@ -95,7 +98,16 @@ func (r *Result) summarize() {
 	if len(r.Epochs) > 0 {
 		last := r.Epochs[len(r.Epochs)-1]
 		r.FinalTestAcc = last.TestAcc
+		if r.Protocol == FinalEpoch {
+			r.BestEpoch = last.Epoch
+		}
+		r.FinalFiringRates = last.EvalFiringRates
 		r.FiringRates = last.EvalFiringRates
+		for _, e := range r.Epochs {
+			if e.Epoch == r.BestEpoch {
+				r.FiringRates = e.EvalFiringRates
+			}
+		}
 	} else {
 		r.BestTestAcc = 0
 	}

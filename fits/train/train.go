@@ -5,22 +5,16 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/fits-snn/fits/data"
-	"github.com/fits-snn/fits/fits/chunked"
 	"github.com/fits-snn/fits/fits/model"
-	"github.com/fits-snn/fits/xla"
+	"github.com/fits-snn/fits/fits/step"
 	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
-	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
-	"github.com/gomlx/gomlx/pkg/ml/train/optimizers/cosineschedule"
 )
 
 // Options are the parts of a run that are not hyperparameters.
@@ -32,8 +26,10 @@ type Options struct {
 	// Config passed to TrainModel is then ignored). Without a checkpoint, training starts afresh.
 	// Without Resume, a Dir that already holds a checkpoint is an error (ErrRunExists).
 	Resume bool
-	// Backend computes the graphs; nil means xla.Backend().
-	Backend backends.Backend
+	// Backend computes the graphs (required); the caller chooses it (package xla does for the CLI and the
+	// notebooks). BackendName names it in result files (e.g. "xla:cpu"); empty means Backend.Name().
+	Backend     backends.Backend
+	BackendName string
 	// Dataset, when not nil, is used instead of loading Config.Dataset by name.
 	Dataset *data.Dataset
 	// DataDir is where dataset readers look for files (data.Options.Dir).
@@ -80,7 +76,7 @@ type splits struct {
 
 func protocolSplits(p Protocol, ds *data.Dataset) (splits, error) {
 	switch p {
-	case BestTest:
+	case BestTest, FinalEpoch:
 		return splits{train: ds.Train, test: ds.Test}, nil
 	case ValSplit:
 		kept, held := ds.Train.SplitOff(ValFraction, ValSplitSeed)
@@ -94,12 +90,16 @@ func protocolSplits(p Protocol, ds *data.Dataset) (splits, error) {
 	return splits{}, fmt.Errorf("unknown protocol %q", p)
 }
 
-// Network is the model of a run: a graph-building function from inputs [batch, time, features...] to
-// logits and hidden spikes, and the number of classes.
+// Network is the model of a run: the network as data (model.Net, which every engine of package fits/step
+// builds its graphs from) and the number of classes.
 type Network struct {
-	Build   func(ctx *context.Context, x *Node) model.Output
+	Net     model.Net
 	Classes int
 }
+
+// Build builds the network on x [batch, time, features...] in inference mode (no dropout) and returns the
+// logits and the hidden spikes.
+func (n Network) Build(ctx *context.Context, x *Node) model.Output { return n.Net.Forward(ctx, x, nil) }
 
 // NewNetwork returns the network a configuration describes for a dataset: the feedforward network for
 // inputs with flat features, the convolutional one for event frames [polarity, height, width].
@@ -120,75 +120,35 @@ func NewNetwork(cfg Config, ds *data.Dataset) (Network, error) {
 		c := model.DefaultConvConfig(cfg.Kind(), cfg.M)
 		c.Neuron.Dt = ds.Dt
 		c.Hidden, c.Dropout, c.Classes, c.Readout = cfg.Width, cfg.Dropout, ds.Classes, readout
-		if err := c.Validate(); err != nil {
+		net, err := c.Net(fs)
+		if err != nil {
 			return Network{}, err
 		}
-		return Network{Classes: ds.Classes, Build: func(ctx *context.Context, x *Node) model.Output {
-			return model.Conv(ctx, c, x)
-		}}, nil
+		return Network{Net: net, Classes: ds.Classes}, nil
 	}
 	c := model.DefaultConfig(cfg.Kind(), cfg.M, cfg.Width, ds.Classes)
 	c.Neuron, c.Dropout, c.Readout = n, cfg.Dropout, readout
 	if err := c.Validate(); err != nil {
 		return Network{}, err
 	}
-	return Network{Classes: ds.Classes, Build: func(ctx *context.Context, x *Node) model.Output {
-		return model.FeedForward(ctx, c, x)
-	}}, nil
+	return Network{Net: c.Net(ds.Train.F), Classes: ds.Classes}, nil
 }
 
 // modelScope is the context scope of the network's variables.
 const modelScope = "model"
 
-// stepOutputs are the values a training or evaluation step returns, summed over the batch's valid
-// examples: the cross-entropy, the number of correct predictions and, per hidden layer, the mean firing
-// rate of each example.
-type stepOutputs struct {
-	loss, correct float64
-	rates         []float64
-	lr            float64
-}
-
-// lossAndMetrics builds, from logits [batch, classes], labels [batch] (int32) and mask [batch] (1 for real
-// examples, 0 for padding): the summed cross-entropy, the number of correct predictions and the summed
-// per-example firing rate of each layer.
-func lossAndMetrics(out model.Output, labels, mask *Node, classes int) (lossSum, correct *Node, rates []*Node) {
-	logits := out.Logits
-	ce := Neg(ReduceSum(Mul(OneHot(labels, classes, logits.DType()), LogSoftmax(logits, -1)), -1)) // [batch]
-	lossSum = ReduceAllSum(Mul(ce, mask))
-	hit := ConvertDType(Equal(ArgMax(logits, -1, dtypes.Int32), labels), mask.DType())
-	correct = ReduceAllSum(Mul(hit, mask))
-	for _, s := range out.Spikes {
-		axes := make([]int, s.Rank()-1)
-		for i := range axes {
-			axes[i] = i + 1
-		}
-		rates = append(rates, ReduceAllSum(Mul(ReduceMean(s, axes...), mask)))
-	}
-	return
-}
-
-// runner holds what a run needs between steps.
+// runner holds what a run needs between steps: the step engine that computes gradients and evaluates, the
+// optimizer that applies them (created at the first training step) and the dropout mask sampler.
 type runner struct {
-	cfg       Config
-	ds        *data.Dataset
-	sp        splits
-	net       Network
-	ctx       *context.Context
-	backend   backends.Backend
-	trainExec *context.Exec
-	evalExec  *context.Exec
-	steps     int // training steps per epoch
-	// With Config.Executor "chunked": the spec of the chunked executor, the executor (created at the
-	// first step, once the variables exist), the Adam update graph taking the gradients as inputs, and
-	// the gradients' variable names in its input order.
-	chunkSpec  *chunked.Spec
-	chunkExec  *chunked.Executor
-	updateExec *context.Exec
-	gradNames  []string
-	times      execTimes
-	// totalSteps is the length of the cosine schedule: steps per epoch × epochs.
-	totalSteps int
+	cfg     Config
+	sp      splits
+	net     Network
+	ctx     *context.Context
+	backend backends.Backend
+	engine  step.Engine
+	opt     *step.Optimizer
+	masks   *step.Masks
+	steps   int // training steps per epoch
 	// Batch buffers.
 	x      []float32
 	labels []int32
@@ -196,172 +156,90 @@ type runner struct {
 	dims   []int
 }
 
-func newRunner(cfg Config, ds *data.Dataset, sp splits, net Network, ctx *context.Context, b backends.Backend) (*runner, error) {
-	r := &runner{cfg: cfg, ds: ds, sp: sp, net: net, ctx: ctx, backend: b, times: execTimes{}}
+// newRunner creates (or, after loading a checkpoint, reads) the network's variables and the engine.
+func newRunner(cfg Config, sp splits, net Network, ctx *context.Context, b backends.Backend) (*runner, error) {
+	r := &runner{cfg: cfg, sp: sp, net: net, ctx: ctx, backend: b}
 	r.steps = (sp.train.N + cfg.Batch - 1) / cfg.Batch
-	totalSteps := r.steps * cfg.Epochs
 	set := sp.train
 	r.x = make([]float32, cfg.Batch*set.T*set.F)
 	r.labels = make([]int32, cfg.Batch)
 	r.mask = make([]float32, cfg.Batch)
 	r.dims = append([]int{cfg.Batch}, set.Shape()...)
-	r.totalSteps = totalSteps
-	var err error
-	if cfg.Executor == ExecutorChunked {
-		if len(set.FeatureShape) == 3 {
-			return nil, fmt.Errorf("executor chunked supports only the feedforward network, not event frames %v (use --executor=unrolled)", set.FeatureShape)
-		}
-		n, err := NeuronConfig(cfg.Kind(), cfg.M, ds)
-		if err != nil {
-			return nil, err
-		}
-		mc := model.DefaultConfig(cfg.Kind(), cfg.M, cfg.Width, ds.Classes)
-		r.chunkSpec = &chunked.Spec{Layers: mc.Layers, Width: cfg.Width, Neuron: n, Classes: ds.Classes}
-		r.updateExec, err = context.NewExec(b, ctx, r.updateGraph)
-		if err != nil {
-			return nil, err
-		}
-	} else {
-		r.trainExec, err = context.NewExec(b, ctx, r.trainGraph)
-		if err != nil {
-			return nil, err
-		}
+	mctx := ctx.In(modelScope)
+	if err := step.InitVariables(b, mctx, net.Net); err != nil {
+		return nil, err
 	}
-	r.evalExec, err = context.NewExec(b, ctx, func(ctx *context.Context, x, labels, mask *Node) []*Node {
-		ctx = ctx.Checked(false)
-		ctx.SetTraining(x.Graph(), false)
-		out := net.Build(ctx.In(modelScope), x)
-		lossSum, correct, rates := lossAndMetrics(out, labels, mask, net.Classes)
-		return append([]*Node{lossSum, correct}, rates...)
-	})
-	if err != nil {
+	var err error
+	if r.engine, err = step.New(cfg.Executor, b, mctx, net.Net, step.Options{Chunk: cfg.Chunk}); err != nil {
+		return nil, err
+	}
+	if r.masks, err = step.NewMasks(b, ctx, net.Net); err != nil {
+		r.close()
 		return nil, err
 	}
 	return r, nil
 }
 
-// trainGraph builds one training step: forward pass in training mode, masked mean cross-entropy, cosine
-// learning rate and Adam update. It returns the summed loss, the number of correct predictions, the
-// learning rate used and the summed firing rates per layer. Graphs run unchecked: the variables may already
-// exist (built by another graph, or loaded from a checkpoint), and are created otherwise.
-func (r *runner) trainGraph(ctx *context.Context, x, labels, mask *Node) []*Node {
-	ctx = ctx.Checked(false)
-	g := x.Graph()
-	ctx.SetTraining(g, true)
-	out := r.net.Build(ctx.In(modelScope), x)
-	lossSum, correct, rates := lossAndMetrics(out, labels, mask, r.net.Classes)
-	loss := Div(lossSum, MaxScalar(ReduceAllSum(mask), 1))
-	lr := r.cfg.LR
-	cosineschedule.New(ctx, g, dtypes.Float32).PeriodSteps(r.totalSteps).LearningRate(lr).Done()
-	optimizers.Adam().LearningRate(lr).Done().UpdateGraph(ctx, g, loss)
-	lrNow := optimizers.LearningRateVar(ctx, dtypes.Float32, lr).ValueGraph(g)
-	return append([]*Node{lossSum, correct, lrNow}, rates...)
+// close frees the compiled graphs.
+func (r *runner) close() {
+	for _, c := range []interface{ Close() }{r.engine, r.opt, r.masks} {
+		if c != nil && !isNilCloser(c) {
+			c.Close()
+		}
+	}
 }
 
-// updateGraph applies one Adam step from the gradients given as inputs (in the order of r.gradNames),
-// with the learning rate of trainGraph's cosine schedule, and returns the learning rate used.
-func (r *runner) updateGraph(ctx *context.Context, grads []*Node) *Node {
-	ctx = ctx.Checked(false)
-	g := grads[0].Graph()
-	byName := make(map[string]*Node, len(grads))
-	for i, name := range r.gradNames {
-		byName[name] = grads[i]
+func isNilCloser(c interface{ Close() }) bool {
+	switch v := c.(type) {
+	case *step.Optimizer:
+		return v == nil
+	case *step.Masks:
+		return v == nil
 	}
-	// The optimizer expects the gradients in the order it visits the trainable variables in use by the
-	// graph: that of ctx.IterVariables.
-	var ordered []*Node
-	for v := range ctx.IterVariables() {
-		if !v.Trainable {
-			continue
-		}
-		grad, ok := byName[v.ScopeAndName()]
-		if !ok {
-			panic(fmt.Errorf("train: no gradient for the trainable variable %s", v.ScopeAndName()))
-		}
-		v.ValueGraph(g)
-		ordered = append(ordered, grad)
-	}
-	if len(ordered) != len(grads) {
-		panic(fmt.Errorf("train: %d gradients for %d trainable variables", len(grads), len(ordered)))
-	}
-	lr := r.cfg.LR
-	cosineschedule.New(ctx, g, dtypes.Float32).PeriodSteps(r.totalSteps).LearningRate(lr).Done()
-	opt, ok := optimizers.Adam().LearningRate(lr).Done().(interface {
-		UpdateGraphWithGradients(ctx *context.Context, grads []*Node, lossDType dtypes.DType)
-	})
-	if !ok {
-		panic(errors.New("train: the Adam optimizer cannot take precomputed gradients"))
-	}
-	opt.UpdateGraphWithGradients(ctx, ordered, dtypes.Float32)
-	return optimizers.LearningRateVar(ctx, dtypes.Float32, lr).ValueGraph(g)
+	return false
 }
 
-// chunkedStep runs one training step with the chunked executor on the batch buffers and returns the
-// values trainGraph returns: loss sum, correct count, learning rate and the summed firing rates.
-func (r *runner) chunkedStep() ([]float64, error) {
-	start := time.Now()
-	if len(chunked.TrainableIn(r.ctx, r.ctx.In(modelScope).Scope())) == 0 {
-		// Create and initialize the variables as the unrolled path would (the same initializers, drawn
-		// in the same order), by running the evaluation graph once.
-		if _, err := r.exec(r.evalExec); err != nil {
-			return nil, err
-		}
-		start = time.Now()
+// batch returns the batch buffers as tensors; the caller finalizes them.
+func (r *runner) batch() step.Batch {
+	return step.Batch{
+		X:      tensors.FromFlatDataAndDimensions(append([]float32(nil), r.x...), r.dims...),
+		Labels: tensors.FromFlatDataAndDimensions(append([]int32(nil), r.labels...), len(r.labels)),
+		Mask:   tensors.FromFlatDataAndDimensions(append([]float32(nil), r.mask...), len(r.mask)),
 	}
-	if r.chunkExec == nil {
-		var err error
-		if r.chunkExec, err = chunked.New(r.backend, r.ctx.In(modelScope), *r.chunkSpec); err != nil {
-			return nil, err
-		}
-	}
-	x := tensors.FromFlatDataAndDimensions(append([]float32(nil), r.x...), r.dims...)
-	labels := tensors.FromFlatDataAndDimensions(append([]int32(nil), r.labels...), len(r.labels))
-	mask := tensors.FromFlatDataAndDimensions(append([]float32(nil), r.mask...), len(r.mask))
-	defer func() {
-		x.MustFinalizeAll()
-		labels.MustFinalizeAll()
-		mask.MustFinalizeAll()
-	}()
-	res, err := r.chunkExec.Step(x, labels, mask)
-	if err != nil {
-		return nil, err
-	}
-	if r.gradNames == nil {
-		for name := range res.Grads {
-			r.gradNames = append(r.gradNames, name)
-		}
-		slices.Sort(r.gradNames)
-	}
-	args := make([]any, len(r.gradNames))
-	for i, name := range r.gradNames {
-		t, ok := res.Grads[name]
-		if !ok {
-			return nil, fmt.Errorf("train: the chunked step returned no gradient for %s", name)
-		}
-		args[i] = t
-	}
-	outs, err := r.updateExec.Exec(args...)
-	for _, t := range res.Grads {
+}
+
+func freeBatch(b step.Batch) {
+	for _, t := range append([]*tensors.Tensor{b.X, b.Labels, b.Mask}, b.Dropout...) {
 		t.MustFinalizeAll()
 	}
-	if err != nil {
-		return nil, err
-	}
-	lr, err := tensors.CopyFlatData[float32](outs[0])
-	if err != nil {
-		return nil, err
-	}
-	outs[0].MustFinalizeAll()
-	r.times[r.updateExec] = append(r.times[r.updateExec], time.Since(start))
-	return append([]float64{res.LossSum, res.Correct, float64(lr[0])}, res.Rates...), nil
 }
 
-// trainStep runs one training step with the configured executor on the batch buffers.
-func (r *runner) trainStep() ([]float64, error) {
-	if r.chunkSpec != nil {
-		return r.chunkedStep()
+// trainStep runs one training step on the batch buffers: dropout masks, the engine's gradients, and the
+// optimizer's update. It returns the step's metrics and the learning rate used.
+func (r *runner) trainStep() (step.Metrics, float64, error) {
+	if r.opt == nil {
+		var err error
+		if r.opt, err = step.NewOptimizer(r.backend, r.ctx, r.cfg.LR, r.steps*r.cfg.Epochs); err != nil {
+			return step.Metrics{}, 0, err
+		}
 	}
-	return r.exec(r.trainExec)
+	b := r.batch()
+	defer freeBatch(b)
+	var err error
+	if b.Dropout, err = r.masks.Draw(b.Mask); err != nil {
+		return step.Metrics{}, 0, err
+	}
+	m, grads, err := r.engine.Gradients(b)
+	if err != nil {
+		return m, 0, err
+	}
+	defer func() {
+		for _, g := range grads {
+			g.MustFinalizeAll()
+		}
+	}()
+	lr, err := r.opt.Apply(grads)
+	return m, lr, err
 }
 
 // fill copies the examples idx of set into the batch buffers; the rest of the batch repeats the first
@@ -381,52 +259,13 @@ func (r *runner) fill(set *data.Set, idx []int) int {
 	return len(idx)
 }
 
-// execTimes records the wall time of each call of an executor; the first call includes building and
-// compiling the graph.
-type execTimes map[*context.Exec][]time.Duration
-
-// compileSeconds estimates the time spent building and compiling graphs: for each executor, its first
-// call's time minus the median of the later calls (the first call alone when there is no later one).
+// compileSeconds estimates the time spent building and compiling graphs (engine and optimizer).
 func (r *runner) compileSeconds() float64 {
-	total := 0.0
-	for _, d := range r.times {
-		if len(d) == 0 {
-			continue
-		}
-		first := d[0]
-		if len(d) > 1 {
-			rest := slices.Clone(d[1:])
-			slices.Sort(rest)
-			first -= rest[len(rest)/2]
-		}
-		total += max(first, 0).Seconds()
+	s := r.engine.CompileSeconds()
+	if r.opt != nil {
+		s += r.opt.CompileSeconds()
 	}
-	return total
-}
-
-func (r *runner) exec(e *context.Exec) ([]float64, error) {
-	start := time.Now()
-	defer func() { r.times[e] = append(r.times[e], time.Since(start)) }()
-	x := tensors.FromFlatDataAndDimensions(append([]float32(nil), r.x...), r.dims...)
-	labels := tensors.FromFlatDataAndDimensions(append([]int32(nil), r.labels...), len(r.labels))
-	mask := tensors.FromFlatDataAndDimensions(append([]float32(nil), r.mask...), len(r.mask))
-	outs, err := e.Exec(x, labels, mask)
-	if err != nil {
-		return nil, err
-	}
-	vals := make([]float64, len(outs))
-	for i, t := range outs {
-		v, err := tensors.CopyFlatData[float32](t)
-		if err != nil {
-			return nil, err
-		}
-		vals[i] = float64(v[0])
-		t.MustFinalizeAll()
-	}
-	x.MustFinalizeAll()
-	labels.MustFinalizeAll()
-	mask.MustFinalizeAll()
-	return vals, nil
+	return s
 }
 
 // epochOrder returns the order of the training examples in an epoch: a permutation drawn from the run's
@@ -447,21 +286,21 @@ func (r *runner) trainEpoch(epoch int, started time.Time, progress ProgressFunc)
 		lo := step * r.cfg.Batch
 		hi := min(lo+r.cfg.Batch, len(order))
 		n := r.fill(r.sp.train, order[lo:hi])
-		vals, err := r.trainStep()
+		m, stepLR, err := r.trainStep()
 		if err != nil {
 			return Epoch{}, nil, err
 		}
-		if math.IsNaN(vals[0]) || math.IsInf(vals[0], 0) {
+		if math.IsNaN(m.LossSum) || math.IsInf(m.LossSum, 0) {
 			return Epoch{}, &NaNError{Epoch: epoch + 1, Step: step + 1}, nil
 		}
-		sumLoss += vals[0]
-		sumCorrect += vals[1]
-		lr = vals[2]
+		sumLoss += m.LossSum
+		sumCorrect += m.Correct
+		lr = stepLR
 		if len(sumRates) == 0 {
-			sumRates = make([]float64, len(vals)-3)
+			sumRates = make([]float64, len(m.Rates))
 		}
 		for i := range sumRates {
-			sumRates[i] += vals[3+i]
+			sumRates[i] += m.Rates[i]
 		}
 		seen += n
 		if progress != nil {
@@ -490,17 +329,19 @@ func (r *runner) evaluate(set *data.Set) (loss, acc float64, rates []float64, er
 			idx = append(idx, i)
 		}
 		r.fill(set, idx)
-		vals, err := r.exec(r.evalExec)
+		b := r.batch()
+		m, err := r.engine.Evaluate(b)
+		freeBatch(b)
 		if err != nil {
 			return 0, 0, nil, err
 		}
-		sumLoss += vals[0]
-		sumCorrect += vals[1]
+		sumLoss += m.LossSum
+		sumCorrect += m.Correct
 		if sumRates == nil {
-			sumRates = make([]float64, len(vals)-2)
+			sumRates = make([]float64, len(m.Rates))
 		}
 		for i := range sumRates {
-			sumRates[i] += vals[2+i]
+			sumRates[i] += m.Rates[i]
 		}
 	}
 	n := float64(set.N)
@@ -536,20 +377,17 @@ func loadDataset(cfg Config, opts Options) (*data.Dataset, error) {
 	return &out, nil
 }
 
+// backendOf returns the backend of opts and its name for result files (Options.BackendName, else the
+// backend's own name). Libraries do not choose a backend: the caller (the CLI, a notebook) does.
 func backendOf(opts Options) (backends.Backend, string, error) {
-	if opts.Backend != nil {
-		// Name the configuration (e.g. "xla:cpu") when the backend is the one package xla created.
-		name := opts.Backend.Name()
-		if c := xla.Current().Config; c != "" && strings.HasPrefix(c, name) {
-			name = c
-		}
-		return opts.Backend, name, nil
+	if opts.Backend == nil {
+		return nil, "", errors.New("train: no backend given (Options.Backend)")
 	}
-	b, err := xla.Backend()
-	if err != nil {
-		return nil, "", err
+	name := opts.BackendName
+	if name == "" {
+		name = opts.Backend.Name()
 	}
-	return b, xla.Current().Config, nil
+	return opts.Backend, name, nil
 }
 
 // newContext returns a context holding cfg as hyperparameters, with its random number generator seeded
@@ -623,17 +461,14 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 		progress(Progress{Phase: PhaseResumed, Epoch: len(history), Epochs: cfg.Epochs,
 			Message: fmt.Sprintf("resuming %s after epoch %d of %d", opts.Dir, len(history), cfg.Epochs)})
 	}
-	r, err := newRunner(cfg, ds, sp, net, ctx, b)
+	r, err := newRunner(cfg, sp, net, ctx, b)
 	if err != nil {
 		return nil, err
 	}
+	defer r.close()
 	res := &Result{
 		Dataset: cfg.Dataset, Model: cfg.Model, M: cfg.M, Width: cfg.Width, Seed: cfg.Seed,
 		Backend: backendName, Protocol: cfg.Protocol, Classes: ds.Classes, Config: cfg,
-	}
-	selection := sp.test
-	if sp.val != nil {
-		selection = sp.val
 	}
 	if len(history) < cfg.Epochs && progress != nil {
 		progress(Progress{Phase: PhaseCompile, Epoch: len(history) + 1, Epochs: cfg.Epochs,
@@ -657,21 +492,21 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 		if progress != nil {
 			progress(Progress{Phase: PhaseEval, Epoch: epoch + 1, Epochs: cfg.Epochs, Elapsed: time.Since(started)})
 		}
+		// The selection split (validation, else test) is evaluated once: its accuracy and its firing
+		// rates without dropout.
 		if sp.val != nil {
-			_, acc, _, err := r.evaluate(sp.val)
+			_, acc, rates, err := r.evaluate(sp.val)
 			if err != nil {
 				return nil, err
 			}
-			ep.ValAcc = &acc
+			ep.ValAcc, ep.EvalFiringRates = &acc, rates
 		}
-		_, ep.TestAcc, ep.EvalFiringRates, err = r.evaluate(sp.test)
-		if err != nil {
+		var testRates []float64
+		if _, ep.TestAcc, testRates, err = r.evaluate(sp.test); err != nil {
 			return nil, err
 		}
-		if selection != sp.test {
-			if _, _, ep.EvalFiringRates, err = r.evaluate(selection); err != nil {
-				return nil, err
-			}
+		if sp.val == nil {
+			ep.EvalFiringRates = testRates
 		}
 		ep.Seconds = time.Since(epochStart).Seconds()
 		history = append(history, ep)

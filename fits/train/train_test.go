@@ -166,9 +166,9 @@ func TestSummarize(t *testing.T) {
 	}}
 	r.summarize()
 	if *r.BestValAcc != 0.7 || *r.TestAccAtBestVal != 0.6 || r.BestEpoch != 2 || r.BestTestAcc != 0.9 ||
-		r.FinalTestAcc != 0.8 || r.FiringRates[0] != 0.4 {
-		t.Errorf("val-split summary: best val %v at epoch %d, test there %v, best test %v, final %v, rates %v",
-			*r.BestValAcc, r.BestEpoch, *r.TestAccAtBestVal, r.BestTestAcc, r.FinalTestAcc, r.FiringRates)
+		r.FinalTestAcc != 0.8 || r.FiringRates[0] != 0.2 || r.FinalFiringRates[0] != 0.4 {
+		t.Errorf("val-split summary: best val %v at epoch %d, test there %v, best test %v, final %v, rates %v (selected) %v (final)",
+			*r.BestValAcc, r.BestEpoch, *r.TestAccAtBestVal, r.BestTestAcc, r.FinalTestAcc, r.FiringRates, r.FinalFiringRates)
 	}
 	bt := &Result{Protocol: BestTest, Epochs: []Epoch{{Epoch: 1, TestAcc: 0.3}, {Epoch: 2, TestAcc: 0.5}, {Epoch: 3, TestAcc: 0.5}}}
 	bt.summarize()

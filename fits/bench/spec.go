@@ -1,21 +1,14 @@
-// Package bench benchmarks one training iteration of FiTS networks: the forward pass, the loss and the
-// backward pass to the gradients of every trainable parameter (no optimizer update), on a GoMLX backend,
-// in several execution strategies (Variant) that compute the same spikes and gradients:
+// Package bench times one training iteration of FiTS networks: the forward pass, the loss and the backward
+// pass to the gradients of every trainable parameter (no optimizer update), on a GoMLX backend, with each
+// engine of package fits/step (Variant): the engine that trains is the engine that is benchmarked, on the
+// network of the same model.Net builders and variable initialization. It builds no graph of its own.
 //
-//   - Stepwise: the analogue of a PyTorch timestep loop. One compiled graph runs one time step of one
-//     layer; Go calls it T times, carrying the neuron state as tensors, layer by layer. The backward pass
-//     calls a compiled per-step vector-Jacobian product (the gradient of Σ cotangent·outputs with respect
-//     to the step's state, input current and neuron parameters) T times in reverse, accumulating the
-//     parameter gradients. The dense maps and the readout run as whole-sequence graphs, written as 2-D
-//     matrix products with a hand-written input cotangent (see flatDense), as a PyTorch Linear would be.
-//   - Unrolled: the whole iteration as one graph, the time recurrence unrolled as fits/neuron builds it
-//     (model.FeedForward for the classification networks).
-//   - Chunked: Stepwise with K steps per call instead of one (T/K calls per layer and direction); the
-//     backward pass recomputes each chunk's forward from its saved starting state (rematerialization).
-//
-// On XLA CPU the unrolled graph pays for two matrix products that autodiff of model.FeedForward emits
-// and that XLA CPU runs far below its usual speed (the readout's [batch·time, W]·[W, 35] product, and the
-// input cotangent cot·Wᵀ of the second dense map); the Stepwise and Chunked graphs avoid both.
+//   - Stepwise: one compiled graph runs one time step of one layer; Go calls it T times, carrying the neuron
+//     state, and a one-step vector-Jacobian product T times in reverse: the analogue of a PyTorch
+//     timestep loop.
+//   - Unrolled: the whole iteration as one graph, the time recurrence unrolled (the tests' oracle).
+//   - Chunked: K steps per call instead of one (T/K calls per layer and direction); the backward pass
+//     recomputes each chunk's forward from its saved starting state (the training default).
 //
 // Shapes follow the toolkit: inputs [batch, time, features], hidden spikes [batch, time, width]. Times are
 // wall-clock seconds or milliseconds as the field names say; memory is bytes.

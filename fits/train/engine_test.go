@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fits-snn/fits/fits/chunked"
+	"github.com/fits-snn/fits/fits/step"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 )
 
@@ -27,17 +27,19 @@ func oneStep(t *testing.T, cfg Config) ([]float64, map[string][]float32) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := newRunner(cfg, ds, sp, net, ctx, testBackend(t))
+	r, err := newRunner(cfg, sp, net, ctx, testBackend(t))
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer r.close()
 	r.fill(sp.train, epochOrder(sp.train.N, cfg.Seed, 0)[:cfg.Batch-3]) // with 3 padded examples
-	vals, err := r.trainStep()
+	m, lr, err := r.trainStep()
 	if err != nil {
 		t.Fatal(err)
 	}
+	vals := append([]float64{m.LossSum, m.Correct, lr}, m.Rates...)
 	vars := map[string][]float32{}
-	for _, v := range chunked.TrainableIn(ctx, ctx.In(modelScope).Scope()) {
+	for _, v := range step.TrainableIn(ctx, ctx.In(modelScope).Scope()) {
 		val, err := tensors.CopyFlatData[float32](v.MustValue())
 		if err != nil {
 			t.Fatal(err)
@@ -47,18 +49,20 @@ func oneStep(t *testing.T, cfg Config) ([]float64, map[string][]float32) {
 	return vals, vars
 }
 
-// TestChunkedStepMatchesUnrolled checks that one training step with the chunked executor gives the loss,
-// metrics and updated variables of the unrolled step.
-func TestChunkedStepMatchesUnrolled(t *testing.T) {
+// TestEnginesMatchUnrolledStep checks that one training step (dropout 0.5, padded examples) with the
+// default chunked engine gives the loss, metrics and Adam-updated variables of the unrolled engine.
+func TestEnginesMatchUnrolledStep(t *testing.T) {
 	for _, tc := range []struct {
-		model string
-		m     int
-	}{{"lif", 0}, {"fsts", 2}} {
+		model   string
+		m       int
+		readout string
+	}{{"lif", 0, "mean"}, {"fsts", 2, "li-max"}} {
 		t.Run(tc.model, func(t *testing.T) {
 			cfg := tinyConfig()
-			cfg.Model, cfg.M, cfg.Dropout = tc.model, tc.m, 0
+			cfg.Model, cfg.M, cfg.Dropout, cfg.Readout = tc.model, tc.m, 0.5, tc.readout
+			cfg.Executor = ExecutorUnrolled
 			valsU, varsU := oneStep(t, cfg)
-			cfg.Executor = ExecutorChunked
+			cfg.Executor = ""
 			valsC, varsC := oneStep(t, cfg)
 			if len(valsU) != len(valsC) {
 				t.Fatalf("%d outputs unrolled, %d chunked", len(valsU), len(valsC))
@@ -86,10 +90,10 @@ func TestChunkedStepMatchesUnrolled(t *testing.T) {
 	}
 }
 
-// TestChunkedTrainDeterministic trains twice with the chunked executor and compares the curves.
+// TestChunkedTrainDeterministic trains twice with the default engine (with dropout) and compares the curves.
 func TestChunkedTrainDeterministic(t *testing.T) {
 	cfg := tinyConfig()
-	cfg.Epochs, cfg.Dropout, cfg.Executor = 2, 0, ExecutorChunked
+	cfg.Epochs = 2
 	var curves [2][]Epoch
 	for i := range curves {
 		res, err := TrainModel(cfg, Options{Backend: testBackend(t), Dataset: tinyDataset(t)})
@@ -113,15 +117,14 @@ func TestChunkedTrainDeterministic(t *testing.T) {
 	}
 }
 
-// TestExecutorValidate checks the executor names and the combinations the chunked executor rejects.
+// TestExecutorValidate checks the executor names and the chunk length.
 func TestExecutorValidate(t *testing.T) {
 	for _, tc := range []struct {
 		name, want string
 		edit       func(*Config)
 	}{
-		{"unknown", "unrolled, chunked", func(c *Config) { c.Executor = "fast" }},
-		{"dropout", "dropout", func(c *Config) { c.Executor, c.Dropout = ExecutorChunked, 0.2 }},
-		{"readout", "mean readout", func(c *Config) { c.Executor, c.Readout = ExecutorChunked, "li-max" }},
+		{"unknown", "chunked, stepwise, unrolled", func(c *Config) { c.Executor = "fast" }},
+		{"chunk", "chunk", func(c *Config) { c.Chunk = -1 }},
 	} {
 		c := DefaultConfig()
 		tc.edit(&c)
@@ -130,7 +133,7 @@ func TestExecutorValidate(t *testing.T) {
 			t.Errorf("%s: error %v, want one mentioning %q", tc.name, err, tc.want)
 		}
 	}
-	for _, e := range []string{"", ExecutorUnrolled, ExecutorChunked} {
+	for _, e := range []string{"", ExecutorUnrolled, ExecutorChunked, ExecutorStepwise} {
 		c := DefaultConfig()
 		c.Executor = e
 		if err := c.Validate(); err != nil {
@@ -138,7 +141,7 @@ func TestExecutorValidate(t *testing.T) {
 		}
 	}
 	c := DefaultConfig()
-	c.Executor = ExecutorChunked
+	c.Executor, c.Chunk, c.Dropout, c.Readout = ExecutorStepwise, 4, 0.4, "li-mean"
 	ctx, err := newContext(c)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/fits-snn/fits/fits/experiment"
+)
+
+func init() {
+	register(&command{
+		name:    "aggregate",
+		summary: "a paper table from finished runs: mean ± std over seeds beside the paper's numbers (Markdown, CSV)",
+		run:     runAggregate,
+	})
+}
+
+func runAggregate(args []string, stdout, stderr io.Writer) error {
+	fset := newFlagSet("aggregate", stderr)
+	table := fset.String("table", "", "the table: "+strings.Join(experiment.AggregatedTables(), ", ")+` (also "3", "A.7", ...)`)
+	root := fset.String("root", "", "folder of the runs, laid out as ROOT/ID/seed-N (what `fits train --experiment` writes under runs/MODE)")
+	modeName := fset.String("mode", string(experiment.Full), "which recipe the runs followed: full or quick")
+	out := fset.String("out", "", "also write the table as Markdown and CSV into this folder (table-3.md, table-3.csv)")
+	asJSON := fset.Bool("json", false, "print the table as one JSON object")
+	if err := parseFlags(fset, args); err != nil {
+		return err
+	}
+	if *table == "" {
+		return badInput("--table is required (valid: %s)", strings.Join(experiment.AggregatedTables(), ", "))
+	}
+	if *root == "" {
+		return badInput("--root is required (the folder holding ID/seed-N run folders)")
+	}
+	if st, err := os.Stat(*root); err != nil || !st.IsDir() {
+		return badInput("--root=%s is not a folder of runs", *root)
+	}
+	mode, err := experiment.ParseMode(*modeName)
+	if err != nil {
+		return badInput("--mode: %v", err)
+	}
+	label, err := experiment.ParseLabel(*table)
+	if err != nil {
+		return badInput("--table: %v", err)
+	}
+	t, err := experiment.Aggregate(*root, label, mode)
+	switch {
+	case errors.Is(err, experiment.ErrNotAggregated):
+		return badInput("--table: %v", err)
+	case err != nil:
+		return err
+	}
+	if *out != "" {
+		paths, err := experiment.WriteTable(*out, t)
+		if err != nil {
+			return err
+		}
+		for _, p := range paths {
+			fmt.Fprintf(stderr, "wrote %s\n", p)
+		}
+	}
+	if *asJSON {
+		return writeJSON(stdout, t)
+	}
+	_, err = io.WriteString(stdout, t.Markdown())
+	return err
+}

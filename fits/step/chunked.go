@@ -1,0 +1,425 @@
+package step
+
+import (
+	"fmt"
+
+	"github.com/fits-snn/fits/fits/model"
+	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// chunked runs each block's neuron recurrence K steps per graph call (see the package documentation).
+type chunked struct {
+	name        string
+	net         model.Net
+	ctx         *context.Context
+	blocks      []*blockExecs
+	head, score *context.Exec // training head (loss, cotangent, readout gradients) and evaluation head
+	readout     []string      // the readout's trainable variables, in the head's output order
+	chunk       int           // requested chunk length (0: DefaultChunk(T))
+	k           int           // the chunk length in use, fixed by the first call's T
+	starts      []*tensors.Tensor
+	times       timer
+	mem         arena
+	withDropout bool
+}
+
+// blockExecs are the compiled pieces of one block.
+type blockExecs struct {
+	b          model.Block
+	states     int                 // neuron.StateComponents
+	synapse    *context.Exec       // h -> current [batch, T, out...]
+	synapseVJP *context.Exec       // (h, cot current) -> synapse gradients..., cot h (blocks after the first)
+	forward    *context.Exec       // (current, t0, state...) -> (spikes [batch, K, out...], final state...)
+	vjp        *context.Exec       // (current, t0, cot h, [dropout mask], state..., cot final..., acc...) -> (cot state..., cot current chunk, acc...)
+	join       *context.Exec       // (example mask, [dropout mask], spike chunks...) -> (h = spikes·mask, rate sum)
+	joinEval   *context.Exec       // (example mask, spike chunks...) -> (spikes, rate sum)
+	concat     *context.Exec       // (chunks...) -> concatenation along time
+	synParams  []string            // the synapse's trainable variables, in synapseVJP's output order
+	neurParams []*context.Variable // the neurons' trainable variables, in vjp's accumulator order
+}
+
+func newChunked(name string, backend backends.Backend, ctx *context.Context, net model.Net, chunk int) (*chunked, error) {
+	e := &chunked{name: name, net: net, ctx: ctx.Checked(false), chunk: chunk, times: timer{}, withDropout: net.Dropout > 0}
+	for i, b := range net.Blocks {
+		be, err := e.buildBlock(backend, i, b)
+		if err != nil {
+			e.Close()
+			return nil, err
+		}
+		e.blocks = append(e.blocks, be)
+	}
+	var err error
+	// (h, labels, mask) -> (lossSum, correct, cot h, readout gradients...).
+	e.head, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, h, labels, mask *Node) []*Node {
+		ctx.SetTraining(h.Graph(), true)
+		lossSum, correct := net.Loss(net.Head(ctx, h), h, labels, mask)
+		loss := Div(lossSum, MaxScalar(ReduceAllSum(mask), 1))
+		vars := TrainableIn(ctx, ctx.In(model.ReadoutScope).Scope())
+		e.readout = names(vars)
+		wrt := []*Node{h}
+		for _, v := range vars {
+			wrt = append(wrt, v.ValueGraph(h.Graph()))
+		}
+		return append([]*Node{lossSum, correct}, Gradient(loss, wrt...)...)
+	})
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	e.score, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, h, labels, mask *Node) []*Node {
+		ctx.SetTraining(h.Graph(), false)
+		lossSum, correct := net.Loss(net.Head(ctx, h), h, labels, mask)
+		return []*Node{lossSum, correct}
+	})
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// synapseVars returns the trainable variables of a block's synapse: those of its scope outside its
+// neurons' scope.
+func synapseVars(ctx *context.Context, b model.Block) []*context.Variable {
+	bctx := ctx.In(b.Scope)
+	neur := bctx.In("neuron").Scope()
+	var out []*context.Variable
+	for _, v := range TrainableIn(ctx, bctx.Scope()) {
+		if !inScope(v.Scope(), neur) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (e *chunked) buildBlock(backend backends.Backend, i int, b model.Block) (*blockExecs, error) {
+	be := &blockExecs{b: b, states: neuron.StateComponents(b.Neuron)}
+	n := be.states
+	var err error
+	if be.synapse, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, h *Node) *Node {
+		return b.Synapse(ctx.In(b.Scope), h)
+	}); err != nil {
+		return nil, err
+	}
+	if be.synapseVJP, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, h, cot *Node) []*Node {
+		bctx := ctx.In(b.Scope)
+		cur := b.Synapse(bctx, h)
+		vars := synapseVars(ctx, b)
+		be.synParams = names(vars)
+		wrt := make([]*Node, 0, len(vars)+1)
+		for _, v := range vars {
+			wrt = append(wrt, v.ValueGraph(h.Graph()))
+		}
+		wantInput := i > 0 && b.InputCotangent == nil
+		if wantInput {
+			wrt = append(wrt, h)
+		}
+		grads := Gradient(ReduceAllSum(Mul(cur, cot)), wrt...)
+		if i > 0 && b.InputCotangent != nil {
+			grads = append(grads, b.InputCotangent(bctx, h, cot))
+		}
+		return grads
+	}); err != nil {
+		return nil, err
+	}
+	if be.forward, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
+		cur := sliceTime(in[0], in[1], e.k)
+		spikes, final := neuron.LayerFrom(ctx.In(b.Scope).In("neuron"), cur, b.Neuron, in[2:])
+		return append([]*Node{spikes}, final...)
+	}); err != nil {
+		return nil, err
+	}
+	nctx := e.ctx.In(b.Scope).In("neuron")
+	if be.vjp, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
+		g := in[0].Graph()
+		cur := sliceTime(in[0], in[1], e.k)
+		cotSpikes := sliceTime(in[2], in[1], e.k)
+		rest := in[3:]
+		if e.withDropout {
+			cotSpikes = Mul(cotSpikes, rest[0]) // h = spikes·mask, so cot spikes = cot h·mask
+			rest = rest[1:]
+		}
+		state, cotFinal, acc := rest[:n], rest[n:2*n], rest[2*n:]
+		spikes, final := neuron.LayerFrom(ctx.In(b.Scope).In("neuron"), cur, b.Neuron, state)
+		obj := ReduceAllSum(Mul(spikes, cotSpikes))
+		for j := range final {
+			obj = Add(obj, ReduceAllSum(Mul(final[j], cotFinal[j])))
+		}
+		wrt := append(append([]*Node{}, state...), cur)
+		for _, v := range be.neurParams {
+			wrt = append(wrt, v.ValueGraph(g))
+		}
+		grads := Gradient(obj, wrt...)
+		outs := grads[:n+1]
+		for j := range be.neurParams {
+			outs = append(outs, Add(acc[j], grads[n+1+j]))
+		}
+		return outs
+	}); err != nil {
+		return nil, err
+	}
+	be.neurParams = TrainableIn(e.ctx, nctx.Scope())
+	join := func(mask, drop *Node, parts []*Node) []*Node {
+		s := parts[0]
+		if len(parts) > 1 {
+			s = Concatenate(parts, 1)
+		}
+		return []*Node{model.ApplyMask(s, drop), model.RateSum(s, mask)}
+	}
+	if be.join, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
+		if e.withDropout {
+			return join(in[0], in[1], in[2:])
+		}
+		return join(in[0], nil, in[1:])
+	}); err != nil {
+		return nil, err
+	}
+	if be.joinEval, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
+		return join(in[0], nil, in[1:])
+	}); err != nil {
+		return nil, err
+	}
+	be.concat, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, parts []*Node) *Node {
+		if len(parts) == 1 {
+			return Identity(parts[0])
+		}
+		return Concatenate(parts, 1)
+	})
+	return be, err
+}
+
+// sliceTime returns x[:, t0:t0+k, ...] for x [batch, time, ...] and an int32 scalar t0.
+func sliceTime(x, t0 *Node, k int) *Node {
+	g := x.Graph()
+	starts := make([]*Node, x.Rank())
+	for i := range starts {
+		starts[i] = Const(g, int32(0))
+	}
+	starts[1] = t0
+	dims := x.Shape().Clone().Dimensions
+	dims[1] = k
+	return DynamicSlice(x, starts, dims)
+}
+
+func (e *chunked) Name() string { return e.name }
+
+// prepare fixes the chunk length at the first call and checks T at the later ones.
+func (e *chunked) prepare(steps int) error {
+	if e.k == 0 {
+		e.k = e.chunk
+		if e.k == 0 {
+			e.k = DefaultChunk(steps)
+		}
+		if steps%e.k != 0 {
+			k := e.k
+			e.k = 0
+			return fmt.Errorf("step: chunk %d does not divide T = %d", k, steps)
+		}
+		for c := range steps / e.k {
+			e.starts = append(e.starts, tensors.FromScalar(int32(c*e.k)))
+		}
+		return nil
+	}
+	if len(e.starts)*e.k != steps {
+		return fmt.Errorf("step: T = %d differs from the first call's %d", steps, len(e.starts)*e.k)
+	}
+	return nil
+}
+
+// zeroState returns a block's zero neuron state for a batch.
+func (e *chunked) zeroState(be *blockExecs, batch int) []*tensors.Tensor {
+	z := make([]*tensors.Tensor, be.states)
+	dims := append([]int{batch}, be.b.OutDims...)
+	for j := range z {
+		z[j] = tensors.FromShape(shapes.Make(dtypes.Float32, dims...))
+	}
+	e.mem.keep(z...)
+	return z
+}
+
+// forwardPass runs every block forward. It returns each block's input h (x first, then each block's output
+// after dropout), each block's current, the starting state of every chunk (when save), and the rate sums.
+func (e *chunked) forwardPass(b Batch, training, save bool) (hs, curs []*tensors.Tensor, saved [][][]*tensors.Tensor, rates []float64, err error) {
+	batch, steps := b.X.Shape().Dimensions[0], b.X.Shape().Dimensions[1]
+	if err = e.prepare(steps); err != nil {
+		return
+	}
+	chunks := len(e.starts)
+	hs = []*tensors.Tensor{b.X}
+	saved = make([][][]*tensors.Tensor, len(e.blocks))
+	rateTensors := make([]*tensors.Tensor, 0, len(e.blocks))
+	for i, be := range e.blocks {
+		var outs []*tensors.Tensor
+		if outs, err = e.times.exec(be.synapse, hs[i]); err != nil {
+			return
+		}
+		cur := outs[0]
+		e.mem.keep(cur)
+		curs = append(curs, cur)
+		state := e.zeroState(be, batch)
+		parts := make([]any, chunks)
+		if save {
+			saved[i] = make([][]*tensors.Tensor, chunks)
+		}
+		for c := range chunks {
+			if outs, err = e.times.exec(be.forward, append([]any{cur, e.starts[c]}, asAny(state)...)...); err != nil {
+				return
+			}
+			e.mem.keep(outs...)
+			if save {
+				saved[i][c] = state
+			}
+			parts[c] = outs[0]
+			state = outs[1:]
+		}
+		args := []any{b.Mask}
+		exec := be.joinEval
+		if training {
+			exec = be.join
+			if e.withDropout {
+				args = append(args, b.Dropout[i])
+			}
+		}
+		if outs, err = e.times.exec(exec, append(args, parts...)...); err != nil {
+			return
+		}
+		e.mem.keep(outs[0])
+		hs = append(hs, outs[0])
+		rateTensors = append(rateTensors, outs[1])
+	}
+	rates, err = scalars(rateTensors)
+	return
+}
+
+func (e *chunked) Gradients(b Batch) (m Metrics, grads map[string]*tensors.Tensor, err error) {
+	if err = checkBatch(e.net, b, true); err != nil {
+		return
+	}
+	defer e.mem.free()
+	hs, curs, saved, rates, err := e.forwardPass(b, true, true)
+	if err != nil {
+		return
+	}
+	outs, err := e.times.exec(e.head, hs[len(hs)-1], labelsOf(b), b.Mask)
+	if err != nil {
+		return
+	}
+	vals, err := scalars(outs[:2])
+	if err != nil {
+		return
+	}
+	m = Metrics{LossSum: vals[0], Correct: vals[1], Rates: rates}
+	grads = map[string]*tensors.Tensor{}
+	defer func() {
+		if err != nil {
+			for _, t := range grads {
+				_ = t.FinalizeAll()
+			}
+			grads = nil
+		}
+	}()
+	cot := outs[2]
+	e.mem.keep(cot)
+	for j, name := range e.readout {
+		grads[name] = outs[3+j]
+	}
+	batch := b.X.Shape().Dimensions[0]
+	for i := len(e.blocks) - 1; i >= 0; i-- {
+		be := e.blocks[i]
+		acc := make([]*tensors.Tensor, len(be.neurParams))
+		for j, v := range be.neurParams {
+			acc[j] = tensors.FromShape(v.Shape())
+		}
+		cotState := e.zeroState(be, batch)
+		cotParts := make([]any, len(e.starts))
+		for c := len(e.starts) - 1; c >= 0; c-- {
+			args := []any{curs[i], e.starts[c], cot}
+			if e.withDropout {
+				args = append(args, b.Dropout[i])
+			}
+			args = append(args, asAny(saved[i][c])...)
+			args = append(args, asAny(cotState)...)
+			args = append(args, asAny(acc)...)
+			var outs []*tensors.Tensor
+			if outs, err = e.times.exec(be.vjp, args...); err != nil {
+				return
+			}
+			for _, t := range acc {
+				_ = t.FinalizeAll()
+			}
+			n := be.states
+			cotState, cotParts[c], acc = outs[:n], outs[n], outs[n+1:]
+			e.mem.keep(outs[:n+1]...)
+		}
+		for j, v := range be.neurParams {
+			grads[v.ScopeAndName()] = acc[j]
+		}
+		var outs []*tensors.Tensor
+		if outs, err = e.times.exec(be.concat, cotParts...); err != nil {
+			return
+		}
+		e.mem.keep(outs[0])
+		if outs, err = e.times.exec(be.synapseVJP, hs[i], outs[0]); err != nil {
+			return
+		}
+		for j, name := range be.synParams {
+			grads[name] = outs[j]
+		}
+		if i > 0 {
+			cot = outs[len(be.synParams)]
+			e.mem.keep(cot)
+		}
+	}
+	return m, grads, nil
+}
+
+func (e *chunked) Evaluate(b Batch) (Metrics, error) {
+	if err := checkBatch(e.net, b, false); err != nil {
+		return Metrics{}, err
+	}
+	defer e.mem.free()
+	hs, _, _, rates, err := e.forwardPass(b, false, false)
+	if err != nil {
+		return Metrics{}, err
+	}
+	outs, err := e.times.exec(e.score, hs[len(hs)-1], labelsOf(b), b.Mask)
+	if err != nil {
+		return Metrics{}, err
+	}
+	vals, err := scalars(outs)
+	if err != nil {
+		return Metrics{}, err
+	}
+	return Metrics{LossSum: vals[0], Correct: vals[1], Rates: rates}, nil
+}
+
+func (e *chunked) CompileSeconds() float64 { return e.times.compileSeconds() }
+
+// Execs returns the engine's compiled graphs.
+func (e *chunked) execs() []*context.Exec {
+	var out []*context.Exec
+	for _, x := range []*context.Exec{e.head, e.score} {
+		if x != nil {
+			out = append(out, x)
+		}
+	}
+	for _, be := range e.blocks {
+		out = append(out, be.synapse, be.synapseVJP, be.forward, be.vjp, be.join, be.joinEval, be.concat)
+	}
+	return out
+}
+
+func (e *chunked) Close() {
+	e.mem.free()
+	for _, x := range e.execs() {
+		if x != nil {
+			x.Finalize()
+		}
+	}
+}

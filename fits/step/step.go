@@ -1,0 +1,254 @@
+// Package step computes the loss and the gradients of one training step, and evaluates, for a network
+// described as data (model.Net), with interchangeable engines that all give the same numbers up to float32
+// rounding:
+//
+//   - chunked (the default): per spiking block, the synapse over the whole sequence as one graph call; the
+//     neuron recurrence in chunks of K steps, called T/K times from Go carrying the neuron state; and, in
+//     reverse, the vector-Jacobian product of each chunk, recomputed from the chunk's saved starting state.
+//     Compile time and memory do not grow with T beyond the activations themselves.
+//   - stepwise: chunked with K = 1 (one step per call).
+//   - unrolled: the whole network in one graph with the time recurrence unrolled, gradients by autodiff.
+//     It is the oracle the tests hold the other engines to; its compile time and memory grow with
+//     batch × T × width, so nothing trains with it by default.
+//
+// Dropout masks are inputs of a step (drawn once per step by Masks from the context's random number
+// generator), so every engine applies the same time-shared mask in its forward pass and in the recomputed
+// backward. One Optimizer (Adam with a cosine-annealed learning rate, the paper's recipe) applies the
+// gradients of any engine. Shapes: inputs [batch, time, features...] float32, labels [batch] int32, example
+// mask [batch] float32 (1 for real examples, 0 for padding).
+package step
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/fits-snn/fits/fits/model"
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// Engine names.
+const (
+	Chunked  = "chunked"
+	Stepwise = "stepwise"
+	Unrolled = "unrolled"
+)
+
+// Names lists the engines, the default first.
+func Names() []string { return []string{Chunked, Stepwise, Unrolled} }
+
+// DefaultChunkMax bounds the default chunk length: DefaultChunk(T) is the largest divisor of T that is at
+// most DefaultChunkMax (25 for T = 250 and T = 100, 16 for T = 784, 25 for T = 50).
+const DefaultChunkMax = 25
+
+// DefaultChunk returns the largest divisor of steps that is at most DefaultChunkMax.
+func DefaultChunk(steps int) int {
+	for k := min(DefaultChunkMax, steps); k > 1; k-- {
+		if steps%k == 0 {
+			return k
+		}
+	}
+	return 1
+}
+
+// Batch is one batch of examples.
+type Batch struct {
+	// X is the input [batch, time, InputDims...] (float32).
+	X *tensors.Tensor
+	// Labels are the classes [batch] (int32); ignored without a classifier.
+	Labels *tensors.Tensor
+	// Mask is 1 for real examples and 0 for padding, [batch] (float32).
+	Mask *tensors.Tensor
+	// Dropout holds one time-shared mask per block, [batch, 1, OutDims...] (Masks.Draw), for a training
+	// step of a network with dropout; nil otherwise (evaluation, or no dropout).
+	Dropout []*tensors.Tensor
+}
+
+// Metrics are a step's values summed over the batch's valid examples.
+type Metrics struct {
+	// LossSum is the loss summed over the valid examples; the loss whose gradients Gradients returns is
+	// LossSum / max(Σ mask, 1).
+	LossSum float64
+	// Correct is the number of valid examples whose largest logit is their label.
+	Correct float64
+	// Rates are, per block, the per-example mean firing rate (spikes per neuron per bin) summed over the
+	// valid examples.
+	Rates []float64
+}
+
+// Engine computes a network's training gradients and evaluates it. The network's variables must exist in
+// the engine's context (InitVariables creates them); engines read them and never create them.
+type Engine interface {
+	// Name is the engine's name (Names).
+	Name() string
+	// Gradients runs the forward and backward pass of one batch in training mode and returns the metrics
+	// and the gradient of the mean loss for every trainable variable, by context.Variable.ScopeAndName,
+	// on the device; the caller owns (and finalizes) the gradient tensors.
+	Gradients(b Batch) (Metrics, map[string]*tensors.Tensor, error)
+	// Evaluate runs the forward pass of one batch in inference mode (no dropout).
+	Evaluate(b Batch) (Metrics, error)
+	// CompileSeconds estimates the time spent building and compiling its graphs so far.
+	CompileSeconds() float64
+	// Close frees the compiled graphs and intermediate tensors (not the context's variables).
+	Close()
+}
+
+// Options configure an engine.
+type Options struct {
+	// Chunk is the number of time steps per call of the chunked engine; 0 means DefaultChunk(T). It must
+	// divide T. The stepwise engine always uses 1; the unrolled engine ignores it.
+	Chunk int
+}
+
+// New returns the engine name for the network net whose variables live in ctx (the network's scope, as
+// given to model.Net.Forward).
+func New(name string, backend backends.Backend, ctx *context.Context, net model.Net, opts Options) (Engine, error) {
+	if backend == nil {
+		return nil, fmt.Errorf("step: no backend")
+	}
+	if err := net.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Chunk < 0 {
+		return nil, fmt.Errorf("step: chunk length %d", opts.Chunk)
+	}
+	switch name {
+	case "", Chunked:
+		return newChunked(Chunked, backend, ctx, net, opts.Chunk)
+	case Stepwise:
+		return newChunked(Stepwise, backend, ctx, net, 1)
+	case Unrolled:
+		return newUnrolled(backend, ctx, net)
+	}
+	return nil, fmt.Errorf("unknown engine %q (valid: %s)", name, strings.Join(Names(), ", "))
+}
+
+// TrainableIn returns the trainable variables of ctx whose scope is scope or below it, sorted by
+// ScopeAndName ("" means every scope).
+func TrainableIn(ctx *context.Context, scope string) []*context.Variable {
+	var vars []*context.Variable
+	for v := range ctx.IterVariables() {
+		if v.Trainable && inScope(v.Scope(), scope) {
+			vars = append(vars, v)
+		}
+	}
+	sort.Slice(vars, func(i, j int) bool { return vars[i].ScopeAndName() < vars[j].ScopeAndName() })
+	return vars
+}
+
+func inScope(varScope, scope string) bool {
+	return scope == "" || scope == context.RootScope || varScope == scope ||
+		strings.HasPrefix(varScope, scope+context.ScopeSeparator)
+}
+
+// Names returns the variables' ScopeAndName, in order.
+func names(vars []*context.Variable) []string {
+	out := make([]string, len(vars))
+	for i, v := range vars {
+		out[i] = v.ScopeAndName()
+	}
+	return out
+}
+
+// timer records the wall time of each call of its executors; the first call of an executor includes
+// building and compiling its graph.
+type timer map[*context.Exec][]time.Duration
+
+// exec calls e and records the call's wall time.
+func (t timer) exec(e *context.Exec, args ...any) ([]*tensors.Tensor, error) {
+	start := time.Now()
+	outs, err := e.Exec(args...)
+	t[e] = append(t[e], time.Since(start))
+	return outs, err
+}
+
+// compileSeconds estimates the compile time: for each executor, its first call's time minus the median of
+// the later calls (the first call alone when there is no later one).
+func (t timer) compileSeconds() float64 {
+	total := 0.0
+	for _, d := range t {
+		if len(d) == 0 {
+			continue
+		}
+		first := d[0]
+		if len(d) > 1 {
+			rest := slices.Clone(d[1:])
+			slices.Sort(rest)
+			first -= rest[len(rest)/2]
+		}
+		total += max(first, 0).Seconds()
+	}
+	return total
+}
+
+// scalars copies float32 scalar outputs to float64 and finalizes them.
+func scalars(ts []*tensors.Tensor) ([]float64, error) {
+	out := make([]float64, len(ts))
+	for i, t := range ts {
+		v, err := tensors.CopyFlatData[float32](t)
+		if err != nil {
+			return nil, err
+		}
+		if len(v) != 1 {
+			return nil, fmt.Errorf("step: expected a scalar, got %s", t.Shape())
+		}
+		out[i] = float64(v[0])
+		t.MustFinalizeAll()
+	}
+	return out, nil
+}
+
+// metrics builds Metrics from [lossSum, correct, rates...].
+func metrics(vals []float64) Metrics {
+	return Metrics{LossSum: vals[0], Correct: vals[1], Rates: vals[2:]}
+}
+
+func asAny(ts []*tensors.Tensor) []any {
+	out := make([]any, len(ts))
+	for i, t := range ts {
+		out[i] = t
+	}
+	return out
+}
+
+// arena collects a call's intermediate tensors, freed at the end of the call.
+type arena []*tensors.Tensor
+
+func (a *arena) keep(ts ...*tensors.Tensor) { *a = append(*a, ts...) }
+
+func (a *arena) free() {
+	for _, t := range *a {
+		_ = t.FinalizeAll()
+	}
+	*a = (*a)[:0]
+}
+
+// noLabels stands for the labels of a network without a classifier (whose graphs ignore them).
+var noLabels = tensors.FromScalar(int32(0))
+
+// labelsOf returns the batch's labels, or noLabels when it has none.
+func labelsOf(b Batch) *tensors.Tensor {
+	if b.Labels == nil {
+		return noLabels
+	}
+	return b.Labels
+}
+
+// checkBatch validates a batch against the network.
+func checkBatch(net model.Net, b Batch, training bool) error {
+	if b.X == nil || b.Mask == nil || (net.Classes > 0 && b.Labels == nil) {
+		return fmt.Errorf("step: a batch needs inputs, a mask and (with a classifier) labels")
+	}
+	dims := b.X.Shape().Dimensions
+	if len(dims) != 2+len(net.InputDims) || !slices.Equal(dims[2:], net.InputDims) {
+		return fmt.Errorf("step: input %s does not match [batch, time, %v]", b.X.Shape(), net.InputDims)
+	}
+	if training && net.Dropout > 0 && len(b.Dropout) != len(net.Blocks) {
+		return fmt.Errorf("step: a training step with dropout needs %d masks, got %d", len(net.Blocks), len(b.Dropout))
+	}
+	return nil
+}

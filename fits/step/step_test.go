@@ -1,0 +1,222 @@
+package step
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/fits-snn/fits/fits/model"
+	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/xla"
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+func testBackend(t testing.TB) backends.Backend {
+	t.Helper()
+	xla.SetAnnounceWriter(nil)
+	b, err := xla.Backend()
+	if err != nil {
+		if os.Getenv("FITS_REQUIRE_XLA") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	return b
+}
+
+// batchOf returns a deterministic batch: inputs in [0, 2) strong enough to make the neurons spike, labels
+// cycling over the classes, and the last `padded` examples masked out.
+func batchOf(batch, steps int, inputDims []int, classes, padded int) Batch {
+	n := batch * steps
+	for _, d := range inputDims {
+		n *= d
+	}
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32((i*7919)%13) / 6.5
+	}
+	labels := make([]int32, batch)
+	mask := make([]float32, batch)
+	for i := range labels {
+		labels[i] = int32(i % max(classes, 1))
+		if i < batch-padded {
+			mask[i] = 1
+		}
+	}
+	return Batch{
+		X:      tensors.FromFlatDataAndDimensions(x, append([]int{batch, steps}, inputDims...)...),
+		Labels: tensors.FromFlatDataAndDimensions(labels, batch),
+		Mask:   tensors.FromFlatDataAndDimensions(mask, batch),
+	}
+}
+
+type engineCase struct {
+	name  string
+	net   model.Net
+	steps int
+	chunk int
+}
+
+func feedForwardNet(kind neuron.Kind, m int, readout model.Readout, dropout float64) model.Net {
+	cfg := model.DefaultConfig(kind, m, 5, 3)
+	cfg.Readout, cfg.Dropout = readout, dropout
+	return cfg.Net(4)
+}
+
+func convNet(kind neuron.Kind, m int, dropout float64) model.Net {
+	cfg := model.DefaultConvConfig(kind, m)
+	cfg.Channels, cfg.Kernel, cfg.Pool, cfg.Hidden, cfg.Classes, cfg.Dropout = []int{2}, 3, 2, 4, 3, dropout
+	net, err := cfg.Net([]int{2, 4, 4})
+	if err != nil {
+		panic(err)
+	}
+	return net
+}
+
+// TestEnginesMatchUnrolled holds the chunked and stepwise engines to the unrolled oracle: the same loss,
+// metrics and gradient of every trainable variable (within float32 rounding) on one training step, with
+// padded examples, for every readout, with and without dropout, for the feedforward and the conv network;
+// and the same metrics in evaluation.
+func TestEnginesMatchUnrolled(t *testing.T) {
+	b := testBackend(t)
+	cases := []engineCase{
+		{"lif/mean", feedForwardNet(neuron.LIF, 0, model.ReadoutMean, 0), 6, 2},
+		{"fsts2/mean/dropout", feedForwardNet(neuron.FSTS, 2, model.ReadoutMean, 0.5), 6, 3},
+		{"fs/li-max/dropout", feedForwardNet(neuron.FS, 0, model.ReadoutLIMax, 0.3), 6, 2},
+		{"adaptlif/li-mean", feedForwardNet(neuron.AdaptLIF, 0, model.ReadoutLIMean, 0), 6, 0},
+		{"conv/fsts1/dropout", convNet(neuron.FSTS, 1, 0.25), 4, 2},
+	}
+	if testing.Short() {
+		cases = cases[:2]
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.New()
+			if err := ctx.SetRNGStateFromSeed(7); err != nil {
+				t.Fatal(err)
+			}
+			mctx := ctx.In("model")
+			if err := InitVariables(b, mctx, tc.net); err != nil {
+				t.Fatal(err)
+			}
+			batch := batchOf(6, tc.steps, tc.net.InputDims, tc.net.Classes, 2)
+			masks, err := NewMasks(b, ctx, tc.net)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer masks.Close()
+			if batch.Dropout, err = masks.Draw(batch.Mask); err != nil {
+				t.Fatal(err)
+			}
+			if (tc.net.Dropout > 0) != (batch.Dropout != nil) {
+				t.Fatalf("masks drawn: %d, dropout %g", len(batch.Dropout), tc.net.Dropout)
+			}
+			want, wantGrads, wantEval := run(t, Unrolled, b, mctx, tc.net, batch, 0)
+			for _, name := range []string{Chunked, Stepwise} {
+				got, gotGrads, gotEval := run(t, name, b, mctx, tc.net, batch, tc.chunk)
+				compareMetrics(t, name+" step", got, want)
+				compareMetrics(t, name+" eval", gotEval, wantEval)
+				if len(gotGrads) != len(wantGrads) || len(wantGrads) == 0 {
+					t.Fatalf("%s: %d gradients, unrolled %d", name, len(gotGrads), len(wantGrads))
+				}
+				for v, w := range wantGrads {
+					g, ok := gotGrads[v]
+					if !ok {
+						t.Fatalf("%s: no gradient for %s", name, v)
+					}
+					if err := close32(g, w, 2e-4, 2e-6); err != nil {
+						t.Errorf("%s: gradient of %s: %v", name, v, err)
+					}
+				}
+			}
+		})
+	}
+}
+
+// run returns one training step's metrics and gradients (copied to the host) and an evaluation's metrics.
+func run(t *testing.T, name string, b backends.Backend, ctx *context.Context, net model.Net, batch Batch, chunk int) (Metrics, map[string][]float32, Metrics) {
+	t.Helper()
+	e, err := New(name, b, ctx, net, Options{Chunk: chunk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	m, grads, err := e.Gradients(batch)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	host := map[string][]float32{}
+	for v, g := range grads {
+		if host[v], err = tensors.CopyFlatData[float32](g); err != nil {
+			t.Fatal(err)
+		}
+		g.MustFinalizeAll()
+	}
+	ev, err := e.Evaluate(Batch{X: batch.X, Labels: batch.Labels, Mask: batch.Mask})
+	if err != nil {
+		t.Fatalf("%s evaluate: %v", name, err)
+	}
+	if e.Name() != name {
+		t.Errorf("engine %q reports name %q", name, e.Name())
+	}
+	return m, host, ev
+}
+
+func compareMetrics(t *testing.T, what string, got, want Metrics) {
+	t.Helper()
+	if !near(got.LossSum, want.LossSum, 1e-5, 1e-6) || got.Correct != want.Correct || len(got.Rates) != len(want.Rates) {
+		t.Fatalf("%s: got %+v, unrolled %+v", what, got, want)
+	}
+	for i := range got.Rates {
+		if !near(got.Rates[i], want.Rates[i], 1e-5, 1e-7) {
+			t.Fatalf("%s: rates %v, unrolled %v", what, got.Rates, want.Rates)
+		}
+	}
+}
+
+func near(a, b, rel, abs float64) bool { return math.Abs(a-b) <= abs+rel*math.Abs(b) }
+
+// close32 compares two gradients elementwise: |a−b| ≤ abs + rel·max|b| (relative to the tensor's scale, as
+// float32 sums over batch and time round at that scale).
+func close32(a, b []float32, rel, abs float64) error {
+	if len(a) != len(b) {
+		return fmt.Errorf("length %d vs %d", len(a), len(b))
+	}
+	scale := 0.0
+	for _, v := range b {
+		scale = math.Max(scale, math.Abs(float64(v)))
+	}
+	for i := range a {
+		if d := math.Abs(float64(a[i]) - float64(b[i])); d > abs+rel*scale || math.IsNaN(d) {
+			return fmt.Errorf("element %d: %g vs %g (scale %g)", i, a[i], b[i], scale)
+		}
+	}
+	return nil
+}
+
+func TestDefaultChunk(t *testing.T) {
+	for _, tc := range []struct{ steps, want int }{{250, 25}, {100, 25}, {784, 16}, {50, 25}, {28, 14}, {7, 7}, {29, 1}, {1, 1}} {
+		if got := DefaultChunk(tc.steps); got != tc.want {
+			t.Errorf("DefaultChunk(%d) = %d, want %d", tc.steps, got, tc.want)
+		}
+	}
+}
+
+func TestNewRejectsBadInput(t *testing.T) {
+	b := testBackend(t)
+	net := feedForwardNet(neuron.LIF, 0, model.ReadoutMean, 0)
+	if _, err := New("nosuch", b, context.New(), net, Options{}); err == nil {
+		t.Error("unknown engine accepted")
+	}
+	if _, err := New(Chunked, b, context.New(), net, Options{Chunk: -1}); err == nil {
+		t.Error("negative chunk accepted")
+	}
+	bad := net
+	bad.Blocks = nil
+	if _, err := New(Chunked, b, context.New(), bad, Options{}); err == nil {
+		t.Error("network without blocks accepted")
+	}
+}
