@@ -366,6 +366,7 @@ func buildFixtures(t *testing.T, tmp string) {
 		}
 	}
 	write(p("demo-user", "lif-m0-e20-w64-b64-s1", "notes.txt"), []byte("my notes\n"))
+	write(p("result-only", "result.json"), []byte("{}\n"))
 }
 
 // writeH5 writes an HDF5 file with the datasets that fill writes.

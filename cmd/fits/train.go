@@ -214,6 +214,9 @@ func (f *trainFlags) checkResume(out string) (int, error) {
 	saved, _, _, err := train.SavedConfig(out)
 	var ce *train.CheckpointError
 	if errors.As(err, &ce) && len(ce.Skipped) == 0 {
+		if train.HoldsRun(out) {
+			return 0, badInput("--resume: %s holds a %s but no checkpoint to resume from (choose another --out for a new run)", out, train.ResultFile)
+		}
 		return 0, nil // no checkpoint yet: the run starts from its first epoch, with these flags
 	}
 	if err != nil {
