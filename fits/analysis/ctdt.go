@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/theory"
 )
 
@@ -152,7 +151,7 @@ func CTDTOf(key GroupKey, runs []CTDTLayers) (*CTDTReport, error) {
 					add(CompareCT, p.CTHz, p.RealizedHz, ok)
 				}
 				add(CompareClosedForm, p.ClosedFormHz, p.RealizedHz, ok)
-				if l.Neuron.Kind == neuron.FSTS {
+				if l.Neuron.Kind.HasTS() {
 					add(CompareClosedLoop, p.ClosedLoopHz, p.RealizedHz, ok)
 				}
 			}
@@ -196,7 +195,7 @@ func ctdtPoint(l Layer, i int) (CTDTPoint, error) {
 	if t := fs.Target(); t.OK {
 		p.ClosedFormHz = c.HzFromRadPerSample(t.Omega)
 	}
-	if l.Neuron.Kind == neuron.FSTS {
+	if l.Neuron.Kind.HasTS() {
 		if w, ok := theory.SweepPeak(theory.ClosedLoop{FS: fs, TS: learnedTS(l, i)}); ok {
 			p.ClosedLoopHz = c.HzFromRadPerSample(w)
 		}

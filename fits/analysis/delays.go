@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/theory"
 )
 
@@ -149,7 +148,7 @@ func DelayShifts(runs []*Run, opts DelayOptions) (*DelayReport, error) {
 			if err != nil {
 				return nil, fmt.Errorf("run %s: %w", r.Dir, err)
 			}
-			if len(layers) == 0 || layers[0].Neuron.Kind != neuron.FSTS {
+			if len(layers) == 0 || !layers[0].Neuron.Kind.HasTS() {
 				return nil, fmt.Errorf("run %s: model %s has no TS module", r.Dir, r.Config.Model)
 			}
 			if g.FrequencyHz == nil {

@@ -84,15 +84,19 @@ func (o Ops) Add(p Ops) Ops { return Ops{AC: o.AC + p.AC, MAC: o.MAC + p.MAC} }
 // NeuronOps returns the operations of one neuron's update per time step for a kind and TS order M (see
 // the counting rules above): LIF 2 MAC + 2 AC; adaptive LIF, FS frozen and FS 5 MAC + 4 AC; FS+TS
 // (5 + 4M) MAC + (4 + 3M) AC.
+//
+// The count follows the kind's cell, not its name: 2 MAC + 2 AC for the membrane update, 3 MAC + 2 AC more
+// when the cell carries the adaptation current (neuron.Kind.HasAdaptation), 4 MAC + 3 AC per TS stage when
+// it has the TS module (neuron.Kind.HasTS); so a new kind is counted without a change here.
 func NeuronOps(kind neuron.Kind, m int) Ops {
-	switch kind {
-	case neuron.LIF:
-		return Ops{MAC: 2, AC: 2}
-	case neuron.FSTS:
-		return Ops{MAC: 5 + 4*float64(m), AC: 4 + 3*float64(m)}
-	default:
-		return Ops{MAC: 5, AC: 4}
+	o := Ops{MAC: 2, AC: 2}
+	if kind.HasAdaptation() {
+		o = Ops{MAC: 5, AC: 4}
 	}
+	if kind.HasTS() {
+		o = o.Add(Ops{MAC: 4 * float64(m), AC: 3 * float64(m)})
+	}
+	return o
 }
 
 // EnergyOptions configure Energy.

@@ -35,7 +35,7 @@ type Layer struct {
 	TargetHz []float64
 	// Beta and Lambda are the TS coefficients β = tanh(β̂) ∈ (−1, 1) and λ = σ(λ̂) ∈ (0, 1), indexed
 	// [stage][parameter set], stage m−1 holding stage m of the cascade (neuron.TSCoefficients). Nil
-	// unless the kind is FSTS.
+	// unless the kind has the TS module (FSTS).
 	Beta, Lambda [][]float64
 }
 
@@ -67,7 +67,7 @@ func (r *Run) Layers() ([]Layer, error) {
 				return nil, fmt.Errorf("layer %s: %w", b.Name, err)
 			}
 		}
-		if ncfg.Kind == neuron.FSTS {
+		if ncfg.Kind.HasTS() {
 			if l.Beta, l.Lambda, err = neuron.TSCoefficients(ctx, ncfg); err != nil {
 				return nil, fmt.Errorf("layer %s: %w", b.Name, err)
 			}
