@@ -5,12 +5,11 @@ import (
 	"math"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/fits-snn/fits/fits/neuron"
-	"github.com/fits-snn/fits/xla"
+	"github.com/fits-snn/fits/xla/xlatest"
 	"github.com/gomlx/gomlx/backends"
 )
 
@@ -29,37 +28,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-var (
-	xlaOnce sync.Once
-	xlaB    backends.Backend
-	xlaErr  string
-)
-
-// xlaBackend returns the XLA CPU backend, skipping the test (or failing it with FITS_REQUIRE_XLA=1) when
-// its plugin is missing. The variants' equality is checked on XLA only: SimpleGo lacks the Pad that the
-// gradient of DynamicSlice needs.
-func xlaBackend(tb testing.TB) backends.Backend {
-	tb.Helper()
-	xlaOnce.Do(func() {
-		if _, ok := xla.Plugins()["cpu"]; !ok {
-			xlaErr = "no XLA CPU PJRT plugin found (run `make setup`)"
-			return
-		}
-		b, err := xla.New("xla:cpu")
-		if err != nil {
-			xlaErr = "XLA CPU backend failed: " + err.Error()
-			return
-		}
-		xlaB = b
-	})
-	if xlaB == nil {
-		if os.Getenv("FITS_REQUIRE_XLA") == "1" {
-			tb.Fatalf("FITS_REQUIRE_XLA=1: %s", xlaErr)
-		}
-		tb.Skipf("skipping: %s", xlaErr)
-	}
-	return xlaB
-}
+// xlaBackend returns the XLA CPU backend (package xlatest). The variants' equality is checked on XLA only:
+// SimpleGo lacks the Pad that the gradient of DynamicSlice needs.
+func xlaBackend(tb testing.TB) backends.Backend { return xlatest.XLA(tb) }
 
 // smallSpec is the kernel network scaled down: B = 4, T = 40, 12 inputs, two layers of 8, 5 classes.
 func smallSpec(kind neuron.Kind, order int) Spec {

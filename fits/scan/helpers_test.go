@@ -2,12 +2,10 @@ package scan
 
 import (
 	"os"
-	"sync"
 	"testing"
 
 	"github.com/fits-snn/fits/fits/neuron"
-	"github.com/fits-snn/fits/xla"
-	"github.com/gomlx/gomlx/backends"
+	"github.com/fits-snn/fits/xla/xlatest"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/ml/context"
@@ -22,44 +20,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-type testBackend struct {
-	name string
-	b    backends.Backend
-}
-
-var (
-	backendsOnce sync.Once
-	backendsList []testBackend
-	backendsErr  string
-)
-
-// testBackends returns XLA CPU (when its PJRT plugin is installed) and SimpleGo in its sequential
-// configuration; with FITS_REQUIRE_XLA=1 a missing XLA fails the test.
-func testBackends(t *testing.T) []testBackend {
-	t.Helper()
-	backendsOnce.Do(func() {
-		if _, ok := xla.Plugins()["cpu"]; !ok {
-			backendsErr = "no XLA CPU PJRT plugin found (run `make setup`)"
-		} else if b, err := xla.New("xla:cpu"); err != nil {
-			backendsErr = "XLA CPU backend failed: " + err.Error()
-		} else {
-			backendsList = append(backendsList, testBackend{"xla:cpu", b})
-		}
-		if b, err := xla.New(xla.SimpleGoConfig); err == nil {
-			backendsList = append(backendsList, testBackend{xla.SimpleGoConfig, b})
-		}
-	})
-	if backendsErr != "" {
-		if os.Getenv("FITS_REQUIRE_XLA") == "1" {
-			t.Fatalf("FITS_REQUIRE_XLA=1: %s", backendsErr)
-		}
-		t.Logf("skipping XLA CPU: %s", backendsErr)
-	}
-	if len(backendsList) == 0 {
-		t.Skip("no GoMLX backend available")
-	}
-	return backendsList
-}
+// testBackends returns XLA CPU (when its PJRT plugin is installed) and SimpleGo (package xlatest).
+func testBackends(t *testing.T) []xlatest.Backend { return xlatest.Backends(t) }
 
 // coefficientsOf returns the coefficients of the layer whose variables are in ctx's current scope, from
 // neuron.LayerCoefficients (the producer every engine uses), and the nodes and names of the variables its

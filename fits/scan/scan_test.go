@@ -189,10 +189,10 @@ func nonZero(x []float64) bool {
 func TestForwardBackwardMatchLayerFrom(t *testing.T) {
 	for _, tb := range testBackends(t) {
 		for ci, tc := range adjointCases(t) {
-			if tb.name == "xla:cpu" && !tc.xla {
+			if tb.Name == "xla:cpu" && !tc.xla {
 				continue
 			}
-			t.Run(tb.name+"/"+tc.name, func(t *testing.T) {
+			t.Run(tb.Name+"/"+tc.name, func(t *testing.T) {
 				rtol, atol := 1e-10, 1e-12
 				if tc.dtype == dtypes.Float32 {
 					rtol, atol = 1e-5, 1e-6
@@ -220,7 +220,7 @@ func TestForwardBackwardMatchLayerFrom(t *testing.T) {
 
 				var names []string
 				var nvars int
-				exec := context.MustNewExec(tb.b, ctx.Checked(false), func(ctx *context.Context, in []*Node) []*Node {
+				exec := context.MustNewExec(tb.Backend, ctx.Checked(false), func(ctx *context.Context, in []*Node) []*Node {
 					g := in[0].Graph()
 					nctx := ctx.In("neuron")
 					current, state0 := in[0], in[1:1+n]
@@ -312,7 +312,7 @@ func TestNilMeansZero(t *testing.T) {
 	n := neuron.StateComponents(cfg)
 	cur := newTensor(dtypes.Float64, random(rng, size(dims), func() float64 { return 0.6 + 0.8*rng.NormFloat64() }), dims...)
 	cot := newTensor(dtypes.Float64, random(rng, size(dims), rng.NormFloat64), dims...)
-	exec := context.MustNewExec(tb.b, ctx.Checked(false), func(ctx *context.Context, current, cotSpikes *Node) []*Node {
+	exec := context.MustNewExec(tb.Backend, ctx.Checked(false), func(ctx *context.Context, current, cotSpikes *Node) []*Node {
 		c, _, _ := coefficientsOf(t, ctx.In("neuron"), current.Graph(), cfg, dtypes.Float64, dims[2:])
 		zeros := make([]*Node, n)
 		for i := range zeros {

@@ -3,29 +3,17 @@ package step
 import (
 	"fmt"
 	"math"
-	"os"
 	"testing"
 
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
-	"github.com/fits-snn/fits/xla"
+	"github.com/fits-snn/fits/xla/xlatest"
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 )
 
-func testBackend(t testing.TB) backends.Backend {
-	t.Helper()
-	xla.SetAnnounceWriter(nil)
-	b, err := xla.Backend()
-	if err != nil {
-		if os.Getenv("FITS_REQUIRE_XLA") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	return b
-}
+func testBackend(t testing.TB) backends.Backend { return xlatest.XLA(t) }
 
 // batchOf returns a deterministic batch: inputs in [0, 2) strong enough to make the neurons spike, labels
 // cycling over the classes, and the last `padded` examples masked out.

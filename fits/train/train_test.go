@@ -11,20 +11,12 @@ import (
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/synth"
-	"github.com/fits-snn/fits/xla"
+	"github.com/fits-snn/fits/xla/xlatest"
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 )
 
-func testBackend(t testing.TB) backends.Backend {
-	t.Helper()
-	xla.SetAnnounceWriter(nil)
-	b, err := xla.Backend()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+func testBackend(t testing.TB) backends.Backend { return xlatest.XLA(t) }
 
 // tinyDataset is a synthetic task small enough that a training graph compiles in seconds: 8 bins, 140
 // channels, 4 classes.
