@@ -2,9 +2,16 @@ package nb
 
 import (
 	"fmt"
+	"image/color"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/fits-snn/fits/fits/experiment"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // ResultTable returns an aggregated table of fits/experiment (our runs beside the paper's published
@@ -25,4 +32,131 @@ func ResultNotes(t *experiment.TableResult) string {
 		fmt.Fprintf(&b, "- %s\n", n)
 	}
 	return b.String()
+}
+
+// ResultFigure draws an aggregated table: one panel per paper column that holds at least one of our
+// runs (every column when none does), with the paper's mean ± std (black squares) and ours (mean ±
+// sample std over the finished seeds, coloured circles) for each row that has an experiment of ours;
+// rows the paper quotes from other works are left out. name is the file stem (e.g.
+// "06_table1_ours_vs_paper").
+func ResultFigure(name string, t *experiment.TableResult) (*Figure, error) {
+	var cols []int
+	for j := range t.Columns {
+		for _, r := range t.Rows {
+			if j < len(r.Cells) && r.Cells[j].Ours != nil {
+				cols = append(cols, j)
+				break
+			}
+		}
+	}
+	if len(cols) == 0 {
+		for j := range t.Columns {
+			cols = append(cols, j)
+		}
+	}
+	oursLabel := "ours (" + string(t.Mode) + " mode)"
+	if t.Mode == experiment.Quick {
+		oursLabel = "ours (quick mode: stand-in data, not comparable)"
+	}
+	var plots []*plot.Plot
+	for _, j := range cols {
+		var labels []string
+		var px, py, pe, ox, oy, oe []float64
+		for _, r := range t.Rows {
+			if j >= len(r.Cells) || r.Cells[j].Experiment == "" {
+				continue
+			}
+			c := r.Cells[j]
+			x := float64(len(labels))
+			label := r.Label
+			if r.Group != "" {
+				label = r.Group + ": " + label
+			}
+			labels = append(labels, label)
+			if c.Paper != nil {
+				px, py, pe = append(px, x-0.12), append(py, c.Paper.Mean), append(pe, c.Paper.Std)
+			}
+			if c.Ours != nil {
+				std := 0.0
+				if c.Ours.Std != nil {
+					std = *c.Ours.Std
+				}
+				v := c.Ours.Mean
+				if t.Label == "Table A.4" {
+					v = c.Ours.Median
+				}
+				ox, oy, oe = append(ox, x+0.12), append(oy, v), append(oe, std)
+			}
+		}
+		if len(labels) == 0 {
+			continue
+		}
+		column := t.Columns[j]
+		if _, err := strconv.Atoi(column); err == nil {
+			column = "W = " + column
+		}
+		p := newPlot(fmt.Sprintf("%s · %s · %s", t.Label, t.Caption, column), t.RowHeader, t.Quantity)
+		if err := addErrorPoints(p, px, py, pe, "paper (mean ± std)", black, draw.BoxGlyph{}); err != nil {
+			return nil, err
+		}
+		if err := addErrorPoints(p, ox, oy, oe, oursLabel, colorAt(1), draw.CircleGlyph{}); err != nil {
+			return nil, err
+		}
+		ticks := make([]plot.Tick, len(labels))
+		for i, l := range labels {
+			ticks[i] = plot.Tick{Value: float64(i), Label: l}
+		}
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+		p.X.Tick.Label.Rotation = math.Pi / 7
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.X.Tick.Label.YAlign = draw.YCenter
+		p.X.Min, p.X.Max = -0.6, float64(len(labels))-0.4
+		// Room above the data for the legend: accuracies reach 100 %.
+		top := 0.0
+		for _, v := range append(append([]float64(nil), py...), oy...) {
+			top = math.Max(top, v)
+		}
+		for i := range py {
+			top = math.Max(top, py[i]+pe[i])
+		}
+		for i := range oy {
+			top = math.Max(top, oy[i]+oe[i])
+		}
+		p.Y.Min, p.Y.Max = 0, math.Max(1.2*top, 1)
+		p.Legend.Top, p.Legend.Left = true, true
+		plots = append(plots, p)
+	}
+	caption := fmt.Sprintf("%s (%s): the paper's values beside ours (%s mode, runs in %s).", t.Label, t.Caption, t.Mode, t.Root)
+	return gridFigure(name, caption, plots, 2, 6.5, 4.8)
+}
+
+// addErrorPoints draws markers at (x, y) with vertical error bars ±e (none when e is 0); nothing when
+// there are no points.
+func addErrorPoints(p *plot.Plot, xs, ys, es []float64, label string, c color.Color, shape draw.GlyphDrawer) error {
+	if len(xs) == 0 {
+		return nil
+	}
+	if err := addPoints(p, xs, ys, label, c, shape, vg.Points(3)); err != nil {
+		return err
+	}
+	var pts struct {
+		plotter.XYs
+		plotter.YErrors
+	}
+	for i := range xs {
+		if es[i] > 0 && isFinite(es[i]) {
+			pts.XYs = append(pts.XYs, plotter.XY{X: xs[i], Y: ys[i]})
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{es[i], es[i]})
+		}
+	}
+	if len(pts.XYs) == 0 {
+		return nil
+	}
+	bars, err := plotter.NewYErrorBars(pts)
+	if err != nil {
+		return err
+	}
+	bars.Color = c
+	p.Add(bars)
+	return nil
 }

@@ -1,0 +1,422 @@
+package nb
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fits-snn/fits/fits/experiment"
+	"github.com/fits-snn/fits/fits/train"
+)
+
+// The notebooks of the paper's results (06 on) read runs that `fits sweep` trains: in quick mode the
+// stand-ins of fits/experiment on data this machine has, trained once under one root folder and read by
+// every notebook; in full mode the paper's recipes on the real datasets, trained by the user (locally or
+// on a Slurm cluster) and never started by a notebook. This file chooses the mode and the folders from
+// the environment and makes sure the runs a notebook reads exist.
+//
+// Environment:
+//
+//	FITS_MODE=full       full mode (default: quick; FITS_QUICK=1, which CI sets, means quick too)
+//	FITS_RUNS=DIR        the runs' root folder (default: runs/quick or runs/full in the repository)
+//	FITS_WORKERS=N       runs trained at the same time by a quick sweep (default 2)
+//	FITS_FIGURES_DIR=DIR where figures are saved (default: see ResultFiguresDir)
+
+// Mode returns the reproduction mode of the notebooks: experiment.Full when $FITS_MODE is "full",
+// experiment.Quick when it is "quick" or unset. Other values are an error.
+func Mode() (experiment.Mode, error) {
+	v := os.Getenv("FITS_MODE")
+	if strings.TrimSpace(v) == "" {
+		return experiment.Quick, nil
+	}
+	m, err := experiment.ParseMode(v)
+	if err != nil {
+		return "", fmt.Errorf("FITS_MODE: %w", err)
+	}
+	return m, nil
+}
+
+// RepoRoot returns the repository root: the parent of $GONB_DIR (the notebooks folder, which GoNB
+// sets) inside a notebook, else $FITS_ROOT when set, else the current folder.
+func RepoRoot() string {
+	if d := os.Getenv("GONB_DIR"); d != "" {
+		return filepath.Clean(filepath.Join(d, ".."))
+	}
+	if d := os.Getenv("FITS_ROOT"); d != "" {
+		return d
+	}
+	return "."
+}
+
+// RunsRoot returns the root folder of the runs of a mode: $FITS_RUNS when set, else
+// RepoRoot()/runs/<mode> (runs/quick, runs/full), the folders `make reproduce` uses.
+func RunsRoot(mode experiment.Mode) string {
+	if d := os.Getenv("FITS_RUNS"); d != "" {
+		return d
+	}
+	return filepath.Join(RepoRoot(), "runs", string(mode))
+}
+
+// ResultFiguresDir returns where the notebooks of the paper's results save their figures:
+// $FITS_FIGURES_DIR when set; in quick mode notebooks/.executed/figures-quick (figures of stand-in data
+// stay out of the committed figures/ folder, as notebook 05's quick figures do); in full mode figures/.
+func ResultFiguresDir(mode experiment.Mode) string {
+	if d := os.Getenv("FITS_FIGURES_DIR"); d != "" {
+		return d
+	}
+	if mode == experiment.Quick {
+		return filepath.Join(RepoRoot(), "notebooks", ".executed", "figures-quick")
+	}
+	return filepath.Join(RepoRoot(), "figures")
+}
+
+// PlannedRun is one run that a table needs: an experiment trained with one seed, and its state.
+type PlannedRun struct {
+	Experiment experiment.Experiment
+	Seed       int64
+	// Dir is experiment.RunDir(root, ID, seed).
+	Dir string
+	// Finished is true when Dir holds a result.json with every planned epoch.
+	Finished bool
+}
+
+// Plan returns the runs that the tables and figures need in a mode under root: every experiment that
+// feeds one of them (in experiment.All's order, each once) and has a recipe in the mode, with the
+// mode's seeds (Experiment.SeedsFor). Labels are parsed by experiment.ParseLabel ("3", "A.7", "fig2").
+func Plan(root string, mode experiment.Mode, tables []string) ([]PlannedRun, error) {
+	if _, err := experiment.ParseMode(string(mode)); err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, t := range tables {
+		l, err := experiment.ParseLabel(t)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := experiment.ForTable(l); err != nil {
+			return nil, err
+		}
+		want[l] = true
+	}
+	var out []PlannedRun
+	for _, e := range experiment.All() {
+		if !slices.ContainsFunc(e.Tables, func(l string) bool { return want[l] }) {
+			continue
+		}
+		if _, err := e.Recipe(mode); err != nil {
+			continue // no quick stand-in for this cell
+		}
+		for _, s := range e.SeedsFor(mode) {
+			dir := experiment.RunDir(root, e.ID, s)
+			out = append(out, PlannedRun{Experiment: e, Seed: s, Dir: dir, Finished: finished(dir)})
+		}
+	}
+	return out, nil
+}
+
+// finished reports whether dir holds the result.json of a run that trained all its epochs.
+func finished(dir string) bool {
+	r, err := train.ReadResult(dir)
+	return err == nil && len(r.Epochs) >= r.Config.Epochs
+}
+
+// EnsureOptions configure EnsureRuns.
+type EnsureOptions struct {
+	// Fits is the fits binary that trains; "" means RepoRoot()/bin/fits, (re)built with `go build`
+	// first (a no-op when it is up to date).
+	Fits string
+	// Workers is the number of runs trained at the same time; 0 means $FITS_WORKERS, else 2.
+	Workers int
+	// Log receives the commands run and their output; nil discards them.
+	Log io.Writer
+	// Live passes the output to Log unchanged, for a terminal that redraws progress lines in place.
+	// Otherwise Log receives completed lines only, each as its last redrawn state (a notebook's output).
+	Live bool
+	// Train, in full mode, trains the missing runs on this machine. Without it full mode trains nothing.
+	// Quick mode always trains what is missing.
+	Train bool
+}
+
+// EnsureRuns makes sure the runs that the tables need (Plan) exist under root and returns their
+// states. In quick mode it trains every missing or interrupted run with `fits sweep` (finished runs are
+// skipped, interrupted ones resumed), after preparing the stand-in data: the espeak-ng spoken digits
+// (`fits data convert --dataset=espeak`, skipped when cached) and the fixtures of
+// Experiment.QuickFixture (`fits data synth`, into root/.fixtures/<format>, passed as --data-dir). In
+// full mode it trains nothing unless opts.Train: the runs are the user's sweep on the real datasets
+// (FullCommands says how to start it). The error lists the runs that a sweep left unfinished.
+func EnsureRuns(root string, mode experiment.Mode, tables []string, opts EnsureOptions) ([]PlannedRun, error) {
+	runs, err := Plan(root, mode, tables)
+	if err != nil {
+		return nil, err
+	}
+	var missing []PlannedRun
+	for _, r := range runs {
+		if !r.Finished {
+			missing = append(missing, r)
+		}
+	}
+	log := opts.Log
+	if log == nil {
+		log = io.Discard
+	}
+	if len(missing) == 0 || (mode == experiment.Full && !opts.Train) {
+		return runs, nil
+	}
+	exe, err := fitsBinary(opts.Fits, log)
+	if err != nil {
+		return runs, err
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = 2
+		if v, err := strconv.Atoi(os.Getenv("FITS_WORKERS")); err == nil && v > 0 {
+			workers = v
+		}
+	}
+	if mode == experiment.Quick {
+		if err := prepareQuickData(exe, root, missing, log, opts.Live); err != nil {
+			return runs, err
+		}
+	}
+	for _, g := range sweepGroups(root, mode, missing) {
+		args := append([]string{"sweep", "--experiments=" + strings.Join(g.ids, ","), "--seeds=" + g.seeds,
+			"--mode=" + string(mode), "--out=" + root, "--workers=" + strconv.Itoa(workers)}, g.extra...)
+		// A failed run does not stop the others; the check below names every run left unfinished.
+		_ = runLogged(log, opts.Live, exe, args...)
+	}
+	runs, err = Plan(root, mode, tables)
+	if err != nil {
+		return nil, err
+	}
+	var failed []string
+	for _, r := range runs {
+		if !r.Finished {
+			failed = append(failed, fmt.Sprintf("%s (log: %s)", r.Dir, filepath.Join(r.Dir, "log.txt")))
+		}
+	}
+	if len(failed) > 0 {
+		return runs, fmt.Errorf("%d run(s) did not finish: %s", len(failed), strings.Join(failed, "; "))
+	}
+	return runs, nil
+}
+
+// FullCommands returns the commands that train the missing full-mode runs of the tables under root:
+// one `fits sweep` per table with missing runs (local workers), and its Slurm variant.
+func FullCommands(root string, runs []PlannedRun) []string {
+	var tables []string
+	for _, r := range runs {
+		if r.Finished {
+			continue
+		}
+		home := r.Experiment.Home
+		if !slices.Contains(tables, home) {
+			tables = append(tables, home)
+		}
+	}
+	var out []string
+	for _, t := range tables {
+		base := fmt.Sprintf("bin/fits sweep --table=%s --mode=full --out=%s", ShortLabel(t), root)
+		out = append(out, base+" --workers=1", base+" --emit=slurm --gres=gpu:1")
+	}
+	return out
+}
+
+// ShortLabel writes a paper label the way the CLI's --table flags accept it without quoting: "Table 3"
+// -> "3", "Table A.7" -> "A.7", "Figure 2" -> "fig2", "Figure A.2" -> "figA.2".
+func ShortLabel(label string) string {
+	if s, ok := strings.CutPrefix(label, "Table "); ok {
+		return s
+	}
+	if s, ok := strings.CutPrefix(label, "Figure "); ok {
+		return "fig" + s
+	}
+	return label
+}
+
+// sweepGroup is one `fits sweep` call: experiments sharing their seeds and extra training flags.
+type sweepGroup struct {
+	ids   []string
+	seeds string
+	extra []string
+}
+
+// sweepGroups splits runs into sweeps: one per list of seeds and fixture.
+func sweepGroups(root string, mode experiment.Mode, runs []PlannedRun) []sweepGroup {
+	var groups []sweepGroup
+	index := map[string]int{}
+	for _, r := range runs {
+		e := r.Experiment
+		var seeds []string
+		for _, s := range e.SeedsFor(mode) {
+			seeds = append(seeds, strconv.FormatInt(s, 10))
+		}
+		var extra []string
+		if mode == experiment.Quick && e.QuickFixture != "" {
+			extra = []string{"--", "--data-dir=" + fixtureDir(root, e.QuickFixture)}
+		}
+		key := strings.Join(seeds, ",") + "|" + strings.Join(extra, " ")
+		i, ok := index[key]
+		if !ok {
+			i = len(groups)
+			index[key] = i
+			groups = append(groups, sweepGroup{seeds: strings.Join(seeds, ","), extra: extra})
+		}
+		if !slices.Contains(groups[i].ids, e.ID) {
+			groups[i].ids = append(groups[i].ids, e.ID)
+		}
+	}
+	return groups
+}
+
+// fixtureDir is where the quick fixture of a `fits data synth` format lives under a runs root.
+func fixtureDir(root, format string) string { return filepath.Join(root, ".fixtures", format) }
+
+// prepareQuickData makes the stand-in datasets the missing quick runs read.
+func prepareQuickData(exe, root string, runs []PlannedRun, log io.Writer, live bool) error {
+	espeak := false
+	var fixtures []string
+	for _, r := range runs {
+		q := r.Experiment.Quick
+		if strings.HasPrefix(q.Dataset, "espeak-digits") {
+			espeak = true
+		}
+		if f := r.Experiment.QuickFixture; f != "" && !slices.Contains(fixtures, f) {
+			fixtures = append(fixtures, f)
+		}
+	}
+	if espeak {
+		if err := runLogged(log, live, exe, "data", "convert", "--dataset=espeak"); err != nil {
+			return fmt.Errorf("preparing the espeak-ng spoken digits: %w", err)
+		}
+	}
+	for _, f := range fixtures {
+		dir := fixtureDir(root, f)
+		if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
+			continue
+		}
+		if err := runLogged(log, live, exe, "data", "synth", "--format="+f, "--out="+dir); err != nil {
+			return fmt.Errorf("writing the %s fixture: %w", f, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ".complete"), nil, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fitsBinary returns the fits binary to run: exe when given, else RepoRoot()/bin/fits built (or found
+// up to date) by `go build`.
+func fitsBinary(exe string, log io.Writer) (string, error) {
+	if exe != "" {
+		return exe, nil
+	}
+	root, err := filepath.Abs(RepoRoot())
+	if err != nil {
+		return "", err
+	}
+	exe = filepath.Join(root, "bin", "fits")
+	cmd := exec.Command("go", "build", "-o", exe, "./cmd/fits")
+	cmd.Dir = root
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	fmt.Fprintf(log, "$ go build -o bin/fits ./cmd/fits\n")
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("building the fits binary: %w\n%s", err, out.String())
+	}
+	return exe, nil
+}
+
+// runLogged runs exe with args, writing the command line and its output to log: unchanged when live,
+// else the completed lines only (a line redrawn in place with carriage returns, such as a progress bar,
+// keeps only its last state).
+func runLogged(log io.Writer, live bool, exe string, args ...string) error {
+	fmt.Fprintf(log, "$ %s %s\n", filepath.Base(exe), strings.Join(args, " "))
+	cmd := exec.Command(exe, args...)
+	w := &lineWriter{w: log}
+	cmd.Stdout, cmd.Stderr = io.Writer(w), io.Writer(w)
+	if live {
+		cmd.Stdout, cmd.Stderr = log, log
+	}
+	err := cmd.Run()
+	w.Flush()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return fmt.Errorf("%s %s: exit status %d", filepath.Base(exe), args[0], exit.ExitCode())
+	}
+	return err
+}
+
+// lineWriter passes completed lines to w, each reduced to the text after its last carriage return.
+type lineWriter struct {
+	w   io.Writer
+	buf []byte
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.buf = append(l.buf, p...)
+	for {
+		i := bytes.IndexByte(l.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		l.emit(l.buf[:i])
+		l.buf = l.buf[i+1:]
+	}
+}
+
+// Flush writes a last unterminated line.
+func (l *lineWriter) Flush() {
+	if len(bytes.TrimSpace(l.buf)) > 0 {
+		l.emit(l.buf)
+	}
+	l.buf = nil
+}
+
+func (l *lineWriter) emit(line []byte) {
+	if i := bytes.LastIndexByte(line, '\r'); i >= 0 {
+		line = line[i+1:]
+	}
+	if len(bytes.TrimSpace(line)) == 0 {
+		return
+	}
+	fmt.Fprintf(l.w, "%s\n", line)
+}
+
+// RunStatusTable lists the runs of a plan: experiment, seed, state and folder, with the finished count
+// in the caption.
+func RunStatusTable(root string, mode experiment.Mode, runs []PlannedRun) Table {
+	done := 0
+	t := Table{Header: []string{"experiment", "seed", "state", "folder"}}
+	for _, r := range runs {
+		state := "missing"
+		switch {
+		case r.Finished:
+			state, done = "finished", done+1
+		case partial(r.Dir):
+			state = "unfinished"
+		}
+		rel, err := filepath.Rel(root, r.Dir)
+		if err != nil {
+			rel = r.Dir
+		}
+		t.Rows = append(t.Rows, []string{r.Experiment.ID, strconv.FormatInt(r.Seed, 10), state, rel})
+	}
+	t.Caption = fmt.Sprintf("Runs read by this notebook (%s mode, root %s): %d of %d finished", mode, root, done, len(runs))
+	return t
+}
+
+// partial reports whether dir holds anything of a run (a checkpoint or a log) without being finished.
+func partial(dir string) bool {
+	if train.HasCheckpoint(dir) {
+		return true
+	}
+	_, err := os.Stat(filepath.Join(dir, "log.txt"))
+	return err == nil
+}
