@@ -141,8 +141,8 @@ func histogramPanel(hp HistogramPanel) (*plot.Plot, error) {
 // Curve is one labelled line y(x) with an optional band [Lo, Hi] (e.g. mean ± std), drawn as a light
 // fill of the line's colour. Non-finite points leave gaps.
 type Curve struct {
-	Label     string
-	X, Y      []float64
+	Label  string
+	X, Y   []float64
 	Lo, Hi []float64
 	Dashed bool
 }
