@@ -351,3 +351,75 @@ func gridFigure(name, caption string, plots []*plot.Plot, cols int, w, h float64
 	}
 	return fig, nil
 }
+
+// CategorySeries is one labelled set of values over the categories of a CategoryPanel, with optional
+// symmetric error bars; NaN leaves a category without a marker.
+type CategorySeries struct {
+	Label  string
+	Values []float64
+	Errs   []float64
+}
+
+// CategoryPanel is one panel of markers over named categories (e.g. the rows of a paper table).
+type CategoryPanel struct {
+	Title, XLabel, YLabel string
+	Categories            []string
+	Series                []CategorySeries
+}
+
+// CategoryFigure draws the panels in rows of cols (cols ≤ 0: all in one row): each series as markers
+// (black squares first, then the palette), side by side within each category, with error bars, and a
+// legend above the data.
+func CategoryFigure(name, caption string, panels []CategoryPanel, cols int) (*Figure, error) {
+	var plots []*plot.Plot
+	glyphs := []draw.GlyphDrawer{draw.BoxGlyph{}, draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{}}
+	for _, cp := range panels {
+		if len(cp.Categories) == 0 || len(cp.Series) == 0 {
+			return nil, fmt.Errorf("figure %s: panel %q has no categories or no series", name, cp.Title)
+		}
+		p := newPlot(cp.Title, cp.XLabel, cp.YLabel)
+		lo, hi := math.Inf(1), math.Inf(-1)
+		n := len(cp.Series)
+		for i, s := range cp.Series {
+			if len(s.Values) != len(cp.Categories) || (s.Errs != nil && len(s.Errs) != len(s.Values)) {
+				return nil, fmt.Errorf("figure %s: series %q has %d values for %d categories", name, s.Label, len(s.Values), len(cp.Categories))
+			}
+			var xs, ys, es []float64
+			for j, v := range s.Values {
+				if !isFinite(v) {
+					continue
+				}
+				e := 0.0
+				if s.Errs != nil && isFinite(s.Errs[j]) {
+					e = s.Errs[j]
+				}
+				xs = append(xs, float64(j)+0.25*(float64(i)-float64(n-1)/2))
+				ys, es = append(ys, v), append(es, e)
+				lo, hi = math.Min(lo, v-e), math.Max(hi, v+e)
+			}
+			var c color.Color = black
+			if i > 0 {
+				c = colorAt(i)
+			}
+			if err := addErrorPoints(p, xs, ys, es, s.Label, c, glyphs[i%len(glyphs)]); err != nil {
+				return nil, err
+			}
+		}
+		ticks := make([]plot.Tick, len(cp.Categories))
+		for j, l := range cp.Categories {
+			ticks[j] = plot.Tick{Value: float64(j), Label: l}
+		}
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+		p.X.Tick.Label.Rotation = math.Pi / 7
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.X.Tick.Label.YAlign = draw.YCenter
+		p.X.Min, p.X.Max = -0.6, float64(len(cp.Categories))-0.4
+		if lo <= hi {
+			base := math.Min(0, lo)
+			p.Y.Min, p.Y.Max = base, hi+0.3*(hi-base)+1e-9
+		}
+		p.Legend.Top, p.Legend.Left = true, true
+		plots = append(plots, p)
+	}
+	return gridFigure(name, caption, plots, cols, 6, 4.5)
+}

@@ -2,11 +2,16 @@ package nb
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/fits-snn/fits/fits/experiment"
+	"github.com/fits-snn/fits/fits/train"
 	"gonum.org/v1/plot"
 )
 
@@ -143,4 +148,51 @@ func TestResultFigure(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkRenders(t, fig, "paper (mean ± std)", "Plain LIF")
+}
+
+func TestLadderTable(t *testing.T) {
+	root := t.TempDir()
+	acc := map[string]float64{"lif": 0.125, "adaptlif": 0.125, "fs-frozen": 1, "fs": 1, "fsts-m1": 0.99, "fsts-m2": 1}
+	for model, a := range acc {
+		e, err := experiment.Lookup("ssc/" + model + "/w512")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := experiment.RunDir(root, e.ID, 1)
+		writeResult(t, dir, e, experiment.Quick, 1, e.Quick.Epochs)
+		r, err := train.ReadResult(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.TestAccAtBestVal = &a
+		b, _ := json.Marshal(r)
+		if err := os.WriteFile(filepath.Join(dir, train.ResultFile), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, err := experiment.Aggregate(root, "Table 3", experiment.Quick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := LadderTable(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Four paper rows (one per width) and ours at W = 512.
+	if len(tab.Rows) != 5 {
+		t.Fatalf("%d rows: %v", len(tab.Rows), tab.Rows)
+	}
+	ours := tab.Rows[4]
+	want := []string{"512", "ours", "12.50", "12.50", "100.00", "100.00", "100.00", "+0.00", "+87.50", "+0.00", "+0.00", "yes"}
+	if !slices.Equal(ours, want) {
+		t.Errorf("ours %q, want %q", ours, want)
+	}
+	for _, r := range tab.Rows[:4] {
+		if r[1] != "paper" || r[len(r)-1] != "yes" {
+			t.Errorf("the paper's own ladder does not hold its ordering: %q", r)
+		}
+	}
+	if _, err := LadderTable(&experiment.TableResult{Label: "Table 3", Columns: []string{"64"}}); err == nil {
+		t.Error("a table without the four models accepted")
+	}
 }

@@ -389,34 +389,49 @@ func (l *lineWriter) emit(line []byte) {
 	fmt.Fprintf(l.w, "%s\n", line)
 }
 
-// RunStatusTable lists the runs of a plan: experiment, seed, state and folder, with the finished count
-// in the caption.
-func RunStatusTable(root string, mode experiment.Mode, runs []PlannedRun) Table {
-	done := 0
-	t := Table{Header: []string{"experiment", "seed", "state", "folder"}}
-	for _, r := range runs {
-		state := "missing"
-		switch {
-		case r.Finished:
-			state, done = "finished", done+1
-		case partial(r.Dir):
-			state = "unfinished"
-		}
-		rel, err := filepath.Rel(root, r.Dir)
+// RunSummary lists, per table or figure, how many of its runs have finished, how many are unfinished
+// (a checkpoint or log but no complete result) and the first missing or unfinished runs.
+func RunSummary(tables []string, runs []PlannedRun) Table {
+	t := Table{Caption: "Runs of this notebook's tables and figures", Header: []string{"table / figure", "finished", "unfinished", "missing", "not finished (first 4)"}}
+	for _, label := range tables {
+		l, err := experiment.ParseLabel(label)
 		if err != nil {
-			rel = r.Dir
+			l = label
 		}
-		t.Rows = append(t.Rows, []string{r.Experiment.ID, strconv.FormatInt(r.Seed, 10), state, rel})
+		var done, unfinished, missing int
+		var names []string
+		for _, r := range runs {
+			if !r.Experiment.Feeds(l) {
+				continue
+			}
+			switch {
+			case r.Finished:
+				done++
+				continue
+			case partial(r.Dir):
+				unfinished++
+			default:
+				missing++
+			}
+			if len(names) < 4 {
+				names = append(names, fmt.Sprintf("%s seed %d", r.Experiment.ID, r.Seed))
+			}
+		}
+		total := done + unfinished + missing
+		t.Rows = append(t.Rows, []string{l, fmt.Sprintf("%d / %d", done, total), strconv.Itoa(unfinished), strconv.Itoa(missing), strings.Join(names, ", ")})
 	}
-	t.Caption = fmt.Sprintf("Runs read by this notebook (%s mode, root %s): %d of %d finished", mode, root, done, len(runs))
 	return t
 }
 
-// partial reports whether dir holds anything of a run (a checkpoint or a log) without being finished.
+// partial reports whether dir holds anything of a run (a checkpoint, a result or a log).
 func partial(dir string) bool {
 	if train.HasCheckpoint(dir) {
 		return true
 	}
-	_, err := os.Stat(filepath.Join(dir, "log.txt"))
-	return err == nil
+	for _, f := range []string{train.ResultFile, "log.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return true
+		}
+	}
+	return false
 }

@@ -160,3 +160,86 @@ func addErrorPoints(p *plot.Plot, xs, ys, es []float64, label string, c color.Co
 	p.Add(bars)
 	return nil
 }
+
+// LadderTable checks the ordering of an ablation table (Table 3, A.5, A.6, A.7) that the paper reads
+// (Section 5.2): the adaptive LIF with zero-initialized adaptation ≈ plain LIF < FS with frozen targets ≤
+// FS with learnable targets, and FS + TS (the best M) ≥ FS. For each width column it gives one row with
+// the paper's means and one with ours (where our runs exist): the five means (%) and the four
+// differences in percentage points. "≈" is read as |adaptive − LIF| ≤ 1 point, the paper's largest gap
+// being 0.66.
+func LadderTable(t *experiment.TableResult) (Table, error) {
+	out := Table{
+		Caption: t.Label + " · the ablation ladder: means (%) and differences (percentage points)",
+		Header: []string{"W", "values", "LIF", "adaptive", "FS frozen", "FS", "best FS + TS",
+			"adaptive − LIF", "FS frozen − max(LIF, adaptive)", "FS − FS frozen", "best FS + TS − FS", "paper's ordering holds"},
+	}
+	model := func(id string) string {
+		parts := strings.Split(id, "/")
+		if len(parts) < 2 {
+			return ""
+		}
+		return parts[1]
+	}
+	found := false
+	for j, col := range t.Columns {
+		for _, who := range []string{"paper", "ours"} {
+			v := map[string]float64{}
+			bestTS := math.NaN()
+			for _, r := range t.Rows {
+				if j >= len(r.Cells) {
+					continue
+				}
+				c := r.Cells[j]
+				x := math.NaN()
+				switch {
+				case who == "paper" && c.Paper != nil:
+					x = c.Paper.Mean
+				case who == "ours" && c.Ours != nil:
+					x = c.Ours.Mean
+				}
+				if math.IsNaN(x) {
+					continue
+				}
+				m := model(c.Experiment)
+				if strings.HasPrefix(m, "fsts-") {
+					if math.IsNaN(bestTS) || x > bestTS {
+						bestTS = x
+					}
+					continue
+				}
+				v[m] = x
+			}
+			lif, okL := v["lif"]
+			ad, okA := v["adaptlif"]
+			fr, okF := v["fs-frozen"]
+			fs, okS := v["fs"]
+			if !okL || !okA || !okF || !okS {
+				continue
+			}
+			found = true
+			f := func(x float64) string {
+				if math.IsNaN(x) {
+					return "—"
+				}
+				return fmt.Sprintf("%.2f", x)
+			}
+			d := func(x float64) string {
+				if math.IsNaN(x) {
+					return "—"
+				}
+				return fmt.Sprintf("%+.2f", x)
+			}
+			holds := math.Abs(ad-lif) <= 1 && fr > math.Max(lif, ad) && fs >= fr && (math.IsNaN(bestTS) || bestTS >= fs)
+			verdict := "no"
+			if holds {
+				verdict = "yes"
+			}
+			out.Rows = append(out.Rows, []string{col, who, f(lif), f(ad), f(fr), f(fs), f(bestTS),
+				d(ad - lif), d(fr - math.Max(lif, ad)), d(fs - fr), d(bestTS - fs), verdict})
+		}
+	}
+	if !found {
+		return out, fmt.Errorf("%s: no width column has all four of LIF, adaptive LIF, FS frozen and FS", t.Label)
+	}
+	return out, nil
+}
