@@ -106,29 +106,36 @@ func InspectorFigure(title string, cfg neuron.Config, before, after NeuronParams
 	if err != nil {
 		return nil, fmt.Errorf("after training: %w", err)
 	}
-	label := func(when string, p NeuronParams) string {
-		s := fmt.Sprintf("%s: f* = %.2f Hz", when, p.FHz)
-		for m := range p.Beta {
-			s += fmt.Sprintf(", β%d = %.3f, λ%d = %.3f", m+1, p.Beta[m], m+1, p.Lambda[m])
-		}
-		return s
-	}
 	curves := func(yb, ya []float64) []Curve {
 		return []Curve{
-			{Label: label("before", before), X: rb.FrequencyHz, Y: yb, Dashed: true},
-			{Label: label("after", after), X: ra.FrequencyHz, Y: ya},
+			{Label: fmt.Sprintf("before training (f* = %.2f Hz)", before.FHz), X: rb.FrequencyHz, Y: yb, Dashed: true},
+			{Label: fmt.Sprintf("after training (f* = %.2f Hz)", after.FHz), X: ra.FrequencyHz, Y: ya},
 		}
 	}
 	marks := []float64{before.FHz, after.FHz}
+	// panel leaves room above the curves for the legend.
+	panel := func(what, ylabel string, yb, ya []float64, zero bool) CurvePanel {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, v := range append(append([]float64(nil), yb...), ya...) {
+			if isFinite(v) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+		if zero {
+			lo, hi = math.Min(lo, 0), math.Max(hi, 0)
+		}
+		p := CurvePanel{Title: title + "\n" + what, XLabel: "f (Hz)", YLabel: ylabel, LogX: true, VLines: marks, ZeroLine: zero, Curves: curves(yb, ya)}
+		if lo < hi {
+			p.YMin, p.YMax = lo-0.05*(hi-lo), hi+0.35*(hi-lo)
+		}
+		return p
+	}
 	panels := []CurvePanel{
-		{Title: title + "\nclosed-loop neuron: magnitude", XLabel: "f (Hz)", YLabel: "|H| (dB)", LogX: true, VLines: marks,
-			Curves: curves(rb.ClosedLoopDB, ra.ClosedLoopDB)},
-		{Title: title + "\nclosed-loop neuron: group delay", XLabel: "f (Hz)", YLabel: "group delay (ms)", LogX: true, VLines: marks, ZeroLine: true,
-			Curves: curves(rb.ClosedLoopDelayMs, ra.ClosedLoopDelayMs)},
+		panel("closed-loop neuron: magnitude", "|H| (dB)", rb.ClosedLoopDB, ra.ClosedLoopDB, false),
+		panel("closed-loop neuron: group delay", "group delay (ms)", rb.ClosedLoopDelayMs, ra.ClosedLoopDelayMs, true),
 	}
 	if len(after.Beta) > 0 {
-		panels = append(panels, CurvePanel{Title: title + "\nTS module alone: group delay", XLabel: "f (Hz)", YLabel: "group delay (ms)",
-			LogX: true, VLines: marks, ZeroLine: true, Curves: curves(rb.TSDelayMs, ra.TSDelayMs)})
+		panels = append(panels, panel("TS module alone: group delay", "group delay (ms)", rb.TSDelayMs, ra.TSDelayMs, true))
 	}
 	fig, err := CurveFigure("13_neuron_inspector",
 		"One trained neuron before (dashed) and after (solid) training: the closed-loop neuron of Algorithm 1 (magnitude, group delay) and, with TS, the TS module alone; dotted lines mark f* before and after.",
@@ -138,7 +145,7 @@ func InspectorFigure(title string, cfg neuron.Config, before, after NeuronParams
 	}
 	for _, row := range fig.Panels {
 		for _, p := range row {
-			p.Legend.Top, p.Legend.Left = false, true
+			p.Legend.Top, p.Legend.Left = true, false
 		}
 	}
 	return fig, nil

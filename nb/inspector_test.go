@@ -69,7 +69,7 @@ func TestNeuronOfAndResponses(t *testing.T) {
 	if len(fig.Panels[0]) != 3 || !strings.Contains(fig.Panels[0][2].Title.Text, "TS module alone") {
 		t.Errorf("panels %d", len(fig.Panels[0]))
 	}
-	checkRenders(t, fig, "after: f* = 20.00 Hz, β1 = -0.500, λ1 = 0.600", "group delay (ms)")
+	checkRenders(t, fig, "after training (f* = 20.00 Hz)", "group delay (ms)")
 	fig, err = InspectorFigure("fs", sscNeuron(neuron.FS, 0), NeuronParams{FHz: 5}, NeuronParams{FHz: 6})
 	if err != nil || len(fig.Panels[0]) != 2 {
 		t.Errorf("FS-only inspector: %v", err)
