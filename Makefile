@@ -17,6 +17,7 @@ help:
 	@echo "make notebooks  execute every notebook headless"
 	@echo "make e2e        real-browser test of notebook 01"
 	@echo "make figures    regenerate figures/ (SVG + PNG)"
+	@echo "make reproduce  the paper's tables and figures: runs, every notebook, test-output/report/index.html"
 
 # setup is cheap when already done (every step checks first).
 setup:

@@ -297,9 +297,11 @@ func ScatterFigure(name, caption string, panels []ScatterPanel, cols int) (*Figu
 		p := newPlot(sp.Title, sp.XLabel, sp.YLabel)
 		if sp.LogX {
 			logX(p)
+			p.X.Tick.Marker = plot.LogTicks{Prec: 1}
 		}
 		if sp.LogY {
 			logY(p)
+			p.Y.Tick.Marker = plot.LogTicks{Prec: 1}
 		}
 		lo, hi := math.Inf(1), math.Inf(-1)
 		glyphs := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.BoxGlyph{}, draw.CrossGlyph{}}
@@ -326,7 +328,8 @@ func ScatterFigure(name, caption string, panels []ScatterPanel, cols int) (*Figu
 				return nil, err
 			}
 		}
-		p.Legend.Top, p.Legend.Left = true, true
+		// Points along y = x leave the lower right empty.
+		p.Legend.Top, p.Legend.Left = !sp.Identity, !sp.Identity
 		plots = append(plots, p)
 	}
 	return gridFigure(name, caption, plots, cols, 5.5, 4.5)

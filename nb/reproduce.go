@@ -24,7 +24,8 @@ import (
 //
 // Environment:
 //
-//	FITS_MODE=full       full mode (default: quick; FITS_QUICK=1, which CI sets, means quick too)
+//	FITS_MODE=full       full mode (default: quick)
+//	FITS_QUICK=1         quick mode restricted to the CI subset (CISubset), which CI sets
 //	FITS_RUNS=DIR        the runs' root folder (default: runs/quick or runs/full in the repository)
 //	FITS_WORKERS=N       runs trained at the same time by a quick sweep (default 2)
 //	FITS_FIGURES_DIR=DIR where figures are saved (default: see ResultFiguresDir)
@@ -55,10 +56,14 @@ func RepoRoot() string {
 	return "."
 }
 
-// RunsRoot returns the root folder of the runs of a mode: $FITS_RUNS when set, else
-// RepoRoot()/runs/<mode> (runs/quick, runs/full), the folders `make reproduce` uses.
+// RunsRoot returns the root folder of the runs of a mode: $FITS_RUNS when set (a relative path is taken
+// from the repository root), else RepoRoot()/runs/<mode> (runs/quick, runs/full), the folders `make
+// reproduce` uses.
 func RunsRoot(mode experiment.Mode) string {
 	if d := os.Getenv("FITS_RUNS"); d != "" {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(RepoRoot(), d)
+		}
 		return d
 	}
 	return filepath.Join(RepoRoot(), "runs", string(mode))
@@ -87,9 +92,32 @@ type PlannedRun struct {
 	Finished bool
 }
 
+// CISubset are the experiments that quick mode trains when FITS_QUICK=1 (what CI sets), each with its
+// first quick seed only: 16 of the quick plan's 31 runs, enough for every notebook to show every table
+// and figure with at least one run of ours. Left out: the GSC and SHD* ablation rows that no other table
+// reads (Tables A.5, A.6), M = 3-5 (Table A.7), seeds 2 and 3 of Figure 2, and the two FS + TS DVS models
+// (the most expensive runs of the plan). The recipes are the quick plan's, so these runs count as runs of
+// the full quick plan too: a later reproduction without FITS_QUICK only adds the missing ones.
+var CISubset = []string{
+	"shd-best/lif/w128", "shd-best/fsts-m2/w128", // Table 1 (SHD); Table 5, Figure 3 and notebook 13 read the FiTS run
+	"shd-val/lif/w256", "shd-val/fsts-m2/w256", // Table 1 (SHD*)
+	"ssc/lif/w512", "ssc/adaptlif/w512", "ssc/fs-frozen/w512", "ssc/fs/w512", "ssc/fsts-m1/w512", "ssc/fsts-m2/w512", // Tables 1 (SSC), 3, 4, A.8
+	"gsc/lif/w512", "gsc/fsts-m1/w512", // Table 2
+	"gsc-org/fsts-m1/w512", // Figure 2, Figure A.2 (seed 1)
+	"smnist/fsts-m1/w256",  // Table A.9
+	"dvs/lif", "dvs/fs",    // Table A.10
+}
+
+// CIMode reports whether quick mode is restricted to CISubset ($FITS_QUICK set and not "0").
+func CIMode() bool {
+	v := strings.TrimSpace(os.Getenv("FITS_QUICK"))
+	return v != "" && v != "0"
+}
+
 // Plan returns the runs that the tables and figures need in a mode under root: every experiment that
 // feeds one of them (in experiment.All's order, each once) and has a recipe in the mode, with the
-// mode's seeds (Experiment.SeedsFor). Labels are parsed by experiment.ParseLabel ("3", "A.7", "fig2").
+// mode's seeds (Experiment.SeedsFor). In quick mode with CIMode, only the experiments of CISubset with
+// their first seed. Labels are parsed by experiment.ParseLabel ("3", "A.7", "fig2").
 func Plan(root string, mode experiment.Mode, tables []string) ([]PlannedRun, error) {
 	if _, err := experiment.ParseMode(string(mode)); err != nil {
 		return nil, err
@@ -113,7 +141,14 @@ func Plan(root string, mode experiment.Mode, tables []string) ([]PlannedRun, err
 		if _, err := e.Recipe(mode); err != nil {
 			continue // no quick stand-in for this cell
 		}
-		for _, s := range e.SeedsFor(mode) {
+		seeds := e.SeedsFor(mode)
+		if mode == experiment.Quick && CIMode() {
+			if !slices.Contains(CISubset, e.ID) || len(seeds) == 0 {
+				continue
+			}
+			seeds = seeds[:1]
+		}
+		for _, s := range seeds {
 			dir := experiment.RunDir(root, e.ID, s)
 			out = append(out, PlannedRun{Experiment: e, Seed: s, Dir: dir, Finished: finished(dir)})
 		}
@@ -251,12 +286,13 @@ type sweepGroup struct {
 func sweepGroups(root string, mode experiment.Mode, runs []PlannedRun) []sweepGroup {
 	var groups []sweepGroup
 	index := map[string]int{}
+	planned := map[string][]string{}
+	for _, r := range runs {
+		planned[r.Experiment.ID] = append(planned[r.Experiment.ID], strconv.FormatInt(r.Seed, 10))
+	}
 	for _, r := range runs {
 		e := r.Experiment
-		var seeds []string
-		for _, s := range e.SeedsFor(mode) {
-			seeds = append(seeds, strconv.FormatInt(s, 10))
-		}
+		seeds := planned[e.ID]
 		var extra []string
 		if mode == experiment.Quick && e.QuickFixture != "" {
 			extra = []string{"--", "--data-dir=" + fixtureDir(root, e.QuickFixture)}

@@ -2,6 +2,7 @@ package nb
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,6 +41,10 @@ func TestModeAndFolders(t *testing.T) {
 	if got := RunsRoot(experiment.Full); got != "/data/sweeps" {
 		t.Errorf("RunsRoot with FITS_RUNS = %q", got)
 	}
+	t.Setenv("FITS_RUNS", "sweeps/full")
+	if got := RunsRoot(experiment.Full); got != "/repo/sweeps/full" {
+		t.Errorf("RunsRoot with a relative FITS_RUNS = %q", got)
+	}
 }
 
 // writeResult writes a result.json for the experiment's recipe in mode with epochs of its epochs done.
@@ -69,6 +74,7 @@ func writeResult(t *testing.T, dir string, e experiment.Experiment, mode experim
 }
 
 func TestPlan(t *testing.T) {
+	t.Setenv("FITS_QUICK", "")
 	root := t.TempDir()
 	runs, err := Plan(root, experiment.Quick, []string{"A.10", "fig2"})
 	if err != nil {
@@ -164,6 +170,7 @@ done; done
 }
 
 func TestEnsureRunsQuickSweepsWhatIsMissing(t *testing.T) {
+	t.Setenv("FITS_QUICK", "")
 	root, bin := t.TempDir(), t.TempDir()
 	exe, argLog := standIn(t, bin)
 	plan, err := Plan(root, experiment.Quick, []string{"A.10", "A.9"})
@@ -212,7 +219,48 @@ func TestEnsureRunsQuickSweepsWhatIsMissing(t *testing.T) {
 	}
 }
 
+func TestPlanCISubset(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("FITS_QUICK", "1")
+	runs, err := Plan(root, experiment.Quick, []string{"A.10", "fig2", "A.7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range runs {
+		got = append(got, fmt.Sprintf("%s/%d", r.Experiment.ID, r.Seed))
+	}
+	want := []string{"ssc/lif/w512/1", "ssc/adaptlif/w512/1", "ssc/fs-frozen/w512/1", "ssc/fs/w512/1", "ssc/fsts-m1/w512/1", "ssc/fsts-m2/w512/1",
+		"dvs/lif/1", "dvs/fs/1", "gsc-org/fsts-m1/w512/1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("CI plan %v, want %v", got, want)
+	}
+	// Full mode ignores the subset.
+	if runs, _ := Plan(root, experiment.Full, []string{"A.10"}); len(runs) != 20 {
+		t.Errorf("full mode under FITS_QUICK=1: %d runs, want 20", len(runs))
+	}
+	// Every experiment of the subset exists and has a quick stand-in; every table with runs keeps at least one.
+	for _, id := range CISubset {
+		e, err := experiment.Lookup(id)
+		if err != nil || !e.HasQuick() {
+			t.Errorf("subset experiment %s: %v, quick %v", id, err, e.HasQuick())
+		}
+	}
+	for _, l := range experiment.Tables() {
+		if runs, _ := Plan(root, experiment.Quick, []string{l}); len(runs) == 0 {
+			t.Errorf("%s has no run in the CI subset", l)
+		}
+	}
+	for _, v := range []string{"", "0"} {
+		t.Setenv("FITS_QUICK", v)
+		if CIMode() {
+			t.Errorf("FITS_QUICK=%q turns the CI subset on", v)
+		}
+	}
+}
+
 func TestEnsureRunsReportsUnfinished(t *testing.T) {
+	t.Setenv("FITS_QUICK", "")
 	root, bin := t.TempDir(), t.TempDir()
 	exe := filepath.Join(bin, "fits")
 	if err := os.WriteFile(exe, []byte("#!/bin/bash\necho training fails >&2\nexit 1\n"), 0o755); err != nil {

@@ -29,12 +29,14 @@ type reproduceRun struct {
 
 // reproduceOutput is the JSON form of `fits reproduce --json`.
 type reproduceOutput struct {
-	Mode     experiment.Mode `json:"mode"`
-	Root     string          `json:"root"`
-	Tables   []string        `json:"tables"`
-	Finished int             `json:"finished"`
-	Total    int             `json:"total"`
-	Runs     []reproduceRun  `json:"runs"`
+	Mode experiment.Mode `json:"mode"`
+	// CISubset is true when FITS_QUICK=1 restricted quick mode to nb.CISubset.
+	CISubset bool           `json:"ci_subset"`
+	Root     string         `json:"root"`
+	Tables   []string       `json:"tables"`
+	Finished int            `json:"finished"`
+	Total    int            `json:"total"`
+	Runs     []reproduceRun `json:"runs"`
 	// Commands train the missing runs of full mode (fits sweep on local workers, or a Slurm array job).
 	Commands []string `json:"commands,omitempty"`
 	// Error says which runs a quick sweep left unfinished.
@@ -43,7 +45,7 @@ type reproduceOutput struct {
 
 func runReproduce(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("reproduce", stderr)
-	modeName := fs.String("mode", string(experiment.Quick), "quick (stand-in data, trained here) or full (the paper's recipes on the real datasets)")
+	modeName := fs.String("mode", string(experiment.Quick), "quick (stand-in data, trained here; with FITS_QUICK=1 in the environment only the CI subset) or full (the paper's recipes on the real datasets)")
 	root := fs.String("root", "", "root folder of the runs (default runs/MODE)")
 	tables := fs.String("tables", "", `tables and figures, comma-separated ("3,A.7,fig2"; default: every one with training runs)`)
 	workers := fs.Int("workers", 2, "runs trained at the same time")
@@ -91,7 +93,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if runs == nil && ensureErr != nil {
 		return ensureErr
 	}
-	out := reproduceOutput{Mode: mode, Root: *root, Tables: labels, Total: len(runs), Runs: []reproduceRun{}}
+	out := reproduceOutput{Mode: mode, CISubset: mode == experiment.Quick && nb.CIMode(), Root: *root, Tables: labels, Total: len(runs), Runs: []reproduceRun{}}
 	for _, r := range runs {
 		out.Runs = append(out.Runs, reproduceRun{Experiment: r.Experiment.ID, Seed: r.Seed, Dir: r.Dir, Finished: r.Finished})
 		if r.Finished {
@@ -122,7 +124,11 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "%-11s %d of %d runs finished\n", l, done, total)
 	}
-	fmt.Fprintf(stdout, "%s mode, %s: %d of %d runs finished\n", mode, *root, out.Finished, out.Total)
+	subset := ""
+	if out.CISubset {
+		subset = " (FITS_QUICK=1: the CI subset)"
+	}
+	fmt.Fprintf(stdout, "%s mode%s, %s: %d of %d runs finished\n", mode, subset, *root, out.Finished, out.Total)
 	if len(out.Commands) > 0 {
 		fmt.Fprintln(stdout, "full mode trains nothing unless asked (--train). The missing runs are trained by, per table:")
 		for _, c := range out.Commands {
