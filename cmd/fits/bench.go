@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,7 +60,16 @@ type benchRow struct {
 	SpeedupVsStepwise *float64 `json:"speedup_vs_stepwise"`
 	PaperPyTorchMs    *float64 `json:"paper_pytorch_ms,omitempty"`
 	PaperTritonMs     *float64 `json:"paper_triton_ms,omitempty"`
-	Error             string   `json:"error,omitempty"`
+	// With --peers: the same network's median ms in PyTorch (timestep loop, torch.compile'd step,
+	// snnTorch for LIF), measured in the same run, and how many times faster this row is than each (their
+	// ms / our ms; below 1 means slower).
+	TorchLoopMs           *float64 `json:"torch_loop_ms,omitempty"`
+	TorchCompileMs        *float64 `json:"torch_compile_ms,omitempty"`
+	SnnTorchMs            *float64 `json:"snntorch_ms,omitempty"`
+	SpeedupVsTorchLoop    *float64 `json:"speedup_vs_torch_loop,omitempty"`
+	SpeedupVsTorchCompile *float64 `json:"speedup_vs_torch_compile,omitempty"`
+	SpeedupVsSnnTorch     *float64 `json:"speedup_vs_snntorch,omitempty"`
+	Error                 string   `json:"error,omitempty"`
 }
 
 // benchOutput is the JSON form of `fits bench --json`.
@@ -75,6 +85,8 @@ type benchOutput struct {
 	// PaperDevice names the GPU of the paper's (kernel) or the published (open-neuromorphic) numbers.
 	PaperDevice string                   `json:"paper_device"`
 	Published   []paper.FrameworkRuntime `json:"published,omitempty"`
+	// Peers are the PyTorch rows measured with --peers (peers/bench.py), interleaved with ours.
+	Peers []peersRow `json:"peers,omitempty"`
 }
 
 type benchHost struct {
@@ -95,6 +107,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	neurons := fs.String("neurons", "", "neurons n (open-neuromorphic; default 16384)")
 	ms := fs.String("m", "", "TS orders M; 0 is FS (kernel default 0,1,2; open-neuromorphic default 0,2)")
 	lif := fs.Bool("lif", true, "open-neuromorphic: also measure the plain LIF neuron")
+	kinds := fs.String("model", "", "neuron kinds to time instead of the suite's (any of "+strings.Join(neuron.KindNames(), ", ")+"); kinds with a TS module take each --m >= 1")
 	variants := fs.String("variant", "stepwise,unrolled,chunked", "variants: stepwise, unrolled, chunked")
 	chunk := fs.Int("chunk", 0, "steps per call of the chunked variant (0: the largest divisor of T up to 25)")
 	batch := fs.Int("batch", 0, "batch size (0: the suite's, 128 or 16)")
@@ -106,6 +119,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	isolate := fs.Bool("isolate", true, "run each cell in a fresh process, so compile time and peak memory are per cell")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
 	internal := fs.String("internal-cell", "", "(internal) run one cell given as JSON and print its measurement")
+	peers := fs.Bool("peers", false, "also time the same networks in PyTorch (timestep loop, torch.compile, snnTorch for LIF) after each cell's variants, from the pinned .venv-peers (make peers-setup)")
+	peerThreads := fs.Int("peer-threads", runtime.NumCPU(), "--peers: torch.set_num_threads")
 	backend := backendFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -114,6 +129,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return runBenchCell(*internal, *backend, stdout, stderr)
 	}
 	cells, err := benchCells(*suite, *widths, *neurons, *ms, *lif, *variants, *chunk, *batch, *steps, *inputs, *classes, *iters, *warmup)
+	if err == nil && *kinds != "" {
+		cells, err = withKinds(cells, *kinds, *ms)
+	}
 	if err != nil {
 		return err
 	}
@@ -139,6 +157,14 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		out.Published = paper.FrameworkRuntimes()
 	}
 
+	if *peers {
+		if _, err := os.Stat(peersPython); err != nil {
+			return badInput("--peers: %v", errPeersNotSetUp)
+		}
+		if *peerThreads < 1 {
+			return badInput("--peer-threads: %d (need at least 1)", *peerThreads)
+		}
+	}
 	failed := 0
 	for i, c := range cells {
 		label := fmt.Sprintf("[%d/%d] %s W=%d M=%d %s", i+1, len(cells), c.Model, c.Width, c.M, c.Variant)
@@ -167,8 +193,18 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		out.Rows = append(out.Rows, row)
+		if *peers && (i+1 == len(cells) || !sameNetwork(cells[i+1], c)) {
+			// The peers of this network, right after our variants of it.
+			fmt.Fprintf(stderr, "fits bench: PyTorch peers of %s W=%d M=%d\n", c.Model, c.Width, c.M)
+			po, err := runPeers(context.Background(), peersRequestFor([]benchCell{c}, *peerThreads), stderr)
+			if err != nil && len(po.Rows) == 0 {
+				return fmt.Errorf("--peers: %w", err)
+			}
+			out.Peers = append(out.Peers, po.Rows...)
+		}
 	}
 	fillSpeedups(out.Rows)
+	fillPeerSpeedups(out.Rows, out.Peers)
 	if *asJSON {
 		if err := writeJSON(stdout, out); err != nil {
 			return err
@@ -180,6 +216,81 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%d of %d cells failed (see the rows' errors)", failed, len(cells))
 	}
 	return nil
+}
+
+// withKinds replaces the suite's neuron kinds by the kinds named in list (registry names): each kind with a
+// TS module once per order M >= 1 of ms (default 1, 2), every other kind with M = 0.
+func withKinds(cells []benchCell, list, ms string) ([]benchCell, error) {
+	orders, err := intListOr("m", ms, "1,2", 0, 8)
+	if err != nil {
+		return nil, err
+	}
+	type km struct {
+		kind string
+		m    int
+	}
+	var models []km
+	for _, name := range splitList(list) {
+		k, err := neuron.ParseKind(name)
+		if err != nil {
+			return nil, badInput("--model: %v", err)
+		}
+		if !k.HasTS() {
+			models = append(models, km{k.String(), 0})
+			continue
+		}
+		for _, m := range orders {
+			if m >= 1 {
+				models = append(models, km{k.String(), m})
+			}
+		}
+	}
+	if len(models) == 0 {
+		return nil, badInput("--model: no kind to time")
+	}
+	var out []benchCell
+	seen := map[benchCell]bool{}
+	for _, c := range cells {
+		for _, md := range models {
+			n := c
+			n.Model, n.M = md.kind, md.m
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	return out, nil
+}
+
+// sameNetwork reports whether two cells time the same network (they may differ in the variant).
+func sameNetwork(a, b benchCell) bool {
+	a.Variant, b.Variant, a.Chunk, b.Chunk = "", "", 0, 0
+	return a == b
+}
+
+// fillPeerSpeedups sets each row's PyTorch times and how many times faster the row is than each.
+func fillPeerSpeedups(rows []benchRow, peers []peersRow) {
+	po := peersOutput{Rows: peers}
+	for i := range rows {
+		r := &rows[i]
+		if r.Error != "" {
+			continue
+		}
+		for _, p := range []struct {
+			variant     string
+			ms, speedup **float64
+		}{
+			{peerLoop, &r.TorchLoopMs, &r.SpeedupVsTorchLoop},
+			{peerCompiled, &r.TorchCompileMs, &r.SpeedupVsTorchCompile},
+			{peerSnnTorch, &r.SnnTorchMs, &r.SpeedupVsSnnTorch},
+		} {
+			if pr, ok := po.find(r.Suite, r.Model, r.Width, r.M, p.variant); ok {
+				ms := pr.MedianMs
+				*p.ms, *p.speedup = &ms, pr.speedupOver(r.MedianMs)
+			}
+		}
+	}
 }
 
 // benchCells expands the flags into the list of cells, or returns an input error.
@@ -295,12 +406,7 @@ func benchCells(suite, widths, neurons, ms string, lif bool, variants string, ch
 	return cells, nil
 }
 
-func fitsKind(m int) neuron.Kind {
-	if m == 0 {
-		return neuron.FS
-	}
-	return neuron.FSTS
-}
+func fitsKind(m int) neuron.Kind { return neuron.FiTS(m) }
 
 // intListOr parses a comma-separated integer list in [lo, hi], or def when s is empty.
 func intListOr(name, s, def string, lo, hi int) ([]int, error) {
@@ -467,7 +573,7 @@ func printBench(w io.Writer, out benchOutput) {
 	fmt.Fprintf(w, "suite %s, backend %s, %d CPUs (%s), %s\n", out.Suite, out.Backend, out.Machine.CPUs, out.Machine.CPU, out.Date)
 	fmt.Fprintf(w, "one iteration: %s\n\n", out.Iteration)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "model\tW\tM\tvariant\tK\tcompile s\tmedian ms\tpeak MiB\tvs stepwise\tpaper PyTorch ms\tpaper Triton ms\t")
+	fmt.Fprintln(tw, "model\tW\tM\tvariant\tK\tcompile s\tmedian ms\tpeak MiB\tvs stepwise\tvs torch loop\tvs torch.compile\tvs snnTorch\tpaper PyTorch ms\tpaper Triton ms\t")
 	for _, r := range out.Rows {
 		if r.Error != "" {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t\terror: %s\t\t\t\t\t\t\n", r.Model, r.Width, r.M, r.benchCell.Variant, r.Error)
@@ -477,8 +583,9 @@ func printBench(w io.Writer, out benchOutput) {
 		if r.SpeedupVsStepwise != nil {
 			sp = fmt.Sprintf("%.1fx", *r.SpeedupVsStepwise)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%d\t%.1f\t%.1f\t%.0f\t%s\t%s\t%s\t\n", r.Model, r.Width, r.M, r.benchCell.Variant, r.Measurement.Chunk,
-			r.CompileS, r.MedianMs, r.PeakRSSMiB, sp, fmtOpt(r.PaperPyTorchMs, 1), fmtOpt(r.PaperTritonMs, 1))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%d\t%.1f\t%.1f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Model, r.Width, r.M, r.benchCell.Variant, r.Measurement.Chunk,
+			r.CompileS, r.MedianMs, r.PeakRSSMiB, sp, fmtRatio(r.SpeedupVsTorchLoop), fmtRatio(r.SpeedupVsTorchCompile),
+			fmtRatio(r.SpeedupVsSnnTorch), fmtOpt(r.PaperPyTorchMs, 1), fmtOpt(r.PaperTritonMs, 1))
 	}
 	_ = tw.Flush()
 	if len(out.Published) > 0 {
@@ -487,5 +594,23 @@ func printBench(w io.Writer, out benchOutput) {
 			fmt.Fprintf(w, "  %-20s n=%-6d %.3f\n", p.Framework, p.Neurons, p.TotalS())
 		}
 	}
+	if len(out.Peers) > 0 {
+		fmt.Fprintf(w, "\nPyTorch peers (same networks, same run):\n")
+		for _, p := range out.Peers {
+			if p.Error != "" {
+				fmt.Fprintf(w, "  %-5s W=%-5d M=%d %-14s error: %s\n", p.Model, p.Width, p.M, p.Variant, p.Error)
+				continue
+			}
+			fmt.Fprintf(w, "  %-5s W=%-5d M=%d %-14s median %.1f ms, compile %.1f s\n", p.Model, p.Width, p.M, p.Variant, p.MedianMs, p.CompileS)
+		}
+	}
 	fmt.Fprintf(w, "\npeak memory: %s\n", out.PeakNote)
+}
+
+// fmtRatio formats a speed ratio ("2.1x"), "-" when absent.
+func fmtRatio(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx", *v)
 }

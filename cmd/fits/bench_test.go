@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/fits-snn/fits/fits/bench"
 )
 
 func TestBenchBadInput(t *testing.T) {
@@ -122,5 +125,63 @@ func TestBenchTinyJSON(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "fits bench: [1/1]") {
 		t.Errorf("no progress line on stderr: %q", stderr)
+	}
+}
+
+// TestPeerSpeedups checks that each of our rows gets the PyTorch times of its own network only, and the
+// ratio their ms / our ms.
+func TestPeerSpeedups(t *testing.T) {
+	rows := []benchRow{
+		{benchCell: benchCell{Suite: suiteKernel, Model: "fsts", Width: 128, M: 2, Variant: "chunked"}, Measurement: bench.Measurement{MedianMs: 100}},
+		{benchCell: benchCell{Suite: suiteKernel, Model: "fs", Width: 128, M: 0, Variant: "chunked"}, Measurement: bench.Measurement{MedianMs: 50}},
+		{benchCell: benchCell{Suite: suiteON, Model: "lif", Width: 64, Variant: "stepwise"}, Measurement: bench.Measurement{MedianMs: 10}},
+	}
+	peers := []peersRow{
+		{Suite: suiteKernel, Model: "fsts", Width: 128, M: 2, Variant: peerLoop, MedianMs: 300},
+		{Suite: suiteKernel, Model: "fsts", Width: 128, M: 2, Variant: peerCompiled, MedianMs: 150},
+		{Suite: suiteKernel, Model: "fs", Width: 128, M: 0, Variant: peerCompiled, MedianMs: 25, Error: "boom"},
+		{Suite: suiteON, Model: "lif", Width: 64, Variant: peerSnnTorch, MedianMs: 40},
+	}
+	fillPeerSpeedups(rows, peers)
+	if r := rows[0]; r.SpeedupVsTorchLoop == nil || *r.SpeedupVsTorchLoop != 3 || *r.SpeedupVsTorchCompile != 1.5 || r.SpeedupVsSnnTorch != nil || *r.TorchCompileMs != 150 {
+		t.Errorf("fsts row: %+v", r)
+	}
+	if r := rows[1]; r.SpeedupVsTorchCompile != nil || r.TorchLoopMs != nil {
+		t.Errorf("fs row took a failed or missing peer: %+v", r)
+	}
+	if r := rows[2]; r.SpeedupVsSnnTorch == nil || *r.SpeedupVsSnnTorch != 4 || r.SpeedupVsTorchLoop != nil {
+		t.Errorf("lif row: %+v", r)
+	}
+	a := benchCell{Suite: suiteKernel, Model: "fs", Width: 64, Variant: "chunked", Chunk: 5}
+	b := a
+	b.Variant, b.Chunk = "stepwise", 0
+	if !sameNetwork(a, b) {
+		t.Error("variants of one network are not the same network")
+	}
+	b.Width = 128
+	if sameNetwork(a, b) {
+		t.Error("different widths are the same network")
+	}
+}
+
+func TestBenchWithKinds(t *testing.T) {
+	cells, err := benchCells(suiteKernel, "64", "", "", false, "chunked,stepwise", 0, 0, 0, 0, -1, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := withKinds(cells, "lif,cadlif,fsts", "1,2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range got {
+		names = append(names, fmt.Sprintf("%s/M%d/%s", c.Model, c.M, c.Variant))
+	}
+	want := "lif/M0/chunked cadlif/M0/chunked fsts/M1/chunked fsts/M2/chunked lif/M0/stepwise cadlif/M0/stepwise fsts/M1/stepwise fsts/M2/stepwise"
+	if strings.Join(names, " ") != want {
+		t.Errorf("cells %v, want %s", names, want)
+	}
+	if _, err := withKinds(cells, "nosuch", ""); err == nil || !strings.Contains(err.Error(), "nosuch") {
+		t.Errorf("unknown kind: %v", err)
 	}
 }

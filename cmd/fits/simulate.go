@@ -31,11 +31,14 @@ type simulateOutput struct {
 func runSimulate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("simulate", stderr)
 	cf := addConstantsFlags(fs)
-	fstarFlag := fs.String("fstar", "", "continuous-time target frequency f* in Hz (required; κ by Theorem 1, η = γ = √κ)")
+	fstarFlag := fs.String("fstar", "", "continuous-time target frequency f* in Hz (required except for --model=lif; κ by Theorem 1, η = γ = √κ)")
 	betaFlag := fs.String("beta", "", "comma-separated all-pass coefficients β_1..β_M, |β| < 1 (empty: M = 0)")
 	lambdaFlag := fs.String("lambda", "", "comma-separated mixing weights λ_1..λ_M in [0, 1] (same length as --beta)")
 	vthFlag := fs.String("vth", "1", "firing threshold Vth")
 	inputFlag := fs.String("input", "", "file with one input current I[k] per line (required; blank lines are skipped)")
+	modelFlag := fs.String("model", "", "neuron kind with a target frequency: "+strings.Join(targetKindNames(), ", ")+
+		" (default fs, or fsts when --beta is given; all give the same neuron for the same f*, beta, lambda), "+
+		"or lif (Eq. 1, η = γ = 0: no --fstar, --beta, --lambda; reference engine only)")
 	engineFlag := fs.String("engine", "reference", `"reference" (float64 fits/sim) or "graph" (the GoMLX layer, float32, on the active backend)`)
 	backend := backendFlag(fs)
 	asJSON := fs.Bool("json", false, `print one JSON object {"spikes":[...],"v_pre":[...]}`)
@@ -44,16 +47,6 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	}
 	c, err := cf.parse()
 	if err != nil {
-		return err
-	}
-	if strings.TrimSpace(*fstarFlag) == "" {
-		return badInput("--fstar is required (target frequency in Hz)")
-	}
-	fstar, err := parseFloat("fstar", *fstarFlag)
-	if err != nil {
-		return err
-	}
-	if err := checkTarget(c, c.Jury(), fstar); err != nil {
 		return err
 	}
 	beta, err := parseFloatList("beta", *betaFlag)
@@ -71,9 +64,36 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	kind := neuron.FiTS(len(beta))
+	if *modelFlag != "" {
+		if kind, err = neuron.ParseKind(*modelFlag); err != nil || !(kind.HasTargetFrequency() || kind == neuron.LIF) {
+			return badInput("--model: %q is not lif or a neuron kind with a target frequency (valid: %s)", *modelFlag,
+				strings.Join(append([]string{neuron.LIF.String()}, targetKindNames()...), ", "))
+		}
+	}
+	if err := kind.CheckOrder(len(beta)); err != nil {
+		return badInput("--model, --beta: %v", err)
+	}
+	var fstar float64
+	switch {
+	case kind == neuron.LIF && strings.TrimSpace(*fstarFlag) != "":
+		return badInput("--fstar: --model=lif has no target frequency (η = γ = 0)")
+	case kind != neuron.LIF && strings.TrimSpace(*fstarFlag) == "":
+		return badInput("--fstar is required (target frequency in Hz)")
+	case kind != neuron.LIF:
+		if fstar, err = parseFloat("fstar", *fstarFlag); err != nil {
+			return err
+		}
+		if err := checkTarget(c, c.Jury(), fstar); err != nil {
+			return err
+		}
+	}
 	engine := *engineFlag
 	if engine != "reference" && engine != "graph" {
 		return badInput("--engine: unknown engine %q (valid: reference, graph)", engine)
+	}
+	if engine == "graph" && kind == neuron.LIF {
+		return badInput("--model=lif: the graph engine simulates kinds with a target frequency; use --engine=reference")
 	}
 	if *inputFlag == "" {
 		return badInput("--input is required (a file with one input current per line)")
@@ -82,10 +102,18 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg := sim.Config{TauM: c.TauM, TauA: c.TauA, Dt: c.Dt, FStar: fstar, Beta: beta, Lambda: lambda, Vth: vth}
-	params, err := cfg.Params()
-	if err != nil {
-		return badInput("%v", err)
+	var params sim.Params
+	if kind == neuron.LIF {
+		// Eq. 1: the FS update of Algorithm 1 with η = γ = 0 (the adaptation current stays zero).
+		params = sim.Params{Mu: c.Mu(), Rho: c.Rho(), Dt: c.Dt, Vth: vth}
+		if err := params.Validate(); err != nil {
+			return badInput("%v", err)
+		}
+	} else {
+		cfg := sim.Config{TauM: c.TauM, TauA: c.TauA, Dt: c.Dt, FStar: fstar, Beta: beta, Lambda: lambda, Vth: vth}
+		if params, err = cfg.Params(); err != nil {
+			return badInput("%v", err)
+		}
 	}
 
 	var out simulateOutput
@@ -97,10 +125,6 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		}
 		out.Spikes, out.VPre = tr.Spikes, jsonFloats(tr.VPre)
 	case "graph":
-		kind := neuron.FS
-		if len(beta) > 0 {
-			kind = neuron.FSTS
-		}
 		ncfg := neuron.DefaultConfig(kind, len(beta))
 		ncfg.TauM, ncfg.TauA, ncfg.Dt, ncfg.Vth = c.TauM, c.TauA, c.Dt, vth
 		ncfg.KappaFraction = 1 // the reference accepts any f* below the Jury bound: clamp only there
@@ -124,6 +148,17 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(w, "%d\t%d\t%.9g\n", k, out.Spikes[k], float64(out.VPre[k]))
 	}
 	return w.Flush()
+}
+
+// targetKindNames returns the registered neuron kinds parameterized by a target frequency f*.
+func targetKindNames() []string {
+	var out []string
+	for _, k := range neuron.Kinds() {
+		if k.HasTargetFrequency() {
+			out = append(out, k.String())
+		}
+	}
+	return out
 }
 
 // readCurrents reads one finite number per line from path; blank lines are skipped. Any problem is bad

@@ -57,6 +57,7 @@ func TestSimulateReference(t *testing.T) {
 		config sim.Config
 	}{
 		{"fs", []string{"--fstar=12"}, sim.Config{TauM: 0.04, TauA: 0.2, Dt: 0.004, FStar: 12, Vth: 1}},
+		{"fs-frozen", []string{"--fstar=12", "--model=fs-frozen"}, sim.Config{TauM: 0.04, TauA: 0.2, Dt: 0.004, FStar: 12, Vth: 1}},
 		{"fsts gsc", []string{"--tau-m=0.1", "--tau-a=0.5", "--dt=0.01", "--fstar=5", "--beta=0.4,-0.3", "--lambda=0.2,0.7", "--vth=0.8"},
 			sim.Config{TauM: 0.1, TauA: 0.5, Dt: 0.01, FStar: 5, Beta: []float64{0.4, -0.3}, Lambda: []float64{0.2, 0.7}, Vth: 0.8}},
 	} {
@@ -83,6 +84,49 @@ func TestSimulateReference(t *testing.T) {
 					t.Fatalf("step %d: S=%d v_pre=%g, fits/sim S=%d v_pre=%g", k, got.Spikes[k], got.VPre[k], want.Spikes[k], want.VPre[k])
 				}
 				nspikes += got.Spikes[k]
+			}
+			if nspikes == 0 {
+				t.Error("test input produced no spikes")
+			}
+		})
+	}
+}
+
+// TestSimulateLIF checks --model=lif against Eq. 1 written out here: ṼM[k+1] = (1 − Δt/τm)·V[k] + I[k],
+// V[k+1] = ṼM[k+1] − S[k+1]·Vth.
+func TestSimulateLIF(t *testing.T) {
+	dir := t.TempDir()
+	cur, lines := testCurrents(150, 1)
+	file := writeCurrents(t, dir, "in.txt", lines)
+	for _, tc := range []struct {
+		name          string
+		args          []string
+		tauM, dt, vth float64
+	}{
+		{"ssc constants", nil, 0.04, 0.004, 1},
+		{"other constants", []string{"--tau-m=0.1", "--dt=0.01", "--vth=0.8"}, 0.1, 0.01, 0.8},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, stdout, stderr := run(append([]string{"simulate", "--model=lif", "--input=" + file, "--json"}, tc.args...)...)
+			if status != 0 {
+				t.Fatalf("status %d: %s", status, stderr)
+			}
+			got := parseSimulate(t, stdout)
+			if len(got.Spikes) != len(cur) || len(got.VPre) != len(cur) {
+				t.Fatalf("got %d spikes and %d voltages for %d inputs", len(got.Spikes), len(got.VPre), len(cur))
+			}
+			v, nspikes := 0.0, 0
+			for k, in := range cur {
+				pre := (1-tc.dt/tc.tauM)*v + in
+				spike := 0
+				if pre >= tc.vth {
+					spike = 1
+				}
+				v = pre - float64(spike)*tc.vth
+				if got.Spikes[k] != spike || math.Abs(got.VPre[k]-pre) > 1e-12 {
+					t.Fatalf("step %d: S=%d v_pre=%.17g, Eq. 1 gives S=%d v_pre=%.17g", k, got.Spikes[k], got.VPre[k], spike, pre)
+				}
+				nspikes += spike
 			}
 			if nspikes == 0 {
 				t.Error("test input produced no spikes")
@@ -159,6 +203,13 @@ func TestSimulateBadInput(t *testing.T) {
 		{"length mismatch", base("--fstar=10", "--beta=0.1,0.2", "--lambda=0.5", "--input="+good), "same number"},
 		{"vth zero", base("--fstar=10", "--vth=0", "--input="+good), "vth"},
 		{"unknown engine", base("--fstar=10", "--engine=fpga", "--input="+good), "engine"},
+		{"unknown model", base("--fstar=10", "--model=resonate", "--input="+good), "--model"},
+		{"model neither lif nor with a target frequency", base("--fstar=10", "--model=adaptlif", "--input="+good), "--model"},
+		{"lif with fstar", base("--fstar=10", "--model=lif", "--input="+good), "--model=lif has no target frequency"},
+		{"lif with a TS cascade", base("--model=lif", "--beta=0.1", "--lambda=0.5", "--input="+good), "no TS module"},
+		{"lif on the graph engine", base("--model=lif", "--engine=graph", "--input="+good), "graph"},
+		{"fs with a TS cascade", base("--fstar=10", "--model=fs", "--beta=0.1", "--lambda=0.5", "--input="+good), "no TS module"},
+		{"fsts without a TS cascade", base("--fstar=10", "--model=fsts", "--input="+good), "order"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, stdout, stderr := run(tc.args...)

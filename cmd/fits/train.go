@@ -10,6 +10,7 @@ import (
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/fits/experiment"
+	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/train"
 )
 
@@ -37,7 +38,7 @@ func bindTrainFlags(fs *flag.FlagSet, d train.Config) (*trainFlags, *string) {
 	fs.StringVar(&f.experiment, "experiment", "", "train one cell of the paper (an id of `fits experiments`, e.g. ssc/fsts-m2/w512) with its recipe; the other flags override it")
 	fs.StringVar(&f.mode, "mode", string(experiment.Full), "with --experiment: full (the paper's recipe) or quick (the stand-in on data this machine has)")
 	fs.StringVar(&f.cfg.Dataset, "dataset", d.Dataset, "dataset name (see `fits data list`; synthetic is embedded)")
-	fs.StringVar(&f.cfg.Model, "model", d.Model, "neuron of the hidden layers: lif, adaptlif, fs-frozen, fs, fsts")
+	fs.StringVar(&f.cfg.Model, "model", d.Model, "neuron kind of the hidden layers: "+strings.Join(neuron.KindNames(), ", "))
 	fs.IntVar(&f.cfg.M, "m", d.M, "TS cascade order M (fsts: >= 1; other models: 0)")
 	fs.IntVar(&f.cfg.Width, "width", d.Width, "neurons per hidden layer")
 	fs.IntVar(&f.cfg.Epochs, "epochs", d.Epochs, "training epochs")

@@ -35,7 +35,7 @@ func TestTrainEvalBadInput(t *testing.T) {
 		{"unknown protocol", []string{"train", "--protocol=cv"}, "official-val"},
 		{"unknown readout", []string{"train", "--readout=last"}, "li-max"},
 		{"unknown executor", []string{"train", "--executor=fast"}, "chunked"},
-		{"fsts needs m", []string{"train", "--model=fsts"}, "m >= 1"},
+		{"fsts needs m", []string{"train", "--model=fsts"}, "M >= 1"},
 		{"bad lr", []string{"train", "--lr=fast"}, "--lr"},
 		{"negative width", []string{"train", "--width=-3"}, "width"},
 		{"fractional seed", []string{"train", "--seed=1.5"}, "--seed"},

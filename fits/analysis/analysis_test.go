@@ -301,7 +301,7 @@ func TestSpikes(t *testing.T) {
 		t.Fatalf("%d examples, %d layers", len(all.Index), len(all.Hidden))
 	}
 	for l, tr := range all.Hidden {
-		got, want := tr.MeanRate(), res.FiringRates[l]
+		got, want := tr.MeanRate(), res.FinalFiringRates[l]
 		t.Logf("layer %d: mean rate %g, the run measured %g", l, got, want)
 		if math.Abs(got-want) > 1e-3 {
 			t.Errorf("layer %d: mean rate %g, the run measured %g", l, got, want)

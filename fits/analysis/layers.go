@@ -4,72 +4,75 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/theory"
 	"github.com/fits-snn/fits/fits/train"
 )
 
-// Layer is what one hidden layer of FiTS neurons has learned.
+// Layer is what one layer of spiking neurons has learned.
 type Layer struct {
-	// Index is the layer's position (0 is the layer next to the input); Scope the context scope of its
-	// neuron variables, e.g. "/model/hidden_0/neuron".
+	// Index is the layer's position among the spiking layers (0 is the layer next to the input); Name
+	// its block ("hidden_0", "conv_0", "fc", see Block) and Scope the context scope of its neuron
+	// variables, e.g. "/model/hidden_0/neuron".
 	Index int
+	Name  string
 	Scope string
-	// Neuron is the layer's neuron configuration (kind, M, τm, τa, Δt, target range).
+	// Neuron is the layer's neuron configuration (kind, M, τm, τa, Δt, target range; ChannelShared in
+	// convolutional blocks, DTExact when the checkpoint holds the DT-exact target).
 	Neuron neuron.Config
-	// Neurons is the number of neurons (sets of neuron parameters) of the layer.
-	Neurons int
-	// InitialHz are the target frequencies f* in Hz at initialization, per neuron: log-spaced over
-	// [Neuron.FMinHz, Neuron.FMaxHz] in neuron order, as neuron.Layer initializes them. Nil for kinds
+	// Neurons is the number of sets of neuron parameters of the layer: its units for a dense layer, its
+	// channels for a convolutional one (parameters shared across positions). Units is the number of
+	// spiking units per time step (height × width × channels for a convolutional layer).
+	Neurons, Units int
+	// InitialHz are the target frequencies f* in Hz at initialization, per parameter set: log-spaced over
+	// [Neuron.FMinHz, Neuron.FMaxHz] in parameter order, as neuron.Layer initializes them. Nil for kinds
 	// without a target frequency (LIF, adaptive LIF).
 	InitialHz []float64
-	// TargetHz are the learned target frequencies f* in Hz, per neuron, as the graph uses them
-	// (neuron.TargetFrequenciesHz: clamped to [0, Neuron.MaxTargetHz()]). Nil for kinds without one.
+	// TargetHz are the learned target frequencies f* in Hz, per parameter set, as the graph uses them
+	// (neuron.TargetFrequenciesHz: clamped to [0, Neuron.MaxTargetHz()]): continuous-time targets
+	// (Theorem 1), or realized discrete-time targets (Theorem 2) with Neuron.DTExact. Nil for kinds
+	// without one.
 	TargetHz []float64
 	// Beta and Lambda are the TS coefficients β = tanh(β̂) ∈ (−1, 1) and λ = σ(λ̂) ∈ (0, 1), indexed
-	// [stage][neuron], stage m−1 holding stage m of the cascade (neuron.TSCoefficients). Nil unless the
-	// kind is FSTS.
+	// [stage][parameter set], stage m−1 holding stage m of the cascade (neuron.TSCoefficients). Nil
+	// unless the kind has the TS module (FSTS).
 	Beta, Lambda [][]float64
 }
 
-// Layers returns, for each hidden layer of the run's feedforward network, its learned target
-// frequencies and TS coefficients next to the initial target frequencies. The neuron constants come
-// from the run's dataset (train.NeuronConfig). The convolutional network of event-frame datasets is not
-// supported (an error).
+// Layers returns, for each spiking layer of the run's network (the hidden layers of the feedforward
+// network; the convolutional blocks and the fully connected block of the convolutional one), its
+// learned target frequencies and TS coefficients next to the initial target frequencies. The neuron
+// constants are those of the run's network (see Layout).
 func (r *Run) Layers() ([]Layer, error) {
-	ds, err := r.Dataset()
+	lay, err := r.Layout()
 	if err != nil {
 		return nil, err
 	}
-	if len(ds.Train.FeatureShape) > 1 {
-		return nil, fmt.Errorf("analysis: layers of the convolutional network (dataset %s) are not supported", ds.Name)
-	}
-	kind := r.Config.Kind()
-	ncfg, err := train.NeuronConfig(kind, r.Config.M, ds)
-	if err != nil {
-		return nil, err
-	}
-	mcfg := model.DefaultConfig(kind, r.Config.M, r.Config.Width, ds.Classes)
-	out := make([]Layer, mcfg.Layers)
-	for i := range out {
-		ctx := r.Context.In(train.ModelScope).In(fmt.Sprintf("hidden_%d", i)).In("neuron")
-		l := Layer{Index: i, Scope: ctx.Scope(), Neuron: ncfg, Neurons: r.Config.Width}
-		if kind.HasTargetFrequency() {
+	var out []Layer
+	for i, b := range lay.Spiking() {
+		ctx := r.Context.In(train.ModelScope).In(b.Name).In("neuron")
+		ncfg := *b.Neuron
+		l := Layer{Index: i, Name: b.Name, Scope: ctx.Scope(), Neuron: ncfg, Units: size(b.Out), Neurons: size(b.Out)}
+		if ncfg.ChannelShared {
+			l.Neurons = b.Out[len(b.Out)-1]
+		}
+		if ncfg.Kind.HasTargetFrequency() {
 			if l.TargetHz, err = neuron.TargetFrequenciesHz(ctx, ncfg); err != nil {
-				return nil, fmt.Errorf("layer %d: %w", i, err)
+				return nil, fmt.Errorf("layer %s: %w", b.Name, err)
 			}
-			l.Neurons = len(l.TargetHz)
+			if len(l.TargetHz) != l.Neurons {
+				return nil, fmt.Errorf("layer %s: %d target frequencies for %d parameter sets", b.Name, len(l.TargetHz), l.Neurons)
+			}
 			if l.InitialHz, err = InitialTargetsHz(ncfg, l.Neurons); err != nil {
-				return nil, fmt.Errorf("layer %d: %w", i, err)
+				return nil, fmt.Errorf("layer %s: %w", b.Name, err)
 			}
 		}
-		if kind == neuron.FSTS {
+		if ncfg.Kind.HasTS() {
 			if l.Beta, l.Lambda, err = neuron.TSCoefficients(ctx, ncfg); err != nil {
-				return nil, fmt.Errorf("layer %d: %w", i, err)
+				return nil, fmt.Errorf("layer %s: %w", b.Name, err)
 			}
 		}
-		out[i] = l
+		out = append(out, l)
 	}
 	return out, nil
 }

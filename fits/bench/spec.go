@@ -83,15 +83,11 @@ const (
 // inputs, two hidden layers of width W with the SSC neuron constants (kind fs for M = 0, fsts for M ≥ 1),
 // 35 classes with the mean readout and cross-entropy. Inputs are Bernoulli spikes at rate 0.2.
 func KernelSpec(width, order int) Spec {
-	kind := neuron.FS
-	if order > 0 {
-		kind = neuron.FSTS
-	}
 	return Spec{
 		Batch: KernelBatch, Time: KernelTime, Inputs: KernelInputs,
 		Widths:    []int{width, width},
 		Classes:   KernelClasses,
-		Neuron:    neuron.DefaultConfig(kind, order),
+		Neuron:    neuron.DefaultConfig(neuron.FiTS(order), order),
 		InputRate: 0.2,
 		Seed:      1,
 	}

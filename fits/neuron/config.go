@@ -9,15 +9,16 @@ import (
 
 // Config holds the constants and options of one layer of FiTS neurons.
 type Config struct {
-	// Kind is the member of the neuron family.
+	// Kind is the member of the neuron family (a registered cell).
 	Kind Kind
-	// Order is the TS cascade order M: at least 1 for FSTS, 0 for every other kind.
+	// Order is the TS cascade order M: at least 1 for FSTS, 0 for every kind without a TS module.
 	Order int
 
 	// TauM, TauA and Dt are τm, τa and Δt in seconds (Appendix B, table of neuron constants).
 	TauM, TauA, Dt float64
 	// FMinHz and FMaxHz bound the log-spaced initialization of the target frequencies f* in Hz
-	// (the paper: [1, 50] Hz for SHD and SSC, [1, 30] Hz for GSC). Used by FSFrozen, FS and FSTS.
+	// (the paper: [1, 50] Hz for SHD and SSC, [1, 30] Hz for GSC). Used by the kinds with a target
+	// frequency (FSFrozen, FS, FSTS) and by cells that initialize their coupling from the range.
 	FMinHz, FMaxHz float64
 	// EtaGammaRatio is r = η/γ > 0; η = √(κr), γ = √(κ/r). Zero means 1, the paper's choice.
 	EtaGammaRatio float64
@@ -64,14 +65,12 @@ type Surrogate struct {
 var DefaultSurrogate = Surrogate{Width: 1, Scale: 0.3}
 
 // DefaultConfig returns the paper's SHD/SSC settings (Appendix B) for a kind: τm = 0.04 s, τa = 0.2 s,
-// Δt = 4 ms, f* log-spaced over [1, 50] Hz, η = γ, Vth = 1, β̂ = 0, λ̂ = −3, and the default surrogate.
-// order is the TS cascade order M (used only by FSTS; it is forced to 0 for the other kinds).
+// Δt = 4 ms, f* log-spaced over [1, 50] Hz, η = γ, Vth = 1, β̂ = 0, λ̂ = −3, and the default surrogate, with
+// the kind's own defaults (Cell.Defaults). order is the TS cascade order M, used only by kinds with a TS
+// module (FSTS); the others keep order 0. An unregistered kind gives a configuration that Validate rejects.
 func DefaultConfig(kind Kind, order int) Config {
-	if kind != FSTS {
-		order = 0
-	}
-	return Config{
-		Kind: kind, Order: order,
+	c := Config{
+		Kind: kind,
 		TauM: theory.SSC.TauM, TauA: theory.SSC.TauA, Dt: theory.SSC.Dt,
 		FMinHz: 1, FMaxHz: 50,
 		EtaGammaRatio: 1,
@@ -79,6 +78,10 @@ func DefaultConfig(kind Kind, order int) Config {
 		BetaHatInit:   0, LambdaHatInit: -3,
 		Surrogate: DefaultSurrogate,
 	}
+	if cell, err := kind.Cell(); err == nil {
+		cell.Defaults(&c, order)
+	}
+	return c
 }
 
 // Constants returns τm, τa and Δt as theory constants.
@@ -136,21 +139,19 @@ func (c Config) MaxTargetHz() (float64, error) {
 	return f, nil
 }
 
-// Validate reports whether the configuration is usable.
+// Validate reports whether the configuration is usable: a registered kind that accepts the order, the
+// options shared by every kind, then the kind's own (Cell.Validate).
 func (c Config) Validate() error {
-	if c.Kind < LIF || c.Kind > FSTS {
-		return fmt.Errorf("invalid neuron kind %d", int(c.Kind))
+	cell, err := c.Kind.Cell()
+	if err != nil {
+		return err
 	}
-	if c.Kind == FSTS && c.Order < 1 {
-		return fmt.Errorf("kind fsts needs a TS order M >= 1, got %d", c.Order)
-	}
-	if c.Kind != FSTS && c.Order != 0 {
-		return fmt.Errorf("kind %s has no TS module: order must be 0, got %d", c.Kind, c.Order)
+	if err := cell.CheckOrder(c.Order); err != nil {
+		return err
 	}
 	if err := c.Constants().Validate(); err != nil {
 		return err
 	}
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	if r := c.Ratio(); !finite(r) || r <= 0 {
 		return fmt.Errorf("eta/gamma ratio must be positive and finite, got %g", c.EtaGammaRatio)
 	}
@@ -160,24 +161,27 @@ func (c Config) Validate() error {
 	if !finite(c.Surrogate.Width) || c.Surrogate.Width <= 0 || !finite(c.Surrogate.Scale) || c.Surrogate.Scale <= 0 {
 		return fmt.Errorf("surrogate width and scale must be positive and finite, got %+v", c.Surrogate)
 	}
-	if !finite(c.BetaHatInit) || !finite(c.LambdaHatInit) {
-		return fmt.Errorf("beta-hat and lambda-hat initial values must be finite")
-	}
 	if f := c.kappaFraction(); !(f > 0 && f <= 1) {
 		return fmt.Errorf("kappa fraction must lie in (0, 1], got %g", c.KappaFraction)
 	}
-	if c.Kind.HasTargetFrequency() {
-		if !(c.FMinHz > 0) || !(c.FMaxHz >= c.FMinHz) || !finite(c.FMaxHz) {
-			return fmt.Errorf("target frequency range must satisfy 0 < fmin <= fmax < inf, got [%g, %g] Hz", c.FMinHz, c.FMaxHz)
-		}
-		fmax, err := c.MaxTargetHz()
-		if err != nil {
-			return err
-		}
-		if c.FMaxHz > fmax {
-			return fmt.Errorf("target frequency range [%g, %g] Hz exceeds the stable limit %.4g Hz of the semi-implicit update",
-				c.FMinHz, c.FMaxHz, fmax)
-		}
+	return cell.Validate(c)
+}
+
+// validateTargetRange checks [FMinHz, FMaxHz] against the stable limit MaxTargetHz (for the cells that
+// initialize from the range).
+func (c Config) validateTargetRange() error {
+	if !(c.FMinHz > 0) || !(c.FMaxHz >= c.FMinHz) || !finite(c.FMaxHz) {
+		return fmt.Errorf("target frequency range must satisfy 0 < fmin <= fmax < inf, got [%g, %g] Hz", c.FMinHz, c.FMaxHz)
+	}
+	fmax, err := c.MaxTargetHz()
+	if err != nil {
+		return err
+	}
+	if c.FMaxHz > fmax {
+		return fmt.Errorf("target frequency range [%g, %g] Hz exceeds the stable limit %.4g Hz of the semi-implicit update",
+			c.FMinHz, c.FMaxHz, fmax)
 	}
 	return nil
 }
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -3,6 +3,7 @@ package neuron
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,31 +24,55 @@ func TestKindNames(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if want := `{"K":"` + k.String() + `"}`; string(b) != want {
+			t.Errorf("JSON of %v: %s, want %s", k, b, want)
+		}
 		var back struct{ K Kind }
 		if err := json.Unmarshal(b, &back); err != nil || back.K != k {
 			t.Errorf("JSON round trip of %v: %s -> %v, %v", k, b, back.K, err)
 		}
 	}
-	want := "lif adaptlif fs-frozen fs fsts"
-	var names []string
+	// The paper's kinds keep their names (configurations, checkpoints and result.json store them) and
+	// their order (ranks 10..50).
+	var paper []string
 	for _, k := range Kinds() {
-		names = append(names, k.String())
+		if slices.Contains([]Kind{LIF, AdaptLIF, FSFrozen, FS, FSTS}, k) {
+			paper = append(paper, k.String())
+		}
 	}
-	if strings.Join(names, " ") != want {
-		t.Errorf("kind names %v, want %s", names, want)
+	if want := "lif adaptlif fs-frozen fs fsts"; strings.Join(paper, " ") != want {
+		t.Errorf("kinds of the paper %v, want %s", paper, want)
 	}
-	if _, err := ParseKind("resonate"); err == nil {
-		t.Error("ParseKind accepted an unknown name")
+	if !slices.Equal(KindNames(), func() []string {
+		var s []string
+		for _, k := range Kinds() {
+			s = append(s, string(k))
+		}
+		return s
+	}()) {
+		t.Errorf("KindNames %v differs from Kinds %v", KindNames(), Kinds())
 	}
-	if _, err := Kind(9).MarshalText(); err == nil {
-		t.Error("MarshalText accepted an invalid kind")
+	if _, err := ParseKind("resonate"); err == nil || !strings.Contains(err.Error(), "fsts") {
+		t.Errorf("ParseKind of an unknown name: %v, want an error listing the kinds", err)
+	}
+	if _, err := Kind("resonate").MarshalText(); err == nil {
+		t.Error("MarshalText accepted an unregistered kind")
+	}
+	var k Kind
+	if err := json.Unmarshal([]byte(`"resonate"`), &k); err == nil {
+		t.Error("UnmarshalText accepted an unregistered kind")
 	}
 }
 
 func TestConfigValidate(t *testing.T) {
 	for _, k := range Kinds() {
-		if err := DefaultConfig(k, 2).Validate(); err != nil {
-			t.Errorf("DefaultConfig(%v): %v", k, err)
+		for _, m := range []int{0, 2} {
+			if k.CheckOrder(m) != nil {
+				continue
+			}
+			if err := DefaultConfig(k, m).Validate(); err != nil {
+				t.Errorf("DefaultConfig(%v, %d): %v", k, m, err)
+			}
 		}
 	}
 	for _, tc := range []struct {
@@ -57,7 +82,7 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{"fsts order 0", func(c *Config) { c.Order = 0 }, "order"},
 		{"fs with order", func(c *Config) { c.Kind = FS }, "order"},
-		{"bad kind", func(c *Config) { c.Kind = 7 }, "kind"},
+		{"bad kind", func(c *Config) { c.Kind = "resonate" }, "kind"},
 		{"tau-m zero", func(c *Config) { c.TauM = 0 }, "tau-m"},
 		{"dt above tau-a", func(c *Config) { c.Dt = 0.3 }, "dt"},
 		{"ratio negative", func(c *Config) { c.EtaGammaRatio = -1 }, "ratio"},

@@ -5,62 +5,55 @@ import (
 	"strings"
 )
 
-// Kind selects a member of the neuron family of the paper's ablation (Section 5.2, table of the
-// factorized ablation).
-type Kind int
+// Kind names a member of the neuron family: a cell registered with Register (see Cell). The name is what
+// configurations, checkpoints, result.json and the CLI store, so a registered name never changes. The
+// paper's ablation family (Section 5.2, table of the factorized ablation) is LIF, AdaptLIF, FSFrozen, FS
+// and FSTS, each declared in its cell's file; Kinds lists every registered kind.
+type Kind string
 
-const (
-	// LIF is the plain leaky integrate-and-fire neuron (Eq. 1, η = 0): V0[k+1] = (1 − μΔt)V[k] + I[k].
-	// No neuron parameter is learned.
-	LIF Kind = iota
-	// AdaptLIF is the paper's "Adapt. LIF (frozen zero init.)" baseline: the FS update of Eq. 6 with the
-	// adaptation current computed, and η and γ (1/s) as trainable variables initialized at zero. Zero
-	// is a stationary point: with γ = 0 the adaptation current a stays 0, so ∂L/∂η = 0, and with η = 0
-	// nothing depends on a, so ∂L/∂γ = 0. Gradient-based training therefore leaves both at zero (the
-	// adaptation is frozen at its zero initialization) and the spikes equal LIF's, at the computational
-	// cost of the adaptive neuron.
-	AdaptLIF
-	// FSFrozen is the FS module with target frequencies initialized on a log scale and frozen: the
-	// variable Ω* exists but is not trainable.
-	FSFrozen
-	// FS is the FS module with learnable target frequency Ω* (Theorem 1, Eq. 5).
-	FS
-	// FSTS is FS followed by the TS module of order M ≥ 1 (Eqs. 8–10), with learnable Ω*, β̂ and λ̂.
-	FSTS
-)
-
-var kindNames = [...]string{LIF: "lif", AdaptLIF: "adaptlif", FSFrozen: "fs-frozen", FS: "fs", FSTS: "fsts"}
-
-// Kinds returns all kinds in order.
-func Kinds() []Kind { return []Kind{LIF, AdaptLIF, FSFrozen, FS, FSTS} }
-
-// String returns the kind's name: lif, adaptlif, fs-frozen, fs or fsts.
-func (k Kind) String() string {
-	if k < 0 || int(k) >= len(kindNames) {
-		return fmt.Sprintf("Kind(%d)", int(k))
+// Kinds returns every registered kind, ordered by the rank given to Register (the paper's ablation order:
+// plain LIF first, FS + TS last).
+func Kinds() []Kind {
+	out := make([]Kind, len(registry))
+	for i, r := range registry {
+		out[i] = r.kind
 	}
-	return kindNames[k]
+	return out
 }
 
-// ParseKind returns the kind named s (case-insensitive): lif, adaptlif, fs-frozen, fs or fsts.
+// KindNames returns the names of Kinds(), for help texts and error messages.
+func KindNames() []string {
+	out := make([]string, len(registry))
+	for i, r := range registry {
+		out[i] = string(r.kind)
+	}
+	return out
+}
+
+// String returns the kind's name, e.g. "fsts".
+func (k Kind) String() string { return string(k) }
+
+// ParseKind returns the registered kind named s (case-insensitive), e.g. lif, adaptlif, fs-frozen, fs or
+// fsts; the error lists the registered names.
 func ParseKind(s string) (Kind, error) {
-	for k, n := range kindNames {
-		if strings.EqualFold(s, n) {
-			return Kind(k), nil
+	for _, r := range registry {
+		if strings.EqualFold(s, string(r.kind)) {
+			return r.kind, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown neuron kind %q (valid: %s)", s, strings.Join(kindNames[:], ", "))
+	return "", fmt.Errorf("unknown neuron kind %q (valid: %s)", s, strings.Join(KindNames(), ", "))
 }
 
-// MarshalText implements encoding.TextMarshaler (JSON configurations store the name).
+// MarshalText implements encoding.TextMarshaler (JSON configurations store the name). Unregistered
+// kinds are an error.
 func (k Kind) MarshalText() ([]byte, error) {
-	if k < 0 || int(k) >= len(kindNames) {
-		return nil, fmt.Errorf("invalid neuron kind %d", int(k))
+	if _, err := k.Cell(); err != nil {
+		return nil, err
 	}
-	return []byte(kindNames[k]), nil
+	return []byte(k), nil
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler: the name must be registered.
 func (k *Kind) UnmarshalText(b []byte) error {
 	v, err := ParseKind(string(b))
 	if err != nil {
@@ -70,9 +63,59 @@ func (k *Kind) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// HasAdaptation reports whether the kind carries the adaptation current a (all but LIF).
-func (k Kind) HasAdaptation() bool { return k != LIF }
+// Cell returns the cell registered under k.
+func (k Kind) Cell() (Cell, error) {
+	for _, r := range registry {
+		if r.kind == k {
+			return r.cell, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown neuron kind %q (valid: %s)", string(k), strings.Join(KindNames(), ", "))
+}
 
-// HasTargetFrequency reports whether the kind is parameterized by a target frequency (FSFrozen, FS,
-// FSTS).
-func (k Kind) HasTargetFrequency() bool { return k == FSFrozen || k == FS || k == FSTS }
+// Summary returns the registered cell's one-line description ("" for an unregistered kind).
+func (k Kind) Summary() string {
+	c, err := k.Cell()
+	if err != nil {
+		return ""
+	}
+	return c.Summary()
+}
+
+// HasAdaptation reports whether the kind's cell carries the adaptation current a (all kinds of the paper's
+// family but LIF).
+func (k Kind) HasAdaptation() bool {
+	c, err := k.Cell()
+	return err == nil && c.State(DefaultConfig(k, 0)).Adaptation
+}
+
+// HasTargetFrequency reports whether the kind is parameterized by a target frequency f* (its cell is a
+// TargetFrequencyCell: FSFrozen, FS, FSTS).
+func (k Kind) HasTargetFrequency() bool {
+	c, err := k.Cell()
+	if err != nil {
+		return false
+	}
+	_, ok := c.(TargetFrequencyCell)
+	return ok
+}
+
+// HasTS reports whether the kind has the TS module of Eqs. 8–10 (its cell is a TSCell: FSTS).
+func (k Kind) HasTS() bool {
+	c, err := k.Cell()
+	if err != nil {
+		return false
+	}
+	_, ok := c.(TSCell)
+	return ok
+}
+
+// CheckOrder reports whether the kind accepts the TS cascade order M = order (FSTS: M ≥ 1; kinds without
+// a TS module: M = 0).
+func (k Kind) CheckOrder(order int) error {
+	c, err := k.Cell()
+	if err != nil {
+		return err
+	}
+	return c.CheckOrder(order)
+}

@@ -1,8 +1,13 @@
 // Package neuron implements the FiTS neuron family (Section 3 of the paper) as GoMLX graph layers: plain
 // LIF, the zero-initialized adaptive LIF baseline, the FS module with frozen or learnable target frequency,
 // and FS + TS with cascade order M ≥ 1. A layer maps an input current [batch, time, neurons] to spikes
-// [batch, time, neurons] by running Algorithm 1 (Appendix A.4) over time, unrolled in the graph (GoMLX
+// [batch, time, neurons] by running Algorithm 1 (Appendix A.5) over time, unrolled in the graph (GoMLX
 // has no loop op). Package fits/sim is the float64 oracle it is tested against.
+//
+// Cells: each kind is a Cell in its own file (lif.go, adaptlif.go, fsfrozen.go, fs.go, fsts.go, …),
+// registered by name (Register, Kinds, ParseKind). A cell owns its variables, its carried state, its
+// options and defaults, and maps its variables to the per-step Coefficients; the time loop below (run) is
+// the same for every kind and is the only code that steps the recurrence.
 //
 // Per step (see package sim for the full transcription), with per-neuron coefficients:
 //
@@ -10,7 +15,7 @@
 //	Vm ← βm(Vm − V(m−1)new) + V(m−1)old;  Ṽm = (1 − λm)Ṽ(m−1) + λm·Vm          (Eqs. 8–10)
 //	S = Θ(ṼM − Vth) (Θ(0) = 1, triangular surrogate gradient);  V = ṼM − S·Vth
 //
-// Parameterization (all parameters per neuron, or per channel with Config.ChannelShared):
+// Parameterization of the FS kinds (all parameters per neuron, or per channel with Config.ChannelShared):
 //   - κ = ηγ from the target frequency through the inverse map of Theorem 1 (Eq. 5), computed in the graph
 //     (KappaStar); η = √(κr), γ = √(κ/r) with r = η/γ (paper: r = 1). The trainable coordinate is
 //     Ω* = 2πf* in rad/s, as in the paper, initialized log-spaced over [FMinHz, FMaxHz].
@@ -35,13 +40,9 @@ package neuron
 
 import (
 	"fmt"
-	"math"
 
-	"github.com/fits-snn/fits/fits/theory"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 	"github.com/gomlx/gomlx/pkg/core/shapes"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 )
 
@@ -58,7 +59,8 @@ const (
 	VarBetaHat = "beta_hat"
 	// VarLambdaHat is λ̂, shape [M, P...]; λ = σ(λ̂) (FSTS).
 	VarLambdaHat = "lambda_hat"
-	// VarEta and VarGamma are η and γ in 1/s, shape P, of AdaptLIF (initialized at zero).
+	// VarEta and VarGamma are η and γ in 1/s, shape P, of the kinds that learn the coupling directly
+	// (AdaptLIF, initialized at zero).
 	VarEta   = "eta"
 	VarGamma = "gamma"
 )
@@ -93,16 +95,9 @@ func ParamShape(inputDims []int, channelShared bool) ([]int, error) {
 	return append([]int(nil), inputDims[2:]...), nil
 }
 
-// coefficients are the per-neuron constants of Algorithm 1 as graph nodes broadcast to the per-step
-// shape [batch, d1, …, dn]; nil means absent (zero).
-type coefficients struct {
-	etaDt, gammaDt *Node   // ηΔt and γΔt (nil for LIF)
-	beta, lambda   []*Node // βm, λm, m = 1..M
-	oneMinusLambda []*Node // 1 − λm
-}
-
 // run runs the layer from the carried state init (nil: zero; see LayerFrom for its layout) and returns the
-// spikes, the pre-reset voltage when wantVoltage, and the state after the last step.
+// spikes, the pre-reset voltage when wantVoltage, and the state after the last step. It is the time loop of
+// every kind: the kind enters only through LayerCoefficients and the cell's StateLayout.
 func run(ctx *context.Context, current *Node, cfg Config, wantVoltage bool, init []*Node) (spikes, vPre *Node, final []*Node) {
 	if err := cfg.Validate(); err != nil {
 		panic(fmt.Errorf("neuron.Layer: %w", err))
@@ -115,14 +110,25 @@ func run(ctx *context.Context, current *Node, cfg Config, wantVoltage bool, init
 	if !current.DType().IsFloat() {
 		panic(fmt.Errorf("neuron.Layer: input current must be a float tensor, got %s", current.DType()))
 	}
-	stepDims := append([]int{dims[0]}, dims[2:]...)
-	co := buildCoefficients(ctx, current.Graph(), current.DType(), cfg, pshape, stepDims)
-
-	k := cfg.Constants()
-	cMu, cRho := k.MuBar(), k.RhoBar()
-	m := cfg.Order
-	adapt := co.etaDt != nil
 	g := current.Graph()
+	co := LayerCoefficients(ctx, g, current.DType(), cfg, pshape)
+	cell, _ := cfg.Kind.Cell()
+	layout := cell.State(cfg)
+
+	// Per-step coefficients, broadcast to the per-step shape [batch, d1, …, dn].
+	stepDims := append([]int{dims[0]}, dims[2:]...)
+	bc := func(p *Node) *Node { return broadcastParam(p, cfg.ChannelShared, stepDims) }
+	adapt := co.EtaDt != nil
+	var etaDt, gammaDt *Node
+	if adapt {
+		etaDt, gammaDt = bc(co.EtaDt), bc(co.GammaDt)
+	}
+	m := len(co.Beta)
+	beta, lambda, oneMinusLambda := make([]*Node, m), make([]*Node, m), make([]*Node, m)
+	for j := range m {
+		beta[j], lambda[j], oneMinusLambda[j] = bc(co.Beta[j]), bc(co.Lambda[j]), bc(OneMinus(co.Lambda[j]))
+	}
+	cMu, cRho := co.MuBar, co.RhoBar
 	zero := Zeros(g, shapes.Make(current.DType(), stepDims...)) // [batch, d1, …, dn]
 
 	// The carried state of Algorithm 1 is packed, with the step's outputs, into one tensor per step,
@@ -136,7 +142,7 @@ func run(ctx *context.Context, current *Node, cfg Config, wantVoltage bool, init
 		stages[i] = zero
 	}
 	if init != nil {
-		v, a = unpackState(init, cfg, stages)
+		v, a = unpackState(init, layout, stages)
 	}
 	next := make([]*Node, m+1)
 	inputs := unstack(current, 1)
@@ -151,20 +157,20 @@ func run(ctx *context.Context, current *Node, cfg Config, wantVoltage bool, init
 		// FS module (Eq. 6).
 		v0 := Add(MulScalar(v, cMu), in)
 		if adapt {
-			v0 = Sub(v0, Mul(co.etaDt, a))
-			a = Add(MulScalar(a, cRho), Mul(co.gammaDt, v0))
+			v0 = Sub(v0, Mul(etaDt, a))
+			a = Add(MulScalar(a, cRho), Mul(gammaDt, v0))
 		}
 		// TS module (Eqs. 8-10).
 		mixed := v0
 		next[0] = v0
 		for j := 1; j <= m; j++ {
-			next[j] = Add(Mul(co.beta[j-1], Sub(stages[j], next[j-1])), stages[j-1])
-			mixed = Add(Mul(co.oneMinusLambda[j-1], mixed), Mul(co.lambda[j-1], next[j]))
+			next[j] = Add(Mul(beta[j-1], Sub(stages[j], next[j-1])), stages[j-1])
+			mixed = Add(Mul(oneMinusLambda[j-1], mixed), Mul(lambda[j-1], next[j]))
 		}
 		// Spike and subtractive soft reset.
-		spike := Spike(mixed, cfg.Vth, cfg.Surrogate)
-		reset := MulScalar(spike, cfg.Vth)
-		if cfg.DetachReset {
+		spike := Spike(mixed, co.Vth, co.Surrogate)
+		reset := MulScalar(spike, co.Vth)
+		if co.DetachReset {
 			reset = StopGradient(reset)
 		}
 		v = Sub(mixed, reset)
@@ -198,7 +204,7 @@ func run(ctx *context.Context, current *Node, cfg Config, wantVoltage bool, init
 	if wantVoltage {
 		vPre = Stack(vSeq, 1)
 	}
-	return spikes, vPre, packState(v, a, stages, cfg)
+	return spikes, vPre, packState(v, a, stages, layout)
 }
 
 // fusionBarrierOne returns a scalar equal to 1 that the compiler cannot prove to be 1: 1 + 0·max|x|
@@ -214,78 +220,6 @@ func fusionBarrierOne(x *Node) *Node {
 	return StopGradient(OnePlus(MulScalar(ReduceAllMax(Abs(x)), 0)))
 }
 
-// buildCoefficients creates (or reuses) the layer's variables and returns the per-step coefficients.
-func buildCoefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg Config, pshape, stepDims []int) coefficients {
-	var co coefficients
-	k := cfg.Constants()
-	r := cfg.Ratio()
-	size := 1
-	for _, d := range pshape {
-		size *= d
-	}
-	switch cfg.Kind {
-	case LIF:
-		return co
-	case AdaptLIF:
-		zeros := make([]float64, size)
-		eta := ctx.VariableWithValue(VarEta, newTensor(dtype, zeros, pshape)).ValueGraph(g)
-		gamma := ctx.VariableWithValue(VarGamma, newTensor(dtype, zeros, pshape)).ValueGraph(g)
-		co.etaDt = broadcastParam(MulScalar(eta, cfg.Dt), cfg.ChannelShared, stepDims)
-		co.gammaDt = broadcastParam(MulScalar(gamma, cfg.Dt), cfg.ChannelShared, stepDims)
-		return co
-	}
-
-	// Target frequency (FSFrozen, FS, FSTS).
-	fHz, err := theory.LogSpacedHz(cfg.FMinHz, cfg.FMaxHz, size)
-	if err != nil {
-		panic(fmt.Errorf("neuron.Layer: %w", err))
-	}
-	omegaInit := make([]float64, size)
-	for i, f := range fHz {
-		omegaInit[i] = theory.RadPerSecFromHz(f)
-	}
-	fmax, err := cfg.MaxTargetHz()
-	if err != nil {
-		panic(fmt.Errorf("neuron.Layer: %w", err))
-	}
-	name := VarOmegaStar
-	if cfg.DTExact {
-		name = VarOmegaStarDT
-	}
-	omegaVar := ctx.VariableWithValue(name, newTensor(dtype, omegaInit, pshape))
-	if cfg.Kind == FSFrozen {
-		omegaVar.SetTrainable(false)
-	}
-	omega := ClipScalar(omegaVar.ValueGraph(g), 0, theory.RadPerSecFromHz(fmax))
-	// ηΔt = √(κ̄r), γΔt = √(κ̄/r) with κ̄ = κΔt².
-	var kappaBar *Node
-	if cfg.DTExact {
-		kappaBar = KappaBarDTExact(MulScalar(omega, cfg.Dt), k.MuBar(), k.RhoBar())
-	} else {
-		kappaBar = MulScalar(KappaStar(omega, k.Mu(), k.Rho()), cfg.Dt*cfg.Dt)
-	}
-	sq := Sqrt(kappaBar)
-	co.etaDt = broadcastParam(MulScalar(sq, math.Sqrt(r)), cfg.ChannelShared, stepDims)
-	co.gammaDt = broadcastParam(DivScalar(sq, math.Sqrt(r)), cfg.ChannelShared, stepDims)
-	if cfg.Kind != FSTS {
-		return co
-	}
-
-	// TS module: β = tanh(β̂), λ = σ(λ̂), shape [M, P...].
-	m := cfg.Order
-	tsShape := append([]int{m}, pshape...)
-	betaHat := ctx.VariableWithValue(VarBetaHat, newTensor(dtype, fill(m*size, cfg.BetaHatInit), tsShape)).ValueGraph(g)
-	lambdaHat := ctx.VariableWithValue(VarLambdaHat, newTensor(dtype, fill(m*size, cfg.LambdaHatInit), tsShape)).ValueGraph(g)
-	beta := unstack(Tanh(betaHat), 0)
-	lambda := unstack(Sigmoid(lambdaHat), 0)
-	for j := range m {
-		co.beta = append(co.beta, broadcastParam(beta[j], cfg.ChannelShared, stepDims))
-		co.lambda = append(co.lambda, broadcastParam(lambda[j], cfg.ChannelShared, stepDims))
-		co.oneMinusLambda = append(co.oneMinusLambda, broadcastParam(OneMinus(lambda[j]), cfg.ChannelShared, stepDims))
-	}
-	return co
-}
-
 // broadcastParam broadcasts a parameter of shape P to the per-step shape [batch, d1, …, dn].
 func broadcastParam(p *Node, channelShared bool, stepDims []int) *Node {
 	if channelShared {
@@ -298,28 +232,4 @@ func broadcastParam(p *Node, channelShared bool, stepDims []int) *Node {
 		return BroadcastToDims(p, stepDims...)
 	}
 	return BroadcastPrefix(p, stepDims[0])
-}
-
-func fill(n int, v float64) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = v
-	}
-	return out
-}
-
-// newTensor returns a tensor of dtype (Float32 or Float64) with the given values and dimensions.
-func newTensor(dtype dtypes.DType, values []float64, dims []int) *tensors.Tensor {
-	switch dtype {
-	case dtypes.Float64:
-		return tensors.FromFlatDataAndDimensions(append([]float64(nil), values...), dims...)
-	case dtypes.Float32:
-		f := make([]float32, len(values))
-		for i, v := range values {
-			f[i] = float32(v)
-		}
-		return tensors.FromFlatDataAndDimensions(f, dims...)
-	default:
-		panic(fmt.Errorf("neuron.Layer: unsupported dtype %s (use Float32 or Float64)", dtype))
-	}
 }

@@ -1,63 +1,80 @@
 package neuron
 
 import (
+	"fmt"
+	"hash/fnv"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fits-snn/fits/fits/sim"
-	"github.com/fits-snn/fits/fits/theory"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 )
 
-// oracleCase is a layer configuration with random parameters to hold against package sim.
+// oracleCase is a layer configuration to hold against its kind's float64 twin in package sim.
 type oracleCase struct {
 	name string
 	cfg  Config
 	dims []int // input dimensions [batch, time, features...]
 	// xla: also run on XLA CPU. Every case runs on SimpleGo, which has no compile step; XLA compiles the
-	// unrolled graph for 10-25 s at T = 400 on a 2-core machine, so it runs M = 0 and M = 3 only.
+	// unrolled graph for 20-55 s at T = 400 on a 2-core machine, so it runs fs M = 0 and fsts M = 3 only.
 	xla bool
 }
 
-// layerParams holds random float32 values of the layer's variables (flattened over P).
-type layerParams struct {
-	omega     []float32 // rad/s (CT or DT target)
-	betaHat   []float32 // [M*P]
-	lambdaHat []float32 // [M*P]
-}
-
-// randomParams draws f* uniformly in [1, min(60, fmax)] Hz, β̂ in [−1.5, 1.5] and λ̂ in [−3, 2], redrawing
-// a neuron whose subthreshold closed loop is unstable or barely damped: with the TS module inside the
-// FS feedback loop (Algorithm 1), some (β, λ) destabilize a neuron whose FS module alone is stable.
-func randomParams(t *testing.T, rng *rand.Rand, cfg Config, p int) layerParams {
-	t.Helper()
-	m := cfg.Order
-	lp := layerParams{betaHat: make([]float32, m*p), lambdaHat: make([]float32, m*p)}
-	if cfg.Kind.HasTargetFrequency() {
-		lp.omega = make([]float32, p)
-	}
-	fmax, _ := cfg.MaxTargetHz()
-	for i := range p {
-		for try := 0; ; try++ {
-			if try == 100 {
-				t.Fatal("no stable random parameters found")
+// oracleCases returns, for every registered kind, a case per accepted TS order among 0, 1 and 3, and the
+// option variants (η/γ ratio 2.5; GSC constants with the DT-exact target; channel-shared parameters) at
+// the kind's order 0, or 2 when it needs a TS order.
+func oracleCases() []oracleCase {
+	const T = 400
+	var cases []oracleCase
+	for _, kind := range Kinds() {
+		for _, m := range []int{0, 1, 3} {
+			if kind.CheckOrder(m) != nil {
+				continue
 			}
-			if lp.omega != nil {
-				lp.omega[i] = float32(theory.RadPerSecFromHz(1 + rng.Float64()*(math.Min(60, fmax)-1)))
-			}
-			for j := range m {
-				lp.betaHat[j*p+i] = float32(3*rng.Float64() - 1.5)
-				lp.lambdaHat[j*p+i] = float32(5*rng.Float64() - 3)
-			}
-			if wellDamped(t, simParams(t, cfg, lp, i, p)) {
-				break
-			}
+			cases = append(cases, oracleCase{fmt.Sprintf("%s M=%d", kind, m), DefaultConfig(kind, m), []int{2, T, 3},
+				(kind == FS && m == 0) || (kind == FSTS && m == 3)})
+		}
+		m := 0
+		if kind.CheckOrder(0) != nil {
+			m = 2
+		}
+		for _, v := range []struct {
+			name string
+			edit func(*Config)
+			dims []int
+		}{
+			{"ratio 2.5", func(c *Config) { c.EtaGammaRatio = 2.5 }, []int{2, T, 3}},
+			{"gsc dt-exact", func(c *Config) { c.TauM, c.TauA, c.Dt, c.FMaxHz, c.DTExact = 0.1, 0.5, 0.01, 30, true }, []int{1, T, 3}},
+			{"channel-shared", func(c *Config) { c.ChannelShared = true }, []int{1, T, 2, 3}},
+		} {
+			cfg := DefaultConfig(kind, m)
+			v.edit(&cfg)
+			cases = append(cases, oracleCase{fmt.Sprintf("%s M=%d %s", kind, m, v.name), cfg, v.dims, false})
 		}
 	}
-	return lp
+	return cases
+}
+
+// caseSeed returns a seed derived from a test case's name (FNV-1a).
+func caseSeed(name string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return h.Sum64()
+}
+
+// simLayer returns the layer constants of cfg as package sim's twins take them.
+func simLayer(cfg Config) sim.Layer {
+	return sim.Layer{
+		TauM: cfg.TauM, TauA: cfg.TauA, Dt: cfg.Dt, Vth: cfg.Vth,
+		EtaGammaRatio: cfg.EtaGammaRatio, Order: cfg.Order, DTExact: cfg.DTExact,
+		KappaFraction: cfg.kappaFraction(),
+	}
 }
 
 // wellDamped reports whether the subthreshold impulse response of the neuron decays by a factor 10⁴
@@ -81,93 +98,94 @@ func wellDamped(t *testing.T, sp sim.Params) bool {
 	return tail < 1e-4*peak
 }
 
-// setVariables creates the layer's variables in ctx with the values of lp.
-func setVariables(ctx *context.Context, cfg Config, pshape []int, lp layerParams) {
-	if lp.omega != nil {
-		name := VarOmegaStar
-		if cfg.DTExact {
-			name = VarOmegaStarDT
+// layerVariables returns the variables of ctx's current scope by name (without GoMLX's internal ones,
+// such as the random number generator's state).
+func layerVariables(ctx *context.Context) map[string]*context.Variable {
+	out := map[string]*context.Variable{}
+	for v := range ctx.IterVariables() {
+		if v.Scope() == ctx.Scope() && !strings.HasPrefix(v.Name(), "#") {
+			out[v.Name()] = v
 		}
-		ctx.VariableWithValue(name, tensors.FromFlatDataAndDimensions(lp.omega, pshape...))
 	}
-	if cfg.Order > 0 {
-		ts := append([]int{cfg.Order}, pshape...)
-		ctx.VariableWithValue(VarBetaHat, tensors.FromFlatDataAndDimensions(lp.betaHat, ts...))
-		ctx.VariableWithValue(VarLambdaHat, tensors.FromFlatDataAndDimensions(lp.lambdaHat, ts...))
-	}
+	return out
 }
 
-// simParams returns the float64 parameters of neuron i (index into P) as package sim wants them.
-func simParams(t *testing.T, cfg Config, lp layerParams, i, p int) sim.Params {
+// sampleNeurons draws the variables of p neurons with the twin, rounded to float32 as the graph holds them,
+// redrawing a neuron whose subthreshold closed loop is unstable or barely damped: with the TS module inside
+// the FS feedback loop (Algorithm 1), some (β, λ) destabilize a neuron whose FS module alone is stable.
+func sampleNeurons(t *testing.T, rng *rand.Rand, twin sim.Twin, l sim.Layer, p int) ([]sim.Vars, []sim.Params) {
 	t.Helper()
-	k := cfg.Constants()
-	sp := sim.Params{Mu: k.Mu(), Rho: k.Rho(), Dt: cfg.Dt, Vth: cfg.Vth}
-	if lp.omega != nil {
-		w := float64(lp.omega[i])
-		var kappa float64
-		if cfg.DTExact {
-			kb, err := theory.KappaBarForTarget(k.MuBar(), k.RhoBar(), w*cfg.Dt)
+	vars, params := make([]sim.Vars, p), make([]sim.Params, p)
+	for i := range p {
+		for try := 0; ; try++ {
+			if try == 100 {
+				t.Fatal("no stable random parameters found")
+			}
+			v := twin.Sample(rng, l)
+			for _, xs := range v {
+				for j := range xs {
+					xs[j] = float64(float32(xs[j]))
+				}
+			}
+			sp, err := twin.Params(l, v)
 			if err != nil {
 				t.Fatal(err)
 			}
-			kappa = k.KappaFromBar(kb)
-		} else {
-			kappa = theory.KappaStar(k.Mu(), k.Rho(), w)
+			if wellDamped(t, sp) {
+				vars[i], params[i] = v, sp
+				break
+			}
 		}
-		r := cfg.Ratio()
-		sp.Eta, sp.Gamma = math.Sqrt(kappa*r), math.Sqrt(kappa/r)
 	}
-	for j := range cfg.Order {
-		sp.Beta = append(sp.Beta, math.Tanh(float64(lp.betaHat[j*p+i])))
-		sp.Lambda = append(sp.Lambda, 1/(1+math.Exp(-float64(lp.lambdaHat[j*p+i]))))
-	}
-	return sp
+	return vars, params
 }
 
-// TestLayerMatchesSim runs the graph layer and package sim on the same random parameters and inputs and
-// requires identical spikes and v_pre within 1e-4, up to the first step where the float64 voltage lies
-// within 1e-4 of the threshold and the spikes differ there (float32 may legitimately decide such a tie the
-// other way, after which the trajectories part); at least 90% of all steps must be compared.
-func TestLayerMatchesSim(t *testing.T) {
-	const T = 400
-	mk := func(kind Kind, order int, edit func(*Config)) Config {
-		c := DefaultConfig(kind, order)
-		if edit != nil {
-			edit(&c)
+// setNeurons writes the per-neuron values into the layer's variables: a variable of shape [k, P...] (or P,
+// k = 1) holds value j of neuron i at j·|P| + i.
+func setNeurons(t *testing.T, vars map[string]*context.Variable, neurons []sim.Vars) {
+	t.Helper()
+	p := len(neurons)
+	for name, v := range vars {
+		shape := v.Shape()
+		per := shape.Size() / p
+		vals := make([]float32, shape.Size())
+		for i, nv := range neurons {
+			if len(nv[name]) != per {
+				t.Fatalf("variable %s of shape %s: the twin gives %d values per neuron, want %d", name, shape, len(nv[name]), per)
+			}
+			for j, x := range nv[name] {
+				vals[j*p+i] = float32(x)
+			}
 		}
-		return c
+		v.MustSetValue(tensors.FromFlatDataAndDimensions(vals, shape.Dimensions...))
 	}
-	cases := []oracleCase{
-		{"lif", mk(LIF, 0, nil), []int{2, T, 3}, false},
-		{"adaptlif", mk(AdaptLIF, 0, nil), []int{1, T, 3}, false},
-		{"fs-frozen", mk(FSFrozen, 0, nil), []int{1, T, 3}, false},
-		{"fs M=0", mk(FS, 0, nil), []int{2, T, 4}, true},
-		{"fsts M=1", mk(FSTS, 1, nil), []int{2, T, 3}, false},
-		{"fsts M=2 ratio 2.5", mk(FSTS, 2, func(c *Config) { c.EtaGammaRatio = 2.5 }), []int{2, T, 3}, false},
-		{"fsts M=3", mk(FSTS, 3, nil), []int{2, T, 3}, true},
-		{"fsts M=2 gsc dt-exact", mk(FSTS, 2, func(c *Config) {
-			c.TauM, c.TauA, c.Dt, c.FMaxHz, c.DTExact = 0.1, 0.5, 0.01, 30, true
-		}), []int{1, T, 3}, false},
-		{"fsts M=1 channel-shared", mk(FSTS, 1, func(c *Config) { c.ChannelShared = true }), []int{1, T, 2, 3}, false},
-	}
+}
+
+// TestLayerMatchesSim runs the graph layer of every registered kind and its float64 twin in package sim on
+// the same random variables (drawn by the twin) and inputs, and requires identical spikes and v_pre within
+// 1e-4, up to the first step where the float64 voltage lies within 1e-4 of the threshold and the spikes
+// differ there (float32 may legitimately decide such a tie the other way, after which the trajectories
+// part); at least 90% of all steps must be compared. It also requires the layer's variables to be exactly
+// those the cell and the twin name.
+func TestLayerMatchesSim(t *testing.T) {
+	cases := oracleCases()
 	for _, tb := range testBackends(t) {
-		for ci, tc := range cases {
+		for _, tc := range cases {
 			if tb.name == "xla:cpu" && !tc.xla {
 				continue
 			}
 			t.Run(tb.name+"/"+tc.name, func(t *testing.T) {
-				rng := rand.New(rand.NewPCG(uint64(ci)+1, 7))
+				rng := rand.New(rand.NewPCG(caseSeed(tc.name), 7)) // independent of the other registered kinds
+				twin, err := sim.LookupTwin(string(tc.cfg.Kind))
+				if err != nil {
+					t.Fatal(err)
+				}
+				l := simLayer(tc.cfg)
 				pshape, err := ParamShape(tc.dims, tc.cfg.ChannelShared)
 				if err != nil {
 					t.Fatal(err)
 				}
-				p := 1
-				for _, d := range pshape {
-					p *= d
-				}
-				lp := randomParams(t, rng, tc.cfg, p)
-				ctx := context.New()
-				setVariables(ctx, tc.cfg, pshape, lp)
+				p := paramSize(pshape)
 
 				batch, steps := tc.dims[0], tc.dims[1]
 				nf := 1
@@ -178,11 +196,24 @@ func TestLayerMatchesSim(t *testing.T) {
 				for i := range in {
 					in[i] = float32(0.3 + 0.6*rng.NormFloat64())
 				}
+				input := tensors.FromFlatDataAndDimensions(in, tc.dims...)
+				ctx := context.New()
 				exec := context.MustNewExec(tb.b, ctx.Checked(false), func(ctx *context.Context, x *Node) []*Node {
 					s, v := LayerWithVoltage(ctx, x, tc.cfg)
 					return []*Node{s, v}
 				})
-				out := exec.MustExec(tensors.FromFlatDataAndDimensions(in, tc.dims...))
+				exec.MustExec(input) // creates the variables with their initial values
+
+				vars := layerVariables(ctx)
+				cell, _ := tc.cfg.Kind.Cell()
+				got := slices.Sorted(maps.Keys(vars))
+				fromCell, fromTwin := slices.Sorted(slices.Values(cell.Variables(tc.cfg))), slices.Sorted(slices.Values(twin.Variables(l)))
+				if !slices.Equal(got, fromCell) || !slices.Equal(got, fromTwin) {
+					t.Fatalf("layer variables %v; the cell names %v, the twin %v", got, fromCell, fromTwin)
+				}
+				neurons, params := sampleNeurons(t, rng, twin, l, p)
+				setNeurons(t, vars, neurons)
+				out := exec.MustExec(input)
 				gotS := tensors.MustCopyFlatData[float32](out[0])
 				gotV := tensors.MustCopyFlatData[float32](out[1])
 
@@ -197,7 +228,7 @@ func TestLayerMatchesSim(t *testing.T) {
 						for k := range steps {
 							cur[k] = float64(in[(b*steps+k)*nf+f])
 						}
-						tr, err := sim.Run(simParams(t, tc.cfg, lp, pi, p), cur)
+						tr, err := sim.Run(params[pi], cur)
 						if err != nil {
 							t.Fatal(err)
 						}

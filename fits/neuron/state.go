@@ -10,26 +10,28 @@ import (
 
 // StateComponents returns the number of tensors that make up a layer's carried state between two time
 // steps, each of the per-step shape [batch, d1, …, dn]: the post-reset voltage V; the adaptation a for
-// every kind but LIF; and the stage values V0…VM of the TS cascade when M ≥ 1.
+// every kind whose cell carries it (all but LIF); and the stage values V0…VM of the TS cascade when M ≥ 1
+// (see StateLayout). It is 0 for an unregistered kind.
 func StateComponents(cfg Config) int {
-	n := 1
-	if cfg.Kind != LIF {
-		n++
+	cell, err := cfg.Kind.Cell()
+	if err != nil {
+		return 0
 	}
-	if cfg.Order > 0 {
-		n += cfg.Order + 1
-	}
-	return n
+	return cell.State(cfg).Components()
 }
 
 // LayerFrom is Layer started from a carried state instead of zero: it runs Algorithm 1 over current
 // [batch, K, d1, …, dn] (K ≥ 1 steps) from init and returns the spikes [batch, K, d1, …, dn] and the state
 // after the last step. The state is StateComponents(cfg) tensors of shape [batch, d1, …, dn] in the order
-// V, a (absent for LIF), V0, …, VM (present when M ≥ 1); nil init means the zero state, as in Layer.
+// of the cell's StateLayout: V, a (absent for LIF), V0, …, VM (present when M ≥ 1); nil init means the
+// zero state, as in Layer.
 //
 // Running a sequence in pieces, each piece from the previous piece's final state, gives exactly the spikes
 // of one Layer call over the whole sequence: it is the same graph code, one step at a time.
 func LayerFrom(ctx *context.Context, current *Node, cfg Config, init []*Node) (spikes *Node, final []*Node) {
+	if err := cfg.Validate(); err != nil {
+		panic(fmt.Errorf("neuron.LayerFrom: %w", err))
+	}
 	if init != nil {
 		if len(init) != StateComponents(cfg) {
 			panic(fmt.Errorf("neuron.LayerFrom: %d state tensors, want %d for %s with M = %d",
@@ -47,26 +49,21 @@ func LayerFrom(ctx *context.Context, current *Node, cfg Config, init []*Node) (s
 }
 
 // packState returns the carried state in LayerFrom's order.
-func packState(v, a *Node, stages []*Node, cfg Config) []*Node {
+func packState(v, a *Node, stages []*Node, layout StateLayout) []*Node {
 	out := []*Node{v}
-	if cfg.Kind != LIF {
+	if layout.Adaptation {
 		out = append(out, a)
 	}
-	if cfg.Order > 0 {
-		out = append(out, stages[:cfg.Order+1]...)
-	}
-	return out
+	return append(out, stages[:layout.Stages]...)
 }
 
-// unpackState is the inverse of packState: it returns V and a (nil for LIF) and copies the stage values
-// into stages.
-func unpackState(state []*Node, cfg Config, stages []*Node) (v, a *Node) {
+// unpackState is the inverse of packState: it returns V and a (nil without adaptation) and copies the
+// stage values into stages.
+func unpackState(state []*Node, layout StateLayout, stages []*Node) (v, a *Node) {
 	v, state = state[0], state[1:]
-	if cfg.Kind != LIF {
+	if layout.Adaptation {
 		a, state = state[0], state[1:]
 	}
-	if cfg.Order > 0 {
-		copy(stages, state[:cfg.Order+1])
-	}
+	copy(stages, state[:layout.Stages])
 	return v, a
 }

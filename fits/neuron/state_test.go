@@ -25,7 +25,8 @@ func TestStateComponents(t *testing.T) {
 }
 
 // TestLayerFromPiecesEqualsLayer runs a sequence in pieces of K steps with LayerFrom, each from the
-// previous piece's final state, and checks that the spikes are exactly those of one Layer call.
+// previous piece's final state, and checks that the spikes are exactly those of one Layer call, for every
+// registered kind on SimpleGo and for lif, fs and fsts M = 2 on XLA (which compiles each graph).
 func TestLayerFromPiecesEqualsLayer(t *testing.T) {
 	const batch, steps, width = 3, 24, 5
 	rng := rand.New(rand.NewPCG(7, 11))
@@ -35,10 +36,18 @@ func TestLayerFromPiecesEqualsLayer(t *testing.T) {
 	}
 	for _, tb := range testBackends(t) {
 		input := tensors.FromFlatDataAndDimensions(x, batch, steps, width) // one copy per backend
-		for _, cfg := range []Config{DefaultConfig(LIF, 0), DefaultConfig(FS, 0), DefaultConfig(FSTS, 2)} {
+		for _, kind := range Kinds() {
+			cfg := DefaultConfig(kind, 0)
+			if kind.CheckOrder(0) != nil {
+				cfg = DefaultConfig(kind, 2)
+			}
+			if tb.name == "xla:cpu" && kind != LIF && kind != FS && kind != FSTS {
+				continue
+			}
 			for _, k := range []int{1, 8, 24} {
 				t.Run(fmt.Sprintf("%s/%s-M%d/K%d", tb.name, cfg.Kind, cfg.Order, k), func(t *testing.T) {
 					ctx := context.New().Checked(false) // the pieces reuse the layer's variables
+					ctx.SetParam(context.ParamInitialSeed, int64(5))
 					whole, err := context.NewExec(tb.b, ctx, func(ctx *context.Context, in *Node) *Node {
 						return Layer(ctx.In("n"), in, cfg)
 					})

@@ -1,6 +1,11 @@
 // Package sim is the float64 reference simulator of the FiTS neuron: a literal transcription of
-// Algorithm 1 (Appendix A.4, "Discrete-Time Update of the FiTS Neuron") for any TS cascade order M ≥ 0.
+// Algorithm 1 (Appendix A.5, "Discrete-Time Update of the FiTS Neuron") for any TS cascade order M ≥ 0.
 // It is the oracle that the GoMLX graph neuron (package fits/neuron) is tested against.
+//
+// Every neuron kind of package fits/neuron is a special case of Algorithm 1 with its own map from its
+// variables to the constants (Params). Each kind has its float64 twin here, in its own file, registered
+// under the kind's name (RegisterTwin, LookupTwin): the twin performs that map in float64 and Run steps the
+// update.
 //
 // One step k → k+1, for input current I[k]:
 //

@@ -3,7 +3,8 @@
 // discrete-time FS response and its realized target frequency (Eq. 6, Theorem 2 of Appendix A.3),
 // the Jury stability bounds of the two Euler discretizations (Appendix A.2), the TS all-pass cascade
 // with λ-mixing (Eqs. 7-9, Proposition 1 and Appendix A.4), the closed loop of the whole neuron as
-// Algorithm 1 runs it, and the pole frequency of Appendix A.6.
+// Algorithm 1 runs it (its response, characteristic polynomial and stability), and the pole frequency
+// of Appendix A.6.
 //
 // Units, everywhere:
 //   - time constants and the timestep Δt in seconds; μ = 1/τm and ρ = 1/τa in 1/s; κ = ηγ in 1/s²;

@@ -87,7 +87,8 @@ type Config struct {
 	// datasets, e.g. pixel-wise sMNIST on a CPU. Zero means all.
 	TrainLimit int `json:"train_limit,omitempty"`
 	TestLimit  int `json:"test_limit,omitempty"`
-	// Model is the neuron kind of the hidden layers: lif, adaptlif, fs-frozen, fs or fsts.
+	// Model is the neuron kind of the hidden layers, a name of neuron.Kinds(): lif, adaptlif, fs-frozen,
+	// fs, fsts, ...
 	Model string `json:"model"`
 	// M is the TS cascade order (fsts only; 0 otherwise).
 	M int `json:"m"`
@@ -153,7 +154,7 @@ func (c Config) Validate() error {
 	}
 	kind, err := neuron.ParseKind(c.Model)
 	if err != nil {
-		return fmt.Errorf("unknown model %q (valid: %s)", c.Model, strings.Join(kindNames(), ", "))
+		return fmt.Errorf("unknown model %q (valid: %s)", c.Model, strings.Join(neuron.KindNames(), ", "))
 	}
 	if _, err := ParseProtocol(string(c.Protocol)); err != nil {
 		return err
@@ -163,11 +164,10 @@ func (c Config) Validate() error {
 			return err
 		}
 	}
+	if err := kind.CheckOrder(c.M); err != nil {
+		return fmt.Errorf("--m: %w", err)
+	}
 	switch {
-	case kind == neuron.FSTS && c.M < 1:
-		return fmt.Errorf("model fsts needs --m >= 1, got %d", c.M)
-	case kind != neuron.FSTS && c.M != 0:
-		return fmt.Errorf("model %s has no TS module: --m must be 0, got %d", kind, c.M)
 	case c.M > 16:
 		return fmt.Errorf("TS order m=%d is too large (at most 16)", c.M)
 	case c.Width < 1:
@@ -192,18 +192,11 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Kind returns the neuron kind of Model (LIF if the name is invalid; call Validate first).
+// Kind returns the neuron kind of Model (the empty, unregistered kind if the name is invalid; call
+// Validate first).
 func (c Config) Kind() neuron.Kind {
 	k, _ := neuron.ParseKind(c.Model)
 	return k
-}
-
-func kindNames() []string {
-	var out []string
-	for _, k := range neuron.Kinds() {
-		out = append(out, k.String())
-	}
-	return out
 }
 
 func contains(list []string, s string) bool {
@@ -284,7 +277,8 @@ func ConfigFromContext(ctx *context.Context) Config {
 // (τm = 0.1 s, τa = 0.5 s, f* in [1, 30] Hz) for "gsc" and the other log-Mel datasets
 // ("espeak-digits-mel"), the SHD/SSC ones (τm = 0.04 s, τa = 0.2 s, f* in
 // [1, 50] Hz) otherwise, always with the dataset's time bin as Δt. The target range is capped at the
-// stable limit of the semi-implicit update for that Δt.
+// stable limit of the semi-implicit update for that Δt (for every kind: kinds that do not use the range
+// ignore it).
 func NeuronConfig(kind neuron.Kind, order int, ds *data.Dataset) (neuron.Config, error) {
 	n := neuron.DefaultConfig(kind, order)
 	if strings.EqualFold(ds.Name, "gsc") || strings.EqualFold(ds.Name, "espeak-digits-mel") {
@@ -296,17 +290,15 @@ func NeuronConfig(kind neuron.Kind, order int, ds *data.Dataset) (neuron.Config,
 		// Coarse bins (event cameras): keep μΔt at most 1/2.
 		n.TauM, n.TauA = 5*n.Dt, 25*n.Dt
 	}
-	if kind.HasTargetFrequency() {
-		fmax, err := n.MaxTargetHz()
-		if err != nil {
-			return n, err
-		}
-		if n.FMaxHz > fmax {
-			n.FMaxHz = fmax
-		}
-		if n.FMinHz > n.FMaxHz {
-			n.FMinHz = n.FMaxHz / 10
-		}
+	fmax, err := n.MaxTargetHz()
+	if err != nil {
+		return n, err
+	}
+	if n.FMaxHz > fmax {
+		n.FMaxHz = fmax
+	}
+	if n.FMinHz > n.FMaxHz {
+		n.FMinHz = n.FMaxHz / 10
 	}
 	return n, n.Validate()
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/fits-snn/fits/fits/model"
+	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
 )
 
@@ -30,12 +31,21 @@ type EvalResult struct {
 	Protocol    Protocol  `json:"protocol"`
 	Backend     string    `json:"backend"`
 	WallSeconds float64   `json:"wall_seconds"`
+
+	// ValFiringRates are FiringRates measured on the validation split (nil under best-test).
+	ValFiringRates []float64 `json:"val_firing_rates,omitempty"`
 }
 
 // Evaluate loads the latest checkpoint in dir (written by TrainModel) and measures the network on the
 // protocol's validation split and on the test split, without dropout. The configuration comes from the
 // checkpoint; opts.Dir and opts.Resume are ignored.
 func Evaluate(dir string, opts Options) (*EvalResult, error) {
+	return evaluateCheckpoint(dir, opts, nil)
+}
+
+// evaluateCheckpoint is Evaluate with, when modify is not nil, modify applied to the loaded context
+// before the network is built (see EvaluateWith).
+func evaluateCheckpoint(dir string, opts Options, modify func(ctx *context.Context) error) (*EvalResult, error) {
 	started := time.Now()
 	if !HasCheckpoint(dir) {
 		return nil, fmt.Errorf("no checkpoint in %s", dir)
@@ -54,6 +64,11 @@ func Evaluate(dir string, opts Options) (*EvalResult, error) {
 	history, _, err := loadState(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if modify != nil {
+		if err := modify(ctx); err != nil {
+			return nil, fmt.Errorf("modifying checkpoint %s: %w", dir, err)
+		}
 	}
 	ds, err := loadDataset(cfg, opts)
 	if err != nil {
@@ -81,11 +96,11 @@ func Evaluate(dir string, opts Options) (*EvalResult, error) {
 		Checkpoint: dir, Epoch: len(history), Protocol: cfg.Protocol, Backend: backendName,
 	}
 	if sp.val != nil {
-		loss, acc, _, err := r.evaluate(sp.val)
+		loss, acc, rates, err := r.evaluate(sp.val)
 		if err != nil {
 			return nil, err
 		}
-		res.ValAcc, res.ValLoss = &acc, &loss
+		res.ValAcc, res.ValLoss, res.ValFiringRates = &acc, &loss, rates
 	}
 	if res.TestLoss, res.TestAcc, res.FiringRates, err = r.evaluate(sp.test); err != nil {
 		return nil, err

@@ -60,7 +60,7 @@ func TestConfigValidate(t *testing.T) {
 		{"unknown model", "fs-frozen", func(c *Config) { c.Model = "izhikevich" }},
 		{"unknown protocol", "official-val", func(c *Config) { c.Protocol = "cv" }},
 		{"unknown readout", "li-max", func(c *Config) { c.Readout = "last" }},
-		{"fsts without m", "m >= 1", func(c *Config) { c.Model = "fsts" }},
+		{"fsts without m", "M >= 1", func(c *Config) { c.Model = "fsts" }},
 		{"fs with m", "no TS module", func(c *Config) { c.M = 1 }},
 		{"width", "width", func(c *Config) { c.Width = 0 }},
 		{"epochs", "epochs", func(c *Config) { c.Epochs = 0 }},

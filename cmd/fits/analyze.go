@@ -1,0 +1,389 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/fits-snn/fits/data/progress"
+	"github.com/fits-snn/fits/fits/analysis"
+	"github.com/fits-snn/fits/internal/atomicfile"
+)
+
+func init() {
+	register(&command{
+		name:    "analyze",
+		summary: "analyses of trained runs: shifts, delays, ts-params, perturb, ctdt, energy, training-time",
+		run:     runAnalyze,
+	})
+}
+
+// analysisInfo describes one analysis of `fits analyze`: what it reproduces and the flags it takes
+// besides the common ones.
+type analysisInfo struct {
+	what  string
+	flags []string
+}
+
+// analyses lists the analyses in the order of the usage text.
+var analyses = []struct {
+	name string
+	info analysisInfo
+}{
+	{"shifts", analysisInfo{"learned target-frequency shifts per layer (Fig. 2 left)", []string{"bins", "lo-hz", "hi-hz"}}},
+	{"delays", analysisInfo{"learned group-delay shifts per layer, TS alone and closed loop (Fig. 2 right)", []string{"points", "fmax-hz", "reference"}}},
+	{"ts-params", analysisInfo{"distributions of the learned beta and lambda per layer (Fig. A.2)", []string{"bins"}}},
+	{"perturb", analysisInfo{"reset and shuffle of the learned f* at inference, paired accuracy changes (Table A.8)", []string{"seed", "backend"}}},
+	{"ctdt", analysisInfo{"CT vs realized DT vs closed-form target of every neuron (Fig. 3, Table 5)", nil}},
+	{"energy", analysisInfo{"theoretical energy from AC/MAC counts and firing rates (Table 4)", []string{"evaluate", "backend"}}},
+	{"training-time", analysisInfo{"median training time per run (Table A.4) and kernel runtimes from fits bench files (Table A.3)", []string{"bench", "bench-out"}}},
+}
+
+func analysisNames() []string {
+	out := make([]string, len(analyses))
+	for i, a := range analyses {
+		out[i] = a.name
+	}
+	return out
+}
+
+// commonAnalyzeFlags are accepted by every analysis.
+var commonAnalyzeFlags = []string{"runs", "root", "json", "out", "data-dir"}
+
+// analyzeOutput is the JSON form of `fits analyze --json`.
+type analyzeOutput struct {
+	Analysis string   `json:"analysis"`
+	Runs     []string `json:"runs"`
+	// Report is the analysis's report (the fits/analysis type of the same name).
+	Report any `json:"report"`
+	// KernelRuntime is the kernel-runtime table of training-time --bench.
+	KernelRuntime *analysis.KernelRuntimeReport `json:"kernel_runtime,omitempty"`
+}
+
+// tabular is what every report offers: a compact table and a long one (the CSV).
+type tabular interface {
+	Summary() analysis.Table
+	Long() analysis.Table
+}
+
+func analyzeUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintln(w, "usage: fits analyze <analysis> --runs=DIR[,DIR...] | --root=DIR [--json] [--out=FILE.csv] [flags]")
+	fmt.Fprintln(w, "\nanalyses (runs of one configuration that differ in their seed are aggregated):")
+	for _, a := range analyses {
+		extra := ""
+		if len(a.info.flags) > 0 {
+			extra = " [--" + strings.Join(a.info.flags, ", --") + "]"
+		}
+		fmt.Fprintf(w, "  %-14s %s%s\n", a.name, a.info.what, extra)
+	}
+	fmt.Fprintln(w, "\nflags:")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+func runAnalyze(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("analyze", stderr)
+	runsFlag := fs.String("runs", "", "run folders written by fits train, comma-separated")
+	root := fs.String("root", "", "folder searched for run folders (every folder with a checkpoint or result.json)")
+	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
+	out := fs.String("out", "", "write the analysis's long table as CSV to this new file (an existing file is not overwritten)")
+	dataDir := fs.String("data-dir", "", "dataset folder (default $FITS_DATA/NAME)")
+	bins := fs.Int("bins", 0, "histogram bins (shifts: 30; ts-params: 20)")
+	loHz := fs.String("lo-hz", "", "shifts: lower end of the histogram of the shifts in Hz (default: the data's range)")
+	hiHz := fs.String("hi-hz", "", "shifts: upper end of the histogram of the shifts in Hz")
+	points := fs.Int("points", 101, "delays: frequencies of the grid, evenly spaced from 0 Hz")
+	fmaxHz := fs.String("fmax-hz", "", "delays: upper end of the frequency grid in Hz (default: Nyquist, 1/(2 dt))")
+	reference := fs.String("reference", string(analysis.DelayVsIdentity), "delays: identity (TS vs no TS, closed loop vs FS alone) or init (vs the TS initialization)")
+	seed := fs.Int64("seed", 1, "perturb: seed of the shuffle's permutations (>= 1)")
+	evaluate := fs.Bool("evaluate", false, "energy: measure the firing rates by evaluating the latest checkpoint instead of reading the selected epoch's")
+	bench := fs.String("bench", "", "training-time: JSON files written by fits bench --json --suite=kernel, comma-separated")
+	benchOut := fs.String("bench-out", "", "training-time: write the kernel-runtime table as CSV to this new file")
+	backend := backendFlag(fs)
+
+	if len(args) == 0 {
+		return badInput("missing analysis (one of: %s)", strings.Join(analysisNames(), ", "))
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		analyzeUsage(stdout, fs)
+		return errHelp
+	}
+	what := args[0]
+	var info *analysisInfo
+	for i := range analyses {
+		if analyses[i].name == what {
+			info = &analyses[i].info
+		}
+	}
+	if info == nil {
+		return badInput("unknown analysis %q (valid: %s)", what, strings.Join(analysisNames(), ", "))
+	}
+	if err := parseFlags(fs, args[1:]); err != nil {
+		if errors.Is(err, errHelp) {
+			analyzeUsage(stdout, fs)
+		}
+		return err
+	}
+	var misplaced error
+	fs.Visit(func(f *flag.Flag) {
+		if misplaced == nil && !slices.Contains(commonAnalyzeFlags, f.Name) && !slices.Contains(info.flags, f.Name) {
+			misplaced = badInput("--%s does not apply to %s", f.Name, what)
+		}
+	})
+	if misplaced != nil {
+		return misplaced
+	}
+	for _, f := range []struct{ name, path string }{{"out", *out}, {"bench-out", *benchOut}} {
+		if f.path == "" {
+			continue
+		}
+		if _, err := os.Stat(f.path); err == nil {
+			return badInput("--%s=%s already exists (choose another file)", f.name, f.path)
+		}
+		if st, err := os.Stat(filepath.Dir(f.path)); err != nil || !st.IsDir() {
+			return badInput("--%s=%s: its folder does not exist", f.name, f.path)
+		}
+	}
+
+	var dirs []string
+	switch {
+	case *runsFlag != "" && *root != "":
+		return badInput("give --runs or --root, not both")
+	case *runsFlag != "":
+		dirs = splitList(*runsFlag)
+		for _, d := range dirs {
+			if st, err := os.Stat(d); err != nil || !st.IsDir() {
+				return badInput("--runs: %s is not a folder", d)
+			}
+		}
+	case *root != "":
+		var err error
+		if dirs, err = analysis.FindRuns(*root); err != nil {
+			return badInput("--root: %v", err)
+		}
+	case what == "training-time" && *bench != "":
+	default:
+		return badInput("give the run folders with --runs=DIR[,DIR...] or --root=DIR")
+	}
+
+	opts := analysis.Options{DataDir: *dataDir}
+	if slices.Contains(info.flags, "backend") {
+		// perturb evaluates checkpoints; energy may, where a run did not record its selected epoch's rates.
+		b, err := openBackend(*backend)
+		if err != nil {
+			return err
+		}
+		opts.Backend = b
+	}
+	loadRuns := func() ([]*analysis.Run, error) {
+		runs, err := analysis.LoadRuns(dirs, opts)
+		if err != nil {
+			var bad *inputError
+			if errors.As(err, &bad) || errors.Is(err, os.ErrNotExist) || errors.Is(err, analysis.ErrNoCheckpoint) {
+				return nil, badInput("%v", err)
+			}
+			return nil, err
+		}
+		return runs, nil
+	}
+
+	var (
+		rep    tabular
+		kernel *analysis.KernelRuntimeReport
+		title  string
+		err    error
+	)
+	switch what {
+	case "shifts":
+		so := analysis.ShiftOptions{Bins: *bins}
+		if *bins < 0 {
+			return badInput("--bins: %d is negative", *bins)
+		}
+		if so.LoHz, so.HiHz, err = optRange(*loHz, *hiHz); err != nil {
+			return err
+		}
+		runs, err := loadRuns()
+		if err != nil {
+			return err
+		}
+		r, err := analysis.TargetShifts(runs, so)
+		if err != nil {
+			return badInput("%v", err)
+		}
+		rep, title = r, "Learned target-frequency shifts Δf* = f*_learned − f*_init (Hz), per layer, pooled over seeds (Fig. 2 left)"
+	case "delays":
+		do := analysis.DelayOptions{Points: *points, Reference: analysis.DelayReference(*reference)}
+		if *points < 2 {
+			return badInput("--points: need at least 2, got %d", *points)
+		}
+		if do.Reference != analysis.DelayVsIdentity && do.Reference != analysis.DelayVsInit {
+			return badInput("--reference: %q is not identity or init", *reference)
+		}
+		if *fmaxHz != "" {
+			if do.FMaxHz, err = parseFloat("fmax-hz", *fmaxHz); err != nil {
+				return err
+			}
+			if !(do.FMaxHz > 0) {
+				return badInput("--fmax-hz: must be positive, got %s", *fmaxHz)
+			}
+		}
+		runs, err := loadRuns()
+		if err != nil {
+			return err
+		}
+		r, err := analysis.DelayShifts(runs, do)
+		if err != nil {
+			return badInput("%v", err)
+		}
+		rep = r
+		title = fmt.Sprintf("Learned group-delay shifts Δτ (reference %s): the frequency of the largest mean shift per layer, "+
+			"TS module alone (Fig. 2 right) and closed-loop neuron; --out or --json give the curves", do.Reference)
+	case "ts-params":
+		if *bins < 0 {
+			return badInput("--bins: %d is negative", *bins)
+		}
+		runs, err := loadRuns()
+		if err != nil {
+			return err
+		}
+		r, err := analysis.TSParams(runs, analysis.TSParamOptions{Bins: *bins})
+		if err != nil {
+			return badInput("%v", err)
+		}
+		rep, title = r, "Learned TS coefficients β ∈ (−1, 1) and λ ∈ (0, 1), per layer and stage, pooled over seeds (Fig. A.2)"
+	case "perturb":
+		if *seed < 1 {
+			return badInput("--seed: must be at least 1, got %d", *seed)
+		}
+		runs, err := loadRuns()
+		if err != nil {
+			return err
+		}
+		for _, r := range runs {
+			if !r.Config.Kind().HasTargetFrequency() {
+				return badInput("run %s: model %s has no target frequency to perturb", r.Dir, r.Config.Model)
+			}
+		}
+		bar := progress.New(stderr, "fits analyze perturb", int64(3*len(runs)))
+		r, err := analysis.Perturb(runs, analysis.PerturbOptions{Seed: uint64(*seed),
+			Progress: func(done, total int, _ string) { bar.Set(int64(done)) }})
+		bar.Done()
+		if err != nil {
+			return err
+		}
+		rep, title = r, "Inference-time target-frequency perturbation of the latest checkpoints: test accuracy (%) and paired change (Table A.8)"
+	case "ctdt":
+		runs, err := loadRuns()
+		if err != nil {
+			return err
+		}
+		r, err := analysis.CTDT(runs)
+		if err != nil {
+			return badInput("%v", err)
+		}
+		rep, title = r, "CT-DT fidelity: errors against the realized DT target of the FS module, found by a refined sweep (Table 5)"
+	case "energy":
+		runs, err := loadRuns()
+		if err != nil {
+			return err
+		}
+		r, err := analysis.Energy(runs, analysis.EnergyOptions{Evaluate: *evaluate})
+		if err != nil {
+			return err
+		}
+		rep = r
+		title = fmt.Sprintf("Theoretical energy per example (µJ), E_AC = %g pJ, E_MAC = %g pJ, firing rates of the selected checkpoint (Table 4)",
+			analysis.EnergyACpJ, analysis.EnergyMACpJ)
+	case "training-time":
+		if *bench != "" {
+			if kernel, err = analysis.KernelRuntimes(splitList(*bench)); err != nil {
+				return badInput("--bench: %v", err)
+			}
+		}
+		if len(dirs) > 0 {
+			r, err := analysis.TrainingTimes(dirs)
+			if err != nil {
+				return badInput("%v", err)
+			}
+			rep, title = r, "Training time per run in minutes, median over the finished runs (Table A.4)"
+		}
+	}
+
+	if *out != "" {
+		t := analysis.Table{}
+		switch {
+		case rep != nil:
+			t = rep.Long()
+		case kernel != nil:
+			t = kernel.Long()
+		}
+		if err := writeCSV(*out, t); err != nil {
+			return err
+		}
+	}
+	if *benchOut != "" && kernel != nil {
+		if err := writeCSV(*benchOut, kernel.Long()); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		o := analyzeOutput{Analysis: what, Runs: dirs, Report: rep, KernelRuntime: kernel}
+		if o.Runs == nil {
+			o.Runs = []string{}
+		}
+		return writeJSON(stdout, o)
+	}
+	if rep != nil {
+		fmt.Fprintln(stdout, title)
+		if err := rep.Summary().WriteText(stdout); err != nil {
+			return err
+		}
+	}
+	if kernel != nil {
+		if rep != nil {
+			fmt.Fprintln(stdout)
+		}
+		fmt.Fprintln(stdout, "Kernel runtime: one training iteration (forward + backward), median ms, beside the paper's (Table A.3)")
+		if err := kernel.Summary().WriteText(stdout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// optRange parses the optional histogram range of shifts; both or none must be given.
+func optRange(lo, hi string) (float64, float64, error) {
+	if lo == "" && hi == "" {
+		return 0, 0, nil
+	}
+	if lo == "" || hi == "" {
+		return 0, 0, badInput("--lo-hz and --hi-hz go together")
+	}
+	l, err := parseFloat("lo-hz", lo)
+	if err != nil {
+		return 0, 0, err
+	}
+	h, err := parseFloat("hi-hz", hi)
+	if err != nil {
+		return 0, 0, err
+	}
+	if !(l < h) || math.IsInf(h-l, 0) {
+		return 0, 0, badInput("--lo-hz=%s must be below --hi-hz=%s", lo, hi)
+	}
+	return l, h, nil
+}
+
+// writeCSV writes t as CSV to the new file path (atomically).
+func writeCSV(path string, t analysis.Table) error {
+	var b bytes.Buffer
+	if err := t.WriteCSV(&b); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, b.Bytes())
+}

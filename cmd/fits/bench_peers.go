@@ -1,0 +1,332 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/fits-snn/fits/fits/bench"
+)
+
+// The Python peers of `fits bench --peers`: peers/bench.py, run with the interpreter of the pinned
+// virtualenv .venv-peers (make peers-setup), times the same networks in PyTorch — the paper's PyTorch
+// timestep loop, the same step under torch.compile, and snnTorch's Leaky for the LIF rows — and prints one
+// JSON object, which runPeers parses into peersOutput.
+
+// Paths of the peers relative to the repository root.
+const (
+	peersPython = ".venv-peers/bin/python"
+	peersScript = "peers/bench.py"
+	peersTool   = "peers/bench.py" // the "tool" field of its output
+)
+
+// Variants of the peers (the "variant" field of a peersRow).
+const (
+	peerLoop     = "torch-loop"
+	peerCompiled = "torch-compile"
+	peerSnnTorch = "snntorch"
+)
+
+// errPeersNotSetUp is returned (wrapped) by runPeers when the virtualenv or the script is missing.
+var errPeersNotSetUp = errors.New("the PyTorch peers are not set up (run make peers-setup)")
+
+// peersCell is one kernel-table cell: hidden width W and TS order M (fs for M = 0, fsts for M ≥ 1).
+type peersCell struct{ Width, M int }
+
+// peersRequest says what peers/bench.py measures. Zero values take bench.py's defaults where noted.
+type peersRequest struct {
+	// Root is the repository root holding .venv-peers and peers/ ("" means the working directory).
+	Root string
+	// Cells are the kernel-table cells (batch 128, T = 250, 140 inputs, 35 classes unless overridden).
+	Cells []peersCell
+	// ONNeurons are the Open Neuromorphic sizes n (input [16, 500, n], Linear(n, n) + one layer).
+	ONNeurons []int
+	// ONOrders are the FiTS orders M measured besides LIF at the Open Neuromorphic shape (nil: 0 and 2);
+	// NoONLIF leaves the LIF rows out.
+	ONOrders []int
+	NoONLIF  bool
+	// Variants are peerLoop, peerCompiled, peerSnnTorch (nil: all three).
+	Variants []string
+	// Iters timed iterations (0: 5), Warmup untimed ones after the first (negative: bench.py's 1),
+	// Threads for torch.set_num_threads (0: runtime.NumCPU()).
+	Iters, Warmup, Threads int
+	// Batch, Time and Inputs override the kernel cells' shape when positive; Classes when ≥ 0 (0: the
+	// spike-sum loss).
+	Batch, Time, Inputs int
+	Classes             int
+	// Seed of weights, inputs and labels (0: 1).
+	Seed int
+	// Shared runs all rows in one Python process instead of one fresh process per row.
+	Shared bool
+}
+
+// peersOutput is the JSON object printed by peers/bench.py.
+type peersOutput struct {
+	Tool     string       `json:"tool"`
+	Date     string       `json:"date"`
+	Python   string       `json:"python"`
+	Torch    string       `json:"torch"`
+	SnnTorch *string      `json:"snntorch"`
+	Threads  int          `json:"threads"`
+	Iters    int          `json:"iters"`
+	Warmup   int          `json:"warmup"`
+	Isolated bool         `json:"isolated"`
+	Machine  peersMachine `json:"machine"`
+	// LoadAverageStart and LoadAverageEnd are the 1-, 5- and 15-minute load averages before and after.
+	LoadAverageStart []float64  `json:"load_average_start"`
+	LoadAverageEnd   []float64  `json:"load_average_end"`
+	Iteration        string     `json:"iteration"`
+	Rows             []peersRow `json:"rows"`
+}
+
+type peersMachine struct {
+	OS     string `json:"os"`
+	Arch   string `json:"arch"`
+	CPUs   int    `json:"cpus"`
+	CPU    string `json:"cpu,omitempty"`
+	Memory string `json:"memory,omitempty"`
+}
+
+// peersRow is one measured row: input [batch, time, inputs], hidden width W (kernel) or n
+// (open-neuromorphic), Classes = 0 for the spike-sum loss. Times in seconds or milliseconds as named.
+type peersRow struct {
+	Suite   string `json:"suite"` // suiteKernel or suiteON
+	Model   string `json:"model"` // lif, fs or fsts
+	Width   int    `json:"width"`
+	M       int    `json:"m"`
+	Variant string `json:"variant"` // peerLoop, peerCompiled or peerSnnTorch
+	Batch   int    `json:"batch"`
+	Time    int    `json:"time"`
+	Inputs  int    `json:"inputs"`
+	Classes int    `json:"classes"`
+	Layers  int    `json:"layers"`
+	Iters   int    `json:"iters"`
+	Warmup  int    `json:"warmup"`
+	Seed    int    `json:"seed"`
+	// FirstS is the first iteration (building, and compiling for torch-compile); CompileS = FirstS − median.
+	FirstS   float64   `json:"first_s"`
+	CompileS float64   `json:"compile_s"`
+	MedianMs float64   `json:"median_ms"`
+	IterMs   []float64 `json:"iter_ms"`
+	// InitialLoss is the loss before any update (nil when not finite or the row failed); with the same
+	// network its value is close to ours but not bit-equal (different random numbers).
+	InitialLoss *float64  `json:"initial_loss"`
+	SpikeRates  []float64 `json:"spike_rates"` // mean spikes per neuron and step, per hidden layer
+	PeakRSSMiB  float64   `json:"peak_rss_mib"`
+	Error       string    `json:"error"`
+}
+
+// peersRequestFor returns the request that measures the peers of cells (as expanded by benchCells) on
+// the same shapes: each distinct kernel (W, M) once, each distinct Open Neuromorphic n with the cells'
+// orders, and the cells' iterations, warm-up and kernel shape overrides.
+func peersRequestFor(cells []benchCell, threads int) peersRequest {
+	req := peersRequest{Threads: threads, Warmup: -1, Classes: -1}
+	seenCell, seenN, seenM := map[peersCell]bool{}, map[int]bool{}, map[int]bool{}
+	onLIF := false
+	for _, c := range cells {
+		req.Iters, req.Warmup = c.Iters, c.Warmup
+		switch c.Suite {
+		case suiteKernel:
+			if k := (peersCell{c.Width, c.M}); !seenCell[k] {
+				seenCell[k] = true
+				req.Cells = append(req.Cells, k)
+			}
+			if c.Batch != bench.KernelBatch {
+				req.Batch = c.Batch
+			}
+			if c.Time != bench.KernelTime {
+				req.Time = c.Time
+			}
+			if c.Inputs != bench.KernelInputs {
+				req.Inputs = c.Inputs
+			}
+			if c.Classes != bench.KernelClasses {
+				req.Classes = c.Classes
+			}
+		case suiteON:
+			if !seenN[c.Width] {
+				seenN[c.Width] = true
+				req.ONNeurons = append(req.ONNeurons, c.Width)
+			}
+			if c.Model == "lif" {
+				onLIF = true
+			} else if !seenM[c.M] {
+				seenM[c.M] = true
+				req.ONOrders = append(req.ONOrders, c.M)
+			}
+		}
+	}
+	if len(req.ONNeurons) > 0 {
+		req.NoONLIF = !onLIF
+		sort.Ints(req.ONOrders)
+		if req.ONOrders == nil {
+			req.ONOrders = []int{} // LIF only: an empty --on-m
+		}
+	}
+	return req
+}
+
+// args returns the command line of peers/bench.py (without the interpreter and the script).
+func (r peersRequest) args() []string {
+	cells := make([]string, len(r.Cells))
+	for i, c := range r.Cells {
+		cells[i] = fmt.Sprintf("%d:%d", c.Width, c.M)
+	}
+	threads := r.Threads
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	a := []string{"--cells=" + strings.Join(cells, ","), "--on-n=" + joinInts(r.ONNeurons), "--threads=" + strconv.Itoa(threads)}
+	if r.ONOrders != nil {
+		a = append(a, "--on-m="+joinInts(r.ONOrders))
+	}
+	if r.NoONLIF {
+		a = append(a, "--on-lif=false")
+	}
+	if len(r.Variants) > 0 {
+		a = append(a, "--variants="+strings.Join(r.Variants, ","))
+	}
+	if r.Iters > 0 {
+		a = append(a, "--iters="+strconv.Itoa(r.Iters))
+	}
+	if r.Warmup >= 0 {
+		a = append(a, "--warmup="+strconv.Itoa(r.Warmup))
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"batch", r.Batch}, {"time", r.Time}, {"inputs", r.Inputs}, {"seed", r.Seed}} {
+		if f.v > 0 {
+			a = append(a, fmt.Sprintf("--%s=%d", f.name, f.v))
+		}
+	}
+	if r.Classes >= 0 {
+		a = append(a, "--classes="+strconv.Itoa(r.Classes))
+	}
+	if r.Shared {
+		a = append(a, "--isolate=false")
+	}
+	return a
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// runPeers runs peers/bench.py for req with the interpreter of .venv-peers under req.Root, passes its
+// progress lines through to stderr, and returns its parsed output. Rows that failed inside bench.py
+// (exit status 1) come back with their Error set and no error here; a missing virtualenv gives an error
+// wrapping errPeersNotSetUp; any other failure of the script (bad arguments, a crash, unreadable output)
+// is an error naming its last line on stderr.
+func runPeers(ctx context.Context, req peersRequest, stderr io.Writer) (peersOutput, error) {
+	root := req.Root
+	if root == "" {
+		root = "."
+	}
+	python, script := filepath.Join(root, peersPython), filepath.Join(root, peersScript)
+	for _, p := range []string{python, script} {
+		if _, err := os.Stat(p); err != nil {
+			return peersOutput{}, fmt.Errorf("peers: %s: %w", p, errPeersNotSetUp)
+		}
+	}
+	if len(req.Cells) == 0 && len(req.ONNeurons) == 0 {
+		return peersOutput{}, errors.New("peers: no kernel cell and no Open Neuromorphic size to measure")
+	}
+	cmd := exec.CommandContext(ctx, python, append([]string{script}, req.args()...)...)
+	var stdout bytes.Buffer
+	last := &lastLine{}
+	cmd.Stdout = &stdout
+	cmd.Stderr = io.MultiWriter(stderr, last)
+	runErr := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case runErr == nil:
+	case errors.As(runErr, &exit) && exit.ExitCode() == 1:
+		// Some rows failed; the JSON is complete and says which.
+	default:
+		return peersOutput{}, fmt.Errorf("peers: %s: %v: %s", peersScript, runErr, last.String())
+	}
+	out, err := parsePeers(stdout.Bytes())
+	if err != nil {
+		return out, fmt.Errorf("peers: %s: %w", peersScript, err)
+	}
+	return out, nil
+}
+
+// parsePeers parses and checks the output of peers/bench.py: its tool name, at least one row, and every
+// row's suite, model and variant.
+func parsePeers(data []byte) (peersOutput, error) {
+	var out peersOutput
+	if err := json.Unmarshal(bytes.TrimSpace(data), &out); err != nil {
+		return out, fmt.Errorf("output is not one JSON object: %v", err)
+	}
+	if out.Tool != peersTool {
+		return out, fmt.Errorf("output names tool %q, want %q", out.Tool, peersTool)
+	}
+	if len(out.Rows) == 0 {
+		return out, errors.New("output has no rows")
+	}
+	for i, r := range out.Rows {
+		switch {
+		case r.Suite != suiteKernel && r.Suite != suiteON:
+			return out, fmt.Errorf("row %d: unknown suite %q", i, r.Suite)
+		case r.Model != "lif" && r.Model != "fs" && r.Model != "fsts":
+			return out, fmt.Errorf("row %d: unknown model %q", i, r.Model)
+		case r.Variant != peerLoop && r.Variant != peerCompiled && r.Variant != peerSnnTorch:
+			return out, fmt.Errorf("row %d: unknown variant %q", i, r.Variant)
+		case r.Error == "" && !(r.MedianMs > 0):
+			return out, fmt.Errorf("row %d (%s %s W=%d M=%d %s): no error and no median", i, r.Suite, r.Model, r.Width, r.M, r.Variant)
+		}
+	}
+	return out, nil
+}
+
+// find returns the measured row (no error) of the network and variant, if any.
+func (o peersOutput) find(suite, model string, width, m int, variant string) (peersRow, bool) {
+	for _, r := range o.Rows {
+		if r.Suite == suite && r.Model == model && r.Width == width && r.M == m && r.Variant == variant && r.Error == "" {
+			return r, true
+		}
+	}
+	return peersRow{}, false
+}
+
+// speedupOver returns the peer row's median divided by ourMs — how many times faster we are (above 1)
+// or slower (below 1) — or nil when either time is missing.
+func (r peersRow) speedupOver(ourMs float64) *float64 {
+	if r.Error != "" || !(r.MedianMs > 0) || !(ourMs > 0) {
+		return nil
+	}
+	v := r.MedianMs / ourMs
+	return &v
+}
+
+// lastLine keeps the last non-empty line written to it.
+type lastLine struct{ buf []byte }
+
+func (l *lastLine) Write(p []byte) (int, error) {
+	l.buf = append(l.buf, p...)
+	if len(l.buf) > 1<<16 {
+		l.buf = l.buf[len(l.buf)-1<<15:]
+	}
+	return len(p), nil
+}
+
+func (l *lastLine) String() string {
+	lines := strings.Split(strings.TrimSpace(string(l.buf)), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/fits-snn/fits/fits/experiment"
+	"github.com/fits-snn/fits/fits/sweep"
+)
+
+func init() {
+	register(&command{
+		name:    "sweep",
+		summary: "train a table's grid of experiments x seeds on local workers, or emit a Slurm array job; --collect aggregates",
+		run:     runSweep,
+	})
+}
+
+// sweepUsage completes the flag list of `fits sweep --help`.
+const sweepUsage = `
+Extra flags of 'fits train' for every run go after --, e.g.
+  fits sweep --table=3 --mode=quick -- --epochs=2
+(the tables count only runs that keep the recipe's dataset, model, M, width and protocol).
+Runs live in OUT/ID/seed-S (checkpoints, result.json, log.txt); the index is OUT/sweep.json.
+A sweep restarted with the same flags skips finished runs and resumes interrupted ones.`
+
+func runSweep(args []string, stdout, stderr io.Writer) error {
+	args, extra := splitDashDash(args)
+	fs := newFlagSet("sweep", stderr)
+	table := fs.String("table", "", `table or figure: every experiment feeding it ("Table 3", "3", "A.7", "fig2"; listed by fits experiments)`)
+	ids := fs.String("experiments", "", "comma-separated experiment IDs (instead of --table)")
+	seeds := fs.String("seeds", "", "seeds, e.g. 1-5 or 1,3,7 (default: each experiment's own)")
+	mode := fs.String("mode", string(experiment.Full), "schedule: full (the paper's) or quick")
+	out := fs.String("out", "", "root folder of the sweep (default runs/MODE, where `fits train --experiment` puts its runs)")
+	workers := fs.Int("workers", 1, "runs trained at the same time on this machine")
+	emit := fs.String("emit", "", "slurm: write OUT/sweep.sbatch (an array job, one task per run) and OUT/runs.txt instead of training")
+	collect := fs.Bool("collect", false, "aggregate the finished runs into OUT/table-*.md and .csv (the --table, or every table the --experiments feed) and refresh OUT/sweep.json")
+	cpus := fs.Int("cpus-per-task", 4, "--emit=slurm: CPUs per array task")
+	mem := fs.String("mem", "16G", "--emit=slurm: memory per array task (Slurm --mem)")
+	wall := fs.String("time", "24:00:00", "--emit=slurm: wall-time limit per array task (Slurm --time)")
+	partition := fs.String("partition", "", "--emit=slurm: Slurm partition (default: the cluster's default)")
+	gres := fs.String("gres", "", "--emit=slurm: generic resources per task, e.g. gpu:1")
+	jobName := fs.String("job-name", "fits-sweep", "--emit=slurm: Slurm job name")
+	dryRun := fs.Bool("dry-run", false, "list the grid's runs (experiment, seed, state, directory) and do nothing")
+	asJSON := fs.Bool("json", false, "print one JSON object on stdout: the index, the emitted files, or the collected tables")
+	quiet := fs.Bool("quiet", false, "no progress display on stderr")
+	if err := parseFlags(fs, args); err != nil {
+		if errors.Is(err, errHelp) {
+			fmt.Fprintln(stderr, strings.TrimSpace(sweepUsage))
+		}
+		return err
+	}
+	if *emit != "" && *emit != "slurm" {
+		return badInput("--emit: unknown target %q (valid: slurm)", *emit)
+	}
+	if n := btoi(*emit != "") + btoi(*collect) + btoi(*dryRun); n > 1 {
+		return badInput("--emit, --collect and --dry-run exclude each other")
+	}
+	m, err := experiment.ParseMode(*mode)
+	if err != nil {
+		return badInput("--mode: %v", err)
+	}
+	if *out == "" {
+		*out = filepath.Join("runs", string(m))
+	}
+	spec := sweep.Spec{Table: *table, Mode: m, Root: *out, TrainArgs: extra}
+	if *ids != "" {
+		for _, id := range strings.Split(*ids, ",") {
+			spec.Experiments = append(spec.Experiments, strings.TrimSpace(id))
+		}
+	}
+	if *table != "" && *ids != "" {
+		return badInput("--table and --experiments exclude each other")
+	}
+	if *table == "" && *ids == "" {
+		return badInput("give --table=LABEL or --experiments=ID,ID (tables: %s)", strings.Join(experiment.Tables(), ", "))
+	}
+	if *seeds != "" {
+		if spec.Seeds, err = sweep.ParseSeeds(*seeds); err != nil {
+			return badInput("--seeds: %v", err)
+		}
+	}
+	g, err := sweep.NewGrid(spec)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	if !*asJSON {
+		sweepNotes(stderr, g, *table, extra)
+	}
+	switch {
+	case *dryRun:
+		return sweepDryRun(g, *asJSON, stdout)
+	case *emit == "slurm":
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		if exe, err = filepath.Abs(exe); err != nil {
+			return err
+		}
+		o := sweep.SlurmOptions{CPUsPerTask: *cpus, Mem: *mem, Time: *wall, Partition: *partition, Gres: *gres,
+			JobName: *jobName, Exe: exe}
+		if err := o.Validate(); err != nil {
+			return badInput("%v", err)
+		}
+		return sweepEmit(g, o, *asJSON, stdout)
+	case *collect:
+		return sweepCollect(g, *table, *asJSON, stdout)
+	}
+	return sweepLocal(g, *workers, *quiet, *asJSON, stdout, stderr)
+}
+
+// sweepNotes prints on stderr what the grid leaves out and what its quick runs need.
+func sweepNotes(stderr io.Writer, g *sweep.Grid, table string, extra []string) {
+	if len(g.Omitted) > 0 {
+		fmt.Fprintf(stderr, "%s: %d of its experiments have no %s-mode recipe and are left out (see `fits experiments --table=%s`)\n",
+			table, len(g.Omitted), g.Mode, table)
+	}
+	if g.Mode != experiment.Quick || slices.ContainsFunc(extra, func(a string) bool { return strings.HasPrefix(a, "--data-dir") }) {
+		return
+	}
+	seen := map[string]bool{}
+	for _, r := range g.Runs {
+		if e, err := experiment.Lookup(r.Experiment); err == nil && e.QuickFixture != "" && !seen[e.QuickFixture] {
+			seen[e.QuickFixture] = true
+			fmt.Fprintf(stderr, "note: the quick runs of %s read files that `fits data synth --format=%s --out=DIR` writes; pass them with -- --data-dir=DIR\n",
+				r.Experiment, e.QuickFixture)
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// sweepDryRun prints one line per run: experiment, seed, state (from its directory) and directory.
+func sweepDryRun(g *sweep.Grid, asJSON bool, stdout io.Writer) error {
+	type run struct {
+		Experiment string       `json:"experiment"`
+		Seed       int64        `json:"seed"`
+		Status     sweep.Status `json:"status"`
+		Dir        string       `json:"dir"`
+		Command    []string     `json:"command"`
+	}
+	var runs []run
+	for _, r := range g.Runs {
+		st := sweep.Inspect(r)
+		runs = append(runs, run{r.Experiment, r.Seed, st.Status, r.Dir, g.Command(r, st.Status == sweep.Partial)})
+	}
+	if asJSON {
+		return writeJSON(stdout, map[string]any{"root": g.Root, "mode": g.Mode, "runs": runs})
+	}
+	for _, r := range runs {
+		fmt.Fprintf(stdout, "%s\t%d\t%s\t%s\n", r.Experiment, r.Seed, r.Status, r.Dir)
+	}
+	return nil
+}
+
+// splitDashDash returns the arguments before "--" and those after it.
+func splitDashDash(args []string) (before, after []string) {
+	if i := slices.Index(args, "--"); i >= 0 {
+		return args[:i], args[i+1:]
+	}
+	return args, nil
+}
+
+func sweepLocal(g *sweep.Grid, workers int, quiet, asJSON bool, stdout, stderr io.Writer) error {
+	if workers < 1 {
+		return badInput("--workers must be at least 1, got %d", workers)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	opts := sweep.Options{Workers: workers}
+	if !quiet {
+		opts.Progress = stderr
+	}
+	idx, err := sweep.Execute(ctx, g, opts)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("interrupted: the runs in flight keep their checkpoints; run the same command to resume")
+		}
+		return sweepError(err)
+	}
+	if asJSON {
+		if err := writeJSON(stdout, idx); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(stdout, "%d runs: %s; index %s\n", len(idx.Runs), countsText(idx),
+			filepath.Join(g.Root, sweep.IndexFile))
+	}
+	if n := idx.Failed(); n > 0 {
+		return fmt.Errorf("%d of %d runs failed (see the errors in %s and each run's %s)", n, len(idx.Runs),
+			filepath.Join(g.Root, sweep.IndexFile), sweep.LogFile)
+	}
+	return nil
+}
+
+// sweepError turns the errors caused by the choice of --out into bad input (exit status 2).
+func sweepError(err error) error {
+	if errors.Is(err, sweep.ErrLocked) || errors.Is(err, sweep.ErrOtherMode) {
+		return badInput("%v", err)
+	}
+	return err
+}
+
+// countsText lists the index's counts per status, e.g. "3 finished, 1 failed".
+func countsText(idx *sweep.Index) string {
+	var parts []string
+	for _, s := range []sweep.Status{sweep.Finished, sweep.Failed, sweep.Running, sweep.Partial, sweep.Pending} {
+		if n := idx.Counts[s]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, s))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sweepEmit(g *sweep.Grid, o sweep.SlurmOptions, asJSON bool, stdout io.Writer) error {
+	path, err := sweep.EmitSlurm(g, o)
+	if err != nil {
+		return sweepError(err)
+	}
+	submit := "sbatch " + path
+	if asJSON {
+		return writeJSON(stdout, map[string]any{"script": path, "runs_file": filepath.Join(g.Root, sweep.RunsFile),
+			"tasks": len(g.Runs), "submit": submit})
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d array tasks) and %s\nsubmit with:\n  %s\n", path, len(g.Runs),
+		filepath.Join(g.Root, sweep.RunsFile), submit)
+	fmt.Fprintf(stdout, "then, when tasks have finished:\n  fits sweep --collect ... --out=%s\n", g.Root)
+	return nil
+}
+
+func sweepCollect(g *sweep.Grid, table string, asJSON bool, stdout io.Writer) error {
+	var tables []string
+	if table != "" {
+		tables = []string{table}
+	}
+	idx, files, err := sweep.Collect(g, tables)
+	if errors.Is(err, experiment.ErrNotAggregated) {
+		return badInput("--table: %v", err)
+	}
+	if err != nil {
+		return sweepError(err)
+	}
+	if asJSON {
+		return writeJSON(stdout, map[string]any{"index": idx, "tables": files})
+	}
+	fmt.Fprintf(stdout, "%d runs: %s; index %s\n", len(idx.Runs), countsText(idx), filepath.Join(g.Root, sweep.IndexFile))
+	for _, f := range files {
+		fmt.Fprintf(stdout, "\n%s (%s, %s)\n\n%s", f.Label, f.Markdown, f.CSV, f.Table.Markdown())
+	}
+	return nil
+}

@@ -1,0 +1,60 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/fits/theory"
+)
+
+// FSModule returns, in float64, the semi-implicit FS module (Eq. 6, barred coordinates of Theorem 2)
+// that a neuron of configuration cfg realizes with the target frequency fHz of Layer.TargetHz (already
+// clamped as the graph clamps it): μ̄ = 1 − Δt/τm, ρ̄ = 1 − Δt/τa and
+//
+//   - κ̄ = κ*Δt² with κ* of Theorem 1's inverse map (Eq. 5) at Ω* = 2πf*, as neuron.Layer computes it;
+//   - with cfg.DTExact, the κ̄ whose realized discrete-time target (Theorem 2) is ω = 2πf*Δt
+//     (theory.KappaBarForTarget, the DT-exact inverse).
+//
+// κ = ηγ does not depend on the ratio η/γ. It is an error for kinds without a target frequency and,
+// with DTExact, for a target that no κ̄ realizes (0 Hz or at Nyquist).
+func FSModule(cfg neuron.Config, fHz float64) (theory.FS, error) {
+	if !cfg.Kind.HasTargetFrequency() {
+		return theory.FS{}, fmt.Errorf("kind %s has no target frequency", cfg.Kind)
+	}
+	if math.IsNaN(fHz) || fHz < 0 {
+		return theory.FS{}, fmt.Errorf("target frequency %g Hz", fHz)
+	}
+	c := cfg.Constants()
+	f := theory.FS{MuBar: c.MuBar(), RhoBar: c.RhoBar()}
+	if cfg.DTExact {
+		kb, err := theory.KappaBarForTarget(f.MuBar, f.RhoBar, c.RadPerSampleFromHz(fHz))
+		if err != nil {
+			return theory.FS{}, err
+		}
+		f.KappaBar = kb
+		return f, nil
+	}
+	f.KappaBar = c.KappaBar(theory.KappaStarHz(c.Mu(), c.Rho(), fHz))
+	return f, nil
+}
+
+// initialTS returns the TS module of order m at the initialization of cfg: β = tanh(β̂₀) and
+// λ = σ(λ̂₀) in every stage (Appendix B: β̂₀ = 0, λ̂₀ = −3).
+func initialTS(cfg neuron.Config, m int) theory.TS {
+	b, l := math.Tanh(cfg.BetaHatInit), 1/(1+math.Exp(-cfg.LambdaHatInit))
+	ts := theory.TS{Beta: make([]float64, m), Lambda: make([]float64, m)}
+	for i := range m {
+		ts.Beta[i], ts.Lambda[i] = b, l
+	}
+	return ts
+}
+
+// learnedTS returns the TS module of parameter set i of a layer (Layer.Beta and Layer.Lambda).
+func learnedTS(l Layer, i int) theory.TS {
+	ts := theory.TS{Beta: make([]float64, len(l.Beta)), Lambda: make([]float64, len(l.Lambda))}
+	for m := range l.Beta {
+		ts.Beta[m], ts.Lambda[m] = l.Beta[m][i], l.Lambda[m][i]
+	}
+	return ts
+}

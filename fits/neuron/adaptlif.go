@@ -1,0 +1,43 @@
+package neuron
+
+import (
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// AdaptLIF is the paper's "Adapt. LIF (frozen zero init.)" baseline: the FS update of Eq. 6 with the
+// adaptation current computed, and η and γ (1/s, variables VarEta and VarGamma of shape P) trainable and
+// initialized at zero. Zero is a stationary point: with γ = 0 the adaptation current a stays 0, so
+// ∂L/∂η = 0, and with η = 0 nothing depends on a, so ∂L/∂γ = 0. Gradient-based training therefore leaves
+// both at zero (the adaptation is frozen at its zero initialization) and the spikes equal LIF's, at the
+// computational cost of the adaptive neuron.
+const AdaptLIF Kind = "adaptlif"
+
+func init() { Register(AdaptLIF, 20, adaptLIFCell{}) }
+
+type adaptLIFCell struct{}
+
+func (adaptLIFCell) Summary() string {
+	return "adaptive LIF, adaptation coupling eta, gamma trainable but initialized at zero (a stationary point)"
+}
+
+func (adaptLIFCell) Defaults(*Config, int) {}
+
+func (adaptLIFCell) CheckOrder(order int) error { return noTSModule(AdaptLIF, order) }
+
+func (adaptLIFCell) Validate(Config) error { return nil }
+
+func (adaptLIFCell) State(Config) StateLayout { return StateLayout{Adaptation: true} }
+
+func (adaptLIFCell) Variables(Config) []string { return []string{VarEta, VarGamma} }
+
+func (adaptLIFCell) Coefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
+	co := newCoefficients(cfg)
+	zeros := make([]float64, paramSize(paramShape))
+	eta := ctx.VariableWithValue(VarEta, newTensor(dtype, zeros, paramShape)).ValueGraph(g)
+	gamma := ctx.VariableWithValue(VarGamma, newTensor(dtype, zeros, paramShape)).ValueGraph(g)
+	co.EtaDt = MulScalar(eta, cfg.Dt)
+	co.GammaDt = MulScalar(gamma, cfg.Dt)
+	return co
+}

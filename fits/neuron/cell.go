@@ -1,0 +1,189 @@
+package neuron
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// Cell is one member of the neuron family: what distinguishes it from the others. Every cell runs the same
+// update of Algorithm 1 (Appendix A.5) with its own per-step constants (Coefficients); the time loop that
+// runs the update (Layer, LayerFrom) and the engines that differentiate it are the same for every cell.
+//
+// A new kind is one file in this package that declares its Kind, implements Cell and calls Register from
+// an init function, plus its float64 twin in package fits/sim (registered under the same name) and tests:
+// the tests that hold every kind to its twin iterate over the registry.
+type Cell interface {
+	// Summary is a one-line description for help texts.
+	Summary() string
+	// Defaults sets the cell's own defaults in cfg, which holds DefaultConfig's shared ones (the SSC
+	// constants of Appendix B); order is the requested TS order M, which cells without a TS module ignore.
+	Defaults(cfg *Config, order int)
+	// CheckOrder reports whether the cell accepts the TS cascade order M = order.
+	CheckOrder(order int) error
+	// Validate checks the options of cfg that are the cell's own; Config.Validate has checked the shared
+	// ones (constants, threshold, surrogate, κ fraction) and the order.
+	Validate(cfg Config) error
+	// State returns the layout of the state the cell carries between steps for a valid cfg.
+	State(cfg Config) StateLayout
+	// Variables returns the names of the variables that Coefficients creates, in creation order. They are
+	// stored in checkpoints: a cell never renames them.
+	Variables(cfg Config) []string
+	// Coefficients creates the cell's variables in ctx's current scope with their initial values, or uses
+	// those already there (e.g. loaded from a checkpoint), and returns the per-step constants of Algorithm 1
+	// as nodes of g with the float dtype, of the parameter shape P = paramShape (see ParamShape), built from
+	// newCoefficients(cfg). cfg is valid. It panics on errors, as graph-building functions do.
+	Coefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients
+}
+
+// TargetFrequencyCell is a cell parameterized by a target frequency f* (Theorem 1; Theorem 2 with
+// Config.DTExact), initialized log-spaced over [Config.FMinHz, Config.FMaxHz] in neuron order.
+type TargetFrequencyCell interface {
+	Cell
+	// TargetFrequenciesHz returns the target frequencies f* in Hz of the layer in ctx's current scope as
+	// the graph realizes them, flattened in row-major order of P.
+	TargetFrequenciesHz(ctx *context.Context, cfg Config) ([]float64, error)
+}
+
+// TSCell is a cell with the TS module of Eqs. 8–10.
+type TSCell interface {
+	Cell
+	// TSCoefficients returns β and λ of the layer in ctx's current scope: beta[m−1] and lambda[m−1] hold
+	// stage m's coefficients, flattened in row-major order of P.
+	TSCoefficients(ctx *context.Context, cfg Config) (beta, lambda [][]float64, err error)
+}
+
+// StateLayout is the carried state of a cell between two time steps, in the order of LayerFrom: the
+// post-reset voltage V; the adaptation current a when Adaptation; the stage values V0…VM of the TS cascade
+// when Stages = M + 1 > 0. Each component has the per-step shape [batch, d1, …, dn].
+type StateLayout struct {
+	Adaptation bool
+	Stages     int
+}
+
+// Components returns the number of state tensors.
+func (s StateLayout) Components() int {
+	n := 1 + s.Stages
+	if s.Adaptation {
+		n++
+	}
+	return n
+}
+
+type registration struct {
+	kind Kind
+	rank int
+	cell Cell
+}
+
+// registry holds the registered cells ordered by rank, then name.
+var registry []registration
+
+var kindName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+
+// Register makes a cell available under kind. rank orders Kinds() (the paper's kinds use 10, 20, …, 50 from
+// LIF to FSTS; a new kind picks a rank between or after them). It panics when kind is not a lower-case
+// name of letters, digits and '-' starting with a letter, when the name is taken, or when c is nil.
+// Register is meant to be called from init functions.
+func Register(kind Kind, rank int, c Cell) {
+	if !kindName.MatchString(string(kind)) {
+		panic(fmt.Sprintf("neuron.Register: invalid kind name %q", string(kind)))
+	}
+	if c == nil {
+		panic(fmt.Sprintf("neuron.Register: nil cell for kind %q", string(kind)))
+	}
+	for _, r := range registry {
+		if r.kind == kind {
+			panic(fmt.Sprintf("neuron.Register: kind %q registered twice", string(kind)))
+		}
+	}
+	registry = append(registry, registration{kind, rank, c})
+	slices.SortStableFunc(registry, func(a, b registration) int {
+		if a.rank != b.rank {
+			return a.rank - b.rank
+		}
+		if a.kind < b.kind {
+			return -1
+		}
+		return 1
+	})
+}
+
+// LayerCoefficients creates (or reuses) the variables of the layer of configuration cfg in ctx's current
+// scope and returns its per-step constants as nodes of g with the float dtype, of the parameter shape P =
+// paramShape (see ParamShape): the cell's Coefficients, checked against the cell's state layout. Engines
+// that differentiate the recurrence by hand start here. It panics when cfg is invalid.
+func LayerCoefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
+	if err := cfg.Validate(); err != nil {
+		panic(fmt.Errorf("neuron.Layer: %w", err))
+	}
+	cell, _ := cfg.Kind.Cell()
+	co := cell.Coefficients(ctx, g, dtype, cfg, paramShape)
+	layout := cell.State(cfg)
+	m := len(co.Beta)
+	switch {
+	case (co.EtaDt != nil) != layout.Adaptation || (co.GammaDt != nil) != layout.Adaptation:
+		panic(fmt.Errorf("neuron.Layer: cell %s: adaptation coefficients present = %v, state carries a = %v",
+			cfg.Kind, co.EtaDt != nil, layout.Adaptation))
+	case len(co.Lambda) != m || (m == 0 && layout.Stages != 0) || (m > 0 && layout.Stages != m+1):
+		panic(fmt.Errorf("neuron.Layer: cell %s: %d betas and %d lambdas for %d carried stages",
+			cfg.Kind, m, len(co.Lambda), layout.Stages))
+	}
+	return co
+}
+
+// newCoefficients returns the coefficients shared by every cell: μ̄ = 1 − μΔt, ρ̄ = 1 − ρΔt, Vth, the
+// surrogate and DetachReset; no adaptation and no TS stage.
+func newCoefficients(cfg Config) Coefficients {
+	k := cfg.Constants()
+	return Coefficients{
+		MuBar: k.MuBar(), RhoBar: k.RhoBar(),
+		Vth: cfg.Vth, Surrogate: cfg.Surrogate, DetachReset: cfg.DetachReset,
+	}
+}
+
+// noTSModule is CheckOrder of the cells without a TS module.
+func noTSModule(kind Kind, order int) error {
+	if order != 0 {
+		return fmt.Errorf("kind %s has no TS module: order must be 0, got %d", kind, order)
+	}
+	return nil
+}
+
+// paramSize returns the number of neurons (parameter sets) of the parameter shape P.
+func paramSize(paramShape []int) int {
+	n := 1
+	for _, d := range paramShape {
+		n *= d
+	}
+	return n
+}
+
+func fill(n int, v float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+// newTensor returns a tensor of dtype (Float32 or Float64) with the given values and dimensions.
+func newTensor(dtype dtypes.DType, values []float64, dims []int) *tensors.Tensor {
+	switch dtype {
+	case dtypes.Float64:
+		return tensors.FromFlatDataAndDimensions(append([]float64(nil), values...), dims...)
+	case dtypes.Float32:
+		f := make([]float32, len(values))
+		for i, v := range values {
+			f[i] = float32(v)
+		}
+		return tensors.FromFlatDataAndDimensions(f, dims...)
+	default:
+		panic(fmt.Errorf("neuron.Layer: unsupported dtype %s (use Float32 or Float64)", dtype))
+	}
+}

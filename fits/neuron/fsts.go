@@ -1,0 +1,99 @@
+package neuron
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// FSTS is FS followed by the TS module of order M ≥ 1 (Eqs. 8–10), with learnable Ω* (as in FS) and the
+// TS variables VarBetaHat and VarLambdaHat of shape [M, P...]: β = tanh(β̂), λ = σ(λ̂), initialized at
+// Config.BetaHatInit and Config.LambdaHatInit (Appendix B: β̂ = 0, λ̂ = −3).
+const FSTS Kind = "fsts"
+
+func init() { Register(FSTS, 50, fstsCell{}) }
+
+// FiTS returns the kind of the paper's FiTS neuron with TS order M = order: FS for M = 0, FSTS for M ≥ 1
+// (the kernel-runtime table and `fits simulate` name the neuron by M alone).
+func FiTS(order int) Kind {
+	if order == 0 {
+		return FS
+	}
+	return FSTS
+}
+
+type fstsCell struct{}
+
+func (fstsCell) Summary() string {
+	return "FS module followed by the TS module of order M >= 1 (learnable f*, beta, lambda)"
+}
+
+func (fstsCell) Defaults(cfg *Config, order int) { cfg.Order = order }
+
+func (fstsCell) CheckOrder(order int) error {
+	if order < 1 {
+		return fmt.Errorf("kind fsts needs a TS order M >= 1, got %d", order)
+	}
+	return nil
+}
+
+func (fstsCell) Validate(cfg Config) error {
+	if !finite(cfg.BetaHatInit) || !finite(cfg.LambdaHatInit) {
+		return fmt.Errorf("beta-hat and lambda-hat initial values must be finite")
+	}
+	return cfg.validateTargetRange()
+}
+
+func (fstsCell) State(cfg Config) StateLayout {
+	if cfg.Order < 1 {
+		return StateLayout{Adaptation: true} // an invalid order: no cascade to carry
+	}
+	return StateLayout{Adaptation: true, Stages: cfg.Order + 1}
+}
+
+func (fstsCell) Variables(cfg Config) []string {
+	return []string{targetVariable(cfg), VarBetaHat, VarLambdaHat}
+}
+
+func (fstsCell) Coefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
+	co := targetCoefficients(ctx, g, dtype, cfg, paramShape, true)
+	m, size := cfg.Order, paramSize(paramShape)
+	tsShape := append([]int{m}, paramShape...)
+	betaHat := ctx.VariableWithValue(VarBetaHat, newTensor(dtype, fill(m*size, cfg.BetaHatInit), tsShape)).ValueGraph(g)
+	lambdaHat := ctx.VariableWithValue(VarLambdaHat, newTensor(dtype, fill(m*size, cfg.LambdaHatInit), tsShape)).ValueGraph(g)
+	co.Beta = unstack(Tanh(betaHat), 0)
+	co.Lambda = unstack(Sigmoid(lambdaHat), 0)
+	return co
+}
+
+func (fstsCell) TargetFrequenciesHz(ctx *context.Context, cfg Config) ([]float64, error) {
+	return targetFrequenciesHz(ctx, cfg)
+}
+
+func (fstsCell) TSCoefficients(ctx *context.Context, cfg Config) (beta, lambda [][]float64, err error) {
+	bh, err := variableValues(ctx, VarBetaHat)
+	if err != nil {
+		return nil, nil, err
+	}
+	lh, err := variableValues(ctx, VarLambdaHat)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := cfg.Order
+	if m < 1 || len(bh)%m != 0 || len(lh) != len(bh) {
+		return nil, nil, fmt.Errorf("TS variables have %d and %d values, not a multiple of M = %d", len(bh), len(lh), m)
+	}
+	n := len(bh) / m
+	beta, lambda = make([][]float64, m), make([][]float64, m)
+	for j := range m {
+		beta[j], lambda[j] = make([]float64, n), make([]float64, n)
+		for i := range n {
+			beta[j][i] = math.Tanh(bh[j*n+i])
+			lambda[j][i] = 1 / (1 + math.Exp(-lh[j*n+i]))
+		}
+	}
+	return beta, lambda, nil
+}

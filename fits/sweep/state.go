@@ -1,0 +1,121 @@
+package sweep
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+
+	"github.com/fits-snn/fits/fits/train"
+)
+
+// LogFile is the name of a run's log in its directory: the stdout and stderr of every `fits train`
+// segment of the run, appended.
+const LogFile = "log.txt"
+
+// Status is the state of a run.
+type Status string
+
+const (
+	// Pending: nothing trained yet; the run starts from scratch.
+	Pending Status = "pending"
+	// Partial: the directory holds a checkpoint but no final result; the run is training elsewhere or was
+	// interrupted, and continues from its latest checkpoint (`fits train --resume`).
+	Partial Status = "partial"
+	// Running: a worker of this sweep is training the run.
+	Running Status = "running"
+	// Finished: result.json records every epoch of the run's configuration.
+	Finished Status = "finished"
+	// Failed: the training command of this sweep ended without a finished result.
+	Failed Status = "failed"
+)
+
+// State is what a run's directory says about it.
+type State struct {
+	Status Status
+	// Result is the run's result.json when Status is Finished.
+	Result *train.Result
+	// Err explains why a directory cannot be used for the run (then Status is Failed).
+	Err error
+}
+
+// Inspect reads the state of run r from its directory alone. A run is Finished when its result.json
+// parses and records all the epochs its configuration asks for (fits/train writes result.json only after
+// the last epoch); Partial when the directory holds a complete checkpoint (train.HasCheckpoint); Pending
+// otherwise. A result.json of another seed makes the run Failed: the directory holds someone else's run.
+func Inspect(r Run) State {
+	// A missing or unreadable result.json (rewritten when the run resumes) says nothing.
+	if res, err := train.ReadResult(r.Dir); err == nil {
+		if res.Seed != r.Seed {
+			return State{Status: Failed, Err: fmt.Errorf("%s holds a run of seed %d, not %d", r.Dir, res.Seed, r.Seed)}
+		}
+		if finished(res) {
+			return State{Status: Finished, Result: res}
+		}
+	}
+	if train.HasCheckpoint(r.Dir) {
+		return State{Status: Partial}
+	}
+	return State{Status: Pending}
+}
+
+// finished reports whether res records every epoch of its configuration.
+func finished(res *train.Result) bool {
+	return res.Config.Epochs > 0 && len(res.Epochs) >= res.Config.Epochs
+}
+
+// Accuracy is the test accuracy that the run's protocol reports (train.Result.SelectedTestAcc): the
+// best test accuracy under best-test, the test accuracy at the best validation epoch under the validation
+// protocols, the last epoch's under final-epoch.
+func Accuracy(res *train.Result) (float64, bool) {
+	if res == nil {
+		return 0, false
+	}
+	a, err := res.SelectedTestAcc()
+	return a, err == nil
+}
+
+// epochRe matches what train.TerminalProgress writes: "epoch 3/10 [...", "epoch 3/10 evaluating" (epoch
+// 3 in flight), "epoch 3/10 loss ..." (epoch 3 done), and the resume note "after epoch 3 of 10".
+var epochRe = regexp.MustCompile(`epoch (\d+)(?:/| of )(\d+)( \[| evaluating)?`)
+
+// logTail is how much of the end of a log LogEpochs reads.
+const logTail = 8 << 10
+
+// LogEpochs reads the end of a run's log and returns the number of finished epochs and the planned total
+// as the training progress bar last printed them; ok is false when the log shows no epoch yet.
+func LogEpochs(dir string) (done, total int, ok bool) {
+	f, err := os.Open(filepath.Join(dir, LogFile))
+	if err != nil {
+		return 0, 0, false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, 0, false
+	}
+	off := max(st.Size()-logTail, 0)
+	buf := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+		return 0, 0, false
+	}
+	// Only the part after the last segment header counts: an earlier segment's epochs are history.
+	if i := bytes.LastIndex(buf, []byte(segmentMark)); i >= 0 {
+		buf = buf[i:]
+	}
+	m := epochRe.FindAllSubmatch(buf, -1)
+	if len(m) == 0 {
+		return 0, 0, false
+	}
+	last := m[len(m)-1]
+	n, _ := strconv.Atoi(string(last[1]))
+	total, _ = strconv.Atoi(string(last[2]))
+	if len(last[3]) > 0 {
+		n-- // in flight
+	}
+	return n, total, total > 0
+}

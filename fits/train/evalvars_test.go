@@ -1,0 +1,83 @@
+package train
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// TestEvaluateWith trains a tiny run and evaluates it unmodified (the same as Evaluate), with the
+// readout's bias pushed towards one class (every prediction is that class, so the accuracy is the
+// class's share of each split), and with a failing modification; the checkpoint on disk is unchanged.
+func TestEvaluateWith(t *testing.T) {
+	ds := tinyDataset(t)
+	cfg := tinyConfig()
+	cfg.Epochs, cfg.Dropout = 1, 0
+	opts := Options{Backend: testBackend(t), Dataset: ds, Dir: t.TempDir()}
+	if _, err := TrainModel(cfg, opts); err != nil {
+		t.Fatal(err)
+	}
+	want, err := Evaluate(opts.Dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, err := EvaluateWith(opts.Dir, opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same.TestAcc != want.TestAcc || *same.ValAcc != *want.ValAcc || len(same.ValFiringRates) != 2 || len(want.ValFiringRates) != 2 {
+		t.Fatalf("EvaluateWith(nil): %+v, Evaluate: %+v", same, want)
+	}
+
+	const class = 2
+	modified, err := EvaluateWith(opts.Dir, opts, func(ctx *context.Context) error {
+		v := ctx.GetVariableByScopeAndName("/"+ModelScope+"/readout/dense", "biases")
+		if v == nil {
+			return errors.New("no readout bias")
+		}
+		b := make([]float32, ds.Classes)
+		b[class] = 1e6
+		return v.SetValue(tensors.FromFlatDataAndDimensions(b, ds.Classes))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	share := func(labels []int32) float64 {
+		n := 0
+		for _, l := range labels {
+			if l == class {
+				n++
+			}
+		}
+		return float64(n) / float64(len(labels))
+	}
+	_, val, test, err := ProtocolSplits(cfg.Protocol, ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(modified.TestAcc-share(test.Labels)) > 1e-12 || math.Abs(*modified.ValAcc-share(val.Labels)) > 1e-12 {
+		t.Errorf("with every prediction class %d: test acc %g, val acc %g; want the class's shares %g, %g",
+			class, modified.TestAcc, *modified.ValAcc, share(test.Labels), share(val.Labels))
+	}
+	// Spikes do not depend on the readout.
+	for i := range want.FiringRates {
+		if modified.FiringRates[i] != want.FiringRates[i] {
+			t.Errorf("layer %d: firing rate %g, unmodified %g", i, modified.FiringRates[i], want.FiringRates[i])
+		}
+	}
+
+	boom := errors.New("boom")
+	if _, err := EvaluateWith(opts.Dir, opts, func(*context.Context) error { return boom }); !errors.Is(err, boom) {
+		t.Errorf("failing modification: error %v, want it wrapped", err)
+	}
+	again, err := Evaluate(opts.Dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.TestAcc != want.TestAcc {
+		t.Errorf("the checkpoint changed: test acc %g, before %g", again.TestAcc, want.TestAcc)
+	}
+}

@@ -1,0 +1,23 @@
+# The Python peers of the benchmark (peers/): PyTorch timestep loop, torch.compile and snnTorch.
+# Included by the top Makefile.
+
+PEERS_PY := .venv-peers/bin/python
+# peers-bench: cells W:M, timed iterations, threads, Open Neuromorphic sizes n (empty: none).
+PEERS_CELLS ?= 128:2
+PEERS_ITERS ?= 5
+PEERS_THREADS ?= 2
+PEERS_ON_N ?=
+
+.PHONY: peers-setup peers-check peers-bench
+
+# Idempotent: the pinned virtualenv .venv-peers from peers/requirements.txt.
+peers-setup:
+	@bash peers/setup.sh
+
+# The Python neuron against `fits simulate --engine=reference` (float64, spike for spike); fails on mismatch.
+peers-check: peers-setup build
+	$(PEERS_PY) peers/check_oracle.py --fits=$(FITS)
+
+# One JSON object on stdout: forward+backward medians of the peers on the given cells.
+peers-bench: peers-setup
+	$(PEERS_PY) peers/bench.py --cells=$(PEERS_CELLS) --iters=$(PEERS_ITERS) --threads=$(PEERS_THREADS) --on-n=$(PEERS_ON_N)
