@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -389,7 +390,8 @@ func runLogged(log io.Writer, live bool, exe string, args ...string) error {
 	return err
 }
 
-// lineWriter passes completed lines to w, each reduced to the text after its last carriage return.
+// lineWriter passes completed lines to w, each reduced to the text after its last carriage return and
+// without terminal control sequences.
 type lineWriter struct {
 	w   io.Writer
 	buf []byte
@@ -415,10 +417,14 @@ func (l *lineWriter) Flush() {
 	l.buf = nil
 }
 
+// ansiCSI matches terminal control sequences (ESC [ ... letter), such as the erase-line of progress bars.
+var ansiCSI = regexp.MustCompile("\x1b\\[[0-9;?]*[A-Za-z]")
+
 func (l *lineWriter) emit(line []byte) {
 	if i := bytes.LastIndexByte(line, '\r'); i >= 0 {
 		line = line[i+1:]
 	}
+	line = ansiCSI.ReplaceAll(line, nil)
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}

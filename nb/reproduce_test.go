@@ -279,7 +279,7 @@ func TestEnsureRunsReportsUnfinished(t *testing.T) {
 func TestLineWriterKeepsLastRedraw(t *testing.T) {
 	var b strings.Builder
 	w := &lineWriter{w: &b}
-	for _, chunk := range []string{"progress 1/3\rprogress 2", "/3\rprogress 3/3\n", "run a finished\n\n", "tail"} {
+	for _, chunk := range []string{"progress 1/3\rprogress 2", "/3\rprogress 3/3\n", "\x1b[Krun a finished\n\n", "tail"} {
 		if _, err := w.Write([]byte(chunk)); err != nil {
 			t.Fatal(err)
 		}
