@@ -150,7 +150,7 @@ type Curve struct {
 // CurvePanel is one panel of curves.
 type CurvePanel struct {
 	Title, XLabel, YLabel string
-	LogX                  bool
+	LogX, LogY            bool
 	// ZeroLine draws y = 0 (thin grey), for shifts that change sign.
 	ZeroLine bool
 	// YMin and YMax fix the y range when YMin < YMax.
@@ -180,6 +180,10 @@ func curvePanel(cp CurvePanel) (*plot.Plot, error) {
 	p := newPlot(cp.Title, cp.XLabel, cp.YLabel)
 	if cp.LogX {
 		logX(p)
+	}
+	if cp.LogY {
+		logY(p)
+		p.Y.Tick.Marker = plot.LogTicks{Prec: 1}
 	}
 	xlo, xhi := math.Inf(1), math.Inf(-1)
 	for i, c := range cp.Curves {

@@ -81,7 +81,7 @@ func TestCurveFigure(t *testing.T) {
 			Curves: []Curve{{Label: "layer 1", X: x, Y: []float64{1, -1, 0, math.NaN()}, Lo: []float64{0, -2, -1, 0}, Hi: []float64{2, 0, 1, 0}}}},
 		{Title: "closed loop", XLabel: "f (Hz)", YLabel: "Δτ (ms)", LogX: true, YMin: -5, YMax: 5,
 			Curves: []Curve{{Label: "layer 2", X: x, Y: x, Dashed: true}}},
-		{Title: "third", XLabel: "f (Hz)", YLabel: "y", Curves: []Curve{{Label: "c", X: x, Y: x}}},
+		{Title: "third", XLabel: "f (Hz)", YLabel: "y", LogY: true, Curves: []Curve{{Label: "c", X: x, Y: x}}},
 	}, 2)
 	if err != nil {
 		t.Fatal(err)

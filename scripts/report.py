@@ -109,6 +109,8 @@ def main(argv):
         book.cells.append(nbformat.v4.new_markdown_cell(f'<a id="{stem}"></a>\n\n---\n\n*Notebook `notebooks/{stem}.ipynb` ({status[stem]})*'))
         book.cells.extend(nb.cells)
 
+    for i, cell in enumerate(book.cells):
+        cell["id"] = f"cell-{i}"  # the notebooks' own ids repeat across notebooks
     exporter = HTMLExporter(template_name="lab")
     exporter.exclude_input = True
     exporter.exclude_input_prompt = True
