@@ -243,22 +243,20 @@ func EnsureRuns(root string, mode experiment.Mode, tables []string, opts EnsureO
 	return runs, nil
 }
 
-// FullCommands returns the commands that train the missing full-mode runs of the tables under root:
-// one `fits sweep` per table with missing runs (local workers), and its Slurm variant.
-func FullCommands(root string, runs []PlannedRun) []string {
-	var tables []string
-	for _, r := range runs {
-		if r.Finished {
-			continue
-		}
-		home := r.Experiment.Home
-		if !slices.Contains(tables, home) {
-			tables = append(tables, home)
-		}
-	}
+// FullCommands returns the commands that train the missing full-mode runs of the tables (labels as Plan
+// takes them) under root: for each table with a missing run, `fits sweep --table` on local workers and its
+// Slurm variant (a table's sweep trains exactly the runs the table reads; finished ones are skipped).
+func FullCommands(root string, tables []string, runs []PlannedRun) []string {
 	var out []string
 	for _, t := range tables {
-		base := fmt.Sprintf("bin/fits sweep --table=%s --mode=full --out=%s", ShortLabel(t), root)
+		l, err := experiment.ParseLabel(t)
+		if err != nil {
+			continue
+		}
+		if !slices.ContainsFunc(runs, func(r PlannedRun) bool { return !r.Finished && r.Experiment.Feeds(l) }) {
+			continue
+		}
+		base := fmt.Sprintf("bin/fits sweep --table=%s --mode=full --out=%s", ShortLabel(l), root)
 		out = append(out, base+" --workers=1", base+" --emit=slurm --gres=gpu:1")
 	}
 	return out

@@ -135,7 +135,7 @@ func TestEnsureRunsFullModeTrainsNothing(t *testing.T) {
 	if len(entries) != 0 {
 		t.Errorf("full mode wrote into the root: %v", entries)
 	}
-	cmds := FullCommands(root, runs)
+	cmds := FullCommands(root, []string{"A.10"}, runs)
 	if len(cmds) != 2 || !strings.Contains(cmds[0], "fits sweep --table=A.10 --mode=full --out="+root) || !strings.Contains(cmds[1], "--emit=slurm") {
 		t.Errorf("commands %q", cmds)
 	}

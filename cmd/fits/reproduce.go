@@ -101,7 +101,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if mode == experiment.Full && out.Finished < out.Total && !*trainFull {
-		out.Commands = nb.FullCommands(*root, runs)
+		out.Commands = nb.FullCommands(*root, labels, runs)
 	}
 	if ensureErr != nil {
 		out.Error = ensureErr.Error()
