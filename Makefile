@@ -6,7 +6,7 @@ export GOMLX_NO_AUTO_INSTALL := 1
 
 FITS := bin/fits
 
-.PHONY: all setup build demo test espeak-digits check fmt-check vet gotest fuzz figures clean help
+.PHONY: all setup build demo test espeak-digits check fmt-check tidy-check vet gotest fuzz figures clean help
 all: build
 
 help:
@@ -40,6 +40,11 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [[ -n "$$out" ]]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@echo "gofmt: ok"
 
+# go.mod and go.sum must be what `go mod tidy` makes of them (prints the difference otherwise).
+tidy-check:
+	@go mod tidy -diff || { echo "go.mod/go.sum are not tidy: run 'go mod tidy'"; exit 1; }
+	@echo "go mod tidy: ok"
+
 vet:
 	go vet ./...
 
@@ -51,7 +56,7 @@ gotest:
 fuzz:
 	@bash scripts/fuzz.sh
 
-check: fmt-check vet gotest
+check: fmt-check tidy-check vet gotest
 
 test: setup check fuzz notebooks e2e slurm-test
 

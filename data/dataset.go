@@ -139,7 +139,8 @@ type Dataset struct {
 	Train, Val, Test *Set
 }
 
-// Validate checks the splits and that all labels lie in [0, Classes).
+// Validate checks the splits, that the train and test splits hold at least one example and that all
+// labels lie in [0, Classes).
 func (d *Dataset) Validate() error {
 	if d.Classes < 2 {
 		return fmt.Errorf("dataset %q: %d classes", d.Name, d.Classes)
@@ -159,6 +160,9 @@ func (d *Dataset) Validate() error {
 		}
 		if err := sp.set.Validate(); err != nil {
 			return fmt.Errorf("dataset %q, %s split: %w", d.Name, sp.name, err)
+		}
+		if sp.set.N == 0 && sp.name != "val" {
+			return fmt.Errorf("dataset %q: the %s split holds no examples", d.Name, sp.name)
 		}
 		if sp.set.F != d.Train.F || sp.set.T != d.Train.T {
 			return fmt.Errorf("dataset %q: %s split has [T=%d, F=%d], train has [T=%d, F=%d]",
@@ -235,7 +239,8 @@ func (e *UnknownError) Error() string {
 	return fmt.Sprintf("unknown dataset %q (valid: %s)", e.Name, strings.Join(e.Valid, ", "))
 }
 
-// Load builds the named dataset and validates it.
+// Load builds the named dataset and validates it. A dataset that fails validation (labels out of range,
+// an empty split, splits of different shapes) is a FileError: its files are at fault.
 func Load(name string, opts Options) (*Dataset, error) {
 	registryMu.Lock()
 	r, ok := registry[name]
@@ -251,7 +256,7 @@ func Load(name string, opts Options) (*Dataset, error) {
 		d.Name = name
 	}
 	if err := d.Validate(); err != nil {
-		return nil, err
+		return nil, BadFile(err)
 	}
 	return d, nil
 }

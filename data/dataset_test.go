@@ -72,6 +72,8 @@ func TestValidate(t *testing.T) {
 		{"no test", func(d *Dataset) { d.Test = nil }},
 		{"mismatched T", func(d *Dataset) { d.Val = &Set{N: 0, T: 5, F: 3} }},
 		{"one class", func(d *Dataset) { d.Classes = 1 }},
+		{"empty train", func(d *Dataset) { d.Train = &Set{N: 0, T: d.Test.T, F: d.Test.F} }},
+		{"empty test", func(d *Dataset) { d.Test = d.Test.Subset(nil) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := &Dataset{Name: "toy", Classes: 4, Dt: 0.01, Train: toySet(), Test: toySet()}

@@ -90,7 +90,7 @@ func analyzeUsage(w io.Writer, fs *flag.FlagSet) {
 
 func runAnalyze(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("analyze", stderr)
-	runsFlag := fs.String("runs", "", "run folders written by fits train, comma-separated")
+	runsFlag := listFlag(fs, "runs", "", "run folders written by fits train, comma-separated")
 	root := fs.String("root", "", "folder searched for run folders (every folder with a checkpoint or result.json)")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
 	out := fs.String("out", "", "write the analysis's long table as CSV to this new file (an existing file is not overwritten)")
@@ -103,7 +103,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 	reference := fs.String("reference", string(analysis.DelayVsIdentity), "delays: identity (TS vs no TS, closed loop vs FS alone) or init (vs the TS initialization)")
 	seed := fs.Int64("seed", 1, "perturb: seed of the shuffle's permutations (>= 1)")
 	evaluate := fs.Bool("evaluate", false, "energy: measure the firing rates by evaluating the latest checkpoint instead of reading the selected epoch's")
-	bench := fs.String("bench", "", "training-time: JSON files written by fits bench --json --suite=kernel, comma-separated")
+	bench := listFlag(fs, "bench", "", "training-time: JSON files written by fits bench --json --suite=kernel, comma-separated")
 	benchOut := fs.String("bench-out", "", "training-time: write the kernel-runtime table as CSV to this new file")
 	backend := backendFlag(fs)
 

@@ -134,6 +134,9 @@ func runDataDownload(args []string, stdout, stderr io.Writer) error {
 	}
 	m, _ := download.Lookup(ds)
 	d := datasetDir(ds, *dir)
+	if err := checkOutDir("dir", d); err != nil {
+		return err
+	}
 	err = download.Download(context.Background(), m, d, download.Options{Progress: stderr, Client: dataHTTPClient})
 	if errors.Is(err, download.ErrOffline) {
 		return badInput("cannot reach the %s host (offline?): download %s by hand from %s into %s, then run 'fits data verify --dataset=%s --dir=%s'",
@@ -196,7 +199,7 @@ func runDataVerify(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if bad > 0 {
-		return fmt.Errorf("%d of %d files of %s missing or corrupt in %s", bad, len(st), ds, d)
+		return badInput("%d of %d files of %s missing or corrupt in %s", bad, len(st), ds, d)
 	}
 	return nil
 }
@@ -217,8 +220,10 @@ func runDataConvert(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	d := datasetDir(ds, *dir)
-	if _, err := os.Stat(d); err != nil && ds != "espeak" {
+	if st, err := os.Stat(d); err != nil && ds != "espeak" {
 		return badInput("--dir: %v", err)
+	} else if err == nil && !st.IsDir() {
+		return badInput("--dir=%s: is a file, not a folder", d)
 	}
 	var err error
 	var paths map[string]string
@@ -279,8 +284,18 @@ func runDataSynth(args []string, stdout, stderr io.Writer) error {
 		}
 		return *samples
 	}
+	switch strings.ToLower(*format) {
+	case "shd", "ssc", "gsc", "mnist", "dvs":
+	case "":
+		return badInput("--format is required (valid: shd, ssc, gsc, mnist, dvs)")
+	default:
+		return badInput("--format: unknown format %q (valid: shd, ssc, gsc, mnist, dvs)", *format)
+	}
+	if err := checkOutDir("out", *out); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return badInput("--out: %v", err)
+		return err
 	}
 	var err error
 	switch strings.ToLower(*format) {
@@ -294,10 +309,6 @@ func runDataSynth(args []string, stdout, stderr io.Writer) error {
 	case "dvs":
 		users := max(2, n(3))
 		err = dvs.WriteSynth(*out, dvs.SynthConfig{Users: users, TrainUsers: users - 1, Gesture: 1.5, EventsPerSec: 5000, Seed: *seed})
-	case "":
-		return badInput("--format is required (valid: shd, ssc, gsc, mnist, dvs)")
-	default:
-		return badInput("--format: unknown format %q (valid: shd, ssc, gsc, mnist, dvs)", *format)
 	}
 	if err != nil {
 		return err
@@ -310,11 +321,11 @@ func runDataEspeak(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("data espeak", stderr)
 	def := espeak.DefaultConfig()
 	out := fs.String("out", "", "output folder (default $FITS_DATA/espeak)")
-	variants := fs.String("variants", strings.Join(def.Variants, ","), "espeak-ng voice variants of the training split")
-	testVariants := fs.String("test-variants", strings.Join(def.TestVariants, ","), "voice variants of the test split (held-out speakers)")
-	speeds := fs.String("speeds", "130,175", "speaking rates, words per minute")
-	pitches := fs.String("pitches", "35,65", "pitches, 0..99")
-	classes := fs.String("classes", "", "only these labels (0-9 English zero..nine, 10-19 German null..neun); empty means all 20")
+	variants := listFlag(fs, "variants", strings.Join(def.Variants, ","), "espeak-ng voice variants of the training split")
+	testVariants := listFlag(fs, "test-variants", strings.Join(def.TestVariants, ","), "voice variants of the test split (held-out speakers)")
+	speeds := listFlag(fs, "speeds", "130,175", "speaking rates, words per minute")
+	pitches := listFlag(fs, "pitches", "35,65", "pitches, 0..99")
+	classes := listFlag(fs, "classes", "", "only these labels (0-9 English zero..nine, 10-19 German null..neun); empty means all 20")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -340,6 +351,9 @@ func runDataEspeak(args []string, stdout, stderr io.Writer) error {
 		return badInput("--variants, --test-variants, --speeds and --pitches must not be empty")
 	}
 	dir := datasetDir("espeak", *out)
+	if err := checkOutDir("out", dir); err != nil {
+		return err
+	}
 	err = espeak.Generate(context.Background(), c, dir, stderr)
 	if errors.Is(err, espeak.ErrNoSynthesizer) {
 		return badInput("%v", err)

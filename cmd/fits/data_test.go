@@ -116,13 +116,14 @@ func TestDataSynthMNISTAndVerify(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "t10k-labels-idx1-ubyte.gz")); err != nil {
 		t.Fatal(err)
 	}
-	// Synthetic files do not match the real MNIST checksums: verify fails with status 1.
+	// Synthetic files do not match the real MNIST checksums: verify reports them and fails with status 2
+	// (the files are at fault).
 	code, out, _ := runDataCLI(t, "verify", "--dataset=mnist", "--dir="+dir)
-	if code != 1 || !strings.Contains(out, "mismatch") {
+	if code != 2 || !strings.Contains(out, "mismatch") {
 		t.Errorf("verify synthetic mnist: exit %d, %q", code, out)
 	}
 	code, out, _ = runDataCLI(t, "verify", "--dataset=shd", "--dir="+t.TempDir(), "--json")
-	if code != 1 || !strings.Contains(out, `"state":"missing"`) {
+	if code != 2 || !strings.Contains(out, `"state":"missing"`) {
 		t.Errorf("verify empty shd: exit %d, %q", code, out)
 	}
 	if code, out, _ := runDataCLI(t, "list", "--json"); code != 0 || !strings.Contains(out, `"dataset":"gsc"`) {

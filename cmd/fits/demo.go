@@ -43,8 +43,8 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo", stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	doTrain := fs.Bool("train", true, "train the five models of the ablation ladder on the synthetic task")
-	retrain := fs.Bool("retrain", false, "train again even when a run of the same configuration exists")
-	dir := fs.String("out", filepath.Join("runs", "demo"), "folder of the demo's training runs")
+	retrain := fs.Bool("retrain", false, "train again even when the finished run of the same configuration exists, into a new folder beside it (nothing is deleted)")
+	dir := fs.String("out", filepath.Join("runs", "demo"), "folder of the demo's training runs: one folder per model and settings, e.g. fsts-m1-e20-w64-b64-s1; folders holding anything else are refused, never overwritten")
 	base := train.DefaultConfig()
 	base.Batch, base.Protocol = demoBatch, train.OfficialVal
 	fs.IntVar(&base.Epochs, "epochs", demoEpochs, "training epochs per model")

@@ -48,31 +48,51 @@ type demoTrainRow struct {
 	Reused         bool      `json:"reused"`
 }
 
-// demoTrain trains (or reuses, when result.json of the same configuration exists) every demo model on the
-// embedded synthetic task under dir, printing progress on stderr.
+// demoTrain trains every demo model on the embedded synthetic task under dir, printing progress on stderr.
+// Each model's run has its own folder named after the model and the demo's settings (demoRunDir), so runs
+// of other settings stay beside it. A folder that already holds the finished run of the same
+// configuration is reused (with retrain, a new folder is made beside it), one that holds an interrupted
+// run of it is resumed, and any other content is refused as bad input: nothing is deleted or overwritten.
 func demoTrain(base train.Config, dir string, retrain bool, stderr io.Writer) ([]demoTrainRow, error) {
+	if err := checkOutDir("out", dir); err != nil {
+		return nil, err
+	}
 	var rows []demoTrainRow
 	for i, dm := range demoModels {
 		cfg := base
 		cfg.Model, cfg.M = dm.Model, dm.M
-		runDir := filepath.Join(dir, fmt.Sprintf("%s-m%d", dm.Model, dm.M))
-		if !retrain {
-			if res, err := train.ReadResult(runDir); err == nil && res.Config == cfg {
-				rows = append(rows, rowOf(dm, res, runDir, true))
-				fmt.Fprintf(stderr, "demo: [%d/%d] %s: reusing %s\n", i+1, len(demoModels), dm.Label, runDir)
-				continue
-			}
+		runDir := demoRunDir(dir, cfg)
+		if retrain {
+			runDir = unusedDir(runDir)
 		}
-		if err := os.RemoveAll(runDir); err != nil {
-			return nil, err
+		resume := false
+		switch state, err := demoRunState(runDir, cfg); state {
+		case demoFinished:
+			res, _ := train.ReadResult(runDir)
+			rows = append(rows, rowOf(dm, res, runDir, true))
+			fmt.Fprintf(stderr, "demo: [%d/%d] %s: reusing %s\n", i+1, len(demoModels), dm.Label, runDir)
+			continue
+		case demoInterrupted:
+			resume = true
+		case demoConflict:
+			return nil, badInput("--out=%s: %s %v; move it away, choose another --out, or add --retrain to train into a new folder beside it",
+				dir, runDir, err)
 		}
 		b, err := openBackend("")
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(stderr, "demo: [%d/%d] training %s (%d epochs, width %d)\n", i+1, len(demoModels), dm.Label, cfg.Epochs, cfg.Width)
-		res, err := train.TrainModel(cfg, train.Options{Dir: runDir, Backend: b, BackendName: backendName(), Progress: train.TerminalProgress(stderr)})
+		verb := "training"
+		if resume {
+			verb = "resuming"
+		}
+		fmt.Fprintf(stderr, "demo: [%d/%d] %s %s (%d epochs, width %d) in %s\n", i+1, len(demoModels), verb, dm.Label, cfg.Epochs, cfg.Width, runDir)
+		created := missingDirs(runDir)
+		res, err := train.TrainModel(cfg, train.Options{Dir: runDir, Resume: resume, Backend: b, BackendName: backendName(),
+			Progress: train.TerminalProgress(stderr),
+			Warn:     func(line string) { fmt.Fprintf(stderr, "fits demo: warning: %s\n", line) }})
 		if err != nil {
+			removeEmptyDirs(created)
 			var nan *train.NaNError
 			if errors.As(err, &nan) {
 				return nil, fmt.Errorf("%s: %w", dm.Label, err)
@@ -82,6 +102,73 @@ func demoTrain(base train.Config, dir string, retrain bool, stderr io.Writer) ([
 		rows = append(rows, rowOf(dm, res, runDir, false))
 	}
 	return rows, nil
+}
+
+// demoRunDir returns the folder of a demo model's run under dir, named after the model and every setting
+// a flag of `fits demo` changes: e.g. dir/fsts-m1-e20-w64-b64-s1.
+func demoRunDir(dir string, cfg train.Config) string {
+	return filepath.Join(dir, fmt.Sprintf("%s-m%d-e%d-w%d-b%d-s%d", cfg.Model, cfg.M, cfg.Epochs, cfg.Width, cfg.Batch, cfg.Seed))
+}
+
+// unusedDir returns dir, or the first of dir-2, dir-3, ... that does not exist.
+func unusedDir(dir string) string {
+	p := dir
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+			return p
+		}
+		p = fmt.Sprintf("%s-%d", dir, i)
+	}
+}
+
+// demoState is what a demo model's run folder holds.
+type demoState int
+
+const (
+	demoMissing     demoState = iota // nothing, or an empty folder: train there
+	demoFinished                     // the finished run of the same configuration: reuse it
+	demoInterrupted                  // checkpoints of the same configuration, no result yet: resume
+	demoConflict                     // anything else: refuse
+)
+
+// demoRunState classifies the folder of a demo run of configuration cfg; for demoConflict the error says
+// what the folder holds.
+func demoRunState(dir string, cfg train.Config) (demoState, error) {
+	st, err := os.Stat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return demoMissing, nil
+	}
+	if err != nil {
+		return demoConflict, err
+	}
+	if !st.IsDir() {
+		return demoConflict, errors.New("is a file")
+	}
+	if res, err := train.ReadResult(dir); err == nil {
+		if res.Config == cfg {
+			return demoFinished, nil
+		}
+		return demoConflict, fmt.Errorf("holds a finished run of another configuration (%s, %d epochs, width %d, batch %d, seed %d)",
+			res.Config.Model, res.Config.Epochs, res.Config.Width, res.Config.Batch, res.Config.Seed)
+	}
+	if train.HoldsRun(dir) {
+		saved, _, _, err := train.SavedConfig(dir)
+		if err == nil && saved == cfg {
+			return demoInterrupted, nil
+		}
+		if err != nil {
+			return demoConflict, fmt.Errorf("holds checkpoints that cannot be resumed: %v", err)
+		}
+		return demoConflict, errors.New("holds an interrupted run of another configuration")
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return demoConflict, err
+	}
+	if len(entries) > 0 {
+		return demoConflict, fmt.Errorf("holds %d files that are not a demo run (e.g. %s)", len(entries), entries[0].Name())
+	}
+	return demoMissing, nil
 }
 
 func rowOf(dm demoModel, res *train.Result, dir string, reused bool) demoTrainRow {

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/fits-snn/fits/fits/train"
@@ -18,7 +21,7 @@ func init() {
 
 func runEval(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("eval", stderr)
-	dir := fs.String("checkpoint", "", "run directory written by `fits train` (required)")
+	dir := fs.String("checkpoint", "", "run directory written by `fits train` (required); its newest intact checkpoint is evaluated")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object on stdout")
 	dataDir := fs.String("data-dir", "", "dataset folder (default $FITS_DATA/NAME)")
 	backend := backendFlag(fs)
@@ -28,8 +31,19 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if *dir == "" {
 		return badInput("--checkpoint is required")
 	}
-	if !train.HasCheckpoint(*dir) {
-		return badInput("--checkpoint=%s holds no checkpoint", *dir)
+	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
+		return badInput("--checkpoint=%s is not a run directory", *dir)
+	}
+	if err := checkBackendName(*backend); err != nil {
+		return err
+	}
+	// Which checkpoint will be used: refuse before starting a backend when none is usable.
+	if _, _, _, err := train.SavedConfig(*dir); err != nil {
+		var ce *train.CheckpointError
+		if errors.As(err, &ce) {
+			return badInput("--checkpoint=%s: %v", *dir, err)
+		}
+		return err
 	}
 	b, err := openBackend(*backend)
 	if err != nil {
@@ -39,11 +53,18 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(stderr, "fits eval: warning: skipping checkpoint %s in %s: %s\n", s.Name, *dir, s.Reason)
+	}
+	if len(res.Skipped) > 0 {
+		fmt.Fprintf(stderr, "fits eval: using checkpoint %s (epoch %d), the newest intact one\n", res.CheckpointName, res.Epoch)
+	}
 	if *asJSON {
 		return writeJSON(stdout, res)
 	}
 	fmt.Fprintf(stdout, "%s on %s (M=%d, width %d, seed %d, %d parameters) after %d epochs, %s\n",
 		res.Model, res.Dataset, res.M, res.Width, res.Seed, res.ParameterCount, res.Epoch, res.Backend)
+	fmt.Fprintf(stdout, "  checkpoint %s\n", filepath.Join(*dir, res.CheckpointName))
 	if res.ValAcc != nil {
 		fmt.Fprintf(stdout, "  val acc   %6.2f%%  (loss %.4f)\n", 100**res.ValAcc, *res.ValLoss)
 	}

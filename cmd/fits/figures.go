@@ -28,7 +28,7 @@ func init() {
 func runFigures(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("figures", stderr)
 	out := fs.String("out", "figures", "output folder (created if missing)")
-	only := fs.String("only", "", fmt.Sprintf("comma-separated groups (%s) or figure names; empty means all", strings.Join(nb.Groups(), ",")))
+	only := listFlag(fs, "only", "", fmt.Sprintf("comma-separated groups (%s) or figure names; empty means all", strings.Join(nb.Groups(), ",")))
 	list := fs.Bool("list", false, "list the figures and exit without writing")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parseFlags(fs, args); err != nil {
@@ -62,8 +62,13 @@ func runFigures(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
+	if err := checkOutDir("out", *out); err != nil {
+		return err
+	}
+	created := missingDirs(*out)
 	files, err := nb.SaveCatalog(*out, sel)
 	if err != nil {
+		removeEmptyDirs(created)
 		return err
 	}
 	if *asJSON {

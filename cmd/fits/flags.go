@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -51,6 +52,44 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return badInput("unexpected argument %q (flags take the form --name=value)", fs.Arg(0))
 	}
 	return nil
+}
+
+// listValue is the flag.Value of a list flag: comma-separated values, or "@FILE" to read them from a file
+// (values separated by commas, spaces or line breaks), for lists longer than a command line allows.
+type listValue struct{ s *string }
+
+func (v listValue) String() string {
+	if v.s == nil {
+		return ""
+	}
+	return *v.s
+}
+
+func (v listValue) Set(s string) error {
+	path, ok := strings.CutPrefix(s, "@")
+	if !ok {
+		*v.s = s
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	*v.s = strings.Join(strings.FieldsFunc(string(b), func(r rune) bool {
+		return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r'
+	}), ",")
+	if *v.s == "" {
+		return fmt.Errorf("%s holds no values", path)
+	}
+	return nil
+}
+
+// listFlag registers a list flag on fs, like fs.String: its value is comma-separated, or read from a file
+// with --name=@FILE. Every flag that takes a list is registered with it.
+func listFlag(fs *flag.FlagSet, name, value, usage string) *string {
+	s := value
+	fs.Var(listValue{&s}, name, usage+" (or @FILE: the values from a file)")
+	return &s
 }
 
 // parseFloat parses one finite float64 named name.

@@ -1,9 +1,14 @@
 // Command fits is the command-line interface of the FiTS toolkit: closed-form theory, responses,
 // simulation, training, evaluation, benchmarks, figures and datasets.
 //
-// Every subcommand takes flags as --name=value, lists as comma-separated values, and --json prints
-// exactly one JSON object on stdout. Bad input prints one line on stderr and exits with status 2;
-// other failures exit with status 1. No panic trace is ever printed.
+// Every subcommand takes flags as --name=value, lists as comma-separated values (or --name=@FILE to read
+// them from a file), and --json prints exactly one JSON object on stdout.
+//
+// Errors follow one convention, decided in one place (exitStatus): bad input of any kind — flags, dataset
+// files, checkpoints, output paths, unsupported combinations — prints one line on stderr naming the thing
+// and the problem and exits with status 2; internal failures (a backend that cannot start, a full disk)
+// print one line and exit with status 1. Usage goes to stderr whenever the exit status is not 0. No
+// panic trace is ever printed.
 package main
 
 import (
@@ -13,8 +18,11 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"syscall"
 
+	"github.com/fits-snn/fits/data"
 	_ "github.com/fits-snn/fits/data/all" // registers every dataset with package data
+	"github.com/fits-snn/fits/fits/train"
 )
 
 // command is one subcommand of the CLI.
@@ -48,31 +56,52 @@ func runMain(args []string, stdout, stderr io.Writer) (status int) {
 			status = 1
 		}
 	}()
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
+		printUsage(stderr)
+		return 2
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printUsage(stdout)
-		if len(args) == 0 {
-			return 2
-		}
 		return 0
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "fits: unknown command %q (valid: %s)\n", args[0], strings.Join(commandNames(), ", "))
+		fmt.Fprintf(stderr, "fits: unknown command %q (valid: %s; 'fits help' lists them)\n", args[0], strings.Join(commandNames(), ", "))
 		return 2
 	}
 	err := cmd.run(args[1:], stdout, stderr)
-	if err == nil {
-		return 0
-	}
-	if errors.Is(err, errHelp) {
+	if err == nil || errors.Is(err, errHelp) {
 		return 0
 	}
 	fmt.Fprintf(stderr, "fits %s: %s\n", cmd.name, oneLine(err.Error()))
-	var bad *inputError
-	if errors.As(err, &bad) {
+	return exitStatus(err)
+}
+
+// exitStatus is the one place that decides the exit status of a command that failed with err: 2 when the
+// input is at fault, 1 otherwise.
+func exitStatus(err error) int {
+	if badInputError(err) {
 		return 2
 	}
 	return 1
+}
+
+// badInputError reports whether err is bad input: the CLI's own inputError, a dataset file that cannot be
+// used (data.FileError), an unknown dataset name, a run or checkpoint that does not allow what was asked
+// (train.InputError, train.CheckpointError, train.ErrRunExists). A full disk never is.
+func badInputError(err error) bool {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return false
+	}
+	var (
+		input      *inputError
+		file       *data.FileError
+		unknown    *data.UnknownError
+		run        *train.InputError
+		checkpoint *train.CheckpointError
+	)
+	return errors.As(err, &input) || errors.As(err, &file) || errors.As(err, &unknown) ||
+		errors.As(err, &run) || errors.As(err, &checkpoint) || errors.Is(err, train.ErrRunExists)
 }
 
 func commandNames() []string {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -32,14 +33,14 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("simulate", stderr)
 	cf := addConstantsFlags(fs)
 	fstarFlag := fs.String("fstar", "", "continuous-time target frequency f* in Hz (required except for --model=lif; κ by Theorem 1, η = γ = √κ)")
-	betaFlag := fs.String("beta", "", "comma-separated all-pass coefficients β_1..β_M, |β| < 1 (empty: M = 0)")
-	lambdaFlag := fs.String("lambda", "", "comma-separated mixing weights λ_1..λ_M in [0, 1] (same length as --beta)")
+	betaFlag := listFlag(fs, "beta", "", "comma-separated all-pass coefficients β_1..β_M, |β| < 1 (empty: M = 0)")
+	lambdaFlag := listFlag(fs, "lambda", "", "comma-separated mixing weights λ_1..λ_M in [0, 1] (same length as --beta)")
 	vthFlag := fs.String("vth", "1", "firing threshold Vth")
 	inputFlag := fs.String("input", "", "file with one input current I[k] per line (required; blank lines are skipped)")
 	modelFlag := fs.String("model", "", "neuron kind with a target frequency: "+strings.Join(targetKindNames(), ", ")+
 		" (default fs, or fsts when --beta is given; all give the same neuron for the same f*, beta, lambda), "+
 		"or lif (Eq. 1, η = γ = 0: no --fstar, --beta, --lambda; reference engine only)")
-	engineFlag := fs.String("engine", "reference", `"reference" (float64 fits/sim) or "graph" (the GoMLX layer, float32, on the active backend)`)
+	engineFlag := fs.String("engine", "reference", `"reference" (float64 fits/sim) or "graph" (the GoMLX layer, float32, on the active backend, in compiled chunks of 16 steps: memory and compile time do not grow with the input length)`)
 	backend := backendFlag(fs)
 	asJSON := fs.Bool("json", false, `print one JSON object {"spikes":[...],"v_pre":[...]}`)
 	if err := parseFlags(fs, args); err != nil {
@@ -98,8 +99,11 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if *inputFlag == "" {
 		return badInput("--input is required (a file with one input current per line)")
 	}
-	current, err := readCurrents(*inputFlag)
+	current, lines, err := readCurrents(*inputFlag)
 	if err != nil {
+		return err
+	}
+	if err := checkBackendName(*backend); err != nil {
 		return err
 	}
 	var params sim.Params
@@ -123,8 +127,20 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return badInput("%v", err)
 		}
+		for k, v := range tr.VPre {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return badInput("--input: %s line %d: %v", *inputFlag, lines[k],
+					&nonFiniteError{step: k, value: v, engine: "reference (float64)"})
+			}
+		}
 		out.Spikes, out.VPre = tr.Spikes, jsonFloats(tr.VPre)
 	case "graph":
+		for k, v := range current {
+			if math.Abs(v) > math.MaxFloat32 {
+				return badInput("--input: %s line %d: %g is outside the float32 range of the graph engine (|I| <= %.4g)",
+					*inputFlag, lines[k], v, math.MaxFloat32)
+			}
+		}
 		ncfg := neuron.DefaultConfig(kind, len(beta))
 		ncfg.TauM, ncfg.TauA, ncfg.Dt, ncfg.Vth = c.TauM, c.TauA, c.Dt, vth
 		ncfg.KappaFraction = 1 // the reference accepts any f* below the Jury bound: clamp only there
@@ -132,7 +148,16 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		spikes, vPre, err := neuron.SimulateNeuron(b, ncfg, neuron.NeuronParams{FStarHz: fstar, Beta: beta, Lambda: lambda}, current)
+		g, err := newGraphSimulation(b, ncfg, neuron.NeuronParams{FStarHz: fstar, Beta: beta, Lambda: lambda},
+			min(len(current), graphChunk))
+		if err != nil {
+			return fmt.Errorf("graph engine: %w", err)
+		}
+		spikes, vPre, err := g.run(current)
+		var nf *nonFiniteError
+		if errors.As(err, &nf) {
+			return badInput("--input: %s line %d: %v", *inputFlag, lines[nf.step], err)
+		}
 		if err != nil {
 			return fmt.Errorf("graph engine: %w", err)
 		}
@@ -161,15 +186,14 @@ func targetKindNames() []string {
 	return out
 }
 
-// readCurrents reads one finite number per line from path; blank lines are skipped. Any problem is bad
-// input.
-func readCurrents(path string) ([]float64, error) {
+// readCurrents reads one finite number per line from path, with the line number of each (blank lines are
+// skipped). Any problem is bad input.
+func readCurrents(path string) (values []float64, lines []int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, badInput("--input: %v", err)
+		return nil, nil, badInput("--input: %v", err)
 	}
 	defer f.Close()
-	var out []float64
 	sc := bufio.NewScanner(f)
 	line := 0
 	for sc.Scan() {
@@ -180,15 +204,16 @@ func readCurrents(path string) ([]float64, error) {
 		}
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, badInput("--input: %s line %d: %q is not a finite number", path, line, s)
+			return nil, nil, badInput("--input: %s line %d: %q is not a finite number", path, line, s)
 		}
-		out = append(out, v)
+		values = append(values, v)
+		lines = append(lines, line)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, badInput("--input: %s: %v", path, err)
+		return nil, nil, badInput("--input: %s: %v", path, err)
 	}
-	if len(out) == 0 {
-		return nil, badInput("--input: %s holds no input currents", path)
+	if len(values) == 0 {
+		return nil, nil, badInput("--input: %s holds no input currents", path)
 	}
-	return out, nil
+	return values, lines, nil
 }

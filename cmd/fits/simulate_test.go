@@ -136,10 +136,11 @@ func TestSimulateLIF(t *testing.T) {
 }
 
 // TestSimulateGraphMatchesReference runs both engines on the same file: identical spikes and v_pre within
-// 1e-4 (the graph is float32).
+// 1e-4 (the graph is float32). The 83 steps take the graph engine through five full chunks and a padded
+// one, the state carried between them.
 func TestSimulateGraphMatchesReference(t *testing.T) {
 	dir := t.TempDir()
-	_, lines := testCurrents(80, 3)
+	_, lines := testCurrents(5*graphChunk+3, 3)
 	file := writeCurrents(t, dir, "in.txt", lines)
 	args := []string{"simulate", "--input=" + file, "--json", "--fstar=20", "--beta=0.5,-0.2", "--lambda=0.3,0.6"}
 	status, stdout, stderr := run(append(args, "--engine=reference")...)

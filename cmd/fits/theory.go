@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"text/tabwriter"
 
 	"github.com/fits-snn/fits/fits/theory"
@@ -74,6 +75,13 @@ func (f constantsFlags) parse() (theory.Constants, error) {
 	if err := c.Validate(); err != nil {
 		return c, badInput("%v", err)
 	}
+	// The stability bounds grow as 1/dt²: for a tiny dt they overflow float64 and every later number
+	// (κ̄ = κΔt², the realized DT targets) loses all precision.
+	if j := c.Jury(); math.IsInf(j.KappaMaxSemiImplicit, 0) || !(j.FStarMaxSemiImplicitHz > 0) ||
+		math.IsInf(j.FStarMaxSemiImplicitHz, 0) {
+		return c, badInput("--dt: %g s is too small: the semi-implicit Jury stability bound of Appendix A.2 "+
+			"(f*max about 1/(pi dt) = %.3g Hz) cannot be computed in float64; use a larger --dt", c.Dt, 1/(math.Pi*c.Dt))
+	}
 	return c, nil
 }
 
@@ -93,7 +101,7 @@ func checkTarget(c theory.Constants, j theory.Jury, f float64) error {
 func runTheory(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("theory", stderr)
 	cf := addConstantsFlags(fs)
-	fstarFlag := fs.String("fstar", "1,5,10,20,50", "comma-separated continuous-time target frequencies f* in Hz")
+	fstarFlag := listFlag(fs, "fstar", "1,5,10,20,50", "comma-separated continuous-time target frequencies f* in Hz")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parseFlags(fs, args); err != nil {
 		return err

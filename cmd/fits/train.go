@@ -5,10 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
-	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/fits/experiment"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/train"
@@ -24,12 +25,14 @@ func init() {
 
 // trainFlags are the flags of `fits train` bound to a configuration.
 type trainFlags struct {
-	cfg                      train.Config
-	protocol                 string
-	out, dataDir, backend    string
-	resume, asJSON, quiet    bool
-	lr, dropout, seed, small string
-	experiment, mode         string
+	cfg                           train.Config
+	protocol                      string
+	out, dataDir, backend         string
+	resume, extend, asJSON, quiet bool
+	lr, dropout, seed, small      string
+	experiment, mode              string
+	// set holds the names of the flags given on the command line.
+	set map[string]bool
 }
 
 // bindTrainFlags defines the flags of `fits train` on fs with the defaults of d and returns them.
@@ -55,7 +58,8 @@ func bindTrainFlags(fs *flag.FlagSet, d train.Config) (*trainFlags, *string) {
 	fs.StringVar(&f.cfg.Executor, "executor", executor, "training engine: chunked (default: the recurrence in chunks of --chunk steps), stepwise (one step per call) or unrolled (one graph; the test oracle, slow to compile on long sequences)")
 	fs.IntVar(&f.cfg.Chunk, "chunk", d.Chunk, "time steps per call of the chunked engine (0: the largest divisor of T that is at most 25)")
 	fs.StringVar(&f.out, "out", "", "run directory for checkpoints and result.json (default runs/DATASET-MODEL-mM-wW-sSEED; with --experiment runs/MODE/ID/seed-SEED)")
-	fs.BoolVar(&f.resume, "resume", false, "continue the run in --out from its latest checkpoint (its saved configuration wins)")
+	fs.BoolVar(&f.resume, "resume", false, "continue the run in --out from its newest intact checkpoint, with its saved configuration (flags that contradict it are refused)")
+	fs.BoolVar(&f.extend, "extend", false, "with --resume: allow --epochs above the saved number and train on to it (the cosine learning-rate schedule then spans the new total from the next step on)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as one JSON object on stdout")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar on stderr")
 	fs.BoolVar(&f.cfg.Small, "small", d.Small, "use the dataset's reduced version (tests and smoke runs)")
@@ -75,8 +79,9 @@ func parseTrainFlags(args []string, stderr io.Writer) (*trainFlags, string, erro
 		return nil, "", err
 	}
 	f.backend = *backend
+	f.set = setFlags(fs)
 	if f.experiment == "" {
-		if setFlags(fs)["mode"] {
+		if f.set["mode"] {
 			return nil, "", badInput("--mode needs --experiment")
 		}
 		return f, "", nil
@@ -103,6 +108,7 @@ func parseTrainFlags(args []string, stderr io.Writer) (*trainFlags, string, erro
 		return nil, "", err
 	}
 	f.backend = *backend
+	f.set = setFlags(fs)
 	seed, err := parseFloat("seed", f.seed)
 	if err != nil || seed != float64(int64(seed)) {
 		return nil, "", badInput("--seed: %q is not an integer", f.seed)
@@ -133,23 +139,36 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if out == "" {
 		out = filepath.Join("runs", fmt.Sprintf("%s-%s-m%d-w%d-s%d", cfg.Dataset, cfg.Model, cfg.M, cfg.Width, cfg.Seed))
 	}
-	if !f.resume && train.HasCheckpoint(out) {
+	if err := checkOutDir("out", out); err != nil {
+		return err
+	}
+	if err := checkBackendName(f.backend); err != nil {
+		return err
+	}
+	opts := train.Options{Dir: out, Resume: f.resume, DataDir: f.dataDir,
+		Warn: func(line string) { fmt.Fprintf(stderr, "fits train: warning: %s\n", line) }}
+	switch {
+	case f.extend && !f.resume:
+		return badInput("--extend continues a saved run: it needs --resume")
+	case f.resume:
+		if opts.ExtendEpochs, err = f.checkResume(out); err != nil {
+			return err
+		}
+	case train.HoldsRun(out):
 		return badInput("--out=%s already holds a run (add --resume to continue it, or choose another --out)", out)
 	}
 	b, err := openBackend(f.backend)
 	if err != nil {
 		return err
 	}
-	opts := train.Options{Dir: out, Resume: f.resume, Backend: b, BackendName: backendName(), DataDir: f.dataDir}
+	opts.Backend, opts.BackendName = b, backendName()
 	if !f.quiet {
 		opts.Progress = train.TerminalProgress(stderr)
 	}
+	created := missingDirs(out)
 	res, err := train.TrainModel(cfg, opts)
 	if err != nil {
-		var unknown *data.UnknownError
-		if errors.As(err, &unknown) || errors.Is(err, train.ErrRunExists) {
-			return badInput("%v", err)
-		}
+		removeEmptyDirs(created)
 		return err
 	}
 	if f.asJSON {
@@ -184,6 +203,86 @@ func (f *trainFlags) config() (train.Config, error) {
 		return cfg, badInput("%v", err)
 	}
 	return cfg, nil
+}
+
+// checkResume checks a --resume of the run in out: the folder must exist, and the flags given must agree
+// with the configuration saved in its newest intact checkpoint; --epochs above the saved number needs
+// --extend. It returns the number of epochs to extend the run to (0: the saved number).
+func (f *trainFlags) checkResume(out string) (int, error) {
+	if _, err := os.Stat(out); errors.Is(err, os.ErrNotExist) {
+		return 0, badInput("--resume: %s does not exist (to start a new run there, drop --resume)", out)
+	}
+	saved, _, _, err := train.SavedConfig(out)
+	var ce *train.CheckpointError
+	if errors.As(err, &ce) && len(ce.Skipped) == 0 {
+		if train.HoldsRun(out) {
+			return 0, badInput("--resume: %s holds a %s but no checkpoint to resume from (choose another --out for a new run)", out, train.ResultFile)
+		}
+		return 0, nil // no checkpoint yet: the run starts from its first epoch, with these flags
+	}
+	if err != nil {
+		return 0, err
+	}
+	asked, err := f.config()
+	if err != nil {
+		return 0, err
+	}
+	var diffs []string
+	extend := 0
+	for _, fl := range trainConfigFlags {
+		if !f.set[fl.name] {
+			continue
+		}
+		given, was := fl.value(asked), fl.value(saved)
+		if given == was {
+			continue
+		}
+		if fl.name == "epochs" && asked.Epochs > saved.Epochs && f.extend {
+			extend = asked.Epochs
+			continue
+		}
+		d := fmt.Sprintf("--%s=%s (saved: %s)", fl.name, given, was)
+		if fl.name == "epochs" && asked.Epochs > saved.Epochs {
+			d += " [add --extend to train on to more epochs]"
+		}
+		diffs = append(diffs, d)
+	}
+	if len(diffs) > 0 {
+		return 0, badInput("--resume: flags contradict the configuration saved in %s: %s; drop them to continue the saved run",
+			out, strings.Join(diffs, ", "))
+	}
+	return extend, nil
+}
+
+// trainConfigFlags are the flags of `fits train` that set a field of the saved configuration, with the
+// field's value written as the flag takes it.
+var trainConfigFlags = []struct {
+	name  string
+	value func(c train.Config) string
+}{
+	{"dataset", func(c train.Config) string { return c.Dataset }},
+	{"small", func(c train.Config) string { return strconv.FormatBool(c.Small) }},
+	{"train-limit", func(c train.Config) string { return strconv.Itoa(c.TrainLimit) }},
+	{"test-limit", func(c train.Config) string { return strconv.Itoa(c.TestLimit) }},
+	{"model", func(c train.Config) string { return c.Model }},
+	{"m", func(c train.Config) string { return strconv.Itoa(c.M) }},
+	{"width", func(c train.Config) string { return strconv.Itoa(c.Width) }},
+	{"epochs", func(c train.Config) string { return strconv.Itoa(c.Epochs) }},
+	{"batch", func(c train.Config) string { return strconv.Itoa(c.Batch) }},
+	{"lr", func(c train.Config) string { return strconv.FormatFloat(c.LR, 'g', -1, 64) }},
+	{"dropout", func(c train.Config) string { return strconv.FormatFloat(c.Dropout, 'g', -1, 64) }},
+	{"seed", func(c train.Config) string { return strconv.FormatInt(c.Seed, 10) }},
+	{"protocol", func(c train.Config) string { return string(c.Protocol) }},
+	{"readout", func(c train.Config) string { return orDefault(c.Readout, train.DefaultConfig().Readout) }},
+	{"executor", func(c train.Config) string { return orDefault(c.Executor, train.ExecutorChunked) }},
+	{"chunk", func(c train.Config) string { return strconv.Itoa(c.Chunk) }},
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 func printResult(w io.Writer, r *train.Result, dir string) {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -148,5 +149,121 @@ func TestTrainKillResume(t *testing.T) {
 	}
 	if er.Epoch != 120 || er.TestAcc != want.FinalTestAcc {
 		t.Errorf("eval: epoch %d test %g; training ended with test %g", er.Epoch, er.TestAcc, want.FinalTestAcc)
+	}
+}
+
+// TestCorruptCheckpointResume trains a tiny network, copies its run, overwrites the copy's newest
+// checkpoint weights with random bytes of the same size and deletes its result.json: `fits eval` names the
+// corrupt checkpoint and evaluates the previous one, and `fits train --resume` warns once, continues from
+// the previous checkpoint and writes a result.json equal to the uninterrupted run's (times aside). With
+// every checkpoint corrupt, both refuse with status 2.
+func TestCorruptCheckpointResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains twice")
+	}
+	tmp := t.TempDir()
+	full, copied := filepath.Join(tmp, "full"), filepath.Join(tmp, "copy")
+	args := func(dir string, extra ...string) []string {
+		return append([]string{"train", "--dataset=synthetic", "--small", "--model=lif", "--width=4", "--batch=32",
+			"--epochs=3", "--lr=0.01", "--dropout=0.2", "--seed=3", "--protocol=val-split", "--quiet", "--json",
+			"--out=" + dir}, extra...)
+	}
+	status, _, stderr := run(args(full)...)
+	if status != 0 {
+		t.Fatalf("uninterrupted run: status %d: %s", status, stderr)
+	}
+	want, err := train.ReadResult(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(copied, os.DirFS(full)); err != nil {
+		t.Fatal(err)
+	}
+	bins, _ := filepath.Glob(filepath.Join(copied, "checkpoint-*.bin"))
+	if len(bins) != 2 {
+		t.Fatalf("checkpoints %v, want the two newest", bins)
+	}
+	slices.Sort(bins)
+	newest := strings.TrimSuffix(filepath.Base(bins[1]), ".bin")
+	previous := strings.TrimSuffix(filepath.Base(bins[0]), ".bin")
+	garbleFile(t, bins[1])
+	if err := os.Remove(filepath.Join(copied, train.ResultFile)); err != nil {
+		t.Fatal(err)
+	}
+
+	status, stdout, stderr := run("eval", "--checkpoint="+copied, "--json")
+	if status != 0 {
+		t.Fatalf("eval: status %d: %s", status, stderr)
+	}
+	var ev train.EvalResult
+	if err := json.Unmarshal([]byte(stdout), &ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev.CheckpointName != previous || ev.Epoch != 2 || !strings.Contains(stderr, "skipping checkpoint "+newest) ||
+		!strings.Contains(stderr, "using checkpoint "+previous+" (epoch 2)") {
+		t.Errorf("eval used %s (epoch %d); stderr %q", ev.CheckpointName, ev.Epoch, stderr)
+	}
+	if ev.TestAcc != want.Epochs[1].TestAcc {
+		t.Errorf("eval of the epoch-2 checkpoint: test %g, training measured %g", ev.TestAcc, want.Epochs[1].TestAcc)
+	}
+
+	status, _, stderr = run(args(copied, "--resume")...)
+	if status != 0 {
+		t.Fatalf("resume: status %d: %s", status, stderr)
+	}
+	if lines := strings.Split(strings.TrimSpace(stderr), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "warning: checkpoint "+newest) ||
+		!strings.Contains(lines[0], "resuming from "+previous+" (epoch 2)") {
+		t.Errorf("resume: stderr %q, want one warning naming %s and %s", stderr, newest, previous)
+	}
+	got, err := train.ReadResult(copied)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := resultWithoutTimes(t, got), resultWithoutTimes(t, want); a != b {
+		t.Errorf("result.json after resuming past a corrupt checkpoint differs from the uninterrupted run:\n got %s\nwant %s", a, b)
+	}
+
+	bins, _ = filepath.Glob(filepath.Join(copied, "checkpoint-*.bin"))
+	for _, b := range bins {
+		garbleFile(t, b)
+	}
+	if status, _, stderr := run("eval", "--checkpoint="+copied); status != 2 || !strings.Contains(stderr, "no intact checkpoint") {
+		t.Errorf("eval with every checkpoint corrupt: status %d: %s", status, stderr)
+	}
+	if status, _, stderr := run(args(copied, "--resume")...); status != 2 || !strings.Contains(stderr, "no intact checkpoint") {
+		t.Errorf("resume with every checkpoint corrupt: status %d: %s", status, stderr)
+	}
+}
+
+// resultWithoutTimes returns r as JSON with its wall-clock fields zeroed.
+func resultWithoutTimes(t *testing.T, r *train.Result) string {
+	t.Helper()
+	c := *r
+	c.WallSeconds, c.CompileSeconds = 0, 0
+	c.Epochs = slices.Clone(r.Epochs)
+	for i := range c.Epochs {
+		c.Epochs[i].Seconds = 0
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// garbleFile overwrites a file with random bytes of the same size.
+func garbleFile(t *testing.T, path string) {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, st.Size())
+	rng := rand.New(rand.NewPCG(7, uint64(st.Size())))
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -30,6 +30,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/fits-snn/fits/data"
 )
 
 // Event types and sizes.
@@ -160,8 +162,9 @@ func readHeader(br *bufio.Reader) (*Header, error) {
 	}
 }
 
-// ReadFile reads an AEDAT file; errors name the file.
-func ReadFile(path string) (*Header, []Polarity, error) {
+// ReadFile reads an AEDAT file; errors name the file and are data.FileErrors.
+func ReadFile(path string) (_ *Header, _ []Polarity, err error) {
+	defer func() { err = data.BadFile(err) }()
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err

@@ -1,6 +1,7 @@
 // Package all registers every dataset of the toolkit with package data, so that data.Load finds
 // them by name: "synthetic", "smnist", "smnist-row", "shd", "shd-val", "ssc", "gsc",
-// "dvsgesture" and "espeak-digits" (generated with espeak-ng on first use). Import it for its side effect:
+// "dvsgesture", "dvsgesture-fixture" (synthetic recordings generated on first use) and "espeak-digits"
+// (generated with espeak-ng on first use). Import it for its side effect:
 //
 //	import _ "github.com/fits-snn/fits/data/all"
 //

@@ -35,7 +35,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
+
+	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/internal/atomicfile"
 )
 
 // Magic identifies a cache file.
@@ -144,7 +146,8 @@ type Writer struct {
 }
 
 // Create starts a cache at path. Nothing appears at path until Close succeeds; call Abort to give up.
-// Meta may be nil.
+// Meta may be nil. Temporary files that a killed writer of the same path left behind are removed first
+// (atomicfile.RemoveStale).
 func Create(path string, h Header) (*Writer, error) {
 	if h.Meta == nil {
 		h.Meta = json.RawMessage("{}")
@@ -155,7 +158,7 @@ func Create(path string, h Header) (*Writer, error) {
 	if err := h.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	tmp, err := atomicfile.CreateTemp(path)
 	if err != nil {
 		return nil, err
 	}
@@ -237,8 +240,7 @@ func (w *Writer) AppendFloat32(label int32, x []float32) error {
 // Abort removes the temporary file; the target path is left untouched.
 func (w *Writer) Abort() {
 	if w.tmp != nil {
-		w.tmp.Close()
-		os.Remove(w.tmp.Name())
+		atomicfile.Discard(w.tmp)
 		w.tmp = nil
 	}
 }
@@ -264,20 +266,10 @@ func (w *Writer) Close() error {
 		w.Abort()
 		return fmt.Errorf("%s: %w", w.path, err)
 	}
-	if err := w.tmp.Sync(); err != nil {
-		w.Abort()
-		return fmt.Errorf("%s: %w", w.path, err)
-	}
-	name := w.tmp.Name()
-	if err := w.tmp.Close(); err != nil {
-		w.tmp = nil
-		os.Remove(name)
-		return fmt.Errorf("%s: %w", w.path, err)
-	}
+	tmp := w.tmp
 	w.tmp = nil
-	if err := os.Rename(name, w.path); err != nil {
-		os.Remove(name)
-		return err
+	if err := atomicfile.Commit(tmp, w.path); err != nil {
+		return fmt.Errorf("%s: %w", w.path, err)
 	}
 	return nil
 }
@@ -313,7 +305,9 @@ type Reader struct {
 }
 
 // Open opens and checks a cache file: magic, version, element type, shape, file size and label range.
-func Open(path string) (*Reader, error) {
+// Errors are data.FileErrors (errors.Is(err, fs.ErrNotExist) tells a missing file).
+func Open(path string) (_ *Reader, err error) {
+	defer func() { err = data.BadFile(err) }()
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -453,7 +447,7 @@ func (r *Reader) ReadBatch(indices []int, dst []float32) error {
 			return fmt.Errorf("%s: sample %d outside 0..%d", r.path, i, r.n-1)
 		}
 		if _, err := r.f.ReadAt(buf, r.data+int64(i)*int64(len(buf))); err != nil {
-			return fmt.Errorf("%s: sample %d: %w", r.path, i, err)
+			return data.BadFile(fmt.Errorf("%s: sample %d: %w", r.path, i, err))
 		}
 		out := dst[k*sl : (k+1)*sl]
 		if r.h.DType == Uint8 {
@@ -484,10 +478,10 @@ func (r *Reader) Verify() error {
 	size := int64(r.n)*int64(r.h.SampleLen()*r.h.DType.Size()) + 4*int64(r.n)
 	h := crc32.New(castagnoli)
 	if _, err := io.Copy(h, io.NewSectionReader(r.f, r.data, size)); err != nil {
-		return fmt.Errorf("%s: %w", r.path, err)
+		return data.BadFile(fmt.Errorf("%s: %w", r.path, err))
 	}
 	if got := h.Sum32(); got != r.crc {
-		return fmt.Errorf("%s: checksum mismatch (file %08x, computed %08x): the cache is corrupt, convert again", r.path, r.crc, got)
+		return data.BadFile(fmt.Errorf("%s: checksum mismatch (file %08x, computed %08x): the cache is corrupt, convert again", r.path, r.crc, got))
 	}
 	return nil
 }

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fits-snn/fits/data"
 )
 
 func writeCache(t testing.TB, path string, dt DType, shape []int, classes int, samples [][]float32, labels []int32) {
@@ -146,6 +150,12 @@ func TestOpenErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: error %v, want the file name and %q", tc.name, err, tc.want)
 		}
+		if !data.IsBadFile(err) {
+			t.Errorf("%s: %v is not a data.FileError", tc.name, err)
+		}
+	}
+	if _, err := Open(filepath.Join(dir, "absent")); !data.IsBadFile(err) || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("absent file: %v, want a data.FileError that is fs.ErrNotExist", err)
 	}
 	// A flipped data byte passes Open but fails Verify.
 	p := filepath.Join(dir, "flip")
@@ -155,8 +165,29 @@ func TestOpenErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if err := r.Verify(); err == nil || !strings.Contains(err.Error(), "checksum") {
+	if err := r.Verify(); err == nil || !strings.Contains(err.Error(), "checksum") || !data.IsBadFile(err) {
 		t.Errorf("Verify: %v", err)
+	}
+}
+
+// TestCreateRemovesStale: what a killed conversion left under the temporary name of the same cache is
+// removed by the next Create; a temporary file of another cache stays.
+func TestCreateRemovesStale(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x.fitsds")
+	stale := filepath.Join(dir, ".x.fitsds.tmp1234567")
+	other := filepath.Join(dir, ".y.fitsds.tmp1234567")
+	for _, n := range []string{stale, other} {
+		if err := os.WriteFile(n, make([]byte, 1000), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeCache(t, p, Uint8, []int{2}, 2, [][]float32{{1, 2}}, []int32{1})
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale temporary file of x.fitsds still there: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("the temporary file of another cache was touched: %v", err)
 	}
 }
 

@@ -17,7 +17,7 @@ func LoadSet(path string, limit int) (*data.Set, error) {
 	defer r.Close()
 	shape := r.Shape()
 	if len(shape) < 2 {
-		return nil, fmt.Errorf("%s: want samples of shape [T, features...], got %v", path, shape)
+		return nil, data.BadFile(fmt.Errorf("%s: want samples of shape [T, features...], got %v", path, shape))
 	}
 	idx := make([]int, r.Len())
 	for i := range idx {
@@ -39,5 +39,5 @@ func LoadSet(path string, limit int) (*data.Set, error) {
 	for k, i := range idx {
 		s.Labels[k] = r.Labels()[i]
 	}
-	return s, s.Validate()
+	return s, data.BadFile(s.Validate())
 }

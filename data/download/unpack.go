@@ -4,13 +4,17 @@ import (
 	"archive/tar"
 	"bufio"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/progress"
+	"github.com/fits-snn/fits/internal/atomicfile"
 )
 
 // countingReader counts the compressed bytes read, for progress.
@@ -39,7 +43,7 @@ func openGzip(src string, w io.Writer, label string) (*gzip.Reader, *os.File, *p
 	zr, err := gzip.NewReader(bufio.NewReaderSize(countingReader{f, bar}, 1<<20))
 	if err != nil {
 		f.Close()
-		return nil, nil, nil, fmt.Errorf("%s: %w", src, err)
+		return nil, nil, nil, data.BadFile(fmt.Errorf("%s: %w", src, err))
 	}
 	return zr, f, bar, nil
 }
@@ -51,21 +55,26 @@ func Gunzip(src, dst string, w io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp*")
+	tmp, err := atomicfile.CreateTemp(dst)
 	if err != nil {
 		return err
 	}
 	if _, err := io.Copy(tmp, zr); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("%s: %w (truncated or corrupt gzip)", src, err)
+		atomicfile.Discard(tmp)
+		if isWriteError(err) {
+			return fmt.Errorf("%s: %w", dst, err)
+		}
+		return data.BadFile(fmt.Errorf("%s: %w (truncated or corrupt gzip)", src, err))
 	}
 	bar.Done()
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
+	return atomicfile.Commit(tmp, dst)
+}
+
+// isWriteError reports whether an error of io.Copy came from writing a file (a full disk, say) rather
+// than from reading the source.
+func isWriteError(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && pe.Op == "write"
 }
 
 // Untar extracts a gzip-compressed tar archive into dir. Only regular files and folders are
@@ -87,11 +96,11 @@ func Untar(src, dir string, w io.Writer) error {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", src, err)
+			return data.BadFile(fmt.Errorf("%s: %w", src, err))
 		}
 		name := filepath.Clean(filepath.FromSlash(h.Name))
 		if filepath.IsAbs(name) || name == ".." || strings.HasPrefix(name, ".."+string(filepath.Separator)) {
-			return fmt.Errorf("%s: entry %q escapes the target folder", src, h.Name)
+			return data.BadFile(fmt.Errorf("%s: entry %q escapes the target folder", src, h.Name))
 		}
 		target := filepath.Join(root, name)
 		switch h.Typeflag {
@@ -109,7 +118,10 @@ func Untar(src, dir string, w io.Writer) error {
 			}
 			if _, err := io.Copy(out, tr); err != nil {
 				out.Close()
-				return fmt.Errorf("%s: %s: %w", src, h.Name, err)
+				if isWriteError(err) {
+					return fmt.Errorf("%s: %w", target, err)
+				}
+				return data.BadFile(fmt.Errorf("%s: %s: %w", src, h.Name, err))
 			}
 			if err := out.Close(); err != nil {
 				return err

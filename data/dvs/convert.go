@@ -2,11 +2,14 @@ package dvs
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/cache"
 	"github.com/fits-snn/fits/data/progress"
 )
@@ -49,8 +52,11 @@ func Convert(root, split, dst string, f Framing, w io.Writer) (Stats, error) {
 		return total, fmt.Errorf("unknown DVS Gesture split %q (valid: train, test)", split)
 	}
 	names, err := ReadTrials(filepath.Join(root, list))
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		return total, fmt.Errorf("%w (run 'fits data download --dataset=dvs')", err)
+	}
+	if err != nil {
+		return total, err
 	}
 	mj, _ := json.Marshal(CacheMeta{Dataset: "dvsgesture", Split: split, Framing: f, Dt: f.Dt, Classes: Gestures})
 	cw, err := cache.Create(dst, cache.Header{DType: cache.Uint8, Shape: f.SampleShape(), Classes: Classes, Meta: mj})
@@ -70,7 +76,7 @@ func Convert(root, split, dst string, f Framing, w io.Writer) (Stats, error) {
 			st, err := f.Bin(rec.Events, s.Start, buf)
 			if err != nil {
 				cw.Abort()
-				return total, fmt.Errorf("%s: %w", filepath.Join(root, name), err)
+				return total, data.BadFile(fmt.Errorf("%s: %w", filepath.Join(root, name), err))
 			}
 			total.Events += st.Events
 			total.Clipped += st.Clipped

@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/aedat"
 )
 
@@ -51,8 +52,9 @@ type Segment struct {
 	Start, End int64
 }
 
-// ReadLabels parses a _labels.csv file.
-func ReadLabels(path string) ([]Segment, error) {
+// ReadLabels parses a _labels.csv file. Errors are data.FileErrors.
+func ReadLabels(path string) (_ []Segment, err error) {
+	defer func() { err = data.BadFile(err) }()
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -97,8 +99,10 @@ func parseLabels(r io.Reader) ([]Segment, error) {
 	return out, nil
 }
 
-// ReadTrials reads a split list: recording file names, one per line, blank lines ignored.
-func ReadTrials(path string) ([]string, error) {
+// ReadTrials reads a split list: recording file names, one per line, blank lines ignored. Errors are
+// data.FileErrors.
+func ReadTrials(path string) (_ []string, err error) {
+	defer func() { err = data.BadFile(err) }()
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package dvs
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,5 +127,86 @@ func TestConvertErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(dst); err == nil {
 		t.Error("a cache was written")
+	}
+}
+
+// TestFixtureCarriesClassSignal checks that the synthetic gestures are told apart by held-out users'
+// recordings with the simplest of classifiers: each gesture's event counts summed over the frames and
+// over 8×8 blocks per polarity, normalized, and assigned to the nearest class mean of the training users.
+// Chance is 1/11.
+func TestFixtureCarriesClassSignal(t *testing.T) {
+	dir := t.TempDir()
+	c := FixtureConfig()
+	c.Users, c.TrainUsers, c.EventsPerSec = 5, 3, 4000
+	d, err := LoadFixture(data.Options{Dir: dir}, c, DefaultFraming(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Name != FixtureName || d.Train.N != 33 || d.Test.N != 22 {
+		t.Fatalf("%s: %d training, %d test gestures", d.Name, d.Train.N, d.Test.N)
+	}
+	const block, side = 8, 64 / 8
+	feature := func(s *data.Set, i int) []float64 {
+		f := make([]float64, 2*side*side)
+		x := s.Example(i)
+		for k := range s.T {
+			for p := range 2 {
+				for y := range 64 {
+					for xx := range 64 {
+						f[(p*side+y/block)*side+xx/block] += float64(x[((k*2+p)*64+y)*64+xx])
+					}
+				}
+			}
+		}
+		var n float64
+		for _, v := range f {
+			n += v * v
+		}
+		for j := range f {
+			f[j] /= math.Sqrt(n)
+		}
+		return f
+	}
+	means := make([][]float64, Classes)
+	for c := range means {
+		means[c] = make([]float64, 2*side*side)
+	}
+	for i := range d.Train.N {
+		for j, v := range feature(d.Train, i) {
+			means[d.Train.Labels[i]][j] += v
+		}
+	}
+	correct := 0
+	for i := range d.Test.N {
+		f := feature(d.Test, i)
+		best, bestDist := -1, math.Inf(1)
+		for c, m := range means {
+			var dist float64
+			for j := range f {
+				e := f[j] - m[j]/3
+				dist += e * e
+			}
+			if dist < bestDist {
+				best, bestDist = c, dist
+			}
+		}
+		if int32(best) == d.Test.Labels[i] {
+			correct++
+		}
+	}
+	if acc := float64(correct) / float64(d.Test.N); acc < 0.5 {
+		t.Errorf("nearest class mean: %d of %d held-out gestures right (%.0f %%), want at least half (chance 9 %%)", correct, d.Test.N, 100*acc)
+	} else {
+		t.Logf("nearest class mean: %d of %d held-out gestures right", correct, d.Test.N)
+	}
+	// A second load reads the fixture written by the first.
+	if _, err := LoadFixture(data.Options{Dir: dir}, c, DefaultFraming(), nil); err != nil {
+		t.Fatal(err)
+	}
+	// A folder with other files is left alone.
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o644)
+	if _, err := LoadFixture(data.Options{Dir: other}, c, DefaultFraming(), nil); err == nil || !strings.Contains(err.Error(), "holds files") {
+		t.Errorf("fixture into a used folder: %v", err)
 	}
 }

@@ -34,8 +34,9 @@ func MelCachePath(dir, split string, c mel.Config) string {
 }
 
 // ReadManifest reads outDir/wav/<split>.txt: the clips of a split (paths relative to outDir/wav) with
-// their labels, in sample order.
-func ReadManifest(outDir, split string) ([]gsc.Clip, error) {
+// their labels, in sample order. Errors are data.FileErrors.
+func ReadManifest(outDir, split string) (_ []gsc.Clip, err error) {
+	defer func() { err = data.BadFile(err) }()
 	p := ManifestPath(outDir, split)
 	f, err := os.Open(p)
 	if err != nil {

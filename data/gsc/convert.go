@@ -2,13 +2,16 @@ package gsc
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
 
+	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/cache"
 	"github.com/fits-snn/fits/data/mel"
 	"github.com/fits-snn/fits/data/progress"
@@ -48,7 +51,7 @@ func ConvertClips(root string, clips []Clip, dst string, meta CacheMeta, classes
 	files := make([]string, len(clips))
 	for i, cl := range clips {
 		if cl.Label < 0 || int(cl.Label) >= classes {
-			return fmt.Errorf("%s: label %d outside [0, %d)", cl.Path, cl.Label, classes)
+			return data.BadFile(fmt.Errorf("%s: label %d outside [0, %d)", cl.Path, cl.Label, classes))
 		}
 		files[i] = cl.Path
 	}
@@ -135,7 +138,10 @@ func EnsureCaches(dir string, c mel.Config, w io.Writer) (map[string]string, err
 		if clips == nil {
 			var err error
 			if clips, err = List(root); err != nil {
-				return nil, fmt.Errorf("%w (run 'fits data download --dataset=gsc --dir=%s')", err, dir)
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil, fmt.Errorf("%w (run 'fits data download --dataset=gsc --dir=%s')", err, dir)
+				}
+				return nil, err
 			}
 		}
 		if err := Convert(root, clips[split], dst, split, c, w); err != nil {

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/fits-snn/fits/data"
 )
 
 // Words are the 35 classes of v0.02 in label order (sorted alphabetically).
@@ -76,9 +78,11 @@ func readList(path string) (map[string]bool, error) {
 	return out, sc.Err()
 }
 
-// List returns the clips of every split found under root, sorted by path. It fails when a split
-// list is missing, names an unknown word, or names a clip that is not there.
-func List(root string) (map[string][]Clip, error) {
+// List returns the clips of every split found under root, sorted by path. It fails with a
+// data.FileError when a split list is missing, names an unknown word, or names a clip that is not
+// there, and when a word folder holds something named *.wav that is not a file.
+func List(root string) (_ map[string][]Clip, err error) {
+	defer func() { err = data.BadFile(err) }()
 	valid, err := readList(filepath.Join(root, ValidList))
 	if err != nil {
 		return nil, err
@@ -95,8 +99,11 @@ func List(root string) (map[string][]Clip, error) {
 			return nil, fmt.Errorf("%s: missing word folder %q: %w", root, w, err)
 		}
 		for _, e := range ents {
-			if e.IsDir() || !strings.HasSuffix(e.Name(), ".wav") {
+			if !strings.HasSuffix(e.Name(), ".wav") {
 				continue
+			}
+			if !e.Type().IsRegular() && e.Type()&os.ModeSymlink == 0 {
+				return nil, fmt.Errorf("%s: %s/%s is a %s, not a WAV file", root, w, e.Name(), kindOf(e.Type()))
 			}
 			rel := w + "/" + e.Name()
 			seen[rel] = true
@@ -126,4 +133,19 @@ func List(root string) (map[string][]Clip, error) {
 		sort.Slice(s, func(i, j int) bool { return s[i].Path < s[j].Path })
 	}
 	return out, nil
+}
+
+// kindOf names a file type that is not a regular file.
+func kindOf(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&os.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	case m&os.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }

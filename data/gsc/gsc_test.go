@@ -164,8 +164,18 @@ func TestListErrors(t *testing.T) {
 		t.Errorf("unknown word: %v", err)
 	}
 	os.Remove(filepath.Join(root, ValidList))
-	if _, err := List(root); err == nil || !strings.Contains(err.Error(), ValidList) {
+	if _, err := List(root); err == nil || !strings.Contains(err.Error(), ValidList) || !data.IsBadFile(err) {
 		t.Errorf("no list: %v", err)
+	}
+	// A clip replaced by a directory is an error naming it, not a clip silently left out.
+	root3 := t.TempDir()
+	WriteSynth(root3, SynthConfig{PerWord: 3, Words: 1, Duration: 0.1, Seed: 2})
+	clips3, _ := List(root3)
+	dirClip := filepath.Join(root3, filepath.FromSlash(clips3[Train][0].Path))
+	os.Remove(dirClip)
+	os.Mkdir(dirClip, 0o755)
+	if _, err := List(root3); err == nil || !strings.Contains(err.Error(), clips3[Train][0].Path+" is a directory") || !data.IsBadFile(err) {
+		t.Errorf("directory as a clip: %v", err)
 	}
 	// A clip at the wrong rate stops the conversion with its name.
 	root2 := t.TempDir()
@@ -174,7 +184,7 @@ func TestListErrors(t *testing.T) {
 	bad := filepath.Join(root2, filepath.FromSlash(clips[Train][0].Path))
 	os.WriteFile(bad, wavBytes(22050, 1, 16, make([]int16, 100)), 0o644)
 	dst := filepath.Join(root2, "x.fitsds")
-	if err := Convert(root2, clips[Train], dst, Train, mel.Default(), nil); err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "22050") {
+	if err := Convert(root2, clips[Train], dst, Train, mel.Default(), nil); err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "22050") || !data.IsBadFile(err) {
 		t.Errorf("wrong-rate clip: %v", err)
 	}
 	if _, err := os.Stat(dst); err == nil {

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
+	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/internal/atomicfile"
 	"github.com/go-audio/audio"
 	"github.com/go-audio/wav"
 )
@@ -17,15 +18,15 @@ const SampleRate = 16000
 
 // ReadWAV reads a mono 16-bit PCM WAV file sampled at rate Hz and returns its samples scaled to
 // [-1, 1) (divided by 32768). Any other rate, channel count, bit depth or encoding is an error
-// naming the file.
+// naming the file (a data.FileError).
 func ReadWAV(path string, rate int) ([]float64, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, data.BadFile(err)
 	}
 	x, err := DecodeWAV(b, rate)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, data.BadFile(fmt.Errorf("%s: %w", path, err))
 	}
 	return x, nil
 }
@@ -121,7 +122,7 @@ func checkRIFF(b []byte) error {
 }
 
 // WriteWAV writes samples in [-1, 1] as a mono 16-bit PCM WAV file at rate Hz, through a
-// temporary file renamed into place. Samples are clipped to the 16-bit range.
+// temporary file renamed into place (atomicfile). Samples are clipped to the 16-bit range.
 func WriteWAV(path string, x []float64, rate int) error {
 	var ws writeSeeker
 	enc := wav.NewEncoder(&ws, rate, 16, 1, 1)
@@ -136,20 +137,7 @@ func WriteWAV(path string, x []float64, rate int) error {
 	if err := enc.Close(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(ws.b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteFile(path, ws.b)
 }
 
 // writeSeeker is an in-memory io.WriteSeeker for the WAV encoder, which seeks back to patch sizes.

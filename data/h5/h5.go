@@ -173,19 +173,35 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"unsafe"
 
+	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/internal/atomicfile"
 	"gonum.org/v1/hdf5"
 )
 
 var mu sync.Mutex
 
-func init() {
+// enter takes the package lock and pins the goroutine to its OS thread until the returned function is
+// called, and turns off the HDF5 library's automatic printing of its error stack on that thread. The
+// library is built thread-safe on Debian, which keeps the error stack and its printing setting per
+// thread: every call and the lastError that describes its failure must run on the one thread that was
+// silenced.
+func enter() (leave func()) {
+	mu.Lock()
+	runtime.LockOSThread()
 	C.fits_h5_silence()
+	return func() {
+		runtime.UnlockOSThread()
+		mu.Unlock()
+	}
 }
+
+// markBadFile marks a reading error as a data.FileError: the file, not the program, is at fault.
+func markBadFile(err *error) { *err = data.BadFile(*err) }
 
 // lastError describes the current HDF5 error stack by its outermost and innermost messages (the
 // innermost names the cause, e.g. "truncated file: eof = ..."), or returns what when it is empty.
@@ -232,9 +248,9 @@ type File struct {
 }
 
 // Open opens an existing HDF5 file read-only.
-func Open(path string) (*File, error) {
-	mu.Lock()
-	defer mu.Unlock()
+func Open(path string) (_ *File, err error) {
+	defer enter()()
+	defer markBadFile(&err)
 	if _, err := os.Stat(path); err != nil {
 		return nil, err
 	}
@@ -250,21 +266,23 @@ func Open(path string) (*File, error) {
 	return &File{path: path, f: f}, nil
 }
 
-// Create starts a new HDF5 file that appears at path only when Close succeeds.
+// Create starts a new HDF5 file that appears at path only when Close succeeds. Temporary files that a
+// killed writer of the same path left behind are removed first (atomicfile.RemoveStale; the HDF5 library
+// holds the same kind of lock on the files it has open as atomicfile's writers do).
 func Create(path string) (*File, error) {
-	mu.Lock()
-	defer mu.Unlock()
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	defer enter()()
+	tmp, err := atomicfile.CreateTemp(path)
 	if err != nil {
 		return nil, err
 	}
-	tmp.Close()
-	f, err := hdf5.CreateFile(tmp.Name(), hdf5.F_ACC_TRUNC)
+	name := tmp.Name()
+	tmp.Close() // the library takes its own lock on the file
+	f, err := hdf5.CreateFile(name, hdf5.F_ACC_TRUNC)
 	if err != nil {
-		os.Remove(tmp.Name())
+		os.Remove(name)
 		return nil, fmt.Errorf("%s: %w", path, lastError("cannot create HDF5 file"))
 	}
-	return &File{path: path, f: f, tmp: tmp.Name()}, nil
+	return &File{path: path, f: f, tmp: name}, nil
 }
 
 // Path returns the file name.
@@ -272,33 +290,34 @@ func (f *File) Path() string { return f.path }
 
 // Close closes the file; a file made by Create is renamed into place.
 func (f *File) Close() error {
-	mu.Lock()
-	defer mu.Unlock()
+	defer enter()()
 	if f.f == nil {
 		return nil
 	}
 	err := f.f.Close()
 	f.f = nil
-	if f.tmp == "" {
+	tmp := f.tmp
+	f.tmp = ""
+	if tmp == "" {
 		return err
 	}
 	if err != nil {
-		os.Remove(f.tmp)
+		os.Remove(tmp)
 		return fmt.Errorf("%s: %w", f.path, lastError("closing"))
 	}
-	return os.Rename(f.tmp, f.path)
+	return os.Rename(tmp, f.path)
 }
 
 // Abort closes and deletes a file made by Create; path is left untouched.
 func (f *File) Abort() {
-	mu.Lock()
-	defer mu.Unlock()
+	defer enter()()
 	if f.f != nil {
 		f.f.Close()
 		f.f = nil
 	}
 	if f.tmp != "" {
 		os.Remove(f.tmp)
+		f.tmp = ""
 	}
 }
 
@@ -319,8 +338,7 @@ func (f *File) exists(name string) bool {
 
 // Exists reports whether the group or dataset name exists.
 func (f *File) Exists(name string) bool {
-	mu.Lock()
-	defer mu.Unlock()
+	defer enter()()
 	return f.exists(name)
 }
 
@@ -418,9 +436,9 @@ func (f *File) open(name string) (*hdf5.Dataset, Info, error) {
 }
 
 // Info returns the type and shape of a dataset.
-func (f *File) Info(name string) (Info, error) {
-	mu.Lock()
-	defer mu.Unlock()
+func (f *File) Info(name string) (_ Info, err error) {
+	defer enter()()
+	defer markBadFile(&err)
 	ds, info, err := f.open(name)
 	if err != nil {
 		return info, err
@@ -448,9 +466,9 @@ func (f *File) open1D(name string, classes ...Class) (*hdf5.Dataset, Info, error
 }
 
 // Len returns the number of elements of a 1-D dataset.
-func (f *File) Len(name string) (int, error) {
-	mu.Lock()
-	defer mu.Unlock()
+func (f *File) Len(name string) (_ int, err error) {
+	defer enter()()
+	defer markBadFile(&err)
 	ds, info, err := f.open(name)
 	if err != nil {
 		return 0, err
@@ -463,9 +481,9 @@ func (f *File) Len(name string) (int, error) {
 }
 
 // ReadInts reads a 1-D integer dataset of any width as int64.
-func (f *File) ReadInts(name string) ([]int64, error) {
-	mu.Lock()
-	defer mu.Unlock()
+func (f *File) ReadInts(name string) (_ []int64, err error) {
+	defer enter()()
+	defer markBadFile(&err)
 	ds, info, err := f.open1D(name, Integer)
 	if err != nil {
 		return nil, err
@@ -485,9 +503,9 @@ func (f *File) ReadInts(name string) ([]int64, error) {
 }
 
 // ReadFloats reads a 1-D float or integer dataset as float64.
-func (f *File) ReadFloats(name string) ([]float64, error) {
-	mu.Lock()
-	defer mu.Unlock()
+func (f *File) ReadFloats(name string) (_ []float64, err error) {
+	defer enter()()
+	defer markBadFile(&err)
 	ds, info, err := f.open1D(name, Float, Integer)
 	if err != nil {
 		return nil, err
@@ -507,9 +525,9 @@ func (f *File) ReadFloats(name string) ([]float64, error) {
 }
 
 // ReadStrings reads a 1-D dataset of fixed- or variable-length strings (trailing NULs removed).
-func (f *File) ReadStrings(name string) ([]string, error) {
-	mu.Lock()
-	defer mu.Unlock()
+func (f *File) ReadStrings(name string) (_ []string, err error) {
+	defer enter()()
+	defer markBadFile(&err)
 	ds, info, err := f.open1D(name, String)
 	if err != nil {
 		return nil, err
@@ -587,8 +605,8 @@ func (f *File) readVLen(name string, start, count int, mem Type, want []Class, c
 // ReadVLenFloats reads rows [start, start+count) of a 1-D VLEN dataset of floats (any width) as one
 // flat float64 slice: row i is vals[offs[i]:offs[i+1]], len(offs) == count+1.
 func (f *File) ReadVLenFloats(name string, start, count int) (vals []float64, offs []int, err error) {
-	mu.Lock()
-	defer mu.Unlock()
+	defer enter()()
+	defer markBadFile(&err)
 	offs = make([]int, 1, count+1)
 	err = f.readVLen(name, start, count, memFloat64, []Class{Float}, func(i int, p unsafe.Pointer, n int) {
 		if n > 0 {
@@ -602,8 +620,8 @@ func (f *File) ReadVLenFloats(name string, start, count int) (vals []float64, of
 // ReadVLenInts reads rows [start, start+count) of a 1-D VLEN dataset of integers (any width) as one
 // flat int64 slice, laid out like ReadVLenFloats.
 func (f *File) ReadVLenInts(name string, start, count int) (vals []int64, offs []int, err error) {
-	mu.Lock()
-	defer mu.Unlock()
+	defer enter()()
+	defer markBadFile(&err)
 	offs = make([]int, 1, count+1)
 	err = f.readVLen(name, start, count, memInt64, []Class{Integer}, func(i int, p unsafe.Pointer, n int) {
 		if n > 0 {
@@ -630,8 +648,7 @@ func (f *File) parent(name string) (C.hid_t, string, func(), error) {
 
 // CreateGroup creates a group; its parent must exist.
 func (f *File) CreateGroup(name string) error {
-	mu.Lock()
-	defer mu.Unlock()
+	defer enter()()
 	g, err := f.f.CreateGroup(strings.Trim(name, "/"))
 	if err != nil {
 		return f.errorf(name, "%v", lastError("cannot create group"))
@@ -655,8 +672,7 @@ func (f *File) write(name string, ftype, mtype Type, n int, buf unsafe.Pointer) 
 
 // WriteInts writes a 1-D dataset of integer file type t (U8..I64).
 func (f *File) WriteInts(name string, t Type, vals []int64) error {
-	mu.Lock()
-	defer mu.Unlock()
+	defer enter()()
 	if t.isFloat() || t < U8 || t > I64 {
 		return f.errorf(name, "WriteInts needs an integer type")
 	}
@@ -668,8 +684,7 @@ func (f *File) WriteInts(name string, t Type, vals []int64) error {
 
 // WriteFloats writes a 1-D dataset of float file type t (F32 or F64).
 func (f *File) WriteFloats(name string, t Type, vals []float64) error {
-	mu.Lock()
-	defer mu.Unlock()
+	defer enter()()
 	if !t.isFloat() {
 		return f.errorf(name, "WriteFloats needs a float type")
 	}
@@ -681,8 +696,7 @@ func (f *File) WriteFloats(name string, t Type, vals []float64) error {
 
 // WriteStrings writes a 1-D dataset of variable-length strings.
 func (f *File) WriteStrings(name string, vals []string) error {
-	mu.Lock()
-	defer mu.Unlock()
+	defer enter()()
 	loc, base, done, err := f.parent(name)
 	if err != nil {
 		return err
@@ -710,8 +724,7 @@ func (f *File) WriteStrings(name string, vals []string) error {
 // WriteVLen writes a 1-D VLEN dataset with base file type t: row i holds vals[offs[i]:offs[i+1]]
 // (len(offs) = rows+1, offs[0] = 0, non-decreasing). Values are converted to t by the library.
 func (f *File) WriteVLen(name string, t Type, vals []float64, offs []int) error {
-	mu.Lock()
-	defer mu.Unlock()
+	defer enter()()
 	if len(offs) == 0 || offs[0] != 0 || offs[len(offs)-1] != len(vals) {
 		return f.errorf(name, "offsets must run from 0 to len(vals)")
 	}

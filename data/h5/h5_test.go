@@ -3,8 +3,13 @@ package h5
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+
+	"github.com/fits-snn/fits/data"
 )
 
 func writeFixture(t *testing.T, path string) {
@@ -110,6 +115,9 @@ func TestErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: error %v, want the file name and %q", tc.name, err, tc.want)
 		}
+		if !data.IsBadFile(err) {
+			t.Errorf("%s: %v is not a data.FileError", tc.name, err)
+		}
 	}
 	f.Close()
 
@@ -123,7 +131,7 @@ func TestErrors(t *testing.T) {
 		if err == nil {
 			t.Error("truncated file read without error")
 		}
-	} else if !strings.Contains(err.Error(), trunc) {
+	} else if !strings.Contains(err.Error(), trunc) || !data.IsBadFile(err) {
 		t.Errorf("truncated: %v", err)
 	}
 	text := filepath.Join(dir, "text.h5")
@@ -131,8 +139,8 @@ func TestErrors(t *testing.T) {
 	if _, err := Open(text); err == nil || !strings.Contains(err.Error(), "not an HDF5 file") {
 		t.Errorf("text file: %v", err)
 	}
-	if _, err := Open(filepath.Join(dir, "absent.h5")); err == nil {
-		t.Error("absent file opened")
+	if _, err := Open(filepath.Join(dir, "absent.h5")); !data.IsBadFile(err) {
+		t.Errorf("absent file: %v, want a data.FileError", err)
 	}
 	// An aborted file leaves nothing behind.
 	w, err := Create(filepath.Join(dir, "aborted.h5"))
@@ -143,5 +151,77 @@ func TestErrors(t *testing.T) {
 	ents, _ := os.ReadDir(dir)
 	if len(ents) != 3 {
 		t.Errorf("%d entries after Abort", len(ents))
+	}
+}
+
+// TestSilentOnEveryThread opens truncated files from many OS threads: the HDF5 library (built
+// thread-safe, with a per-thread error stack) must print nothing on the process's stderr, and every
+// error must carry the library's message.
+func TestSilentOnEveryThread(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x.h5")
+	writeFixture(t, p)
+	raw, _ := os.ReadFile(p)
+	trunc := filepath.Join(dir, "trunc.h5")
+	if err := os.WriteFile(trunc, raw[:len(raw)-100], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Send file descriptor 2 to a file while the goroutines run.
+	capture, err := os.Create(filepath.Join(dir, "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := syscall.Dup(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Dup2(int(capture.Fd()), 2); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 16)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread() // a fresh thread for each goroutine: it exits with the goroutine
+			_, errs[i] = Open(trunc)
+		}()
+	}
+	wg.Wait()
+	syscall.Dup2(saved, 2)
+	syscall.Close(saved)
+	capture.Close()
+	printed, _ := os.ReadFile(capture.Name())
+	if len(printed) > 0 {
+		t.Errorf("the HDF5 library printed on stderr:\n%s", printed)
+	}
+	for i, err := range errs {
+		if err == nil || !strings.Contains(err.Error(), "truncated") || !data.IsBadFile(err) {
+			t.Errorf("goroutine %d: %v, want a data.FileError naming the truncation", i, err)
+		}
+	}
+}
+
+// TestCreateRemovesStale: a file that a killed writer left under the temporary name of the same
+// destination is removed by the next Create; other files stay.
+func TestCreateRemovesStale(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, ".x.h5.tmp12345")
+	other := filepath.Join(dir, ".y.h5.tmp12345")
+	for _, n := range []string{stale, other} {
+		if err := os.WriteFile(n, []byte("partial"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFixture(t, filepath.Join(dir, "x.h5"))
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale temporary file still there: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another destination's temporary file was touched: %v", err)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "x.h5")); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("x.h5: %v, %v; want permissions 0644", st, err)
 	}
 }

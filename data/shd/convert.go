@@ -2,11 +2,14 @@ package shd
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/cache"
 	"github.com/fits-snn/fits/data/download"
 	"github.com/fits-snn/fits/data/progress"
@@ -72,7 +75,7 @@ func Convert(src, dst, dataset, split string, classes int, b Binning, w io.Write
 			st, err := b.Bin(t, u, buf)
 			if err != nil {
 				cw.Abort()
-				return total, fmt.Errorf("%s: sample %d: %w", src, start+i, err)
+				return total, data.BadFile(fmt.Errorf("%s: sample %d: %w", src, start+i, err))
 			}
 			total.Add(st)
 			if err := cw.AppendUint8(labels[start+i], buf); err != nil {
@@ -99,7 +102,7 @@ func SourcePath(dir, dataset, split string, w io.Writer) (string, error) {
 	if _, err := os.Stat(p + ".gz"); err == nil {
 		return p, download.Gunzip(p+".gz", p, w)
 	}
-	return "", fmt.Errorf("%s: no %s or %s.gz (run 'fits data download --dataset=%s --dir=%s')", dir, filepath.Base(p), filepath.Base(p), dataset, dir)
+	return "", data.BadFile(fmt.Errorf("%s: no %s or %s.gz (run 'fits data download --dataset=%s --dir=%s')", dir, filepath.Base(p), filepath.Base(p), dataset, dir))
 }
 
 // EnsureCaches converts every official split of dataset found in dir whose cache is missing or
@@ -117,7 +120,7 @@ func EnsureCaches(dir, dataset string, b Binning, w io.Writer) (map[string]strin
 			r.Close()
 			out[split] = dst
 			continue
-		} else if !os.IsNotExist(err) && w != nil {
+		} else if !errors.Is(err, fs.ErrNotExist) && w != nil {
 			fmt.Fprintf(w, "%v; converting again\n", err)
 		}
 		src, err := SourcePath(dir, dataset, split, w)

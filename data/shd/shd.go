@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/h5"
 )
 
@@ -153,8 +154,10 @@ type File struct {
 }
 
 // Open opens a split file and checks its layout: spikes/times a VLEN of floats, spikes/units a VLEN
-// of integers, labels integers in 0..classes-1, and all three of the same length.
-func Open(path string, classes int) (*File, error) {
+// of integers, labels integers in 0..classes-1, and all three of the same length. Errors are
+// data.FileErrors that name the file.
+func Open(path string, classes int) (_ *File, err error) {
+	defer func() { err = data.BadFile(err) }()
 	h, err := h5.Open(path)
 	if err != nil {
 		return nil, err
@@ -235,8 +238,9 @@ func (s *Spikes) Sample(i int) ([]float64, []int64) {
 	return s.Times[s.Offs[i]:s.Offs[i+1]], s.Units[s.Offs[i]:s.Offs[i+1]]
 }
 
-// Read returns the spikes of samples [start, start+count).
-func (f *File) Read(start, count int) (*Spikes, error) {
+// Read returns the spikes of samples [start, start+count). Errors are data.FileErrors.
+func (f *File) Read(start, count int) (_ *Spikes, err error) {
+	defer func() { err = data.BadFile(err) }()
 	t, to, err := f.h.ReadVLenFloats("spikes/times", start, count)
 	if err != nil {
 		return nil, err
@@ -280,10 +284,11 @@ func (f *File) readLabels(name string) ([]string, error) {
 	return out, err
 }
 
-// ReadExtra reads the extra group; missing datasets are left nil, malformed ones are errors.
-func (f *File) ReadExtra() (*Extra, error) {
+// ReadExtra reads the extra group; missing datasets are left nil, malformed ones are errors
+// (data.FileErrors).
+func (f *File) ReadExtra() (_ *Extra, err error) {
+	defer func() { err = data.BadFile(err) }()
 	e := &Extra{}
-	var err error
 	if f.h.Exists("extra/speaker") {
 		if e.Speaker, err = f.h.ReadInts("extra/speaker"); err != nil {
 			return nil, err

@@ -221,7 +221,121 @@ func TestOpenErrors(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "out.fitsds")); err == nil {
 			t.Errorf("%s: a cache was written", filepath.Base(tc.path))
 		}
+		if !data.IsBadFile(err) {
+			t.Errorf("%s: %v is not a data.FileError", filepath.Base(tc.path), err)
+		}
 	}
+}
+
+// FuzzLayout writes HDF5 files whose layout the fuzzer chooses — which of spikes/times, spikes/units and
+// labels exist, their element types (VLEN of floats or integers, plain floats, integers or strings), their
+// row counts and contents — and converts them: Open's layout checks and Convert must accept a file only
+// when it is a valid SHD/SSC split (rows of equal count and length, labels in range, channels in range),
+// and fail otherwise with a data.FileError naming the file; never panic. Only well-formed HDF5 is written:
+// the checks of this package are under test, not the C library's parser.
+func FuzzLayout(f *testing.F) {
+	f.Add(uint8(7), uint8(0), uint8(0), uint8(0), []byte{2, 0, 3}, []byte{1, 5, 2}, []byte{10, 20, 30, 40, 50})
+	f.Add(uint8(7), uint8(0), uint8(0), uint8(0), []byte{1, 1}, []byte{1, 2}, []byte{200, 0})
+	f.Add(uint8(3), uint8(1), uint8(2), uint8(0), []byte{1}, []byte{25}, []byte{7})
+	f.Add(uint8(7), uint8(3), uint8(4), uint8(2), []byte{}, []byte{}, []byte{})
+	f.Fuzz(func(t *testing.T, present, timesKind, unitsKind, labelsKind uint8, timesRows, unitsRows, values []byte) {
+		if len(timesRows) > 16 || len(unitsRows) > 16 || len(values) > 256 {
+			return
+		}
+		dir := t.TempDir()
+		path := filepath.Join(dir, "shd_train.h5")
+		w, err := h5.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// rows returns flat values and offsets for rows of the given lengths, cycling through values.
+		rows := func(lengths []byte, scale float64) ([]float64, []int) {
+			var vals []float64
+			offs := []int{0}
+			for _, n := range lengths {
+				for range int(n % 8) {
+					v := 0.0
+					if len(values) > 0 {
+						v = float64(values[len(vals)%len(values)]) * scale
+					}
+					vals = append(vals, v)
+				}
+				offs = append(offs, len(vals))
+			}
+			return vals, offs
+		}
+		// write writes dataset name in one of five forms: 0 VLEN of floats, 1 VLEN of integers, 2 plain
+		// floats, 3 plain integers, 4 strings.
+		write := func(name string, kind uint8, lengths []byte, scale float64) error {
+			vals, offs := rows(lengths, scale)
+			switch kind % 5 {
+			case 0:
+				return w.WriteVLen(name, h5.F32, vals, offs)
+			case 1:
+				return w.WriteVLen(name, h5.U16, vals, offs)
+			case 2:
+				return w.WriteFloats(name, h5.F64, vals)
+			case 3:
+				ints := make([]int64, len(lengths))
+				for i, n := range lengths {
+					ints[i] = int64(n) - 3 // negative labels too
+				}
+				return w.WriteInts(name, h5.I64, ints)
+			}
+			strs := make([]string, len(lengths))
+			return w.WriteStrings(name, strs)
+		}
+		must := func(err error) {
+			if err != nil {
+				w.Abort()
+				t.Fatal(err)
+			}
+		}
+		must(w.CreateGroup("spikes"))
+		if present&1 != 0 {
+			must(write("spikes/times", timesKind, timesRows, 0.01))
+		}
+		if present&2 != 0 {
+			must(write("spikes/units", unitsKind+1, unitsRows, 4))
+		}
+		if present&4 != 0 {
+			must(write("labels", labelsKind+3, timesRows, 1))
+		}
+		must(w.Close())
+
+		file, err := Open(path, SHDClasses)
+		if err != nil {
+			if !data.IsBadFile(err) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("Open: %v is not a data.FileError naming the file", err)
+			}
+			return
+		}
+		for i, l := range file.Labels() {
+			if l < 0 || l >= SHDClasses {
+				t.Fatalf("Open accepted label %d of sample %d", l, i)
+			}
+		}
+		file.Close()
+		dst := filepath.Join(dir, "out.fitsds")
+		_, err = Convert(path, dst, SHD, "train", SHDClasses, DefaultBinning(), nil)
+		if err != nil {
+			if !data.IsBadFile(err) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("Convert: %v is not a data.FileError naming the file", err)
+			}
+			if _, err := os.Stat(dst); err == nil {
+				t.Fatal("a failed conversion left a cache")
+			}
+			return
+		}
+		r, err := cache.Open(dst)
+		if err != nil {
+			t.Fatalf("the converted cache does not open: %v", err)
+		}
+		if r.Len() != len(timesRows) {
+			t.Errorf("cache of %d samples from %d rows", r.Len(), len(timesRows))
+		}
+		r.Close()
+	})
 }
 
 func TestLoadDatasetConvertsOnceAndHoldsOut(t *testing.T) {

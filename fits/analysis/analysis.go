@@ -17,7 +17,6 @@ import (
 	"github.com/fits-snn/fits/fits/train"
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
 )
 
 // ErrNoCheckpoint is returned by Load for a folder that exists but holds no complete checkpoint.
@@ -67,8 +66,8 @@ func Load(dir string, opts Options) (*Run, error) {
 		return nil, fmt.Errorf("run %s: %w", dir, ErrNoCheckpoint)
 	}
 	ctx := context.New()
-	if _, err := checkpoints.Load(ctx).Dir(dir).Immediate().Done(); err != nil {
-		return nil, fmt.Errorf("loading checkpoint %s: %w", dir, err)
+	if _, _, err := train.LoadCheckpointAll(ctx, dir); err != nil { // the newest intact checkpoint
+		return nil, err
 	}
 	cfg := train.ConfigFromContext(ctx)
 	if err := cfg.Validate(); err != nil {

@@ -295,3 +295,54 @@ func TestMeanReadoutIsPerStepClassifierMean(t *testing.T) {
 		}
 	}
 }
+
+// TestPool2D checks the three poolings on a 4×4 map by hand, and that the max pooling's gradient reaches
+// exactly one element per window: the first maximum in row-major order.
+func TestPool2D(t *testing.T) {
+	b := backend(t)
+	// One example, 4×4, one channel; windows of 2×2. The bottom-right window is all ties.
+	x := []float32{
+		1, 5, 0, -1,
+		2, 5, -3, -2,
+		0, 0, 7, 7,
+		0, 0, 7, 7,
+	}
+	for _, tc := range []struct {
+		kind     Pooling
+		want     []float32
+		wantGrad []float32
+	}{
+		{PoolMean, []float32{3.25, -1.5, 0, 7}, fill32(16, 0.25)},
+		{PoolSum, []float32{13, -6, 0, 28}, fill32(16, 1)},
+		{PoolMax, []float32{5, 0, 0, 7}, []float32{
+			0, 1, 1, 0,
+			0, 0, 0, 0,
+			1, 0, 1, 0,
+			0, 0, 0, 0,
+		}},
+	} {
+		t.Run(string(tc.kind), func(t *testing.T) {
+			out := MustExecOnceN(b, func(x *Node) []*Node {
+				y := Pool2D(x, 2, tc.kind)
+				return []*Node{y, Gradient(ReduceAllSum(y), x)[0]}
+			}, tensors.FromFlatDataAndDimensions(x, 1, 4, 4, 1))
+			if got := out[0].Shape().Dimensions; !slices.Equal(got, []int{1, 2, 2, 1}) {
+				t.Fatalf("shape %v", got)
+			}
+			if got := tensors.MustCopyFlatData[float32](out[0]); !slices.Equal(got, tc.want) {
+				t.Errorf("pooled %v, want %v", got, tc.want)
+			}
+			if got := tensors.MustCopyFlatData[float32](out[1]); !slices.Equal(got, tc.wantGrad) {
+				t.Errorf("gradient %v, want %v", got, tc.wantGrad)
+			}
+		})
+	}
+	if _, err := ParsePooling("MAX"); err != nil {
+		t.Error(err)
+	}
+	c := DefaultConvConfig(neuron.LIF, 0)
+	c.Pooling = "median"
+	if c.Validate() == nil {
+		t.Error("unknown pooling accepted")
+	}
+}

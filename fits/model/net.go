@@ -199,10 +199,11 @@ func Dense(ctx *context.Context, x *Node, out int) *Node {
 }
 
 // ConvBlock returns a convolutional block: at every time step a Kernel×Kernel convolution with bias
-// ("same" padding, stride 1; variables in "conv") to channels, then Pool×Pool mean pooling, on h [batch,
-// time, height, width, in channels] (channels last), or, when polarityFirst, on the event frames [batch,
-// time, polarity, height, width] of the input. height and width are the block's input sizes.
-func ConvBlock(scope string, height, width, channels, kernel, pool int, polarityFirst bool, n neuron.Config) Block {
+// ("same" padding, stride 1; variables in "conv") to channels, then Pool×Pool pooling of the kind given
+// (window = stride, no padding; height and width must be multiples of pool), on h [batch, time, height,
+// width, in channels] (channels last), or, when polarityFirst, on the event frames [batch, time, polarity,
+// height, width] of the input. height and width are the block's input sizes.
+func ConvBlock(scope string, height, width, channels, kernel, pool int, pooling Pooling, polarityFirst bool, n neuron.Config) Block {
 	n.ChannelShared = true
 	return Block{
 		Scope: scope,
@@ -215,7 +216,7 @@ func ConvBlock(scope string, height, width, channels, kernel, pool int, polarity
 				h = Reshape(h, batch*T, d[2], d[3], d[4])
 			}
 			c := layers.Convolution(ctx.In("conv"), h).Filters(channels).KernelSize(kernel).PadSame().Done()
-			c = MeanPool(c).Window(pool).Done() // [batch·time, height/pool, width/pool, channels]
+			c = Pool2D(c, pool, pooling) // [batch·time, height/pool, width/pool, channels]
 			cd := c.Shape().Dimensions
 			return Reshape(c, batch, T, cd[1], cd[2], cd[3])
 		},

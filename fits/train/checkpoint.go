@@ -1,24 +1,57 @@
 package train
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
 )
 
-// Checkpoint files are GoMLX checkpoints (pkg/ml/context/checkpoints): pairs checkpoint-*.json (the
-// hyperparameters, the training state and the variables' layout) and checkpoint-*.bin (the variables,
-// uncompressed). A pair is complete when its JSON parses and the binary file holds every byte the JSON
-// promises.
+// Checkpoint files. A checkpoint NAME (checkpoint-nNNNNNNN-DATE-TIME-step-SSSSSSSS, GoMLX's naming) is
+// three files in the run's directory:
+//
+//	NAME.json    the hyperparameters (the Config), the training state and the variables' layout
+//	NAME.bin     the variables, uncompressed (pkg/ml/context/checkpoints)
+//	NAME.sha256  the SHA-256 of the two files above, in the format of `sha256sum` (`sha256sum -c` checks it)
+//
+// The checksums are written (atomically) after the other two files, and the checkpoints beyond the
+// newest keepCheckpoints are deleted only after that: at every moment the directory holds intact
+// checkpoints. A checkpoint is
+//   - intact when its checksums match its files (and its layout is consistent);
+//   - corrupt when they do not, or when its checksums name a file that is missing;
+//   - incomplete when it has no checksums and its files are cut short: a save that a killed process
+//     left; also a .bin or .sha256 without its .json;
+//   - unverified when it has no checksums but its files are complete: written before checksums existed,
+//     or a save killed just before its checksums. It is used only when the directory holds no intact
+//     checkpoint (a run of an older version); otherwise it counts as an unfinished save.
+//
+// Loading takes the newest intact checkpoint and skips newer ones that are not, naming each. Resuming
+// (TrainModel with Options.Resume) removes incomplete checkpoints and unfinished saves, the process's own
+// leftovers, and moves corrupt checkpoints newer than the one it resumes from aside under the prefix
+// corruptPrefix, where the checkpoint code never looks again: nothing a user may want to inspect is
+// deleted.
 
 // keepCheckpoints is the number of epoch checkpoints kept in a run's directory.
 const keepCheckpoints = 2
+
+// Name parts of the checkpoint files.
+const (
+	checkpointPrefix = "checkpoint-"
+	sumSuffix        = ".sha256"
+	corruptPrefix    = "corrupt-"
+)
 
 // Keys of the training state stored as context parameters next to the Config, so that they are saved
 // atomically with the variables in each checkpoint.
@@ -28,109 +61,569 @@ const (
 	paramParameterCount = "train_parameter_count" // int, trainable scalars of the model
 )
 
-// checkpointLayout is the part of a checkpoint's JSON that completeness checks need.
-type checkpointLayout struct {
-	BinFormat string `json:"BinFormat"`
-	Variables []struct {
-		Pos, Length int
-	} `json:"Variables"`
+// Checkpoint names the checkpoint that was loaded from a run's directory.
+type Checkpoint struct {
+	// Dir is the run's directory and Name the checkpoint's base name (its files are Name.json, Name.bin
+	// and Name.sha256 in Dir).
+	Dir  string `json:"dir"`
+	Name string `json:"name"`
+	// Epoch is the number of epochs trained when it was saved.
+	Epoch int `json:"epoch"`
+	// Verified reports whether its checksums were checked; false only for a checkpoint written before
+	// checksums existed.
+	Verified bool `json:"verified"`
 }
 
-// repairCheckpoints removes incomplete checkpoint pairs from dir (those a killed process left while
-// saving) and returns the number of complete ones left.
-func repairCheckpoints(dir string) (int, error) {
+// SkippedCheckpoint is a checkpoint newer than the one loaded that could not be used.
+type SkippedCheckpoint struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+// CheckpointError reports a run directory that holds no usable checkpoint: none at all, or none intact
+// (Skipped lists them, newest first). The caller asked for something that is not there: the CLI exits
+// with status 2.
+type CheckpointError struct {
+	Dir     string
+	Skipped []SkippedCheckpoint
+}
+
+func (e *CheckpointError) Error() string {
+	if len(e.Skipped) == 0 {
+		return fmt.Sprintf("%s holds no checkpoint", e.Dir)
+	}
+	parts := make([]string, len(e.Skipped))
+	for i, s := range e.Skipped {
+		parts[i] = s.Name + " (" + s.Reason + ")"
+	}
+	return fmt.Sprintf("%s holds no intact checkpoint: %s", e.Dir, strings.Join(parts, "; "))
+}
+
+// checkpointState classifies a checkpoint; see the comment at the top of this file.
+type checkpointState int
+
+const (
+	stateIntact checkpointState = iota
+	stateUnverified
+	stateIncomplete
+	stateCorrupt
+)
+
+// inspected is one checkpoint as found on disk; jsonData and binData hold its files when they were read
+// for loading.
+type inspected struct {
+	name              string
+	state             checkpointState
+	reason            string
+	jsonData, binData []byte
+}
+
+// checkpointNames returns the base names of the checkpoints in dir that have any of their three files,
+// oldest first (GoMLX's names sort by their sequence number). A missing directory holds none.
+func checkpointNames(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return 0, nil
+			return nil, nil
 		}
-		return 0, err
+		return nil, err
 	}
-	complete := 0
+	var names []string
 	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !strings.HasPrefix(name, "checkpoint-") {
+		n := e.Name()
+		if e.IsDir() || !strings.HasPrefix(n, checkpointPrefix) {
 			continue
 		}
-		base, isJSON := strings.CutSuffix(name, checkpoints.JsonNameSuffix)
-		if !isJSON {
-			// A binary file without its JSON is an interrupted save.
-			if b, ok := strings.CutSuffix(name, checkpoints.BinDataSuffix); ok {
-				if _, err := os.Stat(filepath.Join(dir, b+checkpoints.JsonNameSuffix)); errors.Is(err, os.ErrNotExist) {
-					_ = os.Remove(filepath.Join(dir, name))
+		for _, suffix := range []string{checkpoints.JsonNameSuffix, checkpoints.BinDataSuffix, sumSuffix} {
+			if base, ok := strings.CutSuffix(n, suffix); ok {
+				if !slices.Contains(names, base) {
+					names = append(names, base)
 				}
+				break
 			}
-			continue
 		}
-		if checkpointComplete(dir, base) {
-			complete++
-			continue
-		}
-		_ = os.Remove(filepath.Join(dir, base+checkpoints.JsonNameSuffix))
-		_ = os.Remove(filepath.Join(dir, base+checkpoints.BinDataSuffix))
 	}
-	return complete, nil
+	slices.Sort(names)
+	return names, nil
 }
 
-func checkpointComplete(dir, base string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, base+checkpoints.JsonNameSuffix))
-	if err != nil {
-		return false
+// inspect reads checkpoint name of dir and classifies it. With forLoading, the files' contents are kept
+// and the layout is checked in full (dtypes, dimensions and sizes of every variable), so that what GoMLX
+// is handed is consistent.
+func inspect(dir, name string, forLoading bool) inspected {
+	c := inspected{name: name}
+	jsonPath := filepath.Join(dir, name+checkpoints.JsonNameSuffix)
+	binPath := filepath.Join(dir, name+checkpoints.BinDataSuffix)
+	sums, sumErr := os.ReadFile(filepath.Join(dir, name+sumSuffix))
+	jsonData, jsonErr := os.ReadFile(jsonPath)
+	binData, binErr := os.ReadFile(binPath)
+	switch {
+	case sumErr == nil:
+		if err := verifySums(sums, map[string][]byte{
+			name + checkpoints.JsonNameSuffix: orNil(jsonData, jsonErr),
+			name + checkpoints.BinDataSuffix:  orNil(binData, binErr),
+		}); err != nil {
+			c.state, c.reason = stateCorrupt, err.Error()
+			return c
+		}
+	case jsonErr != nil:
+		c.state, c.reason = stateIncomplete, "no "+name+checkpoints.JsonNameSuffix+" (an interrupted save)"
+		return c
+	case binErr != nil || !layoutComplete(jsonData, int64(len(binData))):
+		c.state, c.reason = stateIncomplete, "its files are cut short (an interrupted save)"
+		return c
+	default:
+		c.state, c.reason = stateUnverified, "no checksums were recorded (its save did not finish)"
 	}
-	var layout checkpointLayout
-	if err := json.Unmarshal(b, &layout); err != nil {
-		return false
+	if forLoading {
+		if err := checkLayout(jsonData, int64(len(binData))); err != nil {
+			c.state, c.reason = stateCorrupt, err.Error()
+			return c
+		}
+		c.jsonData, c.binData = jsonData, binData
 	}
-	st, err := os.Stat(filepath.Join(dir, base+checkpoints.BinDataSuffix))
+	return c
+}
+
+func orNil(b []byte, err error) []byte {
 	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// checksums returns the content of a .sha256 file for the given files, in the order given.
+func checksums(names []string, contents [][]byte) []byte {
+	var b bytes.Buffer
+	for i, n := range names {
+		sum := sha256.Sum256(contents[i])
+		fmt.Fprintf(&b, "%s  %s\n", hex.EncodeToString(sum[:]), n)
+	}
+	return b.Bytes()
+}
+
+// verifySums checks the SHA-256 of every file of files (nil content: the file is missing) against sums,
+// which must list exactly those files.
+func verifySums(sums []byte, files map[string][]byte) error {
+	listed := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(sums)), "\n") {
+		hexSum, file, ok := strings.Cut(strings.TrimSpace(line), "  ")
+		if !ok || len(hexSum) != 2*sha256.Size {
+			return fmt.Errorf("its checksum file is malformed")
+		}
+		listed[file] = hexSum
+	}
+	for file, content := range files {
+		want, ok := listed[file]
+		switch {
+		case !ok:
+			return fmt.Errorf("its checksum file does not list %s", file)
+		case content == nil:
+			return fmt.Errorf("%s is missing", file)
+		}
+		got := sha256.Sum256(content)
+		if hex.EncodeToString(got[:]) != want {
+			return fmt.Errorf("%s does not match the SHA-256 recorded when it was saved", file)
+		}
+	}
+	if len(listed) != len(files) {
+		return fmt.Errorf("its checksum file lists %d files, want %d", len(listed), len(files))
+	}
+	return nil
+}
+
+// layoutComplete reports whether a checkpoint's JSON parses and its binary file, of binSize bytes, holds
+// every byte the JSON promises.
+func layoutComplete(jsonData []byte, binSize int64) bool {
+	var layout struct {
+		BinFormat string
+		Variables []struct{ Pos, Length int64 }
+	}
+	if err := json.Unmarshal(jsonData, &layout); err != nil {
 		return false
 	}
 	need := int64(0)
 	for _, v := range layout.Variables {
-		need = max(need, int64(v.Pos+v.Length))
+		if v.Pos < 0 || v.Length < 0 || v.Pos > math.MaxInt64-v.Length {
+			return false
+		}
+		need = max(need, v.Pos+v.Length)
 	}
 	if layout.BinFormat == "" || strings.Contains(strings.ToLower(layout.BinFormat), "uncompressed") {
-		return st.Size() == need
+		return binSize == need
 	}
-	return st.Size() > 0
+	return binSize > 0
 }
 
-// openCheckpoints repairs dir and attaches a checkpoint handler to ctx, which loads the latest complete
-// checkpoint if there is one (its hyperparameters replace ctx's). It reports whether one was loaded.
-func openCheckpoints(ctx *context.Context, dir string) (*checkpoints.Handler, bool, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, false, err
-	}
-	n, err := repairCheckpoints(dir)
-	if err != nil {
-		return nil, false, err
-	}
-	h, err := checkpoints.Build(ctx).Dir(dir).Keep(keepCheckpoints).
-		WithCompression(checkpoints.BinUncompressed).Done()
-	if err != nil {
-		return nil, false, fmt.Errorf("checkpoints in %s: %w", dir, err)
-	}
-	return h, n > 0, nil
-}
-
-// HasCheckpoint reports whether dir holds at least one complete checkpoint.
-func HasCheckpoint(dir string) bool {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return false
-	}
-	for _, e := range entries {
-		if base, ok := strings.CutSuffix(e.Name(), checkpoints.JsonNameSuffix); ok &&
-			strings.HasPrefix(base, "checkpoint-") && checkpointComplete(dir, base) {
-			return true
+// checkLayout checks a checkpoint's JSON against its uncompressed binary file of binSize bytes: every
+// variable has a supported dtype and non-negative dimensions whose bytes equal its Length, the variables
+// follow each other from position 0, and together they fill the file.
+func checkLayout(jsonData []byte, binSize int64) error {
+	var layout struct {
+		BinFormat string
+		Variables []struct {
+			ParameterName string
+			Dimensions    []int
+			DType         dtypes.DType
+			Pos, Length   int64
 		}
 	}
-	return false
+	if err := json.Unmarshal(jsonData, &layout); err != nil {
+		return fmt.Errorf("its JSON file does not parse: %v", err)
+	}
+	if f := strings.ToLower(layout.BinFormat); f != "" && !strings.Contains(f, "uncompressed") {
+		return fmt.Errorf("binary format %q, want uncompressed", layout.BinFormat)
+	}
+	pos := int64(0)
+	for _, v := range layout.Variables {
+		size := int64(dtypeSize(v.DType))
+		if size == 0 {
+			return fmt.Errorf("variable %q has an unsupported dtype %s", v.ParameterName, v.DType)
+		}
+		for _, d := range v.Dimensions {
+			if d < 0 || (d > 0 && size > binSize/int64(d)) {
+				return fmt.Errorf("variable %q has dimensions %v that do not fit the %d-byte file", v.ParameterName, v.Dimensions, binSize)
+			}
+			size *= int64(d)
+		}
+		if v.Pos != pos || v.Length != size {
+			return fmt.Errorf("variable %q at bytes [%d, %d), want [%d, %d)", v.ParameterName, v.Pos, v.Pos+v.Length, pos, pos+size)
+		}
+		pos += size
+	}
+	if pos != binSize {
+		return fmt.Errorf("its variables take %d bytes, the binary file has %d", pos, binSize)
+	}
+	return nil
+}
+
+// dtypeSize returns the bytes of one element of dt, 0 for an invalid dtype or one smaller than a byte.
+func dtypeSize(dt dtypes.DType) (n int) {
+	defer func() {
+		if recover() != nil {
+			n = 0
+		}
+	}()
+	return dt.Size()
+}
+
+// selection is the outcome of looking through a run's checkpoints, newest first.
+type selection struct {
+	chosen  *inspected  // the newest usable checkpoint (nil: none)
+	skipped []inspected // checkpoints newer than chosen that are not usable, newest first
+	older   []inspected // incomplete checkpoints older than chosen
+}
+
+// selectCheckpoint inspects the checkpoints of dir, newest first, and picks the newest usable one: the
+// newest intact one, or, in a directory without any intact checkpoint, the newest unverified one.
+func selectCheckpoint(dir string, forLoading bool) (selection, error) {
+	names, err := checkpointNames(dir)
+	if err != nil {
+		return selection{}, err
+	}
+	all := make([]inspected, len(names))
+	anyIntact := false
+	for i, n := range names {
+		// Full checks and contents only matter for the checkpoint that will be loaded; the rest are
+		// classified by their checksums alone.
+		all[i] = inspect(dir, n, false)
+		anyIntact = anyIntact || all[i].state == stateIntact
+	}
+	var sel selection
+	for i := len(all) - 1; i >= 0; i-- {
+		c := all[i]
+		if sel.chosen != nil {
+			if c.state == stateIncomplete {
+				sel.older = append(sel.older, c)
+			}
+			continue
+		}
+		usable := c.state == stateIntact || (c.state == stateUnverified && !anyIntact)
+		if usable && forLoading {
+			c = inspect(dir, c.name, true)
+			usable = c.state != stateCorrupt
+		}
+		if usable {
+			sel.chosen = &c
+			continue
+		}
+		sel.skipped = append(sel.skipped, c)
+	}
+	return sel, nil
+}
+
+func skippedOf(list []inspected) []SkippedCheckpoint {
+	out := make([]SkippedCheckpoint, len(list))
+	for i, c := range list {
+		out[i] = SkippedCheckpoint{Name: c.name, Reason: c.reason}
+	}
+	return out
+}
+
+// LoadCheckpoint loads the newest intact checkpoint of dir into ctx: its hyperparameters replace ctx's,
+// and its variables are handed out as the network is built (GoMLX's lazy loading). It returns the
+// checkpoint loaded and the newer ones skipped (corrupt or unfinished), and changes nothing in dir. A
+// directory without any usable checkpoint is a *CheckpointError.
+func LoadCheckpoint(ctx *context.Context, dir string) (Checkpoint, []SkippedCheckpoint, error) {
+	return loadCheckpoint(ctx, dir, false)
+}
+
+// LoadCheckpointAll is LoadCheckpoint with every variable of the checkpoint set in ctx at once (GoMLX's
+// immediate loading), for code that reads the variables without building the network.
+func LoadCheckpointAll(ctx *context.Context, dir string) (Checkpoint, []SkippedCheckpoint, error) {
+	return loadCheckpoint(ctx, dir, true)
+}
+
+func loadCheckpoint(ctx *context.Context, dir string, immediate bool) (Checkpoint, []SkippedCheckpoint, error) {
+	sel, err := selectCheckpoint(dir, true)
+	if err != nil {
+		return Checkpoint{}, nil, err
+	}
+	skipped := skippedOf(sel.skipped)
+	if sel.chosen == nil {
+		return Checkpoint{}, skipped, &CheckpointError{Dir: dir, Skipped: skipped}
+	}
+	c := sel.chosen
+	if err := loadFromMemory(ctx, c.jsonData, c.binData, immediate); err != nil {
+		return Checkpoint{}, skipped, fmt.Errorf("loading checkpoint %s in %s: %w", c.name, dir, err)
+	}
+	history, _, err := loadState(ctx)
+	if err != nil {
+		return Checkpoint{}, skipped, fmt.Errorf("checkpoint %s in %s: %w", c.name, dir, err)
+	}
+	return Checkpoint{Dir: dir, Name: c.name, Epoch: len(history), Verified: c.state == stateIntact}, skipped, nil
+}
+
+// loadFromMemory attaches a loader of the checkpoint held in jsonData and binData to ctx; a panic of the
+// checkpoint code on malformed content becomes an error.
+func loadFromMemory(ctx *context.Context, jsonData, binData []byte, immediate bool) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed checkpoint: %v", r)
+		}
+	}()
+	c := checkpoints.Load(ctx).FromEmbed(string(jsonData), binData)
+	if immediate {
+		c = c.Immediate()
+	}
+	_, err = c.Done()
+	return err
+}
+
+// SavedConfig returns the configuration stored in the newest intact checkpoint of dir, with the
+// checkpoint it was read from and the newer ones skipped (see LoadCheckpoint).
+func SavedConfig(dir string) (cfg Config, ck Checkpoint, skipped []SkippedCheckpoint, err error) {
+	ctx := context.New()
+	if ck, skipped, err = LoadCheckpoint(ctx, dir); err != nil {
+		return cfg, ck, skipped, err
+	}
+	cfg, err = configOf(ctx)
+	if err != nil {
+		err = fmt.Errorf("checkpoint %s in %s: %w", ck.Name, dir, err)
+	}
+	return cfg, ck, skipped, err
+}
+
+// configOf reads the configuration stored in ctx's hyperparameters; a value of the wrong type is an
+// error, not a panic.
+func configOf(ctx *context.Context) (cfg Config, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed configuration: %v", r)
+		}
+	}()
+	return ConfigFromContext(ctx), nil
+}
+
+// HasCheckpoint reports whether dir holds at least one usable checkpoint (intact, or complete and from
+// before checksums existed).
+func HasCheckpoint(dir string) bool {
+	sel, err := selectCheckpoint(dir, false)
+	return err == nil && sel.chosen != nil
+}
+
+// holdsCheckpointFiles reports whether dir holds any checkpoint file, usable or not.
+func holdsCheckpointFiles(dir string) bool {
+	names, err := checkpointNames(dir)
+	return err == nil && len(names) > 0
+}
+
+// removeCheckpoint deletes the files of checkpoint name in dir.
+func removeCheckpoint(dir, name string) {
+	for _, suffix := range []string{sumSuffix, checkpoints.JsonNameSuffix, checkpoints.BinDataSuffix} {
+		_ = os.Remove(filepath.Join(dir, name+suffix))
+	}
+}
+
+// setAside renames the files of checkpoint name in dir with corruptPrefix (and a number when that name
+// is taken) and returns the new base name.
+func setAside(dir, name string) (string, error) {
+	aside := corruptPrefix + name
+	for i := 2; ; i++ {
+		taken := false
+		for _, suffix := range []string{sumSuffix, checkpoints.JsonNameSuffix, checkpoints.BinDataSuffix} {
+			if _, err := os.Lstat(filepath.Join(dir, aside+suffix)); err == nil {
+				taken = true
+			}
+		}
+		if !taken {
+			break
+		}
+		aside = fmt.Sprintf("%s%d-%s", corruptPrefix, i, name)
+	}
+	for _, suffix := range []string{sumSuffix, checkpoints.JsonNameSuffix, checkpoints.BinDataSuffix} {
+		from := filepath.Join(dir, name+suffix)
+		if _, err := os.Lstat(from); err != nil {
+			continue
+		}
+		if err := os.Rename(from, filepath.Join(dir, aside+suffix)); err != nil {
+			return "", err
+		}
+	}
+	return aside, nil
+}
+
+// repairCheckpoints removes the incomplete checkpoints of dir (those a killed process left while
+// saving) and returns the number of usable ones left.
+func repairCheckpoints(dir string) (int, error) {
+	names, err := checkpointNames(dir)
+	if err != nil {
+		return 0, err
+	}
+	usable := 0
+	for _, n := range names {
+		switch inspect(dir, n, false).state {
+		case stateIncomplete:
+			removeCheckpoint(dir, n)
+		case stateIntact, stateUnverified:
+			usable++
+		}
+	}
+	return usable, nil
+}
+
+// prepareResume readies dir for TrainModel: it removes the incomplete checkpoints and the unfinished
+// saves, and sets corrupt checkpoints newer than the newest intact one aside, warning about each. It
+// returns the checkpoint to resume from ("" when dir holds no checkpoint at all). A directory whose
+// checkpoints are all unusable is a *CheckpointError; without opts.Resume, any checkpoint file is
+// ErrRunExists.
+func prepareResume(opts Options) (string, []SkippedCheckpoint, error) {
+	dir := opts.Dir
+	if !opts.Resume && holdsCheckpointFiles(dir) {
+		return "", nil, fmt.Errorf("%w: %s (use --resume to continue it, or another directory)", ErrRunExists, dir)
+	}
+	sel, err := selectCheckpoint(dir, true)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, c := range sel.older {
+		removeCheckpoint(dir, c.name)
+	}
+	if sel.chosen == nil {
+		if slices.ContainsFunc(sel.skipped, func(c inspected) bool { return c.state == stateCorrupt }) {
+			return "", nil, &CheckpointError{Dir: dir, Skipped: skippedOf(sel.skipped)}
+		}
+		for _, c := range sel.skipped {
+			removeCheckpoint(dir, c.name)
+		}
+		return "", nil, nil
+	}
+	var setAsideList []SkippedCheckpoint
+	for _, c := range sel.skipped {
+		if c.state != stateCorrupt {
+			removeCheckpoint(dir, c.name) // this process's own unfinished save
+			continue
+		}
+		aside, err := setAside(dir, c.name)
+		if err != nil {
+			return "", nil, fmt.Errorf("setting the corrupt checkpoint %s aside: %w", c.name, err)
+		}
+		setAsideList = append(setAsideList, SkippedCheckpoint{Name: c.name, Reason: c.reason + "; kept as " + aside})
+	}
+	return sel.chosen.name, setAsideList, nil
+}
+
+// openCheckpoints prepares opts.Dir (prepareResume) and attaches a checkpoint handler to ctx, which loads
+// the checkpoint to resume from, if any (its hyperparameters replace ctx's). It reports whether one was
+// loaded; corrupt checkpoints that were skipped are reported through opts.Warn, one line each.
+func openCheckpoints(ctx *context.Context, opts Options) (*checkpoints.Handler, bool, error) {
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return nil, false, err
+	}
+	from, skipped, err := prepareResume(opts)
+	if err != nil {
+		return nil, false, err
+	}
+	h, err := buildHandler(ctx, opts.Dir)
+	if err != nil {
+		return nil, false, fmt.Errorf("checkpoints in %s: %w", opts.Dir, err)
+	}
+	if from != "" && opts.Warn != nil {
+		history, _, _ := loadState(ctx)
+		for _, s := range skipped {
+			opts.Warn(fmt.Sprintf("checkpoint %s in %s is corrupt (%s); resuming from %s (epoch %d)",
+				s.Name, opts.Dir, s.Reason, from, len(history)))
+		}
+	}
+	return h, from != "", nil
+}
+
+// buildHandler creates the GoMLX handler of dir (it loads the newest checkpoint there); old checkpoints
+// are pruned by saveCheckpoint, after the new one's checksums are written.
+func buildHandler(ctx *context.Context, dir string) (h *checkpoints.Handler, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed checkpoint: %v", r)
+		}
+	}()
+	return checkpoints.Build(ctx).Dir(dir).Keep(-1).WithCompression(checkpoints.BinUncompressed).Done()
+}
+
+// saveCheckpoint saves a checkpoint with h, records the checksums of its files, then deletes the
+// checkpoints beyond the newest keepCheckpoints.
+func saveCheckpoint(h *checkpoints.Handler) error {
+	dir := h.Dir()
+	before, err := h.ListCheckpoints()
+	if err != nil {
+		return err
+	}
+	if err := h.Save(); err != nil {
+		return err
+	}
+	after, err := h.ListCheckpoints()
+	if err != nil {
+		return err
+	}
+	for _, name := range after {
+		if slices.Contains(before, name) {
+			continue
+		}
+		files := []string{name + checkpoints.JsonNameSuffix, name + checkpoints.BinDataSuffix}
+		contents := make([][]byte, len(files))
+		for i, f := range files {
+			if contents[i], err = os.ReadFile(filepath.Join(dir, f)); err != nil {
+				return err
+			}
+		}
+		if err := atomicfile.WriteFile(filepath.Join(dir, name+sumSuffix), checksums(files, contents)); err != nil {
+			return err
+		}
+	}
+	if len(after) > keepCheckpoints {
+		for _, name := range after[:len(after)-keepCheckpoints] {
+			removeCheckpoint(dir, name)
+		}
+	}
+	return nil
 }
 
 // loadState reads the training state stored in ctx's parameters.
-func loadState(ctx *context.Context) ([]Epoch, float64, error) {
-	var history []Epoch
+func loadState(ctx *context.Context) (history []Epoch, wall float64, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("corrupt training state in checkpoint: %v", r)
+		}
+	}()
 	if s := context.GetParamOr(ctx, paramHistory, ""); s != "" {
 		if err := json.Unmarshal([]byte(s), &history); err != nil {
 			return nil, 0, fmt.Errorf("corrupt training history in checkpoint: %w", err)
@@ -148,4 +641,13 @@ func storeState(ctx *context.Context, history []Epoch, wall float64) error {
 	ctx.SetParam(paramHistory, string(b))
 	ctx.SetParam(paramWallSeconds, wall)
 	return nil
+}
+
+// HoldsRun reports whether dir holds anything of a run: a checkpoint file (usable or not) or result.json.
+func HoldsRun(dir string) bool {
+	if holdsCheckpointFiles(dir) {
+		return true
+	}
+	_, err := os.Stat(filepath.Join(dir, ResultFile))
+	return err == nil
 }

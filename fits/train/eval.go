@@ -6,7 +6,6 @@ import (
 
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
 )
 
 // EvalResult is what Evaluate measures on a checkpoint.
@@ -17,9 +16,13 @@ type EvalResult struct {
 	Width          int    `json:"width"`
 	Seed           int64  `json:"seed"`
 	ParameterCount int    `json:"parameter_count"`
-	// Checkpoint is the directory evaluated; Epoch the number of epochs trained when it was saved.
-	Checkpoint string `json:"checkpoint"`
-	Epoch      int    `json:"epoch"`
+	// Checkpoint is the directory evaluated, CheckpointName the checkpoint in it that was loaded (the
+	// newest intact one) and Epoch the number of epochs trained when it was saved.
+	Checkpoint     string `json:"checkpoint"`
+	CheckpointName string `json:"checkpoint_name"`
+	Epoch          int    `json:"epoch"`
+	// Skipped are the newer checkpoints that were not intact, newest first (empty when the newest was).
+	Skipped []SkippedCheckpoint `json:"skipped_checkpoints"`
 	// ValAcc and ValLoss are measured on the protocol's validation split (nil under best-test).
 	ValAcc  *float64 `json:"val_acc"`
 	ValLoss *float64 `json:"val_loss"`
@@ -38,7 +41,9 @@ type EvalResult struct {
 
 // Evaluate loads the latest checkpoint in dir (written by TrainModel) and measures the network on the
 // protocol's validation split and on the test split, without dropout. The configuration comes from the
-// checkpoint; opts.Dir and opts.Resume are ignored.
+// checkpoint; opts.Dir and opts.Resume are ignored. The checkpoint is the newest intact one of dir (see
+// LoadCheckpoint): newer ones that are corrupt are skipped and listed in the result, and a directory
+// without any usable checkpoint is a *CheckpointError.
 func Evaluate(dir string, opts Options) (*EvalResult, error) {
 	return evaluateCheckpoint(dir, opts, nil)
 }
@@ -47,23 +52,20 @@ func Evaluate(dir string, opts Options) (*EvalResult, error) {
 // before the network is built (see EvaluateWith).
 func evaluateCheckpoint(dir string, opts Options, modify func(ctx *context.Context) error) (*EvalResult, error) {
 	started := time.Now()
-	if !HasCheckpoint(dir) {
-		return nil, fmt.Errorf("no checkpoint in %s", dir)
-	}
 	ctx, err := newContext(DefaultConfig())
 	if err != nil {
 		return nil, err
 	}
-	if _, err := checkpoints.Load(ctx).Dir(dir).Done(); err != nil {
-		return nil, fmt.Errorf("loading checkpoint %s: %w", dir, err)
-	}
-	cfg := ConfigFromContext(ctx)
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
-	}
-	history, _, err := loadState(ctx)
+	ck, skipped, err := LoadCheckpoint(ctx, dir)
 	if err != nil {
 		return nil, err
+	}
+	cfg, err := configOf(ctx)
+	if err == nil {
+		err = cfg.Validate()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s in %s: %w", ck.Name, dir, err)
 	}
 	if modify != nil {
 		if err := modify(ctx); err != nil {
@@ -76,6 +78,9 @@ func evaluateCheckpoint(dir string, opts Options, modify func(ctx *context.Conte
 	}
 	sp, err := protocolSplits(cfg.Protocol, ds)
 	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	if err := checkRun(cfg, ds, sp); err != nil {
 		return nil, err
 	}
 	net, err := NewNetwork(cfg, ds)
@@ -93,7 +98,8 @@ func evaluateCheckpoint(dir string, opts Options, modify func(ctx *context.Conte
 	defer r.close()
 	res := &EvalResult{
 		Dataset: cfg.Dataset, Model: cfg.Model, M: cfg.M, Width: cfg.Width, Seed: cfg.Seed,
-		Checkpoint: dir, Epoch: len(history), Protocol: cfg.Protocol, Backend: backendName,
+		Checkpoint: dir, CheckpointName: ck.Name, Epoch: ck.Epoch, Skipped: skipped,
+		Protocol: cfg.Protocol, Backend: backendName,
 	}
 	if sp.val != nil {
 		loss, acc, rates, err := r.evaluate(sp.val)

@@ -113,7 +113,8 @@ func (r *Result) summarize() {
 	}
 }
 
-// WriteResult writes r as indented JSON to dir/result.json, atomically (write then rename).
+// WriteResult writes r as indented JSON to dir/result.json, atomically (write then rename); temporary
+// results that a killed process left in dir are removed first (atomicfile.RemoveStale).
 func WriteResult(dir string, r *Result) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {

@@ -36,6 +36,13 @@ type Options struct {
 	DataDir string
 	// Progress receives progress events; nil means none.
 	Progress ProgressFunc
+	// Warn receives one line for each corrupt checkpoint that a resume skips (see LoadCheckpoint); nil
+	// means none.
+	Warn func(line string)
+	// ExtendEpochs, with Resume, trains a run on to this many epochs when the saved configuration has
+	// fewer: the cosine learning-rate schedule then spans the new total from the next step on, so the
+	// result differs from a run started with that many epochs. Zero or fewer: the saved number.
+	ExtendEpochs int
 }
 
 // ErrRunExists is returned when Options.Dir already holds a run and Options.Resume is false.
@@ -413,12 +420,14 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 		if !opts.Resume && HasCheckpoint(opts.Dir) {
 			return nil, fmt.Errorf("%w: %s (use --resume to continue it, or another directory)", ErrRunExists, opts.Dir)
 		}
-		handler, resumed, err = openCheckpoints(ctx, opts.Dir)
+		handler, resumed, err = openCheckpoints(ctx, opts)
 		if err != nil {
 			return nil, err
 		}
 		if resumed {
-			cfg = ConfigFromContext(ctx)
+			if cfg, err = resumedConfig(ctx, opts); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := cfg.Validate(); err != nil {
@@ -434,6 +443,9 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 	}
 	sp, err := protocolSplits(cfg.Protocol, ds)
 	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	if err := checkRun(cfg, ds, sp); err != nil {
 		return nil, err
 	}
 	net, err := NewNetwork(cfg, ds)
@@ -503,7 +515,7 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 				return nil, err
 			}
 			ctx.SetParam(paramParameterCount, model.CountParams(ctx.In(modelScope)))
-			if err := handler.Save(); err != nil {
+			if err := saveCheckpoint(handler); err != nil {
 				return nil, fmt.Errorf("saving checkpoint of epoch %d: %w", epoch+1, err)
 			}
 		}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// checkOutDir checks, before anything is written, that dir can receive a command's output: an existing
+// dir must be a folder, and the nearest existing ancestor of a missing one must be a folder that can be
+// written into. Problems are bad input naming the flag (e.g. "--out=runs/x: runs is a file").
+func checkOutDir(flagName, dir string) error {
+	if dir == "" {
+		return badInput("--%s: empty folder name", flagName)
+	}
+	p := filepath.Clean(dir)
+	for {
+		st, err := os.Stat(p)
+		switch {
+		case err == nil && !st.IsDir():
+			if p == filepath.Clean(dir) {
+				return badInput("--%s=%s: is a file, not a folder", flagName, dir)
+			}
+			return badInput("--%s=%s: %s is a file, not a folder", flagName, dir, p)
+		case err == nil:
+			if syscall.Access(p, 0x2|0x1) != nil { // W_OK | X_OK
+				return badInput("--%s=%s: cannot write into %s (permission denied)", flagName, dir, p)
+			}
+			return nil
+		case !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+			return badInput("--%s=%s: %v", flagName, dir, err)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return nil
+		}
+		p = parent
+	}
+}
+
+// missingDirs returns dir and those of its ancestors that do not exist yet, deepest first: the folders
+// a command that writes into dir will create.
+func missingDirs(dir string) []string {
+	var out []string
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); err == nil || filepath.Dir(p) == p {
+			return out
+		}
+		out = append(out, p)
+	}
+}
+
+// removeEmptyDirs removes the folders of dirs (deepest first) that are still empty: those a failed
+// command created and left without content. A folder holding anything stays.
+func removeEmptyDirs(dirs []string) {
+	for _, d := range dirs {
+		if syscall.Rmdir(d) != nil { // rmdir: never a file, never a folder with content
+			return
+		}
+	}
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/fits/theory"
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// graphChunk is the number of steps of Algorithm 1 that one compiled graph of `simulate --engine=graph`
+// runs; longer inputs go through the same graph chunk after chunk, the neuron's state carried from one call
+// to the next in Go (neuron.LayerFrom). Compile time and memory are those of one chunk whatever the input
+// length. It is small because XLA's compile time of this graph grows fast with its steps (on XLA CPU, two
+// shared cores: 16 steps about 1 s, 64 about 7 s, 256 about 45 s), while one call costs microseconds.
+const graphChunk = 16
+
+// graphSimulation is one neuron of a layer with explicit parameters, compiled for chunks of a fixed
+// number of steps.
+type graphSimulation struct {
+	cfg   neuron.Config
+	steps int // steps per call
+	exec  *context.Exec
+}
+
+// newGraphSimulation prepares the neuron of configuration cfg with parameters p (the variables set to
+// Ω* = 2πf*, β̂ = atanh β and λ̂ = logit λ, as neuron.SimulateNeuron does) for chunks of steps steps.
+func newGraphSimulation(b backends.Backend, cfg neuron.Config, p neuron.NeuronParams, steps int) (*graphSimulation, error) {
+	if !cfg.Kind.HasTargetFrequency() {
+		return nil, fmt.Errorf("the graph engine needs a kind with a target frequency, got %s", cfg.Kind)
+	}
+	if len(p.Beta) != cfg.Order || len(p.Lambda) != cfg.Order {
+		return nil, fmt.Errorf("need %d betas and lambdas for order M = %d, got %d and %d",
+			cfg.Order, cfg.Order, len(p.Beta), len(p.Lambda))
+	}
+	cfg.FMinHz, cfg.FMaxHz = p.FStarHz, p.FStarHz
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	ctx := context.New()
+	name := neuron.VarOmegaStar
+	if cfg.DTExact {
+		name = neuron.VarOmegaStarDT
+	}
+	ctx.VariableWithValue(name, []float32{float32(theory.RadPerSecFromHz(p.FStarHz))})
+	if m := cfg.Order; m > 0 {
+		bh, lh := make([]float32, m), make([]float32, m)
+		for j := range m {
+			bh[j] = float32(math.Atanh(p.Beta[j]))
+			lh[j] = float32(math.Log(p.Lambda[j]) - math.Log1p(-p.Lambda[j]))
+		}
+		ctx.VariableWithValue(neuron.VarBetaHat, tensors.FromFlatDataAndDimensions(bh, m, 1))
+		ctx.VariableWithValue(neuron.VarLambdaHat, tensors.FromFlatDataAndDimensions(lh, m, 1))
+	}
+	vth := cfg.Vth
+	// inputs: the chunk's currents [1, steps, 1] and the carried state (neuron.StateComponents tensors
+	// [1, 1]); outputs: the spikes [1, steps, 1], the pre-reset voltages [1, steps, 1] and the state after
+	// the chunk. Each step is one LayerFrom call of one step, so that its post-reset voltage V is
+	// available: ṼM = V + S·Vth (the reset is subtractive).
+	exec, err := context.NewExec(b, ctx.Checked(false), func(ctx *context.Context, in []*Node) []*Node {
+		x, state := in[0], in[1:]
+		spikes := make([]*Node, steps)
+		vPre := make([]*Node, steps)
+		for k := range steps {
+			xk := Slice(x, AxisRange(), AxisRange(k, k+1), AxisRange())
+			s, final := neuron.LayerFrom(ctx, xk, cfg, state)
+			state = final
+			spikes[k] = s
+			vPre[k] = Add(Reshape(final[0], 1, 1, 1), MulScalar(s, vth))
+		}
+		return append([]*Node{Concatenate(spikes, 1), Concatenate(vPre, 1)}, state...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &graphSimulation{cfg: cfg, steps: steps, exec: exec}, nil
+}
+
+// run simulates the neuron from the zero state over the input currents I[0..T−1], in chunks; the last
+// chunk is padded with zeros, whose outputs are dropped. It returns S[k+1] and ṼM[k+1] for k = 0..T−1, or
+// a *nonFiniteError for the first step whose state is not finite (overflow).
+func (g *graphSimulation) run(current []float64) (spikes []int, vPre []float64, err error) {
+	n := neuron.StateComponents(g.cfg)
+	state := make([]*tensors.Tensor, n)
+	for i := range state {
+		state[i] = tensors.FromShape(shapes.Make(dtypes.Float32, 1, 1))
+	}
+	spikes, vPre = make([]int, len(current)), make([]float64, len(current))
+	buf := make([]float32, g.steps)
+	for start := 0; start < len(current); start += g.steps {
+		clear(buf)
+		end := min(start+g.steps, len(current))
+		for k := start; k < end; k++ {
+			buf[k-start] = float32(current[k])
+		}
+		args := []any{tensors.FromFlatDataAndDimensions(buf, 1, g.steps, 1)}
+		for _, t := range state {
+			args = append(args, t)
+		}
+		outs, err := g.exec.Exec(args...)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, t := range state {
+			t.MustFinalizeAll()
+		}
+		s := tensors.MustCopyFlatData[float32](outs[0])
+		v := tensors.MustCopyFlatData[float32](outs[1])
+		outs[0].MustFinalizeAll()
+		outs[1].MustFinalizeAll()
+		state = outs[2:]
+		for k := start; k < end; k++ {
+			vk := float64(v[k-start])
+			if math.IsNaN(vk) || math.IsInf(vk, 0) {
+				return nil, nil, &nonFiniteError{step: k, value: vk, engine: "graph (float32)"}
+			}
+			spikes[k], vPre[k] = int(s[k-start]), vk
+		}
+	}
+	for _, t := range state {
+		t.MustFinalizeAll()
+	}
+	return spikes, vPre, nil
+}
+
+// nonFiniteError reports the first step at which the neuron's state overflowed.
+type nonFiniteError struct {
+	step   int // 0-based step k: ṼM[k+1] for input I[k]
+	value  float64
+	engine string
+}
+
+func (e *nonFiniteError) Error() string {
+	return fmt.Sprintf("the neuron's state is not finite at step %d: v_pre = %g in the %s engine (the input currents are too large for it)",
+		e.step, e.value, e.engine)
+}

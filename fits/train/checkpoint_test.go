@@ -1,0 +1,326 @@
+package train
+
+import (
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
+)
+
+// fakeCheckpoint writes checkpoint name into dir: a JSON layout of one float32 variable of n elements,
+// its n·4 bytes, and (withSums) their checksums.
+func fakeCheckpoint(t *testing.T, dir, name string, n int, withSums bool) {
+	t.Helper()
+	js := []byte(`{"BinFormat":"uncompressed","Variables":[{"ParameterName":"/w","Dimensions":[` +
+		strconv.Itoa(n) + `],"DType":"Float32","Pos":0,"Length":` + strconv.Itoa(4*n) + `}]}`)
+	bin := make([]byte, 4*n)
+	for i := range bin {
+		bin[i] = byte(i)
+	}
+	write := func(suffix string, b []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name+suffix), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(checkpoints.JsonNameSuffix, js)
+	write(checkpoints.BinDataSuffix, bin)
+	if withSums {
+		write(sumSuffix, checksums([]string{name + checkpoints.JsonNameSuffix, name + checkpoints.BinDataSuffix}, [][]byte{js, bin}))
+	}
+}
+
+// garble overwrites a file with random bytes of the same size.
+func garble(t *testing.T, path string) {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, st.Size())
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// TestSelectCheckpoint: the newest intact checkpoint is chosen, newer ones that are corrupt or
+// unfinished are skipped with their reason, and a directory of an older version (no checksums at all)
+// still loads.
+func TestSelectCheckpoint(t *testing.T) {
+	const a, b, c = "checkpoint-n0000001-a", "checkpoint-n0000002-b", "checkpoint-n0000003-c"
+	for _, tc := range []struct {
+		name    string
+		setup   func(t *testing.T, dir string)
+		chosen  string
+		skipped []string // reasons, newest first
+	}{
+		{"all intact", func(t *testing.T, dir string) {
+			fakeCheckpoint(t, dir, a, 3, true)
+			fakeCheckpoint(t, dir, b, 3, true)
+		}, b, nil},
+		{"garbage over the newest weights", func(t *testing.T, dir string) {
+			fakeCheckpoint(t, dir, a, 3, true)
+			fakeCheckpoint(t, dir, b, 3, true)
+			garble(t, filepath.Join(dir, b+".bin"))
+		}, a, []string{b + ".bin does not match the SHA-256"}},
+		{"newest JSON edited", func(t *testing.T, dir string) {
+			fakeCheckpoint(t, dir, a, 3, true)
+			fakeCheckpoint(t, dir, b, 3, true)
+			os.WriteFile(filepath.Join(dir, b+".json"), []byte("{}"), 0o644)
+		}, a, []string{b + ".json does not match"}},
+		{"newest weights deleted", func(t *testing.T, dir string) {
+			fakeCheckpoint(t, dir, a, 3, true)
+			fakeCheckpoint(t, dir, b, 3, true)
+			os.Remove(filepath.Join(dir, b+".bin"))
+		}, a, []string{b + ".bin is missing"}},
+		{"save killed before its checksums", func(t *testing.T, dir string) {
+			fakeCheckpoint(t, dir, a, 3, true)
+			fakeCheckpoint(t, dir, b, 3, false)
+		}, a, []string{"no checksums were recorded"}},
+		{"save killed while writing", func(t *testing.T, dir string) {
+			fakeCheckpoint(t, dir, a, 3, true)
+			fakeCheckpoint(t, dir, b, 3, false)
+			os.Truncate(filepath.Join(dir, b+".bin"), 5)
+			fakeCheckpoint(t, dir, c, 2, false)
+			os.Remove(filepath.Join(dir, c+".json"))
+		}, a, []string{"no " + c + ".json", "cut short"}},
+		{"older version, no checksums", func(t *testing.T, dir string) {
+			fakeCheckpoint(t, dir, a, 3, false)
+			fakeCheckpoint(t, dir, b, 3, false)
+		}, b, nil},
+		{"layout inconsistent with its checksums right", func(t *testing.T, dir string) {
+			fakeCheckpoint(t, dir, a, 3, true)
+			js := []byte(`{"Variables":[{"ParameterName":"/w","Dimensions":[1000000000000],"DType":"Float32","Pos":0,"Length":12}]}`)
+			bin := make([]byte, 12)
+			os.WriteFile(filepath.Join(dir, b+".json"), js, 0o644)
+			os.WriteFile(filepath.Join(dir, b+".bin"), bin, 0o644)
+			os.WriteFile(filepath.Join(dir, b+sumSuffix), checksums([]string{b + ".json", b + ".bin"}, [][]byte{js, bin}), 0o644)
+		}, a, []string{"do not fit"}},
+		{"all corrupt", func(t *testing.T, dir string) {
+			fakeCheckpoint(t, dir, a, 3, true)
+			fakeCheckpoint(t, dir, b, 3, true)
+			garble(t, filepath.Join(dir, a+".bin"))
+			garble(t, filepath.Join(dir, b+".json"))
+		}, "", []string{b + ".json", a + ".bin"}},
+		{"empty", func(t *testing.T, dir string) {}, "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tc.setup(t, dir)
+			before := names(t, dir)
+			sel, err := selectCheckpoint(dir, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if sel.chosen != nil {
+				got = sel.chosen.name
+			}
+			if got != tc.chosen {
+				t.Errorf("chose %q, want %q", got, tc.chosen)
+			}
+			if len(sel.skipped) != len(tc.skipped) {
+				t.Fatalf("skipped %+v, want %d", sel.skipped, len(tc.skipped))
+			}
+			for i, s := range sel.skipped {
+				if !strings.Contains(s.reason, tc.skipped[i]) {
+					t.Errorf("skipped %s: reason %q, want %q", s.name, s.reason, tc.skipped[i])
+				}
+			}
+			if HasCheckpoint(dir) != (tc.chosen != "") {
+				t.Errorf("HasCheckpoint = %v", !(tc.chosen != ""))
+			}
+			if after := names(t, dir); !slices.Equal(before, after) {
+				t.Errorf("selecting changed the directory: %v -> %v", before, after)
+			}
+		})
+	}
+}
+
+// TestPrepareResume: resuming removes this process's own unfinished saves, sets corrupt checkpoints
+// aside (nothing deleted), refuses a directory with no intact checkpoint, and without Resume refuses any
+// directory holding checkpoint files.
+func TestPrepareResume(t *testing.T) {
+	const a, b, c = "checkpoint-n0000001-a", "checkpoint-n0000002-b", "checkpoint-n0000003-c"
+	dir := t.TempDir()
+	fakeCheckpoint(t, dir, a, 3, true)
+	fakeCheckpoint(t, dir, b, 3, true)
+	fakeCheckpoint(t, dir, c, 3, false) // unfinished save
+	garble(t, filepath.Join(dir, b+".bin"))
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
+
+	if _, _, err := prepareResume(Options{Dir: dir}); !errors.Is(err, ErrRunExists) {
+		t.Errorf("without Resume: %v, want ErrRunExists", err)
+	}
+	from, skipped, err := prepareResume(Options{Dir: dir, Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if from != a || len(skipped) != 1 || skipped[0].Name != b || !strings.Contains(skipped[0].Reason, "kept as corrupt-"+b) {
+		t.Errorf("resume from %q, skipped %+v", from, skipped)
+	}
+	want := []string{a + ".bin", a + ".json", a + sumSuffix, "corrupt-" + b + ".bin", "corrupt-" + b + ".json",
+		"corrupt-" + b + sumSuffix, "notes.txt"}
+	if got := names(t, dir); !slices.Equal(got, want) {
+		t.Errorf("files after prepareResume:\n got %v\nwant %v", got, want)
+	}
+
+	// Nothing intact: refused, nothing moved.
+	garble(t, filepath.Join(dir, a+".json"))
+	before := names(t, dir)
+	_, _, err = prepareResume(Options{Dir: dir, Resume: true})
+	var ce *CheckpointError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "no intact checkpoint") || !strings.Contains(err.Error(), a) {
+		t.Errorf("all corrupt: %v", err)
+	}
+	if after := names(t, dir); !slices.Equal(before, after) {
+		t.Errorf("a refused resume changed the directory: %v -> %v", before, after)
+	}
+	if _, _, err := LoadCheckpoint(context.New(), t.TempDir()); !errors.As(err, &ce) || !strings.Contains(err.Error(), "holds no checkpoint") {
+		t.Errorf("empty directory: %v", err)
+	}
+}
+
+// TestCorruptLatestCheckpoint trains a tiny network, overwrites the newest checkpoint's weights with
+// random bytes of the same size, and checks that Evaluate and a resumed run (result.json deleted) both
+// use the previous, intact checkpoint, that the resumed run ends exactly as the uninterrupted one, and
+// that corrupting every checkpoint makes both refuse.
+func TestCorruptLatestCheckpoint(t *testing.T) {
+	b := testBackend(t)
+	ds := tinyDataset(t)
+	cfg := tinyConfig()
+	base := Options{Backend: b, Dataset: ds}
+	full := base
+	full.Dir = t.TempDir()
+	want, err := TrainModel(cfg, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := checkpointNames(full.Dir)
+	if err != nil || len(list) != keepCheckpoints {
+		t.Fatalf("checkpoints after the run: %v, %v; want %d", list, err, keepCheckpoints)
+	}
+	for _, n := range list {
+		if _, err := os.Stat(filepath.Join(full.Dir, n+sumSuffix)); err != nil {
+			t.Errorf("no checksums for %s: %v", n, err)
+		}
+	}
+	newest, previous := list[1], list[0]
+	garble(t, filepath.Join(full.Dir, newest+checkpoints.BinDataSuffix))
+	os.Remove(filepath.Join(full.Dir, ResultFile))
+
+	ev, err := Evaluate(full.Dir, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.CheckpointName != previous || ev.Epoch != cfg.Epochs-1 || len(ev.Skipped) != 1 || ev.Skipped[0].Name != newest {
+		t.Errorf("Evaluate used %s (epoch %d), skipped %+v; want %s (epoch %d), skipping %s",
+			ev.CheckpointName, ev.Epoch, ev.Skipped, previous, cfg.Epochs-1, newest)
+	}
+
+	var warnings []string
+	resumed := base
+	resumed.Dir, resumed.Resume = full.Dir, true
+	resumed.Warn = func(line string) { warnings = append(warnings, line) }
+	got, err := TrainModel(cfg, resumed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], newest) || !strings.Contains(warnings[0], "resuming from "+previous) {
+		t.Errorf("warnings %q: want one naming %s and %s", warnings, newest, previous)
+	}
+	if !equalEpochs(metrics(got), metrics(want)) {
+		t.Errorf("run resumed past a corrupt checkpoint differs from the uninterrupted one")
+	}
+	if r, err := ReadResult(full.Dir); err != nil || !equalEpochs(r.Epochs, want.Epochs) || r.BestTestAcc != want.BestTestAcc {
+		t.Errorf("result.json after the resume: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(full.Dir, corruptPrefix+newest+checkpoints.BinDataSuffix)); err != nil {
+		t.Errorf("the corrupt checkpoint was not kept aside: %v", err)
+	}
+
+	// Every checkpoint corrupt: Evaluate and resume refuse with a CheckpointError.
+	list, _ = checkpointNames(full.Dir)
+	for _, n := range list {
+		garble(t, filepath.Join(full.Dir, n+checkpoints.BinDataSuffix))
+	}
+	var ce *CheckpointError
+	if _, err := Evaluate(full.Dir, base); !errors.As(err, &ce) {
+		t.Errorf("Evaluate with every checkpoint corrupt: %v", err)
+	}
+	if _, err := TrainModel(cfg, resumed); !errors.As(err, &ce) {
+		t.Errorf("resume with every checkpoint corrupt: %v", err)
+	}
+}
+
+// TestExtendEpochs: a finished run resumed with ExtendEpochs trains on to the new total and records it.
+func TestExtendEpochs(t *testing.T) {
+	b := testBackend(t)
+	cfg := tinyConfig()
+	cfg.Epochs = 1
+	opts := Options{Backend: b, Dataset: tinyDataset(t), Dir: t.TempDir()}
+	if _, err := TrainModel(cfg, opts); err != nil {
+		t.Fatal(err)
+	}
+	opts.Resume, opts.ExtendEpochs = true, 2
+	res, err := TrainModel(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Epochs) != 2 || res.Config.Epochs != 2 {
+		t.Errorf("extended run: %d epochs, config %d", len(res.Epochs), res.Config.Epochs)
+	}
+	saved, ck, _, err := SavedConfig(opts.Dir)
+	if err != nil || saved.Epochs != 2 || ck.Epoch != 2 || !ck.Verified {
+		t.Errorf("saved configuration %+v, checkpoint %+v, %v", saved, ck, err)
+	}
+}
+
+// FuzzLoadCheckpoint feeds arbitrary checkpoint files, with or without matching checksums, to
+// LoadCheckpoint and SavedConfig: they must return an error or a checkpoint, never panic or allocate what
+// the files do not hold.
+func FuzzLoadCheckpoint(f *testing.F) {
+	f.Add([]byte(`{"BinFormat":"uncompressed","Variables":[{"ParameterName":"/w","Dimensions":[2],"DType":"Float32","Pos":0,"Length":8}],"Params":[{"Scope":"/","Key":"width","Value":4,"ValueType":"int"}]}`), []byte("12345678"), true)
+	f.Add([]byte(`{"Variables":[{"ParameterName":"/w","Dimensions":[-1],"DType":"Float32","Pos":0,"Length":-4}]}`), []byte{}, true)
+	f.Add([]byte(`{"Variables":[{"ParameterName":"/w","Dimensions":[4611686018427387904,4],"DType":"Int64","Pos":0,"Length":0}]}`), []byte{}, false)
+	f.Add([]byte(`{"Params":[{"Scope":"/","Key":"epochs","Value":"many","ValueType":"int"},{"Scope":"/","Key":"train_history","Value":"[{]","ValueType":"string"}]}`), []byte{}, true)
+	f.Add([]byte(`{"BinFormat":"gzip","Variables":[]}`), []byte("gomlx_00"), true)
+	f.Fuzz(func(t *testing.T, js, bin []byte, withSums bool) {
+		dir := t.TempDir()
+		const name = "checkpoint-n0000001-x"
+		os.WriteFile(filepath.Join(dir, name+checkpoints.JsonNameSuffix), js, 0o644)
+		os.WriteFile(filepath.Join(dir, name+checkpoints.BinDataSuffix), bin, 0o644)
+		if withSums {
+			os.WriteFile(filepath.Join(dir, name+sumSuffix), checksums(
+				[]string{name + checkpoints.JsonNameSuffix, name + checkpoints.BinDataSuffix}, [][]byte{js, bin}), 0o644)
+		}
+		ck, _, err := LoadCheckpoint(context.New(), dir)
+		if err == nil && ck.Name != name {
+			t.Errorf("loaded %q", ck.Name)
+		}
+		_, _, _, _ = SavedConfig(dir)
+	})
+}
