@@ -423,6 +423,10 @@ func CategoryFigure(name, caption string, panels []CategoryPanel, cols int) (*Fi
 		p.X.Min, p.X.Max = -0.6, float64(len(cp.Categories))-0.4
 		if lo <= hi {
 			base := math.Min(0, lo)
+			pad := 0.05 * (hi - base)
+			if base < 0 {
+				base -= pad
+			}
 			p.Y.Min, p.Y.Max = base, hi+0.3*(hi-base)+1e-9
 		}
 		p.Legend.Top, p.Legend.Left = true, true

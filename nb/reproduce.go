@@ -89,16 +89,21 @@ type PlannedRun struct {
 	Seed       int64
 	// Dir is experiment.RunDir(root, ID, seed).
 	Dir string
-	// Finished is true when Dir holds a result.json with every planned epoch.
+	// Finished is true when Dir holds a result.json with every planned epoch of the experiment's recipe.
 	Finished bool
+	// Stale says how a finished run in Dir differs from the recipe (another dataset, model, M, width or
+	// protocol: the recipe changed since it was trained); "" otherwise. A stale run is not Finished, and
+	// no sweep retrains it over its folder: delete the folder to train it again.
+	Stale string
 }
 
 // CISubset are the experiments that quick mode trains when FITS_QUICK=1 (what CI sets), each with its
-// first quick seed only: 16 of the quick plan's 31 runs, enough for every notebook to show every table
+// first quick seed only: 15 of the quick plan's 31 runs, enough for every notebook to show every table
 // and figure with at least one run of ours. Left out: the GSC and SHD* ablation rows that no other table
-// reads (Tables A.5, A.6), M = 3-5 (Table A.7), seeds 2 and 3 of Figure 2, and the two FS + TS DVS models
-// (the most expensive runs of the plan). The recipes are the quick plan's, so these runs count as runs of
-// the full quick plan too: a later reproduction without FITS_QUICK only adds the missing ones.
+// reads (Tables A.5, A.6), M = 3-5 (Table A.7), seeds 2 and 3 of Figure 2, and three of the four DVS
+// models (the most expensive runs of the plan, 2-7 minutes each on two shared cores). The recipes are the
+// quick plan's, so these runs count as runs of the full quick plan too: a later reproduction without
+// FITS_QUICK only adds the missing ones.
 var CISubset = []string{
 	"shd-best/lif/w128", "shd-best/fsts-m2/w128", // Table 1 (SHD); Table 5, Figure 3 and notebook 13 read the FiTS run
 	"shd-val/lif/w256", "shd-val/fsts-m2/w256", // Table 1 (SHD*)
@@ -106,7 +111,7 @@ var CISubset = []string{
 	"gsc/lif/w512", "gsc/fsts-m1/w512", // Table 2
 	"gsc-org/fsts-m1/w512", // Figure 2, Figure A.2 (seed 1)
 	"smnist/fsts-m1/w256",  // Table A.9
-	"dvs/lif", "dvs/fs",    // Table A.10
+	"dvs/fs",               // Table A.10
 }
 
 // CIMode reports whether quick mode is restricted to CISubset ($FITS_QUICK set and not "0").
@@ -151,16 +156,39 @@ func Plan(root string, mode experiment.Mode, tables []string) ([]PlannedRun, err
 		}
 		for _, s := range seeds {
 			dir := experiment.RunDir(root, e.ID, s)
-			out = append(out, PlannedRun{Experiment: e, Seed: s, Dir: dir, Finished: finished(dir)})
+			want, err := e.Config(mode, s)
+			if err != nil {
+				return nil, err
+			}
+			done, stale := runState(dir, want)
+			out = append(out, PlannedRun{Experiment: e, Seed: s, Dir: dir, Finished: done, Stale: stale})
 		}
 	}
 	return out, nil
 }
 
-// finished reports whether dir holds the result.json of a run that trained all its epochs.
-func finished(dir string) bool {
+// runState reports whether dir holds the result.json of a run that trained all its epochs with the
+// recipe want, and, for a finished run of another recipe, how it differs.
+func runState(dir string, want train.Config) (finished bool, stale string) {
 	r, err := train.ReadResult(dir)
-	return err == nil && len(r.Epochs) >= r.Config.Epochs
+	if err != nil || len(r.Epochs) < r.Config.Epochs {
+		return false, ""
+	}
+	got := r.Config
+	var diffs []string
+	for _, d := range []struct {
+		what      string
+		got, want any
+	}{{"dataset", got.Dataset, want.Dataset}, {"model", got.Model, want.Model}, {"M", got.M, want.M},
+		{"width", got.Width, want.Width}, {"protocol", got.Protocol, want.Protocol}} {
+		if d.got != d.want {
+			diffs = append(diffs, fmt.Sprintf("%s %v, the recipe's is %v", d.what, d.got, d.want))
+		}
+	}
+	if len(diffs) > 0 {
+		return false, strings.Join(diffs, "; ")
+	}
+	return true, ""
 }
 
 // EnsureOptions configure EnsureRuns.
@@ -182,19 +210,22 @@ type EnsureOptions struct {
 
 // EnsureRuns makes sure the runs that the tables need (Plan) exist under root and returns their
 // states. In quick mode it trains every missing or interrupted run with `fits sweep` (finished runs are
-// skipped, interrupted ones resumed), after preparing the stand-in data: the espeak-ng spoken digits
-// (`fits data convert --dataset=espeak`, skipped when cached) and the fixtures of
-// Experiment.QuickFixture (`fits data synth`, into root/.fixtures/<format>, passed as --data-dir). In
-// full mode it trains nothing unless opts.Train: the runs are the user's sweep on the real datasets
-// (FullCommands says how to start it). The error lists the runs that a sweep left unfinished.
+// skipped, interrupted ones resumed), after synthesising the espeak-ng spoken digits once (`fits data
+// convert --dataset=espeak`, skipped when cached) so that parallel runs do not race to make them. In full
+// mode it trains nothing unless opts.Train: the runs are the user's sweep on the real datasets
+// (FullCommands says how to start it). The error lists the runs that a sweep left unfinished and the runs
+// trained with another recipe (Stale), which it leaves alone.
 func EnsureRuns(root string, mode experiment.Mode, tables []string, opts EnsureOptions) ([]PlannedRun, error) {
 	runs, err := Plan(root, mode, tables)
 	if err != nil {
 		return nil, err
 	}
-	var missing []PlannedRun
+	var missing, stale []PlannedRun
 	for _, r := range runs {
-		if !r.Finished {
+		switch {
+		case r.Stale != "":
+			stale = append(stale, r)
+		case !r.Finished:
 			missing = append(missing, r)
 		}
 	}
@@ -203,7 +234,7 @@ func EnsureRuns(root string, mode experiment.Mode, tables []string, opts EnsureO
 		log = io.Discard
 	}
 	if len(missing) == 0 || (mode == experiment.Full && !opts.Train) {
-		return runs, nil
+		return runs, staleError(stale)
 	}
 	exe, err := fitsBinary(opts.Fits, log)
 	if err != nil {
@@ -217,13 +248,13 @@ func EnsureRuns(root string, mode experiment.Mode, tables []string, opts EnsureO
 		}
 	}
 	if mode == experiment.Quick {
-		if err := prepareQuickData(exe, root, missing, log, opts.Live); err != nil {
+		if err := prepareQuickData(exe, missing, log, opts.Live); err != nil {
 			return runs, err
 		}
 	}
-	for _, g := range sweepGroups(root, mode, missing) {
-		args := append([]string{"sweep", "--experiments=" + strings.Join(g.ids, ","), "--seeds=" + g.seeds,
-			"--mode=" + string(mode), "--out=" + root, "--workers=" + strconv.Itoa(workers)}, g.extra...)
+	for _, g := range sweepGroups(missing) {
+		args := []string{"sweep", "--experiments=" + strings.Join(g.ids, ","), "--seeds=" + g.seeds,
+			"--mode=" + string(mode), "--out=" + root, "--workers=" + strconv.Itoa(workers)}
 		// A failed run does not stop the others; the check below names every run left unfinished.
 		_ = runLogged(log, opts.Live, exe, args...)
 	}
@@ -233,14 +264,27 @@ func EnsureRuns(root string, mode experiment.Mode, tables []string, opts EnsureO
 	}
 	var failed []string
 	for _, r := range runs {
-		if !r.Finished {
+		if !r.Finished && r.Stale == "" {
 			failed = append(failed, fmt.Sprintf("%s (log: %s)", r.Dir, filepath.Join(r.Dir, "log.txt")))
 		}
 	}
 	if len(failed) > 0 {
 		return runs, fmt.Errorf("%d run(s) did not finish: %s", len(failed), strings.Join(failed, "; "))
 	}
-	return runs, nil
+	return runs, staleError(stale)
+}
+
+// staleError names the runs trained with another recipe and what to do, or returns nil.
+func staleError(stale []PlannedRun) error {
+	if len(stale) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, r := range stale {
+		parts = append(parts, fmt.Sprintf("%s (%s)", r.Dir, r.Stale))
+	}
+	return fmt.Errorf("%d run(s) were trained with another recipe than the experiment's current one; delete their folders to train them again: %s",
+		len(stale), strings.Join(parts, "; "))
 }
 
 // FullCommands returns the commands that train the missing full-mode runs of the tables (labels as Plan
@@ -274,73 +318,45 @@ func ShortLabel(label string) string {
 	return label
 }
 
-// sweepGroup is one `fits sweep` call: experiments sharing their seeds and extra training flags.
+// sweepGroup is one `fits sweep` call: experiments sharing their seeds.
 type sweepGroup struct {
 	ids   []string
 	seeds string
-	extra []string
 }
 
-// sweepGroups splits runs into sweeps: one per list of seeds and fixture.
-func sweepGroups(root string, mode experiment.Mode, runs []PlannedRun) []sweepGroup {
-	var groups []sweepGroup
-	index := map[string]int{}
+// sweepGroups splits runs into sweeps, one per list of seeds, in the runs' order.
+func sweepGroups(runs []PlannedRun) []sweepGroup {
 	planned := map[string][]string{}
+	var ids []string
 	for _, r := range runs {
+		if _, ok := planned[r.Experiment.ID]; !ok {
+			ids = append(ids, r.Experiment.ID)
+		}
 		planned[r.Experiment.ID] = append(planned[r.Experiment.ID], strconv.FormatInt(r.Seed, 10))
 	}
-	for _, r := range runs {
-		e := r.Experiment
-		seeds := planned[e.ID]
-		var extra []string
-		if mode == experiment.Quick && e.QuickFixture != "" {
-			extra = []string{"--", "--data-dir=" + fixtureDir(root, e.QuickFixture)}
-		}
-		key := strings.Join(seeds, ",") + "|" + strings.Join(extra, " ")
-		i, ok := index[key]
+	var groups []sweepGroup
+	index := map[string]int{}
+	for _, id := range ids {
+		seeds := strings.Join(planned[id], ",")
+		i, ok := index[seeds]
 		if !ok {
 			i = len(groups)
-			index[key] = i
-			groups = append(groups, sweepGroup{seeds: strings.Join(seeds, ","), extra: extra})
+			index[seeds] = i
+			groups = append(groups, sweepGroup{seeds: seeds})
 		}
-		if !slices.Contains(groups[i].ids, e.ID) {
-			groups[i].ids = append(groups[i].ids, e.ID)
-		}
+		groups[i].ids = append(groups[i].ids, id)
 	}
 	return groups
 }
 
-// fixtureDir is where the quick fixture of a `fits data synth` format lives under a runs root.
-func fixtureDir(root, format string) string { return filepath.Join(root, ".fixtures", format) }
-
-// prepareQuickData makes the stand-in datasets the missing quick runs read.
-func prepareQuickData(exe, root string, runs []PlannedRun, log io.Writer, live bool) error {
-	espeak := false
-	var fixtures []string
+// prepareQuickData synthesises the espeak-ng spoken digits when a missing quick run reads them.
+func prepareQuickData(exe string, runs []PlannedRun, log io.Writer, live bool) error {
 	for _, r := range runs {
-		q := r.Experiment.Quick
-		if strings.HasPrefix(q.Dataset, "espeak-digits") {
-			espeak = true
-		}
-		if f := r.Experiment.QuickFixture; f != "" && !slices.Contains(fixtures, f) {
-			fixtures = append(fixtures, f)
-		}
-	}
-	if espeak {
-		if err := runLogged(log, live, exe, "data", "convert", "--dataset=espeak"); err != nil {
-			return fmt.Errorf("preparing the espeak-ng spoken digits: %w", err)
-		}
-	}
-	for _, f := range fixtures {
-		dir := fixtureDir(root, f)
-		if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
-			continue
-		}
-		if err := runLogged(log, live, exe, "data", "synth", "--format="+f, "--out="+dir); err != nil {
-			return fmt.Errorf("writing the %s fixture: %w", f, err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, ".complete"), nil, 0o644); err != nil {
-			return err
+		if strings.HasPrefix(r.Experiment.Quick.Dataset, "espeak-digits") {
+			if err := runLogged(log, live, exe, "data", "convert", "--dataset=espeak"); err != nil {
+				return fmt.Errorf("preparing the espeak-ng spoken digits: %w", err)
+			}
+			return nil
 		}
 	}
 	return nil
@@ -430,7 +446,8 @@ func (l *lineWriter) emit(line []byte) {
 }
 
 // RunSummary lists, per table or figure, how many of its runs have finished, how many are unfinished
-// (a checkpoint or log but no complete result) and the first missing or unfinished runs.
+// (a checkpoint, log or result but no complete run of the current recipe) and the first missing or
+// unfinished runs.
 func RunSummary(tables []string, runs []PlannedRun) Table {
 	t := Table{Caption: "Runs of this notebook's tables and figures", Header: []string{"table / figure", "finished", "unfinished", "missing", "not finished (first 4)"}}
 	for _, label := range tables {

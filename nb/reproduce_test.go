@@ -143,14 +143,14 @@ func TestEnsureRunsFullModeTrainsNothing(t *testing.T) {
 
 // standIn writes a fake fits binary that logs its arguments and, for `sweep`, copies a finished
 // result.json into every run folder of its experiments and seeds (the recipe is read from a file named
-// after the experiment, with '/' as '_').
+// after the experiment, with '/' as '_'); other commands succeed doing nothing.
 func standIn(t *testing.T, dir string) (exe, argLog string) {
 	t.Helper()
 	exe = filepath.Join(dir, "fits")
 	argLog = filepath.Join(dir, "args.txt")
 	script := `#!/bin/bash
 echo "$*" >> ` + argLog + `
-[[ $1 == sweep ]] || { [[ $1 == data && $2 == synth ]] && mkdir -p "${4#--out=}"; exit 0; }
+[[ $1 == sweep ]] || exit 0
 for a in "$@"; do
   case $a in
     --experiments=*) ids=${a#--experiments=} ;;
@@ -173,7 +173,8 @@ func TestEnsureRunsQuickSweepsWhatIsMissing(t *testing.T) {
 	t.Setenv("FITS_QUICK", "")
 	root, bin := t.TempDir(), t.TempDir()
 	exe, argLog := standIn(t, bin)
-	plan, err := Plan(root, experiment.Quick, []string{"A.10", "A.9"})
+	tables := []string{"A.10", "A.9", "fig2"}
+	plan, err := Plan(root, experiment.Quick, tables)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,11 +184,14 @@ func TestEnsureRunsQuickSweepsWhatIsMissing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// dvs/lif finished before: it is not trained again.
-	i := slices.IndexFunc(plan, func(r PlannedRun) bool { return r.Experiment.ID == "dvs/lif" })
-	writeResult(t, plan[i].Dir, plan[i].Experiment, experiment.Quick, 1, plan[i].Experiment.Quick.Epochs)
+	// dvs/lif and seed 2 of Figure 2 finished before: they are not trained again.
+	for _, r := range plan {
+		if r.Experiment.ID == "dvs/lif" || (r.Experiment.ID == "gsc-org/fsts-m1/w512" && r.Seed == 2) {
+			writeResult(t, r.Dir, r.Experiment, experiment.Quick, r.Seed, r.Experiment.Quick.Epochs)
+		}
+	}
 	var log strings.Builder
-	runs, err := EnsureRuns(root, experiment.Quick, []string{"A.10", "A.9"}, EnsureOptions{Fits: exe, Workers: 3, Log: &log})
+	runs, err := EnsureRuns(root, experiment.Quick, tables, EnsureOptions{Fits: exe, Workers: 3, Log: &log})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
@@ -201,17 +205,16 @@ func TestEnsureRunsQuickSweepsWhatIsMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := strings.Split(strings.TrimSpace(string(b)), "\n")
-	fixture := filepath.Join(root, ".fixtures", "dvs")
 	want := []string{
-		"data synth --format=dvs --out=" + fixture,
-		"sweep --experiments=smnist/fsts-m1/w256 --seeds=1 --mode=quick --out=" + root + " --workers=3",
-		"sweep --experiments=dvs/fs,dvs/fsts-m1,dvs/fsts-m2 --seeds=1 --mode=quick --out=" + root + " --workers=3 -- --data-dir=" + fixture,
+		"data convert --dataset=espeak",
+		"sweep --experiments=smnist/fsts-m1/w256,dvs/fs,dvs/fsts-m1,dvs/fsts-m2 --seeds=1 --mode=quick --out=" + root + " --workers=3",
+		"sweep --experiments=gsc-org/fsts-m1/w512 --seeds=1,3 --mode=quick --out=" + root + " --workers=3",
 	}
 	if !slices.Equal(calls, want) {
 		t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(calls, "\n"), strings.Join(want, "\n"))
 	}
 	// Everything finished: a second call runs nothing.
-	if _, err := EnsureRuns(root, experiment.Quick, []string{"A.10", "A.9"}, EnsureOptions{Fits: exe}); err != nil {
+	if _, err := EnsureRuns(root, experiment.Quick, tables, EnsureOptions{Fits: exe}); err != nil {
 		t.Fatal(err)
 	}
 	if b2, _ := os.ReadFile(argLog); string(b2) != string(b) {
@@ -231,7 +234,7 @@ func TestPlanCISubset(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s/%d", r.Experiment.ID, r.Seed))
 	}
 	want := []string{"ssc/lif/w512/1", "ssc/adaptlif/w512/1", "ssc/fs-frozen/w512/1", "ssc/fs/w512/1", "ssc/fsts-m1/w512/1", "ssc/fsts-m2/w512/1",
-		"dvs/lif/1", "dvs/fs/1", "gsc-org/fsts-m1/w512/1"}
+		"dvs/fs/1", "gsc-org/fsts-m1/w512/1"}
 	if !slices.Equal(got, want) {
 		t.Errorf("CI plan %v, want %v", got, want)
 	}
@@ -256,6 +259,29 @@ func TestPlanCISubset(t *testing.T) {
 		if CIMode() {
 			t.Errorf("FITS_QUICK=%q turns the CI subset on", v)
 		}
+	}
+}
+
+func TestStaleRunsAreNamedNotRetrained(t *testing.T) {
+	t.Setenv("FITS_QUICK", "")
+	root := t.TempDir()
+	plan, err := Plan(root, experiment.Quick, []string{"A.9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A finished run of another recipe (the stand-in's dataset changed since it was trained).
+	e := plan[0].Experiment
+	e.Quick.Dataset = "smnist"
+	writeResult(t, plan[0].Dir, e, experiment.Quick, 1, e.Quick.Epochs)
+	runs, err := EnsureRuns(root, experiment.Quick, []string{"A.9"}, EnsureOptions{Fits: filepath.Join(root, "no-such-binary")})
+	if err == nil || !strings.Contains(err.Error(), "dataset smnist, the recipe's is smnist-row") || !strings.Contains(err.Error(), "delete their folders") {
+		t.Errorf("error %v", err)
+	}
+	if len(runs) != 1 || runs[0].Finished || runs[0].Stale == "" {
+		t.Errorf("runs %+v", runs)
+	}
+	if tab := RunSummary([]string{"A.9"}, runs); tab.Rows[0][1] != "0 / 1" || tab.Rows[0][2] != "1" {
+		t.Errorf("summary %q", tab.Rows[0])
 	}
 }
 
