@@ -95,7 +95,7 @@ def main(argv):
     if args.mode == "quick":
         lines += [
             "Quick mode trains small stand-ins of the paper's experiments on data this machine has (the embedded synthetic task, "
-            "spoken digits synthesised with espeak-ng, row-wise MNIST, synthetic DVS recordings). Their numbers are not the paper's and "
+            "spoken digits synthesised with espeak-ng, row-wise MNIST, synthetic DVS gestures). Their numbers are not the paper's and "
             "are not compared with them; each table says which stand-in it used. `FITS_MODE=full make reproduce` builds this report from "
             "the paper's recipes on the real datasets.",
             "",
