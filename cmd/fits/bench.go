@@ -380,7 +380,7 @@ func benchCells(suite, widths, neurons, ms string, lif bool, variants string, ch
 				if suite == suiteON {
 					c.Inputs = w
 				}
-				if v == string(bench.Chunked) {
+				if v == string(bench.Chunked) || v == string(bench.Scan) {
 					c.Chunk = chunk
 				}
 				if batch > 0 {

@@ -55,7 +55,7 @@ func bindTrainFlags(fs *flag.FlagSet, d train.Config) (*trainFlags, *string) {
 	if executor == "" {
 		executor = train.ExecutorChunked
 	}
-	fs.StringVar(&f.cfg.Executor, "executor", executor, "training engine: chunked (default: the recurrence in chunks of --chunk steps), stepwise (one step per call) or unrolled (one graph; the test oracle, slow to compile on long sequences)")
+	fs.StringVar(&f.cfg.Executor, "executor", executor, "training engine: chunked (default: the recurrence in chunks of --chunk steps), stepwise (one step per call), scan (chunked with the hand-derived adjoint of Algorithm 1) or unrolled (one graph; the test oracle, slow to compile on long sequences)")
 	fs.IntVar(&f.cfg.Chunk, "chunk", d.Chunk, "time steps per call of the chunked engine (0: the largest divisor of T that is at most 25)")
 	fs.StringVar(&f.out, "out", "", "run directory for checkpoints and result.json (default runs/DATASET-MODEL-mM-wW-sSEED; with --experiment runs/MODE/ID/seed-SEED)")
 	fs.BoolVar(&f.resume, "resume", false, "continue the run in --out from its newest intact checkpoint, with its saved configuration (flags that contradict it are refused)")

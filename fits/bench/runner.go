@@ -58,7 +58,7 @@ func NewRunner(backend backends.Backend, spec Spec, variant Variant, opts Option
 	switch variant {
 	case Stepwise:
 		r.chunk = 1
-	case Chunked:
+	case Chunked, Scan:
 		r.chunk = opts.Chunk
 		if r.chunk == 0 {
 			r.chunk = step.DefaultChunk(spec.Time)

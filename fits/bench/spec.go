@@ -9,6 +9,7 @@
 //   - Unrolled: the whole iteration as one graph, the time recurrence unrolled (the tests' oracle).
 //   - Chunked: K steps per call instead of one (T/K calls per layer and direction); the backward pass
 //     recomputes each chunk's forward from its saved starting state (the training default).
+//   - Scan: Chunked with each chunk's backward from the hand-derived adjoint of Algorithm 1 (fits/scan).
 //
 // Shapes follow the toolkit: inputs [batch, time, features], hidden spikes [batch, time, width]. Times are
 // wall-clock seconds or milliseconds as the field names say; memory is bytes.
@@ -31,10 +32,12 @@ const (
 	Unrolled Variant = "unrolled"
 	// Chunked calls a K-step graph T/K times per layer forward and its VJP T/K times backward.
 	Chunked Variant = "chunked"
+	// Scan is Chunked with each chunk's VJP from the hand-derived adjoint (fits/scan) instead of autodiff.
+	Scan Variant = "scan"
 )
 
 // Variants lists the variants in the order they are reported.
-func Variants() []Variant { return []Variant{Stepwise, Unrolled, Chunked} }
+func Variants() []Variant { return []Variant{Stepwise, Unrolled, Chunked, Scan} }
 
 // ParseVariant returns the variant named s.
 func ParseVariant(s string) (Variant, error) {

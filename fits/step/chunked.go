@@ -5,6 +5,7 @@ import (
 
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/fits/scan"
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
@@ -22,6 +23,7 @@ type chunked struct {
 	head, score *context.Exec // training head (loss, cotangent, readout gradients) and evaluation head
 	readout     []string      // the readout's trainable variables, in the head's output order
 	chunk       int           // requested chunk length (0: DefaultChunk(T))
+	hand        bool          // chunk VJPs from the hand-derived adjoint (fits/scan) instead of autodiff
 	k           int           // the chunk length in use, fixed by the first call's T
 	starts      []*tensors.Tensor
 	times       timer
@@ -44,8 +46,8 @@ type blockExecs struct {
 	neurParams []*context.Variable // the neurons' trainable variables, in vjp's accumulator order
 }
 
-func newChunked(name string, backend backends.Backend, ctx *context.Context, net model.Net, chunk int) (*chunked, error) {
-	e := &chunked{name: name, net: net, ctx: ctx.Checked(false), chunk: chunk, times: timer{}, withDropout: net.Dropout > 0}
+func newChunked(name string, backend backends.Backend, ctx *context.Context, net model.Net, chunk int, hand bool) (*chunked, error) {
+	e := &chunked{name: name, net: net, ctx: ctx.Checked(false), chunk: chunk, hand: hand, times: timer{}, withDropout: net.Dropout > 0}
 	for i, b := range net.Blocks {
 		be, err := e.buildBlock(backend, i, b)
 		if err != nil {
@@ -146,16 +148,21 @@ func (e *chunked) buildBlock(backend backends.Backend, i int, b model.Block) (*b
 			rest = rest[1:]
 		}
 		state, cotFinal, acc := rest[:n], rest[n:2*n], rest[2*n:]
-		spikes, final := neuron.LayerFrom(ctx.In(b.Scope).In("neuron"), cur, b.Neuron, state)
-		obj := ReduceAllSum(Mul(spikes, cotSpikes))
-		for j := range final {
-			obj = Add(obj, ReduceAllSum(Mul(final[j], cotFinal[j])))
+		var grads []*Node
+		if e.hand {
+			grads = handVJP(ctx.In(b.Scope).In("neuron"), b.Neuron, be.neurParams, cur, state, cotSpikes, cotFinal)
+		} else {
+			spikes, final := neuron.LayerFrom(ctx.In(b.Scope).In("neuron"), cur, b.Neuron, state)
+			obj := ReduceAllSum(Mul(spikes, cotSpikes))
+			for j := range final {
+				obj = Add(obj, ReduceAllSum(Mul(final[j], cotFinal[j])))
+			}
+			wrt := append(append([]*Node{}, state...), cur)
+			for _, v := range be.neurParams {
+				wrt = append(wrt, v.ValueGraph(g))
+			}
+			grads = Gradient(obj, wrt...)
 		}
-		wrt := append(append([]*Node{}, state...), cur)
-		for _, v := range be.neurParams {
-			wrt = append(wrt, v.ValueGraph(g))
-		}
-		grads := Gradient(obj, wrt...)
 		outs := grads[:n+1]
 		for j := range be.neurParams {
 			outs = append(outs, Add(acc[j], grads[n+1+j]))
@@ -192,6 +199,25 @@ func (e *chunked) buildBlock(backend backends.Backend, i int, b model.Block) (*b
 		return Concatenate(parts, 1)
 	})
 	return be, err
+}
+
+// handVJP returns the cotangents of the starting state, of the chunk's current and of the neurons'
+// trainable variables vars, from the hand-derived adjoint of Algorithm 1 (scan.Backward, recomputing the
+// chunk's forward values from its starting state) and the autodiff of the small map from the variables to
+// the per-step coefficients (scan.VariableGrads): the same values autodiff of neuron.LayerFrom gives.
+func handVJP(ctx *context.Context, cfg neuron.Config, vars []*context.Variable, cur *Node, state []*Node, cotSpikes *Node, cotFinal []*Node) []*Node {
+	g := cur.Graph()
+	pshape, err := neuron.ParamShape(cur.Shape().Dimensions, cfg.ChannelShared)
+	if err != nil {
+		panic(err)
+	}
+	c := neuron.LayerCoefficients(ctx, g, cur.DType(), cfg, pshape)
+	cotState, cotCur, cg := scan.Backward(c, cur, state, nil, cotSpikes, cotFinal)
+	wrt := make([]*Node, len(vars))
+	for i, v := range vars {
+		wrt[i] = v.ValueGraph(g)
+	}
+	return append(append(cotState, cotCur), scan.VariableGrads(c, cg, wrt...)...)
 }
 
 // sliceTime returns x[:, t0:t0+k, ...] for x [batch, time, ...] and an int32 scalar t0.

@@ -7,6 +7,9 @@
 //     reverse, the vector-Jacobian product of each chunk, recomputed from the chunk's saved starting state.
 //     Compile time and memory do not grow with T beyond the activations themselves.
 //   - stepwise: chunked with K = 1 (one step per call).
+//   - scan: chunked, with each chunk's vector-Jacobian product from the hand-derived adjoint of Algorithm 1
+//     (package fits/scan: FS, each TS stage and its λ-mix, the triangular surrogate and the soft reset,
+//     written out in reverse), the analogue of the paper's fused kernel, instead of autodiff.
 //   - unrolled: the whole network in one graph with the time recurrence unrolled, gradients by autodiff.
 //     It is the oracle the tests hold the other engines to; its compile time and memory grow with
 //     batch × T × width, so nothing trains with it by default.
@@ -36,10 +39,13 @@ const (
 	Chunked  = "chunked"
 	Stepwise = "stepwise"
 	Unrolled = "unrolled"
+	// Scan is the chunked engine with each chunk's vector-Jacobian product from the hand-derived adjoint
+	// of Algorithm 1 (package fits/scan) instead of autodiff of the unrolled chunk.
+	Scan = "scan"
 )
 
 // Names lists the engines, the default first.
-func Names() []string { return []string{Chunked, Stepwise, Unrolled} }
+func Names() []string { return []string{Chunked, Stepwise, Unrolled, Scan} }
 
 // DefaultChunkMax bounds the default chunk length: DefaultChunk(T) is the largest divisor of T that is at
 // most DefaultChunkMax (25 for T = 250 and T = 100, 16 for T = 784, 25 for T = 50).
@@ -118,9 +124,11 @@ func New(name string, backend backends.Backend, ctx *context.Context, net model.
 	}
 	switch name {
 	case "", Chunked:
-		return newChunked(Chunked, backend, ctx, net, opts.Chunk)
+		return newChunked(Chunked, backend, ctx, net, opts.Chunk, false)
 	case Stepwise:
-		return newChunked(Stepwise, backend, ctx, net, 1)
+		return newChunked(Stepwise, backend, ctx, net, 1, false)
+	case Scan:
+		return newChunked(Scan, backend, ctx, net, opts.Chunk, true)
 	case Unrolled:
 		return newUnrolled(backend, ctx, net)
 	}

@@ -76,7 +76,7 @@ func convNet(kind neuron.Kind, m int, dropout float64) model.Net {
 	return net
 }
 
-// TestEnginesMatchUnrolled holds the chunked and stepwise engines to the unrolled oracle: the same loss,
+// TestEnginesMatchUnrolled holds the chunked, stepwise and scan engines to the unrolled oracle: the same loss,
 // metrics and gradient of every trainable variable (within float32 rounding) on one training step, with
 // padded examples, for every readout, with and without dropout, for the feedforward and the conv network;
 // and the same metrics in evaluation.
@@ -115,7 +115,7 @@ func TestEnginesMatchUnrolled(t *testing.T) {
 				t.Fatalf("masks drawn: %d, dropout %g", len(batch.Dropout), tc.net.Dropout)
 			}
 			want, wantGrads, wantEval := run(t, Unrolled, b, mctx, tc.net, batch, 0)
-			for _, name := range []string{Chunked, Stepwise} {
+			for _, name := range []string{Chunked, Stepwise, Scan} {
 				got, gotGrads, gotEval := run(t, name, b, mctx, tc.net, batch, tc.chunk)
 				compareMetrics(t, name+" step", got, want)
 				compareMetrics(t, name+" eval", gotEval, wantEval)

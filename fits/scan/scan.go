@@ -1,0 +1,464 @@
+// Package scan runs Algorithm 1 (Appendix A.5) over a chunk of K time steps with a hand-derived adjoint:
+// Forward builds the K steps of the forward recurrence, Backward the K steps of its vector-Jacobian
+// product in reverse, both as GoMLX graph code that needs no autodiff through the time loop. It is the
+// analogue of the paper's fused kernel (Appendix, kernel runtime table): the backward pass is written
+// out, not traced.
+//
+// Both work on the per-step constants of package neuron (neuron.Coefficients), so every neuron kind is
+// covered by one code path; the gradient with respect to a kind's own variables (Ω*, β̂, λ̂, η, γ) is the
+// autodiff of the small map from variables to coefficients, applied to the coefficient cotangents
+// (VariableGrads). Shapes: the input current is [batch, K, d1, …, dn], the spikes the same, each state
+// tensor [batch, d1, …, dn], coefficients and their cotangents the parameter shape P ([d1, …, dn], or [dn]
+// when shared per channel). The state is neuron.LayerFrom's: V, a (absent for LIF), V0, …, VM (present
+// when M ≥ 1).
+//
+// # The adjoint
+//
+// One step (Eqs. 6, 9 and 10, with e = ηΔt, g = γΔt, μ̄ = 1 − μΔt, ρ̄ = 1 − ρΔt, Ṽ0 = V0 = n0):
+//
+//	V0 = μ̄V − e·a + I;  a′ = ρ̄a + g·V0                        (FS, Eq. 6)
+//	nm = βm(Vm − n(m−1)) + V(m−1);  Ṽm = (1 − λm)Ṽ(m−1) + λm·nm  (TS, Eqs. 9 and 10), m = 1..M
+//	S = Θ(ṼM − Vth);  V′ = ṼM − Vth·S;  the new stages are Vm′ = nm
+//
+// Given the cotangents V̄′, ā′, V̄m′ of the state after the step and S̄ of the step's spike, with σ′ the
+// triangular surrogate at ṼM − Vth, the cotangents before the step are
+//
+//	ū = V̄′ + σ′·(S̄ − Vth·V̄′)   (σ′·S̄ alone with DetachReset: the reset carries no gradient)
+//	m̄M = ū;  m̄(m−1) = (1 − λm)·m̄m                                   (λ-mix, Eq. 10)
+//	n̄M = V̄M′ + λM·m̄M;  n̄m = V̄m′ + λm·m̄m − β(m+1)·n̄(m+1)            (TS stages, Eq. 9)
+//	V̄0 = m̄0 + V̄0′ − β1·n̄1 + g·ā′   (V̄0 = ū + g·ā′ when M = 0)
+//	V̄m(old) = βm·n̄m + n̄(m+1)  (V̄0(old) = n̄1, V̄M(old) = βM·n̄M)
+//	ā = ρ̄·ā′ − e·V̄0;  V̄ = μ̄·V̄0;  Ī = V̄0                            (FS, Eq. 6)
+//
+// and the coefficient cotangents, summed over batch and steps (and over d1…d(n−1) for per-channel
+// parameters), are ē = −Σ a·V̄0, ḡ = Σ V0·ā′, β̄m = Σ (Vm − n(m−1))·n̄m and λ̄m = Σ (nm − Ṽ(m−1))·m̄m.
+//
+// # Graph shape
+//
+// Forward saves, per step, the state after it and its spike (time-major, [K, components + 1, batch, d…]).
+// Backward recomputes every step's local values (V0, nm, Ṽm, σ′) from them at once over [K, batch, d…],
+// with no loop; only the cotangent of the state runs through the K unrolled reverse steps, and the local
+// cotangents and the coefficient cotangents are again whole-chunk products and sums. As in package
+// neuron, each unrolled step's carried tensors are packed into one and divided by a runtime 1
+// (fusionBarrierOne), so that XLA computes each step once and compile time stays linear in K; the packed
+// per-step tensors are stacked once (not sliced per component), which keeps the number of XLA kernels
+// near one per step.
+//
+// On XLA CPU a chunk of K = 25 steps (B = W = 128, M = 2) runs about as fast as GoMLX autodiff of the
+// unrolled neuron.LayerFrom and compiles in about the same time; at K = 50 and 100 the backward graph
+// compiles in about half the time and runs no slower (BenchmarkChunk). The forward pass pays for writing
+// saved ([K, components+1, batch, d…]), which grows with K. What the hand-derived adjoint buys above all is
+// independence from autodiff: a time loop written as one loop op (GoMLX v0.28's graph.While, which has no
+// gradient) can be differentiated with it.
+package scan
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/fits-snn/fits/fits/neuron"
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+)
+
+// CoefficientGrads are the cotangents of the coefficients that neuron.Coefficients holds as graph nodes,
+// each of the parameter shape P, summed over batch and time; a field is nil where the coefficient is
+// absent (EtaDt and GammaDt for LIF, Beta and Lambda when M = 0). Beta[m−1] and Lambda[m−1] belong to
+// stage m.
+type CoefficientGrads struct {
+	EtaDt, GammaDt *Node
+	Beta, Lambda   []*Node
+}
+
+// layout is the state layout implied by a set of coefficients.
+type layout struct {
+	adapt bool // a is carried (every kind but LIF)
+	m     int  // TS order M; the stages V0…VM are carried when M ≥ 1
+}
+
+func layoutOf(c neuron.Coefficients) layout {
+	if (c.EtaDt == nil) != (c.GammaDt == nil) {
+		panic(fmt.Errorf("scan: EtaDt and GammaDt must both be set or both be nil"))
+	}
+	if len(c.Beta) != len(c.Lambda) {
+		panic(fmt.Errorf("scan: %d Beta but %d Lambda coefficients", len(c.Beta), len(c.Lambda)))
+	}
+	return layout{adapt: c.EtaDt != nil, m: len(c.Beta)}
+}
+
+// components returns the number of state tensors (neuron.StateComponents of the same layer).
+func (l layout) components() int {
+	n := 1
+	if l.adapt {
+		n++
+	}
+	if l.m > 0 {
+		n += l.m + 1
+	}
+	return n
+}
+
+// state is the carried state of Algorithm 1 in one of two shapes: one step ([batch, d…]) or every step of
+// a chunk ([batch, K, d…]).
+type state struct {
+	v, a   *Node   // V (post-reset), a (nil without adaptation)
+	stages []*Node // V0…VM; empty when M = 0
+}
+
+func (l layout) unpack(nodes []*Node) state {
+	if len(nodes) != l.components() {
+		panic(fmt.Errorf("scan: %d state tensors, want %d", len(nodes), l.components()))
+	}
+	s := state{v: nodes[0]}
+	nodes = nodes[1:]
+	if l.adapt {
+		s.a, nodes = nodes[0], nodes[1:]
+	}
+	if l.m > 0 {
+		s.stages = slices.Clone(nodes[:l.m+1])
+	}
+	return s
+}
+
+func (l layout) pack(s state) []*Node {
+	out := []*Node{s.v}
+	if l.adapt {
+		out = append(out, s.a)
+	}
+	return append(out, s.stages...)
+}
+
+// coefs are the coefficients broadcast to a working shape ([batch, d…] or [batch, K, d…]).
+type coefs struct {
+	eta, gamma                *Node // ηΔt, γΔt (nil for LIF)
+	beta, lambda, oneMinusLam []*Node
+}
+
+func broadcastCoefficients(c neuron.Coefficients, l layout, dims []int) coefs {
+	var co coefs
+	if l.adapt {
+		co.eta = broadcastParam(c.EtaDt, dims)
+		co.gamma = broadcastParam(c.GammaDt, dims)
+	}
+	for j := range l.m {
+		co.beta = append(co.beta, broadcastParam(c.Beta[j], dims))
+		co.lambda = append(co.lambda, broadcastParam(c.Lambda[j], dims))
+		co.oneMinusLam = append(co.oneMinusLam, broadcastParam(OneMinus(c.Lambda[j]), dims))
+	}
+	return co
+}
+
+// broadcastParam broadcasts p of the parameter shape P, which must be a suffix of dims (P = [d1, …, dn]
+// or [dn]), to dims.
+func broadcastParam(p *Node, dims []int) *Node {
+	pd := p.Shape().Dimensions
+	if len(pd) > len(dims) || !slices.Equal(pd, dims[len(dims)-len(pd):]) {
+		panic(fmt.Errorf("scan: coefficient of shape %s does not match the trailing axes of %v", p.Shape(), dims))
+	}
+	ones := make([]int, len(dims))
+	for i := range ones {
+		ones[i] = 1
+	}
+	copy(ones[len(dims)-len(pd):], pd)
+	return BroadcastToDims(Reshape(p, ones...), dims...)
+}
+
+// reduceToParam sums x [lead…, P…] over its leading axes, to the parameter shape of p.
+func reduceToParam(x, p *Node) *Node {
+	lead := x.Rank() - p.Rank()
+	axes := make([]int, lead)
+	for i := range axes {
+		axes[i] = i
+	}
+	return ReduceSum(x, axes...)
+}
+
+// step is one step of Algorithm 1, written with the same operations in the same order as neuron.Layer,
+// so that the two compute the same values. It returns the state after the step, the pre-reset mixed
+// voltage ṼM and the spike S.
+func step(c neuron.Coefficients, co coefs, l layout, s state, in *Node) (next state, mixed, spike *Node) {
+	v0 := Add(MulScalar(s.v, c.MuBar), in)
+	next.a = s.a
+	if l.adapt {
+		v0 = Sub(v0, Mul(co.eta, s.a))
+		next.a = Add(MulScalar(s.a, c.RhoBar), Mul(co.gamma, v0))
+	}
+	mixed = v0
+	if l.m > 0 {
+		next.stages = make([]*Node, l.m+1)
+		next.stages[0] = v0
+		for j := 1; j <= l.m; j++ {
+			next.stages[j] = Add(Mul(co.beta[j-1], Sub(s.stages[j], next.stages[j-1])), s.stages[j-1])
+			mixed = Add(Mul(co.oneMinusLam[j-1], mixed), Mul(co.lambda[j-1], next.stages[j]))
+		}
+	}
+	spike = ConvertDType(GreaterOrEqual(SubScalar(mixed, c.Vth), ScalarZero(mixed.Graph(), mixed.DType())), mixed.DType())
+	next.v = Sub(mixed, MulScalar(spike, c.Vth))
+	return next, mixed, spike
+}
+
+// barrier packs nodes (all of one shape [batch, d…]) into one tensor [len(nodes), batch, d…], divides
+// it by one (see fusionBarrierOne) and returns it and its parts.
+func barrier(nodes []*Node, one *Node) (packed *Node, parts []*Node) {
+	packed = Div(Stack(nodes, 0), one)
+	return packed, unpackAxis(packed, 0)
+}
+
+// unpackAxis returns the slices of x along axis, each with that axis removed.
+func unpackAxis(x *Node, axis int) []*Node {
+	out := make([]*Node, x.Shape().Dimensions[axis])
+	for i := range out {
+		out[i] = Squeeze(SliceAxis(x, axis, AxisElem(i)), axis)
+	}
+	return out
+}
+
+// swapBatchTime swaps the first two axes: [batch, K, d…] <-> [K, batch, d…].
+func swapBatchTime(x *Node) *Node {
+	return Transpose(x, 0, 1)
+}
+
+// fusionBarrierOne returns a scalar equal to 1 that the compiler cannot prove to be 1: 1 + 0·max|x|
+// (floating-point 0·y is not folded, since it is NaN for infinite y). Dividing the values carried from
+// one unrolled step to the next by it is exact and keeps XLA from duplicating the cheap elementwise chain
+// of all earlier steps into every step's output (compile and run time would grow as K²); package neuron
+// uses the same device. If x holds an infinite or NaN value, every output is NaN.
+func fusionBarrierOne(x *Node) *Node {
+	return StopGradient(OnePlus(MulScalar(ReduceAllMax(Abs(x)), 0)))
+}
+
+func checkInputs(where string, l layout, current *Node, st []*Node) (stepDims []int) {
+	if current.Rank() < 3 {
+		panic(fmt.Errorf("scan.%s: current must be [batch, K, d1, …, dn], got %s", where, current.Shape()))
+	}
+	if !current.DType().IsFloat() {
+		panic(fmt.Errorf("scan.%s: current must be a float tensor, got %s", where, current.DType()))
+	}
+	dims := current.Shape().Dimensions
+	stepDims = append([]int{dims[0]}, dims[2:]...)
+	if st != nil {
+		if len(st) != l.components() {
+			panic(fmt.Errorf("scan.%s: %d state tensors, want %d", where, len(st), l.components()))
+		}
+		for i, s := range st {
+			if s != nil && !slices.Equal(s.Shape().Dimensions, stepDims) {
+				panic(fmt.Errorf("scan.%s: state tensor %d has shape %s, want dimensions %v", where, i, s.Shape(), stepDims))
+			}
+		}
+	}
+	return stepDims
+}
+
+// orZeros returns nodes with nil entries (or a nil slice) replaced by zeros of shape.
+func orZeros(nodes []*Node, n int, g *Graph, shape shapes.Shape) []*Node {
+	out := make([]*Node, n)
+	for i := range out {
+		if i < len(nodes) && nodes[i] != nil {
+			out[i] = nodes[i]
+		} else {
+			out[i] = Zeros(g, shape)
+		}
+	}
+	return out
+}
+
+// Forward runs the K steps of Algorithm 1 over current [batch, K, d1, …, dn] from state (in
+// neuron.LayerFrom's order, each [batch, d1, …, dn]; nil means zero) with the coefficients c, and returns
+// the spikes S[k+1] [batch, K, d1, …, dn] (exactly 0 or 1; current[:, k] is I[k]), the state after the
+// last step, and saved, what Backward needs: one tensor [K, components + 1, batch, d1, …, dn] holding,
+// per step, the state after it (in neuron.LayerFrom's order) and its spike.
+//
+// It computes the same values as neuron.LayerFrom with the same coefficients. The outputs carry no
+// gradient of their own (the spike is a plain Heaviside step): differentiate with Backward.
+func Forward(c neuron.Coefficients, current *Node, st []*Node) (spikes *Node, final []*Node, saved []*Node) {
+	l := layoutOf(c)
+	stepDims := checkInputs("Forward", l, current, st)
+	g := current.Graph()
+	n := l.components()
+	s := l.unpack(orZeros(st, n, g, shapes.Make(current.DType(), stepDims...)))
+	co := broadcastCoefficients(c, l, stepDims)
+	one := fusionBarrierOne(current)
+	k := current.Shape().Dimensions[1]
+	packs := make([]*Node, k)    // [components + 1, batch, d…] per step
+	spikeSeq := make([]*Node, k) // [batch, d…] per step
+	for t := range k {
+		next, _, spike := step(c, co, l, s, Squeeze(SliceAxis(current, 1, AxisElem(t)), 1))
+		var parts []*Node
+		packs[t], parts = barrier(append(l.pack(next), spike), one)
+		s = l.unpack(parts[:n])
+		spikeSeq[t] = parts[n]
+	}
+	// The spikes are stacked on their own, so that a caller that drops saved (XLA removes what no output
+	// uses) pays for no more than neuron.LayerFrom does.
+	return Stack(spikeSeq, 1), l.pack(s), []*Node{Stack(packs, 0)}
+}
+
+// Backward returns the vector-Jacobian product of Forward over one chunk: given the cotangents cotSpikes
+// of the spikes ([batch, K, d1, …, dn]) and cotFinal of the final state (in neuron.LayerFrom's order; nil,
+// or nil entries, mean zero), it returns the cotangents of the starting state state0 (same order; nil
+// means zero, as for Forward), of current ([batch, K, d1, …, dn]) and of the coefficients (shape P,
+// summed over batch and steps).
+//
+// The derivative of the spike is the triangular surrogate c.Surrogate at ṼM − Vth; the reset
+// V = ṼM − S·Vth passes the gradient through S unless c.DetachReset (see the package documentation for
+// the equations). saved is Forward's third result for the same inputs; nil recomputes it (one more
+// forward pass, less memory kept between the two calls).
+func Backward(c neuron.Coefficients, current *Node, state0 []*Node, saved []*Node, cotSpikes *Node, cotFinal []*Node) (
+	cotState0 []*Node, cotCurrent *Node, cot CoefficientGrads) {
+	l := layoutOf(c)
+	stepDims := checkInputs("Backward", l, current, state0)
+	if cotFinal != nil {
+		checkInputs("Backward", l, current, cotFinal)
+	}
+	if !slices.Equal(cotSpikes.Shape().Dimensions, current.Shape().Dimensions) {
+		panic(fmt.Errorf("scan.Backward: cotSpikes has shape %s, want that of current %s", cotSpikes.Shape(), current.Shape()))
+	}
+	if saved == nil {
+		_, _, saved = Forward(c, current, state0)
+	}
+	g := current.Graph()
+	n := l.components()
+	k := current.Shape().Dimensions[1]
+	stepShape := shapes.Make(current.DType(), stepDims...)
+	wantSaved := append([]int{k, n + 1}, stepDims...)
+	if len(saved) != 1 || !slices.Equal(saved[0].Shape().Dimensions, wantSaved) {
+		panic(fmt.Errorf("scan.Backward: saved must be Forward's, one tensor of dimensions %v", wantSaved))
+	}
+
+	// Every step's local values at once, time-major [K, batch, d…], from the state before each step: the
+	// starting state, then the state after each step but the last.
+	start := Stack(orZeros(state0, n, g, stepShape), 0) // [components, batch, d…]
+	preAll := ExpandAxes(start, 0)
+	if k > 1 {
+		preAll = Concatenate([]*Node{preAll, Slice(saved[0], AxisRange(0, k-1), AxisRange(0, n))}, 0)
+	}
+	pre := l.unpack(unpackAxis(preAll, 1))
+	seqDims := append([]int{k}, stepDims...)
+	cur, cotS := swapBatchTime(current), swapBatchTime(cotSpikes)
+	cs := broadcastCoefficients(c, l, seqDims)
+	v0 := Add(MulScalar(pre.v, c.MuBar), cur)
+	if l.adapt {
+		v0 = Sub(v0, Mul(cs.eta, pre.a))
+	}
+	nodes := []*Node{v0} // n0…nM: the new stage values
+	mixes := []*Node{v0} // Ṽ0…ṼM
+	for j := 1; j <= l.m; j++ {
+		nodes = append(nodes, Add(Mul(cs.beta[j-1], Sub(pre.stages[j], nodes[j-1])), pre.stages[j-1]))
+		mixes = append(mixes, Add(Mul(cs.oneMinusLam[j-1], mixes[j-1]), Mul(cs.lambda[j-1], nodes[j])))
+	}
+	surr := neuron.SurrogateDerivative(SubScalar(mixes[l.m], c.Vth), c.Surrogate.Width, c.Surrogate.Scale)
+
+	// The cotangent of the state through the K steps in reverse. packs[t] holds the cotangent of the state
+	// after step t, [components, batch, d…].
+	co := broadcastCoefficients(c, l, stepDims)
+	adj := orZeros(cotFinal, n, g, stepShape)
+	one := fusionBarrierOne(current)
+	surrSteps, cotSteps := unpackAxis(surr, 0), unpackAxis(cotS, 0)
+	packs := make([]*Node, k)
+	packs[k-1] = Stack(adj, 0)
+	for t := k - 1; t >= 0; t-- {
+		before, _, _, _ := adjointStep(c, co, l, l.unpack(adj), surrSteps[t], cotSteps[t])
+		var packed *Node
+		packed, adj = barrier(l.pack(before), one)
+		if t > 0 {
+			packs[t-1] = packed
+		}
+	}
+
+	// Every step's local cotangents at once, [K, batch, d…].
+	post := l.unpack(unpackAxis(Stack(packs, 0), 1))
+	_, uBar, v0Bar, nBar := adjointStep(c, cs, l, post, surr, cotS)
+	if l.adapt {
+		cot.EtaDt = Neg(reduceToParam(Mul(pre.a, v0Bar), c.EtaDt))
+		cot.GammaDt = reduceToParam(Mul(v0, post.a), c.GammaDt)
+	}
+	if l.m > 0 {
+		cot.Beta = make([]*Node, l.m)
+		cot.Lambda = make([]*Node, l.m)
+		mBar := uBar // m̄M
+		for j := l.m; j >= 1; j-- {
+			cot.Beta[j-1] = reduceToParam(Mul(Sub(pre.stages[j], nodes[j-1]), nBar[j]), c.Beta[j-1])
+			cot.Lambda[j-1] = reduceToParam(Mul(Sub(nodes[j], mixes[j-1]), mBar), c.Lambda[j-1])
+			mBar = Mul(cs.oneMinusLam[j-1], mBar)
+		}
+	}
+	return adj, swapBatchTime(v0Bar), cot
+}
+
+// adjointStep is the reverse of one step (see the package documentation) in either working shape: from
+// the cotangent of the state after the step, the surrogate derivative σ′ at ṼM − Vth and the cotangent of
+// the step's spike, it returns the cotangent of the state before the step and the step's ū, V̄0 (= Ī) and
+// n̄m (nBar[m], m = 1..M; nBar[0] is unused).
+func adjointStep(c neuron.Coefficients, co coefs, l layout, after state, surr, spikeBar *Node) (
+	before state, uBar, v0Bar *Node, nBar []*Node) {
+	if !c.DetachReset {
+		spikeBar = Sub(spikeBar, MulScalar(after.v, c.Vth))
+	}
+	uBar = Add(after.v, Mul(surr, spikeBar))
+	v0Bar = uBar
+	if l.m > 0 {
+		nBar = make([]*Node, l.m+1)
+		mBar := uBar // m̄m, from m = M down
+		for j := l.m; j >= 1; j-- {
+			nBar[j] = Add(after.stages[j], Mul(co.lambda[j-1], mBar))
+			if j < l.m {
+				nBar[j] = Sub(nBar[j], Mul(co.beta[j], nBar[j+1]))
+			}
+			mBar = Mul(co.oneMinusLam[j-1], mBar)
+		}
+		v0Bar = Sub(Add(mBar, after.stages[0]), Mul(co.beta[0], nBar[1]))
+		before.stages = make([]*Node, l.m+1)
+		before.stages[0] = nBar[1]
+		for j := 1; j <= l.m; j++ {
+			before.stages[j] = Mul(co.beta[j-1], nBar[j])
+			if j < l.m {
+				before.stages[j] = Add(before.stages[j], nBar[j+1])
+			}
+		}
+	}
+	if l.adapt {
+		v0Bar = Add(v0Bar, Mul(co.gamma, after.a))
+		before.a = Sub(MulScalar(after.a, c.RhoBar), Mul(co.eta, v0Bar))
+	}
+	before.v = MulScalar(v0Bar, c.MuBar)
+	return before, uBar, v0Bar, nBar
+}
+
+// VariableGrads returns the cotangents of vars given the coefficient cotangents grads from Backward: the
+// gradient of Σ⟨coefficient, cotangent⟩ (over the coefficients present in both c and grads) with respect
+// to vars, where c was computed from vars in the same graph (e.g. η = √(κr)Δt from Ω*, β = tanh(β̂)). The
+// cotangents are held constant (StopGradient), so only the map vars → c is differentiated; it has no
+// time axis and is cheap. A variable c does not depend on gets zeros.
+func VariableGrads(c neuron.Coefficients, grads CoefficientGrads, vars ...*Node) []*Node {
+	if len(vars) == 0 {
+		return nil
+	}
+	var obj *Node
+	term := func(coef, cot *Node) {
+		if coef == nil || cot == nil {
+			return
+		}
+		t := ReduceAllSum(Mul(coef, StopGradient(cot)))
+		if obj == nil {
+			obj = t
+		} else {
+			obj = Add(obj, t)
+		}
+	}
+	term(c.EtaDt, grads.EtaDt)
+	term(c.GammaDt, grads.GammaDt)
+	for j := range min(len(c.Beta), len(grads.Beta)) {
+		term(c.Beta[j], grads.Beta[j])
+	}
+	for j := range min(len(c.Lambda), len(grads.Lambda)) {
+		term(c.Lambda[j], grads.Lambda[j])
+	}
+	if obj == nil {
+		out := make([]*Node, len(vars))
+		for i, v := range vars {
+			out[i] = ZerosLike(v)
+		}
+		return out
+	}
+	return Gradient(obj, vars...)
+}
