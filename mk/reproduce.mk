@@ -14,6 +14,9 @@ FITS_RUNS ?= runs/$(FITS_MODE)
 WORKERS ?= 2
 REPORT_DIR ?= test-output/report
 REPRODUCE_ENV = FITS_MODE=$(FITS_MODE) FITS_RUNS=$(abspath $(FITS_RUNS))
+# In quick mode every notebook's figures (05's included, which would otherwise replace the committed ones
+# with its run's) go to notebooks/.executed/figures-quick unless FITS_FIGURES_DIR says otherwise.
+QUICK_FIGURES_ENV = $(if $(filter quick,$(FITS_MODE)),FITS_FIGURES_DIR=$(or $(FITS_FIGURES_DIR),$(abspath notebooks/.executed/figures-quick)))
 
 .PHONY: reproduce reproduce-runs reproduce-report
 
@@ -23,7 +26,7 @@ reproduce-runs: build
 
 # The runs, then every notebook (a failing notebook fails the target after the report is written).
 reproduce: jupyter-setup reproduce-runs
-	@status=0; $(REPRODUCE_ENV) $(VENV_PY) scripts/run_notebooks.py || status=$$?; \
+	@status=0; $(REPRODUCE_ENV) $(QUICK_FIGURES_ENV) $(VENV_PY) scripts/run_notebooks.py || status=$$?; \
 	$(REPRODUCE_ENV) $(VENV_PY) scripts/report.py --out $(REPORT_DIR) || status=$$?; \
 	exit $$status
 
