@@ -17,6 +17,7 @@ help:
 	@echo "make notebooks  execute every notebook headless"
 	@echo "make e2e        real-browser test of notebook 01"
 	@echo "make figures    regenerate figures/ (SVG + PNG)"
+	@echo "make reproduce  the paper's tables and figures: runs, every notebook, test-output/report/index.html"
 	@echo "make slurm-test a fits sweep as a Slurm array job on a single-node cluster started here (root)"
 	@echo "make peers-check  the PyTorch/snnTorch peers against the float64 oracle (peers-setup, peers-bench: see README)"
 

@@ -15,9 +15,11 @@ lab: jupyter-setup
 	@bash scripts/lab.sh
 
 # Execute every notebook headless into notebooks/.executed/; fails on any cell error or on a committed
-# notebook that carries outputs. FITS_QUICK=1 lets notebooks shrink expensive cells.
-notebooks: jupyter-setup
-	@$(VENV_PY) scripts/run_notebooks.py
+# notebook that carries outputs. FITS_QUICK=1 lets notebooks shrink expensive cells (the results notebooks
+# then read the CI subset of the quick runs). The runs the results notebooks read are trained first
+# (reproduce-runs, mk/reproduce.mk), with progress in the terminal; finished runs are skipped.
+notebooks: jupyter-setup reproduce-runs
+	@$(REPRODUCE_ENV) $(VENV_PY) scripts/run_notebooks.py
 
 # Check only that the committed notebooks are clean nbformat 4 with the GoNB kernelspec.
 notebooks-check:

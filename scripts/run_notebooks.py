@@ -10,8 +10,9 @@ For every notebook given (default: notebooks/*.ipynb) it
   3. prints one summary line.
 
 It exits with status 1 if any notebook fails a check or any cell errors, 2 on bad usage.
-Environment: FITS_QUICK=1 is passed to the kernel (notebooks may shrink expensive cells);
-GOMLX_NO_AUTO_INSTALL=1 is always set.
+Environment: FITS_QUICK=1 is passed to the kernel (notebooks may shrink expensive cells), and so are
+FITS_MODE and FITS_RUNS (the results notebooks' mode and runs folder); GOMLX_NO_AUTO_INSTALL=1 and
+FITS_HEADLESS=1 are always set (cells with widgets, which wait for a browser, skip themselves).
 
 Usage: .venv/bin/python scripts/run_notebooks.py [--out DIR] [--timeout S] [--check-only | --strip] [NOTEBOOK ...]
 """
@@ -178,6 +179,7 @@ def main(argv):
         return 1 if failed else 0
 
     os.environ["GOMLX_NO_AUTO_INSTALL"] = "1"
+    os.environ["FITS_HEADLESS"] = "1"
     total = time.monotonic()
     for p in paths:
         ok, secs, msg = execute(p, args.out, args.timeout)

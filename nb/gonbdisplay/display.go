@@ -112,7 +112,7 @@ func ShowAndSave(fig *nb.Figure, dir string) error {
 	if err != nil {
 		return err
 	}
-	Markdown(fmt.Sprintf("*%s* (saved as `figures/%s`, `.png`)", fig.Caption, filepath.Base(svg)))
+	Markdown(fmt.Sprintf("*%s* (saved as `%s`, `.png`)", fig.Caption, filepath.Join(filepath.Base(dir), filepath.Base(svg))))
 	return nil
 }
 
