@@ -50,7 +50,7 @@ vet:
 
 # FITS_REQUIRE_XLA=1 turns a missing XLA plugin into a failure instead of a skip: after setup it must be there.
 gotest:
-	FITS_REQUIRE_XLA=1 go test -count=1 ./...
+	FITS_REQUIRE_XLA=1 go test -count=1 -timeout=30m ./...
 
 # Every fuzz target briefly (FUZZTIME, default 5s each).
 fuzz:
