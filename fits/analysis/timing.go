@@ -109,21 +109,9 @@ type benchFile struct {
 		CPUs int    `json:"cpus"`
 		CPU  string `json:"cpu"`
 	} `json:"machine"`
-	Rows []struct {
-		Model          string   `json:"model"`
-		Width          int      `json:"width"`
-		M              int      `json:"m"`
-		Variant        string   `json:"variant"`
-		Batch          int      `json:"batch"`
-		Time           int      `json:"time"`
-		MedianMs       float64  `json:"median_ms"`
-		CompileS       float64  `json:"compile_s"`
-		PeakRSSMiB     float64  `json:"peak_rss_mib"`
-		Speedup        *float64 `json:"speedup_vs_stepwise"`
-		PaperPyTorchMs *float64 `json:"paper_pytorch_ms"`
-		PaperTritonMs  *float64 `json:"paper_triton_ms"`
-		Error          string   `json:"error"`
-	} `json:"rows"`
+	// Rows decode straight into KernelRuntimeRow (its JSON names are the bench rows'); File, Backend and
+	// CPU are filled from the file.
+	Rows []KernelRuntimeRow `json:"rows"`
 }
 
 // KernelRuntimeRow is one measured cell of `fits bench --suite=kernel`: one training iteration (forward
@@ -171,9 +159,8 @@ func KernelRuntimes(files []string) (*KernelRuntimeReport, error) {
 			continue
 		}
 		for _, r := range bf.Rows {
-			rep.Rows = append(rep.Rows, KernelRuntimeRow{File: f, Backend: bf.Backend, CPU: bf.Machine.CPU, Model: r.Model,
-				Width: r.Width, M: r.M, Variant: r.Variant, Batch: r.Batch, Time: r.Time, MedianMs: r.MedianMs,
-				CompileS: r.CompileS, Speedup: r.Speedup, PaperPyTorchMs: r.PaperPyTorchMs, PaperTritonMs: r.PaperTritonMs, Error: r.Error})
+			r.File, r.Backend, r.CPU = f, bf.Backend, bf.Machine.CPU
+			rep.Rows = append(rep.Rows, r)
 		}
 	}
 	if len(rep.Rows) == 0 {
