@@ -32,25 +32,7 @@ func trainedSeed(t *testing.T, model string, m int, seed int64) string {
 
 // trainedWith trains (once per test binary) the run cfg under the given name, on ds when not nil.
 func trainedWith(t *testing.T, name string, cfg train.Config, ds *data.Dataset) string {
-	t.Helper()
-	runsMu.Lock()
-	defer runsMu.Unlock()
-	if runsDir == "" {
-		d, err := os.MkdirTemp("", "fits-analysis-test-*")
-		if err != nil {
-			t.Fatal(err)
-		}
-		runsDir = d
-	}
-	dir := filepath.Join(runsDir, name)
-	if _, ok := runs[dir]; ok {
-		return dir
-	}
-	res, err := train.TrainModel(cfg, train.Options{Dir: dir, Backend: testBackend(t), Dataset: ds})
-	if err != nil {
-		t.Fatalf("training %s: %v", name, err)
-	}
-	runs[dir] = res
+	dir, _ := trainOnce(t, name, cfg, ds)
 	return dir
 }
 

@@ -10,10 +10,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/train"
-	"github.com/fits-snn/fits/xla"
+	"github.com/fits-snn/fits/xla/xlatest"
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
@@ -34,15 +35,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func testBackend(t testing.TB) backends.Backend {
-	t.Helper()
-	xla.SetAnnounceWriter(nil)
-	b, err := xla.Backend()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+func testBackend(t testing.TB) backends.Backend { return xlatest.XLA(t) }
 
 // tinyConfig is a run small enough to train in seconds: the Small synthetic task (24 bins of 4 ms), its
 // first 32 training examples, width 6, two epochs, best-test (so result.json's firing rates are
@@ -63,6 +56,12 @@ var (
 
 // trainedRun trains (once per test binary) the tiny run of a model and returns its folder and result.
 func trainedRun(t *testing.T, model string, m int) (string, *train.Result) {
+	return trainOnce(t, fmt.Sprintf("%s-m%d", model, m), tinyConfig(model, m), nil)
+}
+
+// trainOnce trains (once per test binary) the run cfg under the given name, on ds when not nil, and returns
+// its folder and result.
+func trainOnce(t *testing.T, name string, cfg train.Config, ds *data.Dataset) (string, *train.Result) {
 	t.Helper()
 	runsMu.Lock()
 	defer runsMu.Unlock()
@@ -73,13 +72,13 @@ func trainedRun(t *testing.T, model string, m int) (string, *train.Result) {
 		}
 		runsDir = d
 	}
-	dir := filepath.Join(runsDir, fmt.Sprintf("%s-m%d", model, m))
+	dir := filepath.Join(runsDir, name)
 	if res, ok := runs[dir]; ok {
 		return dir, res
 	}
-	res, err := train.TrainModel(tinyConfig(model, m), train.Options{Dir: dir, Backend: testBackend(t)})
+	res, err := train.TrainModel(cfg, train.Options{Dir: dir, Backend: testBackend(t), Dataset: ds})
 	if err != nil {
-		t.Fatalf("training %s: %v", model, err)
+		t.Fatalf("training %s: %v", name, err)
 	}
 	runs[dir] = res
 	return dir, res
