@@ -67,15 +67,7 @@ func TestExperimentBadInput(t *testing.T) {
 		{"aggregate of an analysis table", []string{"aggregate", "--table=4", "--root=" + root}, "Table A.9"},
 		{"aggregate in an unknown mode", []string{"aggregate", "--table=3", "--root=" + root, "--mode=slow"}, "quick, full"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			status, stdout, stderr := run(tc.args...)
-			if status != 2 {
-				t.Fatalf("status %d, want 2 (stderr %q)", status, stderr)
-			}
-			if stdout != "" || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tc.want) {
-				t.Errorf("stdout %q, stderr %q: want one line mentioning %q", stdout, stderr, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkBadInput(t, tc.args, tc.want) })
 	}
 }
 

@@ -44,15 +44,7 @@ func TestTrainEvalBadInput(t *testing.T) {
 		{"eval without checkpoint flag", []string{"eval"}, "--checkpoint"},
 		{"eval of an empty folder", []string{"eval", "--checkpoint=" + t.TempDir()}, "no checkpoint"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			status, stdout, stderr := run(tc.args...)
-			if status != 2 {
-				t.Fatalf("status %d, want 2 (stderr %q)", status, stderr)
-			}
-			if stdout != "" || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tc.want) {
-				t.Errorf("stdout %q, stderr %q: want one line mentioning %q", stdout, stderr, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkBadInput(t, tc.args, tc.want) })
 	}
 }
 
