@@ -2,7 +2,7 @@
 # Included by the top Makefile (which exports PATH with $(go env GOPATH)/bin and GOMLX_NO_AUTO_INSTALL=1).
 #
 #   make reproduce                  quick mode: stand-ins on data this machine has, trained into runs/quick
-#   FITS_QUICK=1 make reproduce     quick mode restricted to the CI subset (nb.CISubset: 15 of the 31 runs)
+#   FITS_QUICK=1 make reproduce     quick mode restricted to the CI subset (nb.CISubset: 23 of the 49 runs)
 #   FITS_MODE=full make reproduce   full mode: reads the finished runs of the user's sweeps on the real datasets
 #                                   under FITS_RUNS (default runs/full); it trains nothing unless FITS_TRAIN=1
 #

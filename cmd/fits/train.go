@@ -30,6 +30,7 @@ type trainFlags struct {
 	out, dataDir, backend         string
 	resume, extend, asJSON, quiet bool
 	lr, dropout, seed, small      string
+	targetLR                      string
 	experiment, mode              string
 	// set holds the names of the flags given on the command line.
 	set map[string]bool
@@ -57,6 +58,7 @@ func bindTrainFlags(fs *flag.FlagSet, d train.Config) (*trainFlags, *string) {
 	}
 	fs.StringVar(&f.cfg.Executor, "executor", executor, "training engine: chunked (default: the recurrence in chunks of --chunk steps), stepwise (one step per call), scan (chunked with the hand-derived adjoint of Algorithm 1) or unrolled (one graph; the test oracle, slow to compile on long sequences)")
 	fs.IntVar(&f.cfg.Chunk, "chunk", d.Chunk, "time steps per call of the chunked engine (0: the largest divisor of T that is at most 25)")
+	fs.StringVar(&f.targetLR, "target-lr-scale", fmt.Sprint(d.TargetLRScale), "multiplier of the learning rate of the target frequency Ω* (0 or 1: the paper's single learning rate)")
 	fs.StringVar(&f.out, "out", "", "run directory for checkpoints and result.json (default runs/DATASET-MODEL-mM-wW-sSEED; with --experiment runs/MODE/ID/seed-SEED)")
 	fs.BoolVar(&f.resume, "resume", false, "continue the run in --out from its newest intact checkpoint, with its saved configuration (flags that contradict it are refused)")
 	fs.BoolVar(&f.extend, "extend", false, "with --resume: allow --epochs above the saved number and train on to it (the cosine learning-rate schedule then spans the new total from the next step on)")
@@ -189,6 +191,9 @@ func (f *trainFlags) config() (train.Config, error) {
 	if cfg.Dropout, err = parseFloat("dropout", f.dropout); err != nil {
 		return cfg, err
 	}
+	if cfg.TargetLRScale, err = parseFloat("target-lr-scale", f.targetLR); err != nil {
+		return cfg, err
+	}
 	seed, err := parseFloat("seed", f.seed)
 	if err != nil || seed != float64(int64(seed)) {
 		return cfg, badInput("--seed: %q is not an integer", f.seed)
@@ -276,6 +281,7 @@ var trainConfigFlags = []struct {
 	{"readout", func(c train.Config) string { return orDefault(c.Readout, train.DefaultConfig().Readout) }},
 	{"executor", func(c train.Config) string { return orDefault(c.Executor, train.ExecutorChunked) }},
 	{"chunk", func(c train.Config) string { return strconv.Itoa(c.Chunk) }},
+	{"target-lr-scale", func(c train.Config) string { return strconv.FormatFloat(c.TargetLRScale, 'g', -1, 64) }},
 }
 
 func orDefault(s, def string) string {

@@ -158,7 +158,7 @@ func TestClassSpectra(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		cfg  Config
-	}{{"default", DefaultConfig()}, {"long", LongConfig()}} {
+	}{{"default", DefaultConfig()}, {"long", LongConfig()}, {"shallow", ShallowConfig()}} {
 		t.Run(tc.name, func(t *testing.T) { testClassSpectra(t, testConfig(tc.cfg)) })
 	}
 }
@@ -248,6 +248,29 @@ func TestRegistered(t *testing.T) {
 	}
 	if long.Name != LongName || long.Train.T != 250 || long.Dt != 0.004 {
 		t.Errorf("%s: name %q, %d bins of %g s", LongName, long.Name, long.Train.T, long.Dt)
+	}
+	shallow, err := data.Load(ShallowName, data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := data.Load(Name, data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shallow.Name != ShallowName || shallow.Train.N != 512 || shallow.Train.T != 100 || !slices.Equal(shallow.Train.Labels, def.Train.Labels) {
+		t.Errorf("%s: name %q, %d examples of %d bins; want the default task's 512 examples and labels", ShallowName, shallow.Name, shallow.Train.N, shallow.Train.T)
+	}
+	// Same codes, phases and mean rates, shallower modulation: the spike counts differ, their totals barely.
+	var same, sumS, sumD int
+	for i, v := range shallow.Train.Inputs {
+		if v == def.Train.Inputs[i] {
+			same++
+		}
+		sumS += int(v)
+		sumD += int(def.Train.Inputs[i])
+	}
+	if same == len(def.Train.Inputs) || math.Abs(float64(sumS-sumD)) > 0.01*float64(sumD) {
+		t.Errorf("%s: %d of %d counts equal to the default task's, total %d vs %d", ShallowName, same, len(def.Train.Inputs), sumS, sumD)
 	}
 	d, err := data.Load(Name, data.Options{Small: true})
 	if err != nil {

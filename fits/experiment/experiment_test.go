@@ -187,8 +187,53 @@ func TestQuickPlanSize(t *testing.T) {
 	for _, e := range All() {
 		runs += len(e.SeedsFor(Quick))
 	}
-	if runs != 31 {
-		t.Errorf("the quick plan has %d runs; quick.go says 31", runs)
+	if runs != 49 {
+		t.Errorf("the quick plan has %d runs; quick.go says 49", runs)
+	}
+}
+
+// TestQuickTargetTravel checks the quick recipes' learning-rate multiplier of Ω*: the ratio of the full
+// and quick LR·steps products, worked out by hand for SSC at W = 512 (LR 6e-4, 100 epochs of ⌈75466/128⌉ =
+// 590 steps, against 5e-3 and 20 epochs of 512/64 = 8 steps: 35.4 / 0.8 = 44.25), none for the models
+// without a learnable target frequency, and the same ratio recomputed for every other quick recipe.
+func TestQuickTargetTravel(t *testing.T) {
+	for _, tc := range []struct {
+		id   string
+		want float64
+	}{
+		{"ssc/fs/w512", 44},
+		{"ssc/lif/w512", 0},
+		{"ssc/adaptlif/w512", 0},
+		{"ssc/fs-frozen/w512", 0},
+	} {
+		e, err := Lookup(tc.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Quick.TargetLRScale != tc.want || e.Full.TargetLRScale != 0 {
+			t.Errorf("%s: quick Ω* learning-rate scale %g, full %g; want %g and 0", tc.id, e.Quick.TargetLRScale, e.Full.TargetLRScale, tc.want)
+		}
+	}
+	for _, e := range All() {
+		if !e.HasQuick() || (e.Full.Model != "fs" && e.Full.Model != "fsts") {
+			continue
+		}
+		prefix, _, _ := strings.Cut(e.ID, "/")
+		var g grid
+		for _, c := range []grid{gridSSC, gridGSC, gridSHDVal, gridSHDBest, gridGSCOrg, gridSMNIST, gridDVS} {
+			if c.prefix == prefix {
+				g = c
+			}
+		}
+		p := quickPlan[g.prefix]
+		full := e.Full.LR * float64(e.Full.Epochs) * math.Ceil(float64(g.trainExamples)/float64(e.Full.Batch))
+		quick := e.Quick.LR * float64(e.Quick.Epochs) * math.Ceil(float64(p.trainExamples)/float64(e.Quick.Batch))
+		if s := e.Quick.TargetLRScale; s < 1 || math.Abs(s-full/quick) > 0.5+1e-9 && s != 1 {
+			t.Errorf("%s: scale %g, full travel %g, quick %g", e.ID, s, full, quick)
+		}
+		if !strings.Contains(e.QuickNote, "target frequency") {
+			t.Errorf("%s: the quick note does not state the scaled learning rate of Ω*: %q", e.ID, e.QuickNote)
+		}
 	}
 }
 

@@ -20,6 +20,10 @@ type Optimizer struct {
 	// LR is the peak learning rate, TotalSteps the length of the cosine schedule.
 	LR         float64
 	TotalSteps int
+	// Scales multiplies the learning rate of the variables with these names (the name without its scope,
+	// e.g. neuron.VarOmegaStar): each such variable moves Scale times Adam's step. Empty: one learning rate
+	// for all. Set it before the first Apply.
+	Scales map[string]float64
 
 	ctx   *context.Context
 	exec  *context.Exec
@@ -61,6 +65,17 @@ func (o *Optimizer) graph(ctx *context.Context, grads []*Node) *Node {
 		v.ValueGraph(g)
 		ordered = append(ordered, grad)
 	}
+	type scaled struct {
+		v     *context.Variable
+		old   *Node
+		scale float64
+	}
+	var toScale []scaled
+	for v := range ctx.IterVariables() {
+		if s, ok := o.Scales[v.Name()]; ok && v.Trainable && s != 1 {
+			toScale = append(toScale, scaled{v, v.ValueGraph(g), s})
+		}
+	}
 	if len(ordered) != len(grads) {
 		panic(fmt.Errorf("step: %d gradients for %d trainable variables", len(grads), len(ordered)))
 	}
@@ -72,6 +87,11 @@ func (o *Optimizer) graph(ctx *context.Context, grads []*Node) *Node {
 		panic(errors.New("step: the Adam optimizer cannot take precomputed gradients"))
 	}
 	opt.UpdateGraphWithGradients(ctx, ordered, dtypes.Float32)
+	// A scaled variable moves Scale times the step Adam took: θ ← θ₀ + s·(θ_Adam − θ₀). Adam's moments
+	// are those of the plain gradients, as with a per-variable learning rate.
+	for _, s := range toScale {
+		s.v.SetValueGraph(Add(s.old, MulScalar(Sub(s.v.ValueGraph(g), s.old), s.scale)))
+	}
 	return optimizers.LearningRateVar(ctx, dtypes.Float32, o.LR).ValueGraph(g)
 }
 

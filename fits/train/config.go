@@ -118,6 +118,13 @@ type Config struct {
 	// Chunk is the chunked engine's number of time steps per call; 0 means step.DefaultChunk(T) (the
 	// largest divisor of T that is at most 25). It must divide T.
 	Chunk int `json:"chunk,omitempty"`
+	// TargetLRScale multiplies the learning rate of the target-frequency variable Ω* (rad/s;
+	// neuron.VarOmegaStar or VarOmegaStarDT) relative to LR; 0 or 1 means the paper's single learning
+	// rate. Adam moves a variable by about the learning rate per step whatever its gradient's size, so
+	// over a schedule of S steps Ω* can travel at most about S·LR rad/s: 35 rad/s (5.6 Hz) in the paper's
+	// SSC recipe, under 1 rad/s in a 160-step quick run. The quick stand-ins scale it so that Ω* can travel
+	// as far as in the paper's schedule (experiment package).
+	TargetLRScale float64 `json:"target_lr_scale,omitempty"`
 }
 
 // Executor names (Config.Executor): the engines of package fits/step.
@@ -178,6 +185,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("batch must be at least 1, got %d", c.Batch)
 	case !(c.LR > 0) || c.LR > 10:
 		return fmt.Errorf("learning rate must be in (0, 10], got %g", c.LR)
+	case !(c.TargetLRScale >= 0) || c.TargetLRScale > 1e6:
+		return fmt.Errorf("target learning-rate scale must be in [0, 1e6] (0 means 1), got %g", c.TargetLRScale)
 	case !(c.Dropout >= 0 && c.Dropout < 1):
 		return fmt.Errorf("dropout must be in [0, 1), got %g", c.Dropout)
 	case c.TrainLimit < 0 || c.TestLimit < 0:
@@ -190,6 +199,15 @@ func (c Config) Validate() error {
 		return fmt.Errorf("chunk must be >= 0 (0 means the default), got %d", c.Chunk)
 	}
 	return nil
+}
+
+// TargetScales returns the per-variable learning-rate multipliers of the optimizer (step.Optimizer.Scales):
+// TargetLRScale for both target-frequency variables, nil when it is 0 or 1.
+func (c Config) TargetScales() map[string]float64 {
+	if c.TargetLRScale == 0 || c.TargetLRScale == 1 {
+		return nil
+	}
+	return map[string]float64{neuron.VarOmegaStar: c.TargetLRScale, neuron.VarOmegaStarDT: c.TargetLRScale}
 }
 
 // Kind returns the neuron kind of Model (the empty, unregistered kind if the name is invalid; call
@@ -226,6 +244,7 @@ const (
 	ParamReadout  = "readout"
 	ParamExecutor = "executor"
 	ParamChunk    = "chunk"
+	ParamTargetLR = "target_lr_scale"
 )
 
 // SetParams stores the configuration as hyperparameters of ctx.
@@ -247,6 +266,7 @@ func (c Config) SetParams(ctx *context.Context) {
 		ParamReadout:  c.Readout,
 		ParamExecutor: c.Executor,
 		ParamChunk:    c.Chunk,
+		ParamTargetLR: c.TargetLRScale,
 	})
 }
 
@@ -270,6 +290,8 @@ func ConfigFromContext(ctx *context.Context) Config {
 		Readout:    context.GetParamOr(ctx, ParamReadout, d.Readout),
 		Executor:   context.GetParamOr(ctx, ParamExecutor, d.Executor),
 		Chunk:      context.GetParamOr(ctx, ParamChunk, d.Chunk),
+		// Checkpoints written before the field existed trained with the single learning rate.
+		TargetLRScale: context.GetParamOr(ctx, ParamTargetLR, d.TargetLRScale),
 	}
 }
 

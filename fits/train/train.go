@@ -222,6 +222,7 @@ func (r *runner) trainStep() (step.Metrics, float64, error) {
 		if r.opt, err = step.NewOptimizer(r.backend, r.ctx, r.cfg.LR, r.steps*r.cfg.Epochs); err != nil {
 			return step.Metrics{}, 0, err
 		}
+		r.opt.Scales = r.cfg.TargetScales()
 	}
 	b := r.batch()
 	defer freeBatch(b)

@@ -75,7 +75,7 @@ func TestConfigValidate(t *testing.T) {
 
 func TestConfigParamsRoundTrip(t *testing.T) {
 	c := Config{Dataset: "synthetic", Small: true, TrainLimit: 9, TestLimit: 4, Model: "fsts", M: 2, Width: 33, Epochs: 7, Batch: 5,
-		LR: 1.5e-3, Dropout: 0.25, Seed: 42, Protocol: OfficialVal, Readout: "li-max"}
+		LR: 1.5e-3, Dropout: 0.25, Seed: 42, Protocol: OfficialVal, Readout: "li-max", TargetLRScale: 44}
 	ctx := context.New()
 	c.SetParams(ctx)
 	if got := ConfigFromContext(ctx); got != c {
