@@ -57,7 +57,7 @@ func bindTrainFlags(fs *flag.FlagSet, d train.Config) (*trainFlags, *string) {
 		executor = train.ExecutorChunked
 	}
 	fs.StringVar(&f.cfg.Executor, "executor", executor, "training engine: chunked (default: the recurrence in chunks of --chunk steps), stepwise (one step per call), scan (chunked with the hand-derived adjoint of Algorithm 1) or unrolled (one graph; the test oracle, slow to compile on long sequences)")
-	fs.IntVar(&f.cfg.Chunk, "chunk", d.Chunk, "time steps per call of the chunked engine (0: the largest divisor of T that is at most 25)")
+	fs.IntVar(&f.cfg.Chunk, "chunk", d.Chunk, "time steps per call of the chunked engine (0: the largest divisor of T that is at most 5)")
 	fs.StringVar(&f.targetLR, "target-lr-scale", fmt.Sprint(d.TargetLRScale), "multiplier of the learning rate of the target frequency Ω* (0 or 1: the paper's single learning rate)")
 	fs.StringVar(&f.out, "out", "", "run directory for checkpoints and result.json (default runs/DATASET-MODEL-mM-wW-sSEED; with --experiment runs/MODE/ID/seed-SEED)")
 	fs.BoolVar(&f.resume, "resume", false, "continue the run in --out from its newest intact checkpoint, with its saved configuration (flags that contradict it are refused)")

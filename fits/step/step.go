@@ -48,8 +48,15 @@ const (
 func Names() []string { return []string{Chunked, Stepwise, Unrolled, Scan} }
 
 // DefaultChunkMax bounds the default chunk length: DefaultChunk(T) is the largest divisor of T that is at
-// most DefaultChunkMax (25 for T = 250 and T = 100, 16 for T = 784, 25 for T = 50).
-const DefaultChunkMax = 25
+// most DefaultChunkMax (5 for T = 250, 100 and 50, 4 for T = 784 and 28).
+//
+// Measured with `fits bench --variant=chunked --chunk=K` on 2 CPU cores (XLA CPU, B = 128, T = 250, median
+// ms of forward + backward; docs/performance.md): W = 512, M = 2: K = 5 1397-1743, K = 10 1846-2356, K = 25
+// 2041-2385, K = 50 2546; W = 128, M = 2: K = 5 313, K = 10 303, K = 25 354; W = 512, M = 0: K = 5 987,
+// K = 25 1030; W = 64, M = 0: K = 5 120, K = 25 97. Compile time falls with K (W = 512, M = 2: 2.9-4.0 s at
+// K = 5, 7.9-8.9 s at K = 25). K = 5 is the best or level at every cell but the smallest, where per-call
+// overhead dominates; on CUDA, where it may, the chunk has not been timed (--chunk sets it).
+const DefaultChunkMax = 5
 
 // DefaultChunk returns the largest divisor of steps that is at most DefaultChunkMax.
 func DefaultChunk(steps int) int {

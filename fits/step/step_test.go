@@ -186,7 +186,7 @@ func close32(a, b []float32, rel, abs float64) error {
 }
 
 func TestDefaultChunk(t *testing.T) {
-	for _, tc := range []struct{ steps, want int }{{250, 25}, {100, 25}, {784, 16}, {50, 25}, {28, 14}, {7, 7}, {29, 1}, {1, 1}} {
+	for _, tc := range []struct{ steps, want int }{{250, 5}, {100, 5}, {784, 4}, {50, 5}, {28, 4}, {5, 5}, {7, 1}, {29, 1}, {1, 1}} {
 		if got := DefaultChunk(tc.steps); got != tc.want {
 			t.Errorf("DefaultChunk(%d) = %d, want %d", tc.steps, got, tc.want)
 		}

@@ -116,7 +116,7 @@ type Config struct {
 	// readout and dropout.
 	Executor string `json:"executor,omitempty"`
 	// Chunk is the chunked engine's number of time steps per call; 0 means step.DefaultChunk(T) (the
-	// largest divisor of T that is at most 25). It must divide T.
+	// largest divisor of T that is at most 5). It must divide T.
 	Chunk int `json:"chunk,omitempty"`
 	// TargetLRScale multiplies the learning rate of the target-frequency variable Ω* (rad/s;
 	// neuron.VarOmegaStar or VarOmegaStarDT) relative to LR; 0 or 1 means the paper's single learning
