@@ -233,8 +233,10 @@ func TestPlanCISubset(t *testing.T) {
 	for _, r := range runs {
 		got = append(got, fmt.Sprintf("%s/%d", r.Experiment.ID, r.Seed))
 	}
-	want := []string{"ssc/lif/w512/1", "ssc/adaptlif/w512/1", "ssc/fs-frozen/w512/1", "ssc/fs/w512/1", "ssc/fsts-m1/w512/1", "ssc/fsts-m2/w512/1",
-		"dvs/fs/1", "gsc-org/fsts-m1/w512/1"}
+	// The four rows of CIEverySeed with all three quick seeds, the others with their first.
+	want := []string{"ssc/lif/w512/1", "ssc/lif/w512/2", "ssc/lif/w512/3", "ssc/adaptlif/w512/1", "ssc/adaptlif/w512/2", "ssc/adaptlif/w512/3",
+		"ssc/fs-frozen/w512/1", "ssc/fs-frozen/w512/2", "ssc/fs-frozen/w512/3", "ssc/fs/w512/1", "ssc/fs/w512/2", "ssc/fs/w512/3",
+		"ssc/fsts-m1/w512/1", "ssc/fsts-m2/w512/1", "dvs/fs/1", "gsc-org/fsts-m1/w512/1"}
 	if !slices.Equal(got, want) {
 		t.Errorf("CI plan %v, want %v", got, want)
 	}

@@ -89,7 +89,7 @@ func TestTrainExperimentFlags(t *testing.T) {
 			}, filepath.Join("runs", "full", "ssc", "fsts-m2", "w512", "seed-4")},
 		{[]string{"--experiment=ssc/fsts-m2/w512", "--mode=quick", "--width=16"},
 			func(c train.Config) bool {
-				return c.Dataset == "synthetic" && c.Width == 16 && c.M == 2 && c.Dropout == 0 && c.Seed == 1
+				return c.Dataset == "synthetic-shallow" && c.Width == 16 && c.M == 2 && c.Dropout == 0 && c.Seed == 1 && c.TargetLRScale == 33
 			}, filepath.Join("runs", "quick", "ssc", "fsts-m2", "w512", "seed-1")},
 		{[]string{"--experiment=shd-val/fs/w256", "--mode=quick"},
 			func(c train.Config) bool {
