@@ -24,6 +24,7 @@ type chunked struct {
 	readout     []string      // the readout's trainable variables, in the head's output order
 	chunk       int           // requested chunk length (0: DefaultChunk(T))
 	hand        bool          // chunk VJPs from the hand-derived adjoint (fits/scan) instead of autodiff
+	fused       bool          // the recurrence as one call of the host kernel of fits/fused per layer and direction
 	k           int           // the chunk length in use, fixed by the first call's T
 	starts      []*tensors.Tensor
 	times       timer
@@ -44,12 +45,16 @@ type blockExecs struct {
 	concat     *context.Exec       // (chunks...) -> concatenation along time
 	synParams  []string            // the synapse's trainable variables, in synapseVJP's output order
 	neurParams []*context.Variable // the neurons' trainable variables, in vjp's accumulator order
+	fusedExecs                     // the fused engine's graphs (fused.go)
 }
 
-func newChunked(name string, backend backends.Backend, ctx *context.Context, net model.Net, chunk int, hand bool) (*chunked, error) {
-	e := &chunked{name: name, net: net, ctx: ctx.Checked(false), chunk: chunk, hand: hand, times: timer{}, withDropout: net.Dropout > 0}
+func newChunked(name string, backend backends.Backend, ctx *context.Context, net model.Net, chunk int, hand, fused bool) (*chunked, error) {
+	e := &chunked{name: name, net: net, ctx: ctx.Checked(false), chunk: chunk, hand: hand, fused: fused, times: timer{}, withDropout: net.Dropout > 0}
 	for i, b := range net.Blocks {
 		be, err := e.buildBlock(backend, i, b)
+		if err == nil && fused {
+			err = e.buildFused(backend, be)
+		}
 		if err != nil {
 			e.Close()
 			return nil, err
@@ -273,10 +278,11 @@ func (e *chunked) zeroState(be *blockExecs, batch int) []*tensors.Tensor {
 // after dropout), each block's current, the starting state of every chunk (when save), and the rate sums.
 func (e *chunked) forwardPass(b Batch, training, save bool) (hs, curs []*tensors.Tensor, saved [][][]*tensors.Tensor, rates []float64, err error) {
 	batch, steps := b.X.Shape().Dimensions[0], b.X.Shape().Dimensions[1]
-	if err = e.prepare(steps); err != nil {
-		return
+	if !e.fused {
+		if err = e.prepare(steps); err != nil {
+			return
+		}
 	}
-	chunks := len(e.starts)
 	hs = []*tensors.Tensor{b.X}
 	saved = make([][][]*tensors.Tensor, len(e.blocks))
 	rateTensors := make([]*tensors.Tensor, 0, len(e.blocks))
@@ -288,21 +294,14 @@ func (e *chunked) forwardPass(b Batch, training, save bool) (hs, curs []*tensors
 		cur := outs[0]
 		e.mem.keep(cur)
 		curs = append(curs, cur)
-		state := e.zeroState(be, batch)
-		parts := make([]any, chunks)
-		if save {
-			saved[i] = make([][]*tensors.Tensor, chunks)
+		var parts []any
+		if e.fused {
+			parts, err = e.fusedForward(be, cur)
+		} else {
+			parts, saved[i], err = e.chunkForward(be, cur, batch, save)
 		}
-		for c := range chunks {
-			if outs, err = e.times.exec(be.forward, append([]any{cur, e.starts[c]}, asAny(state)...)...); err != nil {
-				return
-			}
-			e.mem.keep(outs...)
-			if save {
-				saved[i][c] = state
-			}
-			parts[c] = outs[0]
-			state = outs[1:]
+		if err != nil {
+			return
 		}
 		args := []any{b.Mask}
 		exec := be.joinEval
@@ -321,6 +320,30 @@ func (e *chunked) forwardPass(b Batch, training, save bool) (hs, curs []*tensors
 	}
 	rates, err = scalars(rateTensors)
 	return
+}
+
+// chunkForward runs a block's recurrence over its current chunk by chunk from the zero state and returns
+// the spikes of each chunk and, when save, the state each chunk starts from.
+func (e *chunked) chunkForward(be *blockExecs, cur *tensors.Tensor, batch int, save bool) (parts []any, saved [][]*tensors.Tensor, err error) {
+	chunks := len(e.starts)
+	state := e.zeroState(be, batch)
+	parts = make([]any, chunks)
+	if save {
+		saved = make([][]*tensors.Tensor, chunks)
+	}
+	for c := range chunks {
+		var outs []*tensors.Tensor
+		if outs, err = e.times.exec(be.forward, append([]any{cur, e.starts[c]}, asAny(state)...)...); err != nil {
+			return
+		}
+		e.mem.keep(outs...)
+		if save {
+			saved[c] = state
+		}
+		parts[c] = outs[0]
+		state = outs[1:]
+	}
+	return parts, saved, nil
 }
 
 func (e *chunked) Gradients(b Batch) (m Metrics, grads map[string]*tensors.Tensor, err error) {
@@ -358,6 +381,20 @@ func (e *chunked) Gradients(b Batch) (m Metrics, grads map[string]*tensors.Tenso
 	batch := b.X.Shape().Dimensions[0]
 	for i := len(e.blocks) - 1; i >= 0; i-- {
 		be := e.blocks[i]
+		if e.fused {
+			var drop *tensors.Tensor
+			if e.withDropout {
+				drop = b.Dropout[i]
+			}
+			var cotCur *tensors.Tensor
+			if cotCur, err = e.fusedBackward(be, cot, drop, grads); err != nil {
+				return
+			}
+			if cot, err = e.synapseBackward(be, i, hs[i], cotCur, grads); err != nil {
+				return
+			}
+			continue
+		}
 		acc := make([]*tensors.Tensor, len(be.neurParams))
 		for j, v := range be.neurParams {
 			acc[j] = tensors.FromShape(v.Shape())
@@ -391,18 +428,29 @@ func (e *chunked) Gradients(b Batch) (m Metrics, grads map[string]*tensors.Tenso
 			return
 		}
 		e.mem.keep(outs[0])
-		if outs, err = e.times.exec(be.synapseVJP, hs[i], outs[0]); err != nil {
+		if cot, err = e.synapseBackward(be, i, hs[i], outs[0], grads); err != nil {
 			return
-		}
-		for j, name := range be.synParams {
-			grads[name] = outs[j]
-		}
-		if i > 0 {
-			cot = outs[len(be.synParams)]
-			e.mem.keep(cot)
 		}
 	}
 	return m, grads, nil
+}
+
+// synapseBackward adds the gradients of block i's synapse variables to grads, given the block's input h and
+// the cotangent of its current, and returns the cotangent of h (nil for the first block).
+func (e *chunked) synapseBackward(be *blockExecs, i int, h, cotCur *tensors.Tensor, grads map[string]*tensors.Tensor) (*tensors.Tensor, error) {
+	outs, err := e.times.exec(be.synapseVJP, h, cotCur)
+	if err != nil {
+		return nil, err
+	}
+	for j, name := range be.synParams {
+		grads[name] = outs[j]
+	}
+	if i == 0 {
+		return nil, nil
+	}
+	cot := outs[len(be.synParams)]
+	e.mem.keep(cot)
+	return cot, nil
 }
 
 func (e *chunked) Evaluate(b Batch) (Metrics, error) {

@@ -42,10 +42,14 @@ const (
 	// Scan is the chunked engine with each chunk's vector-Jacobian product from the hand-derived adjoint
 	// of Algorithm 1 (package fits/scan) instead of autodiff of the unrolled chunk.
 	Scan = "scan"
+	// Fused is the chunked engine's dense maps and readout with each layer's recurrence run by the host
+	// kernel of package fits/fused: one call per layer forward and one backward (the hand-derived adjoint,
+	// recomputing the forward per block of neurons), whatever T is.
+	Fused = "fused"
 )
 
 // Names lists the engines, the default first.
-func Names() []string { return []string{Chunked, Stepwise, Unrolled, Scan} }
+func Names() []string { return []string{Chunked, Stepwise, Unrolled, Scan, Fused} }
 
 // DefaultChunkMax bounds the default chunk length: DefaultChunk(T) is the largest divisor of T that is at
 // most DefaultChunkMax (5 for T = 250, 100 and 50, 4 for T = 784 and 28).
@@ -131,11 +135,13 @@ func New(name string, backend backends.Backend, ctx *context.Context, net model.
 	}
 	switch name {
 	case "", Chunked:
-		return newChunked(Chunked, backend, ctx, net, opts.Chunk, false)
+		return newChunked(Chunked, backend, ctx, net, opts.Chunk, false, false)
 	case Stepwise:
-		return newChunked(Stepwise, backend, ctx, net, 1, false)
+		return newChunked(Stepwise, backend, ctx, net, 1, false, false)
 	case Scan:
-		return newChunked(Scan, backend, ctx, net, opts.Chunk, true)
+		return newChunked(Scan, backend, ctx, net, opts.Chunk, true, false)
+	case Fused:
+		return newChunked(Fused, backend, ctx, net, opts.Chunk, false, true)
 	case Unrolled:
 		return newUnrolled(backend, ctx, net)
 	}

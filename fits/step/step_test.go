@@ -81,46 +81,73 @@ func TestEnginesMatchUnrolled(t *testing.T) {
 		cases = cases[:2]
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.New()
-			if err := ctx.SetRNGStateFromSeed(7); err != nil {
-				t.Fatal(err)
+		t.Run(tc.name, func(t *testing.T) { matchUnrolled(t, b, tc, Chunked, Stepwise, Scan, Fused) })
+	}
+}
+
+// TestFusedEngineEveryKind holds the fused engine (the host kernel of fits/fused) to the unrolled oracle
+// for every registered neuron kind, TS order 3 and the detached reset.
+func TestFusedEngineEveryKind(t *testing.T) {
+	b := testBackend(t)
+	var cases []engineCase
+	for _, kind := range neuron.Kinds() {
+		m := 0
+		if kind == neuron.FSTS {
+			m = 3
+		}
+		cases = append(cases, engineCase{fmt.Sprintf("%s/M=%d", kind, m), feedForwardNet(kind, m, model.ReadoutMean, 0), 7, 0})
+	}
+	detached := feedForwardNet(neuron.FSTS, 1, model.ReadoutLIMean, 0.2)
+	for i := range detached.Blocks {
+		detached.Blocks[i].Neuron.DetachReset = true
+	}
+	cases = append(cases, engineCase{"fsts/M=1/detach-reset", detached, 5, 0})
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { matchUnrolled(t, b, tc, Fused) })
+	}
+}
+
+// matchUnrolled compares one training step (loss, metrics, every gradient) and one evaluation of the
+// engines names with the unrolled engine's, on a batch of 6 with 2 padded examples.
+func matchUnrolled(t *testing.T, b backends.Backend, tc engineCase, names ...string) {
+	t.Helper()
+	ctx := context.New()
+	if err := ctx.SetRNGStateFromSeed(7); err != nil {
+		t.Fatal(err)
+	}
+	mctx := ctx.In("model")
+	if err := InitVariables(b, mctx, tc.net); err != nil {
+		t.Fatal(err)
+	}
+	batch := batchOf(6, tc.steps, tc.net.InputDims, tc.net.Classes, 2)
+	masks, err := NewMasks(b, ctx, tc.net)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer masks.Close()
+	if batch.Dropout, err = masks.Draw(batch.Mask); err != nil {
+		t.Fatal(err)
+	}
+	if (tc.net.Dropout > 0) != (batch.Dropout != nil) {
+		t.Fatalf("masks drawn: %d, dropout %g", len(batch.Dropout), tc.net.Dropout)
+	}
+	want, wantGrads, wantEval := run(t, Unrolled, b, mctx, tc.net, batch, 0)
+	for _, name := range names {
+		got, gotGrads, gotEval := run(t, name, b, mctx, tc.net, batch, tc.chunk)
+		compareMetrics(t, name+" step", got, want)
+		compareMetrics(t, name+" eval", gotEval, wantEval)
+		if len(gotGrads) != len(wantGrads) || len(wantGrads) == 0 {
+			t.Fatalf("%s: %d gradients, unrolled %d", name, len(gotGrads), len(wantGrads))
+		}
+		for v, w := range wantGrads {
+			g, ok := gotGrads[v]
+			if !ok {
+				t.Fatalf("%s: no gradient for %s", name, v)
 			}
-			mctx := ctx.In("model")
-			if err := InitVariables(b, mctx, tc.net); err != nil {
-				t.Fatal(err)
+			if err := close32(g, w, 2e-4, 2e-6); err != nil {
+				t.Errorf("%s: gradient of %s: %v", name, v, err)
 			}
-			batch := batchOf(6, tc.steps, tc.net.InputDims, tc.net.Classes, 2)
-			masks, err := NewMasks(b, ctx, tc.net)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer masks.Close()
-			if batch.Dropout, err = masks.Draw(batch.Mask); err != nil {
-				t.Fatal(err)
-			}
-			if (tc.net.Dropout > 0) != (batch.Dropout != nil) {
-				t.Fatalf("masks drawn: %d, dropout %g", len(batch.Dropout), tc.net.Dropout)
-			}
-			want, wantGrads, wantEval := run(t, Unrolled, b, mctx, tc.net, batch, 0)
-			for _, name := range []string{Chunked, Stepwise, Scan} {
-				got, gotGrads, gotEval := run(t, name, b, mctx, tc.net, batch, tc.chunk)
-				compareMetrics(t, name+" step", got, want)
-				compareMetrics(t, name+" eval", gotEval, wantEval)
-				if len(gotGrads) != len(wantGrads) || len(wantGrads) == 0 {
-					t.Fatalf("%s: %d gradients, unrolled %d", name, len(gotGrads), len(wantGrads))
-				}
-				for v, w := range wantGrads {
-					g, ok := gotGrads[v]
-					if !ok {
-						t.Fatalf("%s: no gradient for %s", name, v)
-					}
-					if err := close32(g, w, 2e-4, 2e-6); err != nil {
-						t.Errorf("%s: gradient of %s: %v", name, v, err)
-					}
-				}
-			}
-		})
+		}
 	}
 }
 

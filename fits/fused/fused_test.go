@@ -1,0 +1,244 @@
+package fused_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/fits-snn/fits/fits/fused"
+	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/fits/scan"
+	"github.com/fits-snn/fits/xla/xlatest"
+	"github.com/gomlx/gomlx/backends"
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+)
+
+// kernelCase is a layer to hold the kernel to fits/scan: its coefficients are drawn at random in ranges
+// wider than any initialization (adaptation strong enough that a and its cotangent matter).
+type kernelCase struct {
+	adapt  bool
+	m      int
+	detach bool
+	dims   []int // [batch, T, d1, …, dn]
+	shared bool  // one coefficient per channel (the last axis)
+}
+
+func (k kernelCase) String() string {
+	return fmt.Sprintf("adapt=%v/M=%d/detach=%v/dims=%v/shared=%v", k.adapt, k.m, k.detach, k.dims, k.shared)
+}
+
+func kernelCases() []kernelCase {
+	var out []kernelCase
+	for _, adapt := range []bool{false, true} {
+		for m := range 4 {
+			out = append(out, kernelCase{adapt, m, false, []int{3, 40, 70}, false})
+		}
+	}
+	return append(out,
+		kernelCase{true, 2, true, []int{3, 40, 70}, false},
+		kernelCase{true, 1, false, []int{2, 30, 3, 4, 5}, true},
+		kernelCase{false, 2, true, []int{1, 1, 130}, false},
+	)
+}
+
+// draw returns the case's host coefficients, current and spike cotangent.
+func (k kernelCase) draw(rng *rand.Rand) (c fused.Coefficients, s fused.Shape, cur, cot []float32, pdims []int) {
+	s = fused.Shape{Batch: k.dims[0], Steps: k.dims[1], Neurons: 1}
+	for _, d := range k.dims[2:] {
+		s.Neurons *= d
+	}
+	pdims = k.dims[2:]
+	if k.shared {
+		pdims = k.dims[len(k.dims)-1:]
+	}
+	p := 1
+	for _, d := range pdims {
+		p *= d
+	}
+	uniform := func(lo, hi float64) []float32 {
+		v := make([]float32, p)
+		for i := range v {
+			v[i] = float32(lo + (hi-lo)*rng.Float64())
+		}
+		return v
+	}
+	c = fused.Coefficients{MuBar: 0.9, RhoBar: 0.98, Vth: 1, SurrogateWidth: 1, SurrogateScale: 0.3, DetachReset: k.detach}
+	if k.adapt {
+		c.EtaDt, c.GammaDt = uniform(0.02, 0.15), uniform(0.02, 0.15)
+	}
+	for range k.m {
+		c.Beta = append(c.Beta, uniform(-0.9, 0.9))
+		c.Lambda = append(c.Lambda, uniform(0.05, 0.95))
+	}
+	cur, cot = make([]float32, s.Batch*s.Steps*s.Neurons), make([]float32, s.Batch*s.Steps*s.Neurons)
+	for i := range cur {
+		cur[i] = float32(0.6 + 0.8*rng.NormFloat64())
+		cot[i] = float32(rng.NormFloat64())
+	}
+	return
+}
+
+// reference runs scan.Forward and scan.Backward (graph code, held to autodiff of neuron.LayerFrom by
+// package scan's tests) on the same inputs: the spikes, the cotangent of the current and the coefficient
+// cotangents in the order EtaDt, GammaDt, Beta..., Lambda....
+func reference(t *testing.T, b backends.Backend, k kernelCase, c fused.Coefficients, cur, cot []float32, pdims []int) (spikes, cotCur []float32, coefCots [][]float32) {
+	t.Helper()
+	var consts [][]float32
+	if k.adapt {
+		consts = append(consts, c.EtaDt, c.GammaDt)
+	}
+	consts = append(append(consts, c.Beta...), c.Lambda...)
+	exec, err := NewExec(b, func(curN, cotN *Node) []*Node {
+		g := curN.Graph()
+		nc := neuron.Coefficients{MuBar: float64(c.MuBar), RhoBar: float64(c.RhoBar), Vth: float64(c.Vth),
+			Surrogate: neuron.Surrogate{Width: float64(c.SurrogateWidth), Scale: float64(c.SurrogateScale)}, DetachReset: c.DetachReset}
+		node := func(v []float32) *Node { return Const(g, tensors.FromFlatDataAndDimensions(v, pdims...)) }
+		if k.adapt {
+			nc.EtaDt, nc.GammaDt = node(c.EtaDt), node(c.GammaDt)
+		}
+		for j := range k.m {
+			nc.Beta = append(nc.Beta, node(c.Beta[j]))
+			nc.Lambda = append(nc.Lambda, node(c.Lambda[j]))
+		}
+		sp, _, _ := scan.Forward(nc, curN, nil)
+		_, cc, cg := scan.Backward(nc, curN, nil, nil, cotN, nil)
+		out := []*Node{sp, cc}
+		if k.adapt {
+			out = append(out, cg.EtaDt, cg.GammaDt)
+		}
+		return append(append(out, cg.Beta...), cg.Lambda...)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exec.Finalize()
+	outs, err := exec.Exec(tensors.FromFlatDataAndDimensions(cur, k.dims...), tensors.FromFlatDataAndDimensions(cot, k.dims...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := make([][]float32, len(outs))
+	for i, o := range outs {
+		host[i] = tensors.MustCopyFlatData[float32](o)
+	}
+	if len(host) != 2+len(consts) {
+		t.Fatalf("%d reference outputs, want %d", len(host), 2+len(consts))
+	}
+	return host[0], host[1], host[2:]
+}
+
+// TestKernelMatchesScan holds Forward and Backward to package scan's graph code: identical spikes, and the
+// cotangents of the current and of every coefficient within float32 rounding.
+func TestKernelMatchesScan(t *testing.T) {
+	for _, be := range xlatest.Backends(t) {
+		for i, k := range kernelCases() {
+			t.Run(be.Name+"/"+k.String(), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(uint64(i), 11))
+				c, s, cur, cot, pdims := k.draw(rng)
+				spikes := make([]float32, len(cur))
+				if err := fused.Forward(&c, s, cur, spikes); err != nil {
+					t.Fatal(err)
+				}
+				cotCur := make([]float32, len(cur))
+				g, err := fused.Backward(&c, s, cur, cot, cotCur)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantSpikes, wantCotCur, wantCoef := reference(t, be.Backend, k, c, cur, cot, pdims)
+				fired := 0
+				for j := range spikes {
+					if spikes[j] != wantSpikes[j] {
+						t.Fatalf("spike %d: %g, scan %g", j, spikes[j], wantSpikes[j])
+					}
+					fired += int(spikes[j])
+				}
+				if fired == 0 || fired == len(spikes) {
+					t.Fatalf("%d of %d spikes: the case does not exercise the threshold", fired, len(spikes))
+				}
+				if err := closeTo(cotCur, wantCotCur, 1e-4); err != nil {
+					t.Errorf("cotangent of the current: %v", err)
+				}
+				var got [][]float64
+				if k.adapt {
+					got = append(got, g.EtaDt, g.GammaDt)
+				}
+				got = append(append(got, g.Beta...), g.Lambda...)
+				if len(got) != len(wantCoef) {
+					t.Fatalf("%d coefficient cotangents, scan %d", len(got), len(wantCoef))
+				}
+				for j := range got {
+					f := make([]float32, len(got[j]))
+					for l, v := range got[j] {
+						f[l] = float32(v)
+					}
+					if err := closeTo(f, wantCoef[j], 1e-4); err != nil {
+						t.Errorf("coefficient cotangent %d: %v", j, err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// closeTo reports the first element where |a − b| > rel·max|b|.
+func closeTo(a, b []float32, rel float64) error {
+	if len(a) != len(b) {
+		return fmt.Errorf("length %d vs %d", len(a), len(b))
+	}
+	scale := 0.0
+	for _, v := range b {
+		scale = math.Max(scale, math.Abs(float64(v)))
+	}
+	if scale == 0 {
+		return fmt.Errorf("reference is all zero")
+	}
+	for i := range a {
+		if d := math.Abs(float64(a[i]) - float64(b[i])); d > rel*scale || math.IsNaN(d) {
+			return fmt.Errorf("element %d: %g vs %g (scale %g)", i, a[i], b[i], scale)
+		}
+	}
+	return nil
+}
+
+// TestBadInput checks that mismatched arrays and coefficients are errors, not panics.
+func TestBadInput(t *testing.T) {
+	s := fused.Shape{Batch: 2, Steps: 3, Neurons: 4}
+	ok := make([]float32, 24)
+	good := fused.Coefficients{MuBar: 0.9, Vth: 1, SurrogateWidth: 1, SurrogateScale: 0.3}
+	cases := []struct {
+		name string
+		c    fused.Coefficients
+		s    fused.Shape
+		cur  []float32
+	}{
+		{"short current", good, s, make([]float32, 23)},
+		{"zero batch", good, fused.Shape{Steps: 3, Neurons: 4}, nil},
+		{"eta without gamma", fused.Coefficients{EtaDt: make([]float32, 4), SurrogateWidth: 1}, s, ok},
+		{"beta without lambda", fused.Coefficients{Beta: [][]float32{make([]float32, 4)}, SurrogateWidth: 1}, s, ok},
+		{"3 entries for 4 neurons", fused.Coefficients{EtaDt: make([]float32, 3), GammaDt: make([]float32, 3), SurrogateWidth: 1}, s, ok},
+		{"zero surrogate width", fused.Coefficients{}, s, ok},
+		{"order above MaxOrder", fused.Coefficients{Beta: make([][]float32, fused.MaxOrder+1), Lambda: make([][]float32, fused.MaxOrder+1), SurrogateWidth: 1}, s, ok},
+	}
+	for _, tc := range cases {
+		if err := fused.Forward(&tc.c, tc.s, tc.cur, make([]float32, len(tc.cur))); err == nil {
+			t.Errorf("%s: Forward accepted it", tc.name)
+		}
+		if _, err := fused.Backward(&tc.c, tc.s, tc.cur, tc.cur, make([]float32, len(tc.cur))); err == nil {
+			t.Errorf("%s: Backward accepted it", tc.name)
+		}
+	}
+	if err := fused.Forward(&good, s, ok, make([]float32, 24)); err != nil {
+		t.Errorf("a valid LIF layer: %v", err)
+	}
+}
+
+// TestMain lowers XLA's LLVM optimization level for the reference graphs unless XLA_FLAGS is set: they
+// compile faster, and the tests check values, not speed.
+func TestMain(m *testing.M) {
+	if _, ok := os.LookupEnv("XLA_FLAGS"); !ok {
+		_ = os.Setenv("XLA_FLAGS", "--xla_backend_optimization_level=0")
+	}
+	os.Exit(m.Run())
+}

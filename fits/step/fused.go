@@ -1,0 +1,201 @@
+package step
+
+import (
+	"fmt"
+
+	"github.com/fits-snn/fits/fits/fused"
+	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/fits/scan"
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// fusedExecs are the graphs and host values of one block of the fused engine: the block's coefficients are
+// computed from its variables by a small graph (neuron.LayerCoefficients), the recurrence runs on the host
+// (package fits/fused), and the cotangents of the coefficients go back to the variables through the autodiff
+// of that small map (scan.VariableGrads).
+type fusedExecs struct {
+	coefs     *context.Exec // () -> EtaDt, GammaDt (with adaptation), Beta..., Lambda... (shape P)
+	coefGrads *context.Exec // (cotangents in coefs' order...) -> gradients of neurParams
+	hostCoefs fused.Coefficients
+	adapt     bool // the layer carries the adaptation current (EtaDt, GammaDt are coefs' first outputs)
+	order     int  // TS order M
+	// Set by fusedForward for fusedBackward: the current on the host and its shape.
+	current []float32
+	shape   fused.Shape
+}
+
+// buildFused defines the block's coefficient graphs (compiled at their first call).
+func (e *chunked) buildFused(backend backends.Backend, be *blockExecs) error {
+	cfg := be.b.Neuron
+	pshape, err := neuron.ParamShape(append([]int{1, 1}, be.b.OutDims...), cfg.ChannelShared)
+	if err != nil {
+		return err
+	}
+	scope := func(ctx *context.Context) *context.Context { return ctx.In(be.b.Scope).In("neuron") }
+	list := func(c neuron.Coefficients) []*Node {
+		var out []*Node
+		if c.EtaDt != nil {
+			out = append(out, c.EtaDt, c.GammaDt)
+		}
+		return append(append(out, c.Beta...), c.Lambda...)
+	}
+	if be.coefs, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, g *Graph) []*Node {
+		c := neuron.LayerCoefficients(scope(ctx), g, dtypes.Float32, cfg, pshape)
+		be.hostCoefs = fused.Coefficients{
+			MuBar: float32(c.MuBar), RhoBar: float32(c.RhoBar), Vth: float32(c.Vth),
+			SurrogateWidth: float32(c.Surrogate.Width), SurrogateScale: float32(c.Surrogate.Scale),
+			DetachReset: c.DetachReset,
+		}
+		be.adapt, be.order = c.EtaDt != nil, len(c.Beta)
+		out := list(c)
+		if len(out) == 0 { // LIF without TS: no coefficient array; the graph needs an output
+			out = []*Node{ScalarZero(g, dtypes.Float32)}
+		}
+		return out
+	}); err != nil {
+		return err
+	}
+	be.coefGrads, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, cots []*Node) []*Node {
+		g := cots[0].Graph()
+		c := neuron.LayerCoefficients(scope(ctx), g, dtypes.Float32, cfg, pshape)
+		var cg scan.CoefficientGrads
+		k := 0
+		if c.EtaDt != nil {
+			cg.EtaDt, cg.GammaDt = cots[0], cots[1]
+			k = 2
+		}
+		m := len(c.Beta)
+		cg.Beta, cg.Lambda = cots[k:k+m], cots[k+m:k+2*m]
+		wrt := make([]*Node, len(be.neurParams))
+		for i, v := range be.neurParams {
+			wrt[i] = v.ValueGraph(g)
+		}
+		return scan.VariableGrads(c, cg, wrt...)
+	})
+	return err
+}
+
+// fusedForward runs the block's recurrence over cur [batch, T, OutDims...] with the host kernel and returns
+// the spikes (one part, for the block's join graph).
+func (e *chunked) fusedForward(be *blockExecs, cur *tensors.Tensor) ([]any, error) {
+	outs, err := e.times.exec(be.coefs)
+	if err != nil {
+		return nil, err
+	}
+	c := be.hostCoefs
+	host := make([][]float32, len(outs))
+	for i, t := range outs {
+		if host[i], err = tensors.CopyFlatData[float32](t); err != nil {
+			return nil, err
+		}
+		t.MustFinalizeAll()
+	}
+	m, k := be.order, 0
+	if be.adapt {
+		c.EtaDt, c.GammaDt = host[0], host[1]
+		k = 2
+	}
+	if len(host) < k+2*m {
+		return nil, fmt.Errorf("step: %d coefficient arrays for TS order %d", len(host), m)
+	}
+	if m > 0 {
+		c.Beta, c.Lambda = host[k:k+m], host[k+m:k+2*m]
+	}
+	be.hostCoefs = c
+	dims := cur.Shape().Dimensions
+	s := fused.Shape{Batch: dims[0], Steps: dims[1], Neurons: 1}
+	for _, d := range dims[2:] {
+		s.Neurons *= d
+	}
+	if be.current, err = tensors.CopyFlatData[float32](cur); err != nil {
+		return nil, err
+	}
+	be.shape = s
+	spikes := make([]float32, len(be.current))
+	if err := fused.Forward(&be.hostCoefs, s, be.current, spikes); err != nil {
+		return nil, err
+	}
+	out := tensors.FromFlatDataAndDimensions(spikes, dims...)
+	e.mem.keep(out)
+	return []any{out}, nil
+}
+
+// fusedBackward adds the gradients of the block's neuron variables to grads and returns the cotangent of
+// its current, given cot, the cotangent of the block's output h = spikes·dropout [batch, T, OutDims...],
+// and the block's dropout mask drop [batch, 1, OutDims...] (nil without dropout).
+func (e *chunked) fusedBackward(be *blockExecs, cot, drop *tensors.Tensor, grads map[string]*tensors.Tensor) (*tensors.Tensor, error) {
+	s := be.shape
+	cotSpikes, err := tensors.CopyFlatData[float32](cot)
+	if err != nil {
+		return nil, err
+	}
+	if drop != nil {
+		mask, err := tensors.CopyFlatData[float32](drop)
+		if err != nil {
+			return nil, err
+		}
+		for b := range s.Batch {
+			row := mask[b*s.Neurons : (b+1)*s.Neurons]
+			for t := range s.Steps {
+				x := cotSpikes[(b*s.Steps+t)*s.Neurons : (b*s.Steps+t+1)*s.Neurons]
+				for i := range x {
+					x[i] *= row[i]
+				}
+			}
+		}
+	}
+	cotCur := make([]float32, len(cotSpikes))
+	g, err := fused.Backward(&be.hostCoefs, s, be.current, cotSpikes, cotCur)
+	if err != nil {
+		return nil, err
+	}
+	var cots []any
+	pdims := be.coefShape()
+	add := func(v []float64) {
+		f := make([]float32, len(v))
+		for i, x := range v {
+			f[i] = float32(x)
+		}
+		t := tensors.FromFlatDataAndDimensions(f, pdims...)
+		e.mem.keep(t)
+		cots = append(cots, t)
+	}
+	if g.EtaDt != nil {
+		add(g.EtaDt)
+		add(g.GammaDt)
+	}
+	for _, v := range g.Beta {
+		add(v)
+	}
+	for _, v := range g.Lambda {
+		add(v)
+	}
+	if len(be.neurParams) > 0 {
+		if len(cots) == 0 {
+			return nil, fmt.Errorf("step: block %s has trainable neuron variables but no coefficient", be.b.Scope)
+		}
+		outs, err := e.times.exec(be.coefGrads, cots...)
+		if err != nil {
+			return nil, err
+		}
+		for j, v := range be.neurParams {
+			grads[v.ScopeAndName()] = outs[j]
+		}
+	}
+	out := tensors.FromFlatDataAndDimensions(cotCur, cot.Shape().Dimensions...)
+	e.mem.keep(out)
+	be.current = nil
+	return out, nil
+}
+
+// coefShape is the parameter shape P of the block's coefficients.
+func (be *blockExecs) coefShape() []int {
+	if be.b.Neuron.ChannelShared {
+		return []int{be.b.OutDims[len(be.b.OutDims)-1]}
+	}
+	return append([]int(nil), be.b.OutDims...)
+}
