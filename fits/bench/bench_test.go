@@ -177,8 +177,8 @@ func TestVariantsAndChunks(t *testing.T) {
 			t.Errorf("ParseVariant(%q) = %v, %v", v, got, err)
 		}
 	}
-	if _, err := ParseVariant("fused"); err == nil || !strings.Contains(err.Error(), "stepwise") {
-		t.Errorf("ParseVariant(fused): %v", err)
+	if _, err := ParseVariant("nosuch"); err == nil || !strings.Contains(err.Error(), "stepwise") {
+		t.Errorf("ParseVariant(nosuch): %v", err)
 	}
 	if _, err := NewRunner(nil, smallSpec(neuron.FS, 0), Chunked, Options{Chunk: 7}); err == nil || !strings.Contains(err.Error(), "divide") {
 		t.Errorf("chunk 7 of T = 40: %v", err)

@@ -10,6 +10,8 @@
 //   - Chunked: K steps per call instead of one (T/K calls per layer and direction); the backward pass
 //     recomputes each chunk's forward from its saved starting state (the training default).
 //   - Scan: Chunked with each chunk's backward from the hand-derived adjoint of Algorithm 1 (fits/scan).
+//   - Fused: each layer's recurrence as one call of the host kernel of fits/fused forward and one backward
+//     (the hand-derived adjoint), whatever T is; the dense maps and the readout as in Chunked.
 //
 // Shapes follow the toolkit: inputs [batch, time, features], hidden spikes [batch, time, width]. Times are
 // wall-clock seconds or milliseconds as the field names say; memory is bytes.
@@ -34,10 +36,12 @@ const (
 	Chunked Variant = "chunked"
 	// Scan is Chunked with each chunk's VJP from the hand-derived adjoint (fits/scan) instead of autodiff.
 	Scan Variant = "scan"
+	// Fused runs each layer's recurrence with the host kernel of fits/fused: one call forward, one backward.
+	Fused Variant = "fused"
 )
 
 // Variants lists the variants in the order they are reported.
-func Variants() []Variant { return []Variant{Stepwise, Unrolled, Chunked, Scan} }
+func Variants() []Variant { return []Variant{Stepwise, Unrolled, Chunked, Scan, Fused} }
 
 // ParseVariant returns the variant named s.
 func ParseVariant(s string) (Variant, error) {
@@ -46,7 +50,7 @@ func ParseVariant(s string) (Variant, error) {
 			return v, nil
 		}
 	}
-	names := make([]string, 0, 3)
+	names := make([]string, 0, len(Variants()))
 	for _, v := range Variants() {
 		names = append(names, string(v))
 	}

@@ -51,10 +51,6 @@ import (
 // MaxOrder is the largest TS order M the kernel runs.
 const MaxOrder = 8
 
-// laneBlock is the number of neurons processed together: the backward's recomputed states of one block,
-// T × components × laneBlock float32, stay in the core's L2 cache for the paper's T ≤ 784.
-const laneBlock = 64
-
 // Coefficients are the per-step constants of one layer (neuron.Coefficients evaluated on the host).
 type Coefficients struct {
 	// MuBar = 1 − μΔt and RhoBar = 1 − ρΔt (dimensionless, per step), Vth the threshold.
@@ -152,10 +148,10 @@ type expanded struct {
 	detach, adapt              bool
 	m, comps                   int
 	eta, gamma                 []float32
-	beta, lambda, oneMinusLam  [][]float32
+	beta, lambda, oneMinusLam  [MaxOrder][]float32
 }
 
-func expand(c *Coefficients, n int) expanded {
+func expand(c *Coefficients, n int) *expanded {
 	rep := func(a []float32) []float32 {
 		if a == nil {
 			return nil
@@ -166,40 +162,18 @@ func expand(c *Coefficients, n int) expanded {
 		}
 		return out
 	}
-	x := expanded{mu: c.MuBar, rho: c.RhoBar, vth: c.Vth, width: c.SurrogateWidth, scale: c.SurrogateScale,
+	x := &expanded{mu: c.MuBar, rho: c.RhoBar, vth: c.Vth, width: c.SurrogateWidth, scale: c.SurrogateScale,
 		detach: c.DetachReset, adapt: c.adapt(), m: c.order(), comps: c.components(),
 		eta: rep(c.EtaDt), gamma: rep(c.GammaDt)}
 	for j := range x.m {
-		x.beta = append(x.beta, rep(c.Beta[j]))
-		lam := rep(c.Lambda[j])
-		x.lambda = append(x.lambda, lam)
-		oml := make([]float32, n)
-		for i, l := range lam {
-			oml[i] = 1 - l
+		x.beta[j] = rep(c.Beta[j])
+		x.lambda[j] = rep(c.Lambda[j])
+		x.oneMinusLam[j] = make([]float32, n)
+		for i, l := range x.lambda[j] {
+			x.oneMinusLam[j][i] = 1 - l
 		}
-		x.oneMinusLam = append(x.oneMinusLam, oml)
 	}
 	return x
-}
-
-// block is one worker's view of a block of neurons [lo, hi): the expanded coefficients sliced to it.
-type block struct {
-	lo, n                     int
-	eta, gamma                []float32
-	beta, lambda, oneMinusLam [][]float32
-}
-
-func (x *expanded) block(lo, hi int) block {
-	b := block{lo: lo, n: hi - lo}
-	if x.adapt {
-		b.eta, b.gamma = x.eta[lo:hi], x.gamma[lo:hi]
-	}
-	for j := range x.m {
-		b.beta = append(b.beta, x.beta[j][lo:hi])
-		b.lambda = append(b.lambda, x.lambda[j][lo:hi])
-		b.oneMinusLam = append(b.oneMinusLam, x.oneMinusLam[j][lo:hi])
-	}
-	return b
 }
 
 // parallel runs work(worker, b) for every batch element b on min(GOMAXPROCS, batch) goroutines; worker is
@@ -236,27 +210,24 @@ func Forward(c *Coefficients, s Shape, current, spikes []float32) error {
 	}
 	x := expand(c, s.Neurons)
 	parallel(s.Batch, func(_, b int) {
-		state := make([]float32, x.comps*laneBlock)
-		for lo := 0; lo < s.Neurons; lo += laneBlock {
-			hi := min(lo+laneBlock, s.Neurons)
-			blk := x.block(lo, hi)
-			clear(state)
-			st := state[:x.comps*blk.n]
-			for t := range s.Steps {
-				row := (b*s.Steps+t)*s.Neurons + lo
-				x.step(&blk, st, st, current[row:row+blk.n], spikes[row:row+blk.n])
-			}
+		for i := x.forwardVector(s, b, current, spikes); i < s.Neurons; i++ {
+			x.forwardScalar(s, b, i, current, spikes)
 		}
 	})
 	return nil
 }
 
 // Backward returns the cotangents of the coefficients and writes the cotangent of the current to cotCurrent
-// [batch, T, N], given current [batch, T, N] (Forward's input) and the cotangent of the spikes cotSpikes
-// [batch, T, N]. The final state's cotangent is zero (the loss reads the spikes only).
-func Backward(c *Coefficients, s Shape, current, cotSpikes, cotCurrent []float32) (Grads, error) {
+// [batch, T, N], given current [batch, T, N] (Forward's input) and the cotangent of the spikes, which is
+// cotSpikes [batch, T, N] times dropout[b, i] when dropout ([batch, N], a time-shared mask the layer's
+// output was multiplied by) is not nil. The final state's cotangent is zero (the loss reads the spikes
+// only).
+func Backward(c *Coefficients, s Shape, current, cotSpikes, dropout, cotCurrent []float32) (Grads, error) {
 	if err := s.check(current, cotSpikes, cotCurrent); err != nil {
 		return Grads{}, err
+	}
+	if dropout != nil && len(dropout) != s.Batch*s.Neurons {
+		return Grads{}, fmt.Errorf("fused: dropout mask of %d values for [%d, %d]", len(dropout), s.Batch, s.Neurons)
 	}
 	p, err := c.check(s.Neurons)
 	if err != nil {
@@ -264,41 +235,18 @@ func Backward(c *Coefficients, s Shape, current, cotSpikes, cotCurrent []float32
 	}
 	x := expand(c, s.Neurons)
 	workers := max(1, min(runtime.GOMAXPROCS(0), s.Batch))
-	// Per worker, per neuron accumulators of the coefficient cotangents: [2 + 2M][N].
+	// Per worker, per neuron sums of the coefficient cotangents: [2 + 2M][N] (Σ a·V̄0, Σ V0·ā′, β̄m, λ̄m).
 	nacc := 2 + 2*x.m
 	acc := make([][]float64, workers)
+	hist := make([][]float32, workers)
 	for w := range acc {
 		acc[w] = make([]float64, nacc*s.Neurons)
+		hist[w] = make([]float32, s.Steps*x.comps*vectorLanes)
 	}
+	in := backwardIn{current: current, cotSpikes: cotSpikes, dropout: dropout, cotCurrent: cotCurrent}
 	parallel(s.Batch, func(w, b int) {
-		hist := make([]float32, s.Steps*x.comps*laneBlock)
-		adj := make([]float32, x.comps*laneBlock)
-		sums := make([]float32, nacc*laneBlock)
-		for lo := 0; lo < s.Neurons; lo += laneBlock {
-			hi := min(lo+laneBlock, s.Neurons)
-			blk := x.block(lo, hi)
-			k := x.comps * blk.n
-			// Recompute the states before every step: hist[t] is the state before step t.
-			clear(hist[:k])
-			for t := 0; t < s.Steps-1; t++ {
-				row := (b*s.Steps+t)*s.Neurons + lo
-				x.step(&blk, hist[t*k:(t+1)*k], hist[(t+1)*k:(t+2)*k], current[row:row+blk.n], nil)
-			}
-			clear(adj[:k])
-			sm := sums[:nacc*blk.n]
-			clear(sm)
-			for t := s.Steps - 1; t >= 0; t-- {
-				row := (b*s.Steps+t)*s.Neurons + lo
-				x.adjoint(&blk, hist[t*k:(t+1)*k], adj[:k], current[row:row+blk.n], cotSpikes[row:row+blk.n],
-					cotCurrent[row:row+blk.n], sm)
-			}
-			a := acc[w]
-			for j := range nacc {
-				dst := a[j*s.Neurons+lo : j*s.Neurons+hi]
-				for i, v := range sm[j*blk.n : (j+1)*blk.n] {
-					dst[i] += float64(v)
-				}
-			}
+		for i := x.backwardVector(s, b, in, hist[w], acc[w]); i < s.Neurons; i++ {
+			x.backwardScalar(s, b, i, in, hist[w], acc[w])
 		}
 	})
 	// Sum over workers and over the neurons sharing a coefficient entry.
@@ -325,140 +273,154 @@ func Backward(c *Coefficients, s Shape, current, cotSpikes, cotCurrent []float32
 	return g, nil
 }
 
-// step runs one step for a block of neurons from the state pre to the state post (each components × n
-// values, component-major: V, a, V0…VM; they may be the same slice), with the input in. It writes the
-// spikes to out unless out is nil.
-func (x *expanded) step(blk *block, pre, post, in, out []float32) {
-	n := blk.n
-	in = in[:n]
-	var stage, stageNew [MaxOrder + 1][]float32
-	v, vNew := pre[:n], post[:n]
-	off := n
-	var a, aNew []float32
+// backwardIn are Backward's arrays.
+type backwardIn struct {
+	current, cotSpikes, dropout, cotCurrent []float32
+}
+
+// scalarState is the state of one neuron: V, a and the stages V0…VM.
+type scalarState struct {
+	v, a  float32
+	stage [MaxOrder + 1]float32
+}
+
+// stepScalar runs one step of neuron i from st with input current in, and returns the spike.
+func (x *expanded) stepScalar(i int, st *scalarState, in float32) float32 {
+	v0 := st.v*x.mu + in
 	if x.adapt {
-		a, aNew = pre[off:off+n], post[off:off+n]
-		off += n
+		v0 = v0 - x.eta[i]*st.a
+		st.a = st.a*x.rho + x.gamma[i]*v0
 	}
+	mixed := v0
 	if x.m > 0 {
-		for j := 0; j <= x.m; j++ {
-			stage[j], stageNew[j] = pre[off:off+n], post[off:off+n]
-			off += n
+		prevOld, prevNew := st.stage[0], v0
+		st.stage[0] = v0
+		for j := 1; j <= x.m; j++ {
+			old := st.stage[j]
+			nj := x.beta[j-1][i]*(old-prevNew) + prevOld
+			st.stage[j] = nj
+			mixed = x.oneMinusLam[j-1][i]*mixed + x.lambda[j-1][i]*nj
+			prevOld, prevNew = old, nj
 		}
 	}
-	var old [MaxOrder + 1]float32
-	for i := range n {
-		v0 := v[i]*x.mu + in[i]
-		if x.adapt {
-			ai := a[i]
-			v0 = v0 - blk.eta[i]*ai
-			aNew[i] = ai*x.rho + blk.gamma[i]*v0
-		}
-		mixed := v0
-		if x.m > 0 {
-			for j := 0; j <= x.m; j++ {
-				old[j] = stage[j][i]
-			}
-			prev := v0
-			stageNew[0][i] = v0
-			for j := 1; j <= x.m; j++ {
-				nj := blk.beta[j-1][i]*(old[j]-prev) + old[j-1]
-				stageNew[j][i] = nj
-				mixed = blk.oneMinusLam[j-1][i]*mixed + blk.lambda[j-1][i]*nj
-				prev = nj
-			}
-		}
-		var spike float32
-		if mixed-x.vth >= 0 {
-			spike = 1
-		}
-		vNew[i] = mixed - spike*x.vth
-		if out != nil {
-			out[i] = spike
-		}
+	var spike float32
+	if mixed-x.vth >= 0 {
+		spike = 1
+	}
+	st.v = mixed - spike*x.vth
+	return spike
+}
+
+// forwardScalar runs neuron i of batch element b over the T steps.
+func (x *expanded) forwardScalar(s Shape, b, i int, current, spikes []float32) {
+	var st scalarState
+	idx := b*s.Steps*s.Neurons + i
+	for range s.Steps {
+		spikes[idx] = x.stepScalar(i, &st, current[idx])
+		idx += s.Neurons
 	}
 }
 
-// adjoint runs one step of the adjoint for a block of neurons: pre is the state before the step, adj the
-// cotangent of the state after it (overwritten with the cotangent of the state before it), in the step's
-// input, sBar the cotangent of its spike; it writes Ī to inBar and adds the coefficient cotangents to sums
-// ([2 + 2M][n]: Σ a·V̄0 (negated by the caller), Σ V0·ā′, then β̄1…β̄M, then λ̄1…λ̄M).
-func (x *expanded) adjoint(blk *block, pre, adj, in, sBar, inBar, sums []float32) {
-	n := blk.n
-	m := x.m
-	in, sBar, inBar = in[:n], sBar[:n], inBar[:n]
-	var stage, stageBar [MaxOrder + 1][]float32
-	var betaSum, lambdaSum [MaxOrder][]float32
-	v, vBar := pre[:n], adj[:n]
-	off := n
-	var a, aBar []float32
-	if x.adapt {
-		a, aBar = pre[off:off+n], adj[off:off+n]
-		off += n
-	}
-	for j := 0; m > 0 && j <= m; j++ {
-		stage[j], stageBar[j] = pre[off:off+n], adj[off:off+n]
-		off += n
-	}
-	etaSum, gammaSum := sums[:n], sums[n:2*n]
-	for j := range m {
-		betaSum[j] = sums[(2+j)*n : (3+j)*n]
-		lambdaSum[j] = sums[(2+m+j)*n : (3+m+j)*n]
-	}
-	var nodes, mixes, nBar [MaxOrder + 1]float32
-	for i := range n {
-		// The step's local values, recomputed as step computes them.
-		v0 := v[i]*x.mu + in[i]
-		var ai float32
+// backwardScalar runs the adjoint of neuron i of batch element b: it recomputes the state before every
+// step into hist (T × components values), then runs the reverse steps (see the package documentation),
+// writing Ī and adding the neuron's coefficient cotangents to acc.
+func (x *expanded) backwardScalar(s Shape, b, i int, in backwardIn, hist []float32, acc []float64) {
+	m, comps, n := x.m, x.comps, s.Neurons
+	base := b * s.Steps * n
+	var st scalarState
+	for t := range s.Steps {
+		h := hist[t*comps : (t+1)*comps]
+		h[0] = st.v
+		k := 1
 		if x.adapt {
-			ai = a[i]
-			v0 = v0 - blk.eta[i]*ai
+			h[1] = st.a
+			k = 2
+		}
+		if m > 0 {
+			copy(h[k:], st.stage[:m+1])
+		}
+		if t < s.Steps-1 {
+			x.stepScalar(i, &st, in.current[base+t*n+i])
+		}
+	}
+	var drop float32 = 1
+	if in.dropout != nil {
+		drop = in.dropout[b*n+i]
+	}
+	var vBar, aBar, etaSum, gammaSum float32
+	var stageBar, nodes, mixes, nBar [MaxOrder + 1]float32
+	var betaSum, lambdaSum [MaxOrder]float32
+	var pre scalarState
+	for t := s.Steps - 1; t >= 0; t-- {
+		h := hist[t*comps : (t+1)*comps]
+		pre.v = h[0]
+		k := 1
+		if x.adapt {
+			pre.a = h[1]
+			k = 2
+		}
+		if m > 0 {
+			copy(pre.stage[:m+1], h[k:])
+		}
+		idx := base + t*n + i
+		// The step's local values, recomputed as stepScalar computes them.
+		v0 := pre.v*x.mu + in.current[idx]
+		if x.adapt {
+			v0 = v0 - x.eta[i]*pre.a
 		}
 		nodes[0], mixes[0] = v0, v0
 		for j := 1; j <= m; j++ {
-			nodes[j] = blk.beta[j-1][i]*(stage[j][i]-nodes[j-1]) + stage[j-1][i]
-			mixes[j] = blk.oneMinusLam[j-1][i]*mixes[j-1] + blk.lambda[j-1][i]*nodes[j]
+			nodes[j] = x.beta[j-1][i]*(pre.stage[j]-nodes[j-1]) + pre.stage[j-1]
+			mixes[j] = x.oneMinusLam[j-1][i]*mixes[j-1] + x.lambda[j-1][i]*nodes[j]
 		}
 		u := mixes[m] - x.vth
 		surr := float32(math.Max(0, float64(1-float32(math.Abs(float64(u)))/x.width))) * x.scale
 
 		// The reverse of the step.
-		vb := vBar[i]
-		sb := sBar[i]
-		if !x.detach {
-			sb = sb - vb*x.vth
+		sb := in.cotSpikes[idx]
+		if in.dropout != nil {
+			sb = sb * drop
 		}
-		uBar := vb + surr*sb
+		if !x.detach {
+			sb = sb - vBar*x.vth
+		}
+		uBar := vBar + surr*sb
 		v0Bar := uBar
 		if m > 0 {
 			mBar := uBar
 			for j := m; j >= 1; j-- {
-				nb := stageBar[j][i] + blk.lambda[j-1][i]*mBar
+				nb := stageBar[j] + x.lambda[j-1][i]*mBar
 				if j < m {
-					nb = nb - blk.beta[j][i]*nBar[j+1]
+					nb = nb - x.beta[j][i]*nBar[j+1]
 				}
 				nBar[j] = nb
-				betaSum[j-1][i] += (stage[j][i] - nodes[j-1]) * nb
-				lambdaSum[j-1][i] += (nodes[j] - mixes[j-1]) * mBar
-				mBar = blk.oneMinusLam[j-1][i] * mBar
+				betaSum[j-1] += (pre.stage[j] - nodes[j-1]) * nb
+				lambdaSum[j-1] += (nodes[j] - mixes[j-1]) * mBar
+				mBar = x.oneMinusLam[j-1][i] * mBar
 			}
-			v0Bar = (mBar + stageBar[0][i]) - blk.beta[0][i]*nBar[1]
-			stageBar[0][i] = nBar[1]
+			v0Bar = (mBar + stageBar[0]) - x.beta[0][i]*nBar[1]
+			stageBar[0] = nBar[1]
 			for j := 1; j <= m; j++ {
-				sbj := blk.beta[j-1][i] * nBar[j]
+				sbj := x.beta[j-1][i] * nBar[j]
 				if j < m {
 					sbj = sbj + nBar[j+1]
 				}
-				stageBar[j][i] = sbj
+				stageBar[j] = sbj
 			}
 		}
 		if x.adapt {
-			ab := aBar[i]
-			v0Bar = v0Bar + blk.gamma[i]*ab
-			etaSum[i] += ai * v0Bar
-			gammaSum[i] += v0 * ab
-			aBar[i] = ab*x.rho - blk.eta[i]*v0Bar
+			v0Bar = v0Bar + x.gamma[i]*aBar
+			etaSum += pre.a * v0Bar
+			gammaSum += v0 * aBar
+			aBar = aBar*x.rho - x.eta[i]*v0Bar
 		}
-		vBar[i] = v0Bar * x.mu
-		inBar[i] = v0Bar
+		vBar = v0Bar * x.mu
+		in.cotCurrent[idx] = v0Bar
+	}
+	acc[i] += float64(etaSum)
+	acc[n+i] += float64(gammaSum)
+	for j := range m {
+		acc[(2+j)*n+i] += float64(betaSum[j])
+		acc[(2+m+j)*n+i] += float64(lambdaSum[j])
 	}
 }

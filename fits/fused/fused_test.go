@@ -24,23 +24,25 @@ type kernelCase struct {
 	detach bool
 	dims   []int // [batch, T, d1, …, dn]
 	shared bool  // one coefficient per channel (the last axis)
+	drop   bool  // a dropout mask [batch, N] multiplies the spikes' cotangent
 }
 
 func (k kernelCase) String() string {
-	return fmt.Sprintf("adapt=%v/M=%d/detach=%v/dims=%v/shared=%v", k.adapt, k.m, k.detach, k.dims, k.shared)
+	return fmt.Sprintf("adapt=%v/M=%d/detach=%v/dims=%v/shared=%v/dropout=%v", k.adapt, k.m, k.detach, k.dims, k.shared, k.drop)
 }
 
 func kernelCases() []kernelCase {
 	var out []kernelCase
 	for _, adapt := range []bool{false, true} {
 		for m := range 4 {
-			out = append(out, kernelCase{adapt, m, false, []int{3, 40, 70}, false})
+			out = append(out, kernelCase{adapt, m, false, []int{3, 40, 70}, false, false})
 		}
 	}
 	return append(out,
-		kernelCase{true, 2, true, []int{3, 40, 70}, false},
-		kernelCase{true, 1, false, []int{2, 30, 3, 4, 5}, true},
-		kernelCase{false, 2, true, []int{1, 1, 130}, false},
+		kernelCase{true, 2, true, []int{3, 40, 70}, false, false},
+		kernelCase{true, 1, false, []int{2, 30, 3, 4, 5}, true, true},
+		kernelCase{false, 2, true, []int{1, 1, 130}, false, false},
+		kernelCase{true, 3, false, []int{2, 20, 24}, false, true},
 	)
 }
 
@@ -142,11 +144,23 @@ func TestKernelMatchesScan(t *testing.T) {
 					t.Fatal(err)
 				}
 				cotCur := make([]float32, len(cur))
-				g, err := fused.Backward(&c, s, cur, cot, cotCur)
+				var drop []float32
+				refCot := cot
+				if k.drop {
+					drop, refCot = make([]float32, s.Batch*s.Neurons), make([]float32, len(cot))
+					for j := range drop {
+						drop[j] = float32(2 * rng.IntN(2)) // p = 0.5: 0 or 1/(1 − p)
+					}
+					for j := range cot {
+						b, n := j/(s.Steps*s.Neurons), j%s.Neurons
+						refCot[j] = cot[j] * drop[b*s.Neurons+n]
+					}
+				}
+				g, err := fused.Backward(&c, s, cur, cot, drop, cotCur)
 				if err != nil {
 					t.Fatal(err)
 				}
-				wantSpikes, wantCotCur, wantCoef := reference(t, be.Backend, k, c, cur, cot, pdims)
+				wantSpikes, wantCotCur, wantCoef := reference(t, be.Backend, k, c, cur, refCot, pdims)
 				fired := 0
 				for j := range spikes {
 					if spikes[j] != wantSpikes[j] {
@@ -225,9 +239,12 @@ func TestBadInput(t *testing.T) {
 		if err := fused.Forward(&tc.c, tc.s, tc.cur, make([]float32, len(tc.cur))); err == nil {
 			t.Errorf("%s: Forward accepted it", tc.name)
 		}
-		if _, err := fused.Backward(&tc.c, tc.s, tc.cur, tc.cur, make([]float32, len(tc.cur))); err == nil {
+		if _, err := fused.Backward(&tc.c, tc.s, tc.cur, tc.cur, nil, make([]float32, len(tc.cur))); err == nil {
 			t.Errorf("%s: Backward accepted it", tc.name)
 		}
+	}
+	if _, err := fused.Backward(&good, s, ok, ok, make([]float32, 7), make([]float32, 24)); err == nil {
+		t.Error("a dropout mask of 7 values for [2, 4] accepted")
 	}
 	if err := fused.Forward(&good, s, ok, make([]float32, 24)); err != nil {
 		t.Errorf("a valid LIF layer: %v", err)

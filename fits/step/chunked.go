@@ -17,6 +17,7 @@ import (
 // chunked runs each block's neuron recurrence K steps per graph call (see the package documentation).
 type chunked struct {
 	name        string
+	backend     backends.Backend
 	net         model.Net
 	ctx         *context.Context
 	blocks      []*blockExecs
@@ -49,7 +50,7 @@ type blockExecs struct {
 }
 
 func newChunked(name string, backend backends.Backend, ctx *context.Context, net model.Net, chunk int, hand, fused bool) (*chunked, error) {
-	e := &chunked{name: name, net: net, ctx: ctx.Checked(false), chunk: chunk, hand: hand, fused: fused, times: timer{}, withDropout: net.Dropout > 0}
+	e := &chunked{name: name, backend: backend, net: net, ctx: ctx.Checked(false), chunk: chunk, hand: hand, fused: fused, times: timer{}, withDropout: net.Dropout > 0}
 	for i, b := range net.Blocks {
 		be, err := e.buildBlock(backend, i, b)
 		if err == nil && fused {
@@ -387,7 +388,7 @@ func (e *chunked) Gradients(b Batch) (m Metrics, grads map[string]*tensors.Tenso
 				drop = b.Dropout[i]
 			}
 			var cotCur *tensors.Tensor
-			if cotCur, err = e.fusedBackward(be, cot, drop, grads); err != nil {
+			if cotCur, err = e.fusedBackward(be, curs[i], cot, drop, grads); err != nil {
 				return
 			}
 			if cot, err = e.synapseBackward(be, i, hs[i], cotCur, grads); err != nil {

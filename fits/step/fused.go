@@ -9,6 +9,7 @@ import (
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 )
@@ -18,14 +19,11 @@ import (
 // (package fits/fused), and the cotangents of the coefficients go back to the variables through the autodiff
 // of that small map (scan.VariableGrads).
 type fusedExecs struct {
-	coefs     *context.Exec // () -> EtaDt, GammaDt (with adaptation), Beta..., Lambda... (shape P)
-	coefGrads *context.Exec // (cotangents in coefs' order...) -> gradients of neurParams
-	hostCoefs fused.Coefficients
-	adapt     bool // the layer carries the adaptation current (EtaDt, GammaDt are coefs' first outputs)
-	order     int  // TS order M
-	// Set by fusedForward for fusedBackward: the current on the host and its shape.
-	current []float32
-	shape   fused.Shape
+	coefs     *context.Exec      // () -> EtaDt, GammaDt (with adaptation), Beta..., Lambda... (shape P)
+	coefGrads *context.Exec      // (cotangents in coefs' order...) -> gradients of neurParams
+	hostCoefs fused.Coefficients // the coefficients of the current step, set by fusedForward
+	adapt     bool               // the layer carries the adaptation current (EtaDt, GammaDt are coefs' first outputs)
+	order     int                // TS order M
 }
 
 // buildFused defines the block's coefficient graphs (compiled at their first call).
@@ -107,49 +105,80 @@ func (e *chunked) fusedForward(be *blockExecs, cur *tensors.Tensor) ([]any, erro
 	}
 	be.hostCoefs = c
 	dims := cur.Shape().Dimensions
+	s := kernelShape(dims)
+	spikes, err := e.hostOutput(dims, func(out []float32) error {
+		return tensors.ConstFlatData(cur, func(in []float32) {
+			err = fused.Forward(&be.hostCoefs, s, in, out)
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return []any{spikes}, nil
+}
+
+// kernelShape is the kernel's view of a tensor [batch, T, d1, …, dn].
+func kernelShape(dims []int) fused.Shape {
 	s := fused.Shape{Batch: dims[0], Steps: dims[1], Neurons: 1}
 	for _, d := range dims[2:] {
 		s.Neurons *= d
 	}
-	if be.current, err = tensors.CopyFlatData[float32](cur); err != nil {
-		return nil, err
-	}
-	be.shape = s
-	spikes := make([]float32, len(be.current))
-	if err := fused.Forward(&be.hostCoefs, s, be.current, spikes); err != nil {
-		return nil, err
-	}
-	out := tensors.FromFlatDataAndDimensions(spikes, dims...)
-	e.mem.keep(out)
-	return []any{out}, nil
+	return s
 }
 
-// fusedBackward adds the gradients of the block's neuron variables to grads and returns the cotangent of
-// its current, given cot, the cotangent of the block's output h = spikes·dropout [batch, T, OutDims...],
-// and the block's dropout mask drop [batch, 1, OutDims...] (nil without dropout).
-func (e *chunked) fusedBackward(be *blockExecs, cot, drop *tensors.Tensor, grads map[string]*tensors.Tensor) (*tensors.Tensor, error) {
-	s := be.shape
-	cotSpikes, err := tensors.CopyFlatData[float32](cot)
-	if err != nil {
-		return nil, err
-	}
-	if drop != nil {
-		mask, err := tensors.CopyFlatData[float32](drop)
+// hostOutput returns a new float32 tensor of dims on the engine's device whose values fill writes. Where the
+// backend shares host memory with its device (XLA CPU), fill writes into the device buffer itself;
+// elsewhere into a local tensor that the next graph call transfers. The engine frees it after the step.
+func (e *chunked) hostOutput(dims []int, fill func([]float32) error) (*tensors.Tensor, error) {
+	shape := shapes.Make(dtypes.Float32, dims...)
+	var t *tensors.Tensor
+	var ferr error
+	if e.backend.HasSharedBuffers() {
+		buf, flat, err := e.backend.NewSharedBuffer(0, shape)
 		if err != nil {
 			return nil, err
 		}
-		for b := range s.Batch {
-			row := mask[b*s.Neurons : (b+1)*s.Neurons]
-			for t := range s.Steps {
-				x := cotSpikes[(b*s.Steps+t)*s.Neurons : (b*s.Steps+t+1)*s.Neurons]
-				for i := range x {
-					x[i] *= row[i]
-				}
-			}
+		ferr = fill(flat.([]float32))
+		if t, err = tensors.FromBuffer(e.backend, buf); err != nil {
+			_ = e.backend.BufferFinalize(buf)
+			return nil, err
+		}
+	} else {
+		t = tensors.FromShape(shape)
+		if err := tensors.MutableFlatData(t, func(flat []float32) { ferr = fill(flat) }); err != nil {
+			return nil, err
 		}
 	}
-	cotCur := make([]float32, len(cotSpikes))
-	g, err := fused.Backward(&be.hostCoefs, s, be.current, cotSpikes, cotCur)
+	e.mem.keep(t)
+	return t, ferr
+}
+
+// fusedBackward adds the gradients of the block's neuron variables to grads and returns the cotangent of
+// its current, given cur, the block's current (fusedForward's input), cot, the cotangent of the block's
+// output h = spikes·dropout [batch, T, OutDims...], and the block's dropout mask drop [batch, 1,
+// OutDims...] (nil without dropout).
+func (e *chunked) fusedBackward(be *blockExecs, cur, cot, drop *tensors.Tensor, grads map[string]*tensors.Tensor) (*tensors.Tensor, error) {
+	dims := cur.Shape().Dimensions
+	s := kernelShape(dims)
+	var mask []float32
+	if drop != nil {
+		var err error
+		if mask, err = tensors.CopyFlatData[float32](drop); err != nil {
+			return nil, err
+		}
+	}
+	var g fused.Grads
+	var kerr error
+	cotCur, err := e.hostOutput(dims, func(out []float32) error {
+		return tensors.ConstFlatData(cur, func(in []float32) {
+			kerr = tensors.ConstFlatData(cot, func(cotSpikes []float32) {
+				g, kerr = fused.Backward(&be.hostCoefs, s, in, cotSpikes, mask, out)
+			})
+		})
+	})
+	if err == nil {
+		err = kerr
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -186,10 +215,7 @@ func (e *chunked) fusedBackward(be *blockExecs, cot, drop *tensors.Tensor, grads
 			grads[v.ScopeAndName()] = outs[j]
 		}
 	}
-	out := tensors.FromFlatDataAndDimensions(cotCur, cot.Shape().Dimensions...)
-	e.mem.keep(out)
-	be.current = nil
-	return out, nil
+	return cotCur, nil
 }
 
 // coefShape is the parameter shape P of the block's coefficients.

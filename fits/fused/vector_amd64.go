@@ -1,0 +1,213 @@
+//go:build goexperiment.simd && amd64
+
+package fused
+
+import "simd/archsimd"
+
+// The vector code runs 8 neurons per AVX2 instruction, each group of 8 over all T steps with its state in
+// registers: the same operations as stepScalar and backwardScalar, in the same order, each an IEEE float32
+// operation (no fused multiply-add), so the two give identical values.
+
+var hasAVX2 = archsimd.X86.AVX2()
+
+// vectorLanes is the number of neurons one vector instruction handles.
+const vectorLanes = 8
+
+// Vector reports whether this build runs the kernel's inner loops with SIMD instructions (built with
+// GOEXPERIMENT=simd on amd64 and run on a CPU with AVX2).
+func Vector() bool { return hasAVX2 }
+
+type vec = archsimd.Float32x8
+
+func load(s []float32, i int) vec { return archsimd.LoadFloat32x8Slice(s[i : i+vectorLanes]) }
+func splat(v float32) vec         { return archsimd.BroadcastFloat32x8(v) }
+
+// vecCoefs are the coefficients of a group of 8 neurons.
+type vecCoefs struct {
+	eta, gamma                vec
+	beta, lambda, oneMinusLam [MaxOrder]vec
+}
+
+func (x *expanded) vecCoefs(i int) (c vecCoefs) {
+	if x.adapt {
+		c.eta, c.gamma = load(x.eta, i), load(x.gamma, i)
+	}
+	for j := range x.m {
+		c.beta[j], c.lambda[j], c.oneMinusLam[j] = load(x.beta[j], i), load(x.lambda[j], i), load(x.oneMinusLam[j], i)
+	}
+	return
+}
+
+// vecState is the state of a group of 8 neurons.
+type vecState struct {
+	v, a  vec
+	stage [MaxOrder + 1]vec
+}
+
+// stepVec is stepScalar for a group of 8 neurons.
+func (x *expanded) stepVec(c *vecCoefs, st *vecState, in vec) vec {
+	mu, rho, vth := splat(x.mu), splat(x.rho), splat(x.vth)
+	v0 := st.v.Mul(mu).Add(in)
+	if x.adapt {
+		v0 = v0.Sub(c.eta.Mul(st.a))
+		st.a = st.a.Mul(rho).Add(c.gamma.Mul(v0))
+	}
+	mixed := v0
+	if m := x.m; m > 0 {
+		prevOld, prevNew := st.stage[0], v0
+		st.stage[0] = v0
+		for j := 1; j <= m; j++ {
+			old := st.stage[j]
+			nj := c.beta[j-1].Mul(old.Sub(prevNew)).Add(prevOld)
+			st.stage[j] = nj
+			mixed = c.oneMinusLam[j-1].Mul(mixed).Add(c.lambda[j-1].Mul(nj))
+			prevOld, prevNew = old, nj
+		}
+	}
+	spike := splat(1).Masked(mixed.Sub(vth).GreaterEqual(splat(0)))
+	st.v = mixed.Sub(spike.Mul(vth))
+	return spike
+}
+
+// forwardVector runs the groups of 8 neurons of batch element b over the T steps and returns how many
+// neurons it ran.
+func (x *expanded) forwardVector(s Shape, b int, current, spikes []float32) int {
+	if !hasAVX2 {
+		return 0
+	}
+	n := s.Neurons
+	nv := n - n%vectorLanes
+	for i := 0; i < nv; i += vectorLanes {
+		c := x.vecCoefs(i)
+		var st vecState
+		idx := b*s.Steps*n + i
+		for range s.Steps {
+			x.stepVec(&c, &st, load(current, idx)).StoreSlice(spikes[idx:])
+			idx += n
+		}
+	}
+	return nv
+}
+
+// backwardVector is backwardScalar for the groups of 8 neurons of batch element b; it returns how many
+// neurons it ran. hist holds T × components × 8 values.
+func (x *expanded) backwardVector(s Shape, b int, in backwardIn, hist []float32, acc []float64) int {
+	if !hasAVX2 {
+		return 0
+	}
+	n, m, comps := s.Neurons, x.m, x.comps
+	nv := n - n%vectorLanes
+	mu, rho, vth := splat(x.mu), splat(x.rho), splat(x.vth)
+	one, zero := splat(1), splat(0)
+	width, scale := splat(x.width), splat(x.scale)
+	base := b * s.Steps * n
+	for i := 0; i < nv; i += vectorLanes {
+		c := x.vecCoefs(i)
+		// The state before every step.
+		var st vecState
+		for t := range s.Steps {
+			h := hist[t*comps*vectorLanes:]
+			st.v.StoreSlice(h)
+			k := vectorLanes
+			if x.adapt {
+				st.a.StoreSlice(h[k:])
+				k += vectorLanes
+			}
+			for j := 0; m > 0 && j <= m; j++ {
+				st.stage[j].StoreSlice(h[k:])
+				k += vectorLanes
+			}
+			if t < s.Steps-1 {
+				x.stepVec(&c, &st, load(in.current, base+t*n+i))
+			}
+		}
+		drop := one
+		if in.dropout != nil {
+			drop = load(in.dropout, b*n+i)
+		}
+		var vBar, aBar, etaSum, gammaSum vec
+		var stageBar, nodes, mixes, nBar [MaxOrder + 1]vec
+		var betaSum, lambdaSum [MaxOrder]vec
+		var pre vecState
+		for t := s.Steps - 1; t >= 0; t-- {
+			h := hist[t*comps*vectorLanes:]
+			pre.v = load(h, 0)
+			k := vectorLanes
+			if x.adapt {
+				pre.a = load(h, k)
+				k += vectorLanes
+			}
+			for j := 0; m > 0 && j <= m; j++ {
+				pre.stage[j] = load(h, k)
+				k += vectorLanes
+			}
+			idx := base + t*n + i
+			v0 := pre.v.Mul(mu).Add(load(in.current, idx))
+			if x.adapt {
+				v0 = v0.Sub(c.eta.Mul(pre.a))
+			}
+			nodes[0], mixes[0] = v0, v0
+			for j := 1; j <= m; j++ {
+				nodes[j] = c.beta[j-1].Mul(pre.stage[j].Sub(nodes[j-1])).Add(pre.stage[j-1])
+				mixes[j] = c.oneMinusLam[j-1].Mul(mixes[j-1]).Add(c.lambda[j-1].Mul(nodes[j]))
+			}
+			u := mixes[m].Sub(vth)
+			abs := u.Max(zero.Sub(u))
+			surr := one.Sub(abs.Div(width)).Max(zero).Mul(scale)
+
+			sb := load(in.cotSpikes, idx)
+			if in.dropout != nil {
+				sb = sb.Mul(drop)
+			}
+			if !x.detach {
+				sb = sb.Sub(vBar.Mul(vth))
+			}
+			uBar := vBar.Add(surr.Mul(sb))
+			v0Bar := uBar
+			if m > 0 {
+				mBar := uBar
+				for j := m; j >= 1; j-- {
+					nb := stageBar[j].Add(c.lambda[j-1].Mul(mBar))
+					if j < m {
+						nb = nb.Sub(c.beta[j].Mul(nBar[j+1]))
+					}
+					nBar[j] = nb
+					betaSum[j-1] = betaSum[j-1].Add(pre.stage[j].Sub(nodes[j-1]).Mul(nb))
+					lambdaSum[j-1] = lambdaSum[j-1].Add(nodes[j].Sub(mixes[j-1]).Mul(mBar))
+					mBar = c.oneMinusLam[j-1].Mul(mBar)
+				}
+				v0Bar = mBar.Add(stageBar[0]).Sub(c.beta[0].Mul(nBar[1]))
+				stageBar[0] = nBar[1]
+				for j := 1; j <= m; j++ {
+					sbj := c.beta[j-1].Mul(nBar[j])
+					if j < m {
+						sbj = sbj.Add(nBar[j+1])
+					}
+					stageBar[j] = sbj
+				}
+			}
+			if x.adapt {
+				v0Bar = v0Bar.Add(c.gamma.Mul(aBar))
+				etaSum = etaSum.Add(pre.a.Mul(v0Bar))
+				gammaSum = gammaSum.Add(v0.Mul(aBar))
+				aBar = aBar.Mul(rho).Sub(c.eta.Mul(v0Bar))
+			}
+			vBar = v0Bar.Mul(mu)
+			v0Bar.StoreSlice(in.cotCurrent[idx:])
+		}
+		var lanes [vectorLanes]float32
+		add := func(row int, v vec) {
+			v.Store(&lanes)
+			for l, f := range lanes {
+				acc[row*n+i+l] += float64(f)
+			}
+		}
+		add(0, etaSum)
+		add(1, gammaSum)
+		for j := range m {
+			add(2+j, betaSum[j])
+			add(2+m+j, lambdaSum[j])
+		}
+	}
+	return nv
+}
