@@ -17,7 +17,7 @@ func BenchmarkKernel(b *testing.B) {
 		spikes, cotCur := make([]float32, len(cur)), make([]float32, len(cur))
 		b.Run(fmt.Sprintf("forward/W=%d", w), func(b *testing.B) {
 			for b.Loop() {
-				if err := fused.Forward(&c, s, cur, spikes); err != nil {
+				if _, err := fused.Forward(&c, s, cur, nil, spikes); err != nil {
 					b.Fatal(err)
 				}
 			}

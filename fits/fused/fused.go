@@ -199,22 +199,33 @@ func parallel(batch int, work func(worker, b int)) int {
 	return workers
 }
 
-// Forward runs the layer over current [batch, T, N] from the zero state and writes its spikes (exactly 0
-// or 1) to spikes [batch, T, N].
-func Forward(c *Coefficients, s Shape, current, spikes []float32) error {
-	if err := s.check(current, spikes); err != nil {
-		return err
+// Forward runs the layer over current [batch, T, N] from the zero state, writes its spikes S (exactly 0 or
+// 1) to out [batch, T, N], times dropout[b, i] when dropout ([batch, N], a time-shared mask) is not nil,
+// and returns the number of spikes of each batch element (before the mask).
+func Forward(c *Coefficients, s Shape, current, dropout, out []float32) ([]int, error) {
+	if err := s.check(current, out); err != nil {
+		return nil, err
+	}
+	if dropout != nil && len(dropout) != s.Batch*s.Neurons {
+		return nil, fmt.Errorf("fused: dropout mask of %d values for [%d, %d]", len(dropout), s.Batch, s.Neurons)
 	}
 	if _, err := c.check(s.Neurons); err != nil {
-		return err
+		return nil, err
 	}
 	x := expand(c, s.Neurons)
+	counts := make([]int, s.Batch)
 	parallel(s.Batch, func(_, b int) {
-		for i := x.forwardVector(s, b, current, spikes); i < s.Neurons; i++ {
-			x.forwardScalar(s, b, i, current, spikes)
+		var drop []float32
+		if dropout != nil {
+			drop = dropout[b*s.Neurons : (b+1)*s.Neurons]
 		}
+		i, count := x.forwardVector(s, b, current, drop, out)
+		for ; i < s.Neurons; i++ {
+			count += x.forwardScalar(s, b, i, current, drop, out)
+		}
+		counts[b] = count
 	})
-	return nil
+	return counts, nil
 }
 
 // Backward returns the cotangents of the coefficients and writes the cotangent of the current to cotCurrent
@@ -311,14 +322,28 @@ func (x *expanded) stepScalar(i int, st *scalarState, in float32) float32 {
 	return spike
 }
 
-// forwardScalar runs neuron i of batch element b over the T steps.
-func (x *expanded) forwardScalar(s Shape, b, i int, current, spikes []float32) {
+// forwardScalar runs neuron i of batch element b over the T steps (its output times drop[i] unless drop is
+// nil) and returns its number of spikes.
+func (x *expanded) forwardScalar(s Shape, b, i int, current, drop, out []float32) int {
 	var st scalarState
 	idx := b*s.Steps*s.Neurons + i
+	var d float32 = 1
+	if drop != nil {
+		d = drop[i]
+	}
+	count := 0
 	for range s.Steps {
-		spikes[idx] = x.stepScalar(i, &st, current[idx])
+		spike := x.stepScalar(i, &st, current[idx])
+		if spike != 0 {
+			count++
+		}
+		if drop != nil {
+			spike = spike * d
+		}
+		out[idx] = spike
 		idx += s.Neurons
 	}
+	return count
 }
 
 // backwardScalar runs the adjoint of neuron i of batch element b: it recomputes the state before every

@@ -139,11 +139,6 @@ func TestKernelMatchesScan(t *testing.T) {
 			t.Run(be.Name+"/"+k.String(), func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(i), 11))
 				c, s, cur, cot, pdims := k.draw(rng)
-				spikes := make([]float32, len(cur))
-				if err := fused.Forward(&c, s, cur, spikes); err != nil {
-					t.Fatal(err)
-				}
-				cotCur := make([]float32, len(cur))
 				var drop []float32
 				refCot := cot
 				if k.drop {
@@ -156,6 +151,27 @@ func TestKernelMatchesScan(t *testing.T) {
 						refCot[j] = cot[j] * drop[b*s.Neurons+n]
 					}
 				}
+				spikes, out := make([]float32, len(cur)), make([]float32, len(cur))
+				counts, err := fused.Forward(&c, s, cur, nil, spikes)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := fused.Forward(&c, s, cur, drop, out); err != nil {
+					t.Fatal(err)
+				}
+				for j := range spikes {
+					b, n := j/(s.Steps*s.Neurons), j%s.Neurons
+					if want := spikes[j]; drop != nil && out[j] != want*drop[b*s.Neurons+n] || drop == nil && out[j] != want {
+						t.Fatalf("output %d with dropout: %g, spike %g", j, out[j], spikes[j])
+					}
+					counts[b] -= int(spikes[j])
+				}
+				for b, left := range counts {
+					if left != 0 {
+						t.Fatalf("batch element %d: spike count off by %d", b, left)
+					}
+				}
+				cotCur := make([]float32, len(cur))
 				g, err := fused.Backward(&c, s, cur, cot, drop, cotCur)
 				if err != nil {
 					t.Fatal(err)
@@ -236,7 +252,7 @@ func TestBadInput(t *testing.T) {
 		{"order above MaxOrder", fused.Coefficients{Beta: make([][]float32, fused.MaxOrder+1), Lambda: make([][]float32, fused.MaxOrder+1), SurrogateWidth: 1}, s, ok},
 	}
 	for _, tc := range cases {
-		if err := fused.Forward(&tc.c, tc.s, tc.cur, make([]float32, len(tc.cur))); err == nil {
+		if _, err := fused.Forward(&tc.c, tc.s, tc.cur, nil, make([]float32, len(tc.cur))); err == nil {
 			t.Errorf("%s: Forward accepted it", tc.name)
 		}
 		if _, err := fused.Backward(&tc.c, tc.s, tc.cur, tc.cur, nil, make([]float32, len(tc.cur))); err == nil {
@@ -246,7 +262,10 @@ func TestBadInput(t *testing.T) {
 	if _, err := fused.Backward(&good, s, ok, ok, make([]float32, 7), make([]float32, 24)); err == nil {
 		t.Error("a dropout mask of 7 values for [2, 4] accepted")
 	}
-	if err := fused.Forward(&good, s, ok, make([]float32, 24)); err != nil {
+	if _, err := fused.Forward(&good, s, ok, make([]float32, 9), make([]float32, 24)); err == nil {
+		t.Error("Forward accepted a dropout mask of 9 values for [2, 4]")
+	}
+	if _, err := fused.Forward(&good, s, ok, nil, make([]float32, 24)); err != nil {
 		t.Errorf("a valid LIF layer: %v", err)
 	}
 }

@@ -69,24 +69,40 @@ func (x *expanded) stepVec(c *vecCoefs, st *vecState, in vec) vec {
 	return spike
 }
 
-// forwardVector runs the groups of 8 neurons of batch element b over the T steps and returns how many
-// neurons it ran.
-func (x *expanded) forwardVector(s Shape, b int, current, spikes []float32) int {
+// forwardVector runs the groups of 8 neurons of batch element b over the T steps (their output times drop
+// unless drop is nil) and returns how many neurons it ran and their number of spikes.
+func (x *expanded) forwardVector(s Shape, b int, current, drop, out []float32) (int, int) {
 	if !hasAVX2 {
-		return 0
+		return 0, 0
 	}
 	n := s.Neurons
 	nv := n - n%vectorLanes
+	total := 0
+	var lanes [vectorLanes]float32
 	for i := 0; i < nv; i += vectorLanes {
 		c := x.vecCoefs(i)
 		var st vecState
+		var count vec // per lane at most T spikes: exact in float32
 		idx := b*s.Steps*n + i
+		var d vec
+		if drop != nil {
+			d = load(drop, i)
+		}
 		for range s.Steps {
-			x.stepVec(&c, &st, load(current, idx)).StoreSlice(spikes[idx:])
+			spike := x.stepVec(&c, &st, load(current, idx))
+			count = count.Add(spike)
+			if drop != nil {
+				spike = spike.Mul(d)
+			}
+			spike.StoreSlice(out[idx:])
 			idx += n
 		}
+		count.Store(&lanes)
+		for _, v := range lanes {
+			total += int(v)
+		}
 	}
-	return nv
+	return nv, total
 }
 
 // backwardVector is backwardScalar for the groups of 8 neurons of batch element b; it returns how many

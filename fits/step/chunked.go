@@ -286,7 +286,6 @@ func (e *chunked) forwardPass(b Batch, training, save bool) (hs, curs []*tensors
 	}
 	hs = []*tensors.Tensor{b.X}
 	saved = make([][][]*tensors.Tensor, len(e.blocks))
-	rateTensors := make([]*tensors.Tensor, 0, len(e.blocks))
 	for i, be := range e.blocks {
 		var outs []*tensors.Tensor
 		if outs, err = e.times.exec(be.synapse, hs[i]); err != nil {
@@ -295,21 +294,31 @@ func (e *chunked) forwardPass(b Batch, training, save bool) (hs, curs []*tensors
 		cur := outs[0]
 		e.mem.keep(cur)
 		curs = append(curs, cur)
-		var parts []any
-		if e.fused {
-			parts, err = e.fusedForward(be, cur)
-		} else {
-			parts, saved[i], err = e.chunkForward(be, cur, batch, save)
+		var drop *tensors.Tensor
+		if training && e.withDropout {
+			drop = b.Dropout[i]
 		}
-		if err != nil {
+		if e.fused {
+			// The kernel applies the dropout mask and counts the spikes itself: no join graph.
+			var h *tensors.Tensor
+			var rate float64
+			if h, rate, err = e.fusedForward(be, cur, b.Mask, drop); err != nil {
+				return
+			}
+			hs = append(hs, h)
+			rates = append(rates, rate)
+			continue
+		}
+		var parts []any
+		if parts, saved[i], err = e.chunkForward(be, cur, batch, save); err != nil {
 			return
 		}
 		args := []any{b.Mask}
 		exec := be.joinEval
 		if training {
 			exec = be.join
-			if e.withDropout {
-				args = append(args, b.Dropout[i])
+			if drop != nil {
+				args = append(args, drop)
 			}
 		}
 		if outs, err = e.times.exec(exec, append(args, parts...)...); err != nil {
@@ -317,9 +326,12 @@ func (e *chunked) forwardPass(b Batch, training, save bool) (hs, curs []*tensors
 		}
 		e.mem.keep(outs[0])
 		hs = append(hs, outs[0])
-		rateTensors = append(rateTensors, outs[1])
+		var r []float64
+		if r, err = scalars(outs[1:2]); err != nil {
+			return
+		}
+		rates = append(rates, r[0])
 	}
-	rates, err = scalars(rateTensors)
 	return
 }
 

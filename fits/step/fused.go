@@ -78,17 +78,19 @@ func (e *chunked) buildFused(backend backends.Backend, be *blockExecs) error {
 }
 
 // fusedForward runs the block's recurrence over cur [batch, T, OutDims...] with the host kernel and returns
-// the spikes (one part, for the block's join graph).
-func (e *chunked) fusedForward(be *blockExecs, cur *tensors.Tensor) ([]any, error) {
+// the block's output h = spikes·drop [batch, T, OutDims...] (drop [batch, 1, OutDims...] is the block's
+// dropout mask, nil for none) and the rate sum model.RateSum computes: Σ over the examples of mask
+// ([batch]) times the example's mean firing rate (spikes per neuron per step).
+func (e *chunked) fusedForward(be *blockExecs, cur, mask, drop *tensors.Tensor) (*tensors.Tensor, float64, error) {
 	outs, err := e.times.exec(be.coefs)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	c := be.hostCoefs
 	host := make([][]float32, len(outs))
 	for i, t := range outs {
 		if host[i], err = tensors.CopyFlatData[float32](t); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		t.MustFinalizeAll()
 	}
@@ -98,7 +100,7 @@ func (e *chunked) fusedForward(be *blockExecs, cur *tensors.Tensor) ([]any, erro
 		k = 2
 	}
 	if len(host) < k+2*m {
-		return nil, fmt.Errorf("step: %d coefficient arrays for TS order %d", len(host), m)
+		return nil, 0, fmt.Errorf("step: %d coefficient arrays for TS order %d", len(host), m)
 	}
 	if m > 0 {
 		c.Beta, c.Lambda = host[k:k+m], host[k+m:k+2*m]
@@ -106,15 +108,34 @@ func (e *chunked) fusedForward(be *blockExecs, cur *tensors.Tensor) ([]any, erro
 	be.hostCoefs = c
 	dims := cur.Shape().Dimensions
 	s := kernelShape(dims)
-	spikes, err := e.hostOutput(dims, func(out []float32) error {
-		return tensors.ConstFlatData(cur, func(in []float32) {
-			err = fused.Forward(&be.hostCoefs, s, in, out)
-		})
+	examples, err := tensors.CopyFlatData[float32](mask)
+	if err != nil {
+		return nil, 0, err
+	}
+	var dropout []float32
+	if drop != nil {
+		if dropout, err = tensors.CopyFlatData[float32](drop); err != nil {
+			return nil, 0, err
+		}
+	}
+	var counts []int
+	h, err := e.hostOutput(dims, func(out []float32) error {
+		var kerr error
+		if err := tensors.ConstFlatData(cur, func(in []float32) {
+			counts, kerr = fused.Forward(&be.hostCoefs, s, in, dropout, out)
+		}); err != nil {
+			return err
+		}
+		return kerr
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return []any{spikes}, nil
+	rate := 0.0
+	for b, n := range counts {
+		rate += float64(examples[b]) * float64(n) / float64(s.Steps*s.Neurons)
+	}
+	return h, rate, nil
 }
 
 // kernelShape is the kernel's view of a tensor [batch, T, d1, …, dn].
@@ -170,15 +191,15 @@ func (e *chunked) fusedBackward(be *blockExecs, cur, cot, drop *tensors.Tensor, 
 	var g fused.Grads
 	var kerr error
 	cotCur, err := e.hostOutput(dims, func(out []float32) error {
-		return tensors.ConstFlatData(cur, func(in []float32) {
+		if err := tensors.ConstFlatData(cur, func(in []float32) {
 			kerr = tensors.ConstFlatData(cot, func(cotSpikes []float32) {
 				g, kerr = fused.Backward(&be.hostCoefs, s, in, cotSpikes, mask, out)
 			})
-		})
+		}); err != nil {
+			return err
+		}
+		return kerr
 	})
-	if err == nil {
-		err = kerr
-	}
 	if err != nil {
 		return nil, err
 	}
