@@ -44,6 +44,7 @@ func register(c *command) {
 }
 
 func main() {
+	execWithHugePageMalloc()
 	os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
 }
 

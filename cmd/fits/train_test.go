@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -101,6 +102,16 @@ func TestTrainKillResume(t *testing.T) {
 			t.Fatal("no checkpoint after 5 minutes")
 		}
 		time.Sleep(2 * time.Millisecond)
+	}
+	// The process re-executed itself (same process id) with glibc's huge-page malloc (hugepages.go).
+	if _, set := os.LookupEnv("GLIBC_TUNABLES"); runtime.GOOS == "linux" && !set && os.Getenv("FITS_MALLOC_HUGEPAGES") != "0" {
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", cmd.Process.Pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(env, []byte("GLIBC_TUNABLES="+mallocHugePages)) {
+			t.Errorf("the training process runs without GLIBC_TUNABLES=%s", mallocHugePages)
+		}
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)

@@ -504,6 +504,10 @@ func (e *chunked) execs() []*context.Exec {
 
 func (e *chunked) Close() {
 	e.mem.free()
+	for _, be := range e.blocks {
+		be.hOut.free()
+		be.cotOut.free()
+	}
 	for _, x := range e.execs() {
 		if x != nil {
 			x.Finalize()

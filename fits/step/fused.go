@@ -24,6 +24,8 @@ type fusedExecs struct {
 	hostCoefs fused.Coefficients // the coefficients of the current step, set by fusedForward
 	adapt     bool               // the layer carries the adaptation current (EtaDt, GammaDt are coefs' first outputs)
 	order     int                // TS order M
+	hOut      hostBuffer         // the block's output h, reused across steps
+	cotOut    hostBuffer         // the cotangent of the block's current, reused across steps
 }
 
 // buildFused defines the block's coefficient graphs (compiled at their first call).
@@ -119,7 +121,7 @@ func (e *chunked) fusedForward(be *blockExecs, cur, mask, drop *tensors.Tensor) 
 		}
 	}
 	var counts []int
-	h, err := e.hostOutput(dims, func(out []float32) error {
+	h, err := e.hostOutput(&be.hOut, dims, func(out []float32) error {
 		var kerr error
 		if err := tensors.ConstFlatData(cur, func(in []float32) {
 			counts, kerr = fused.Forward(&be.hostCoefs, s, in, dropout, out)
@@ -147,31 +149,51 @@ func kernelShape(dims []int) fused.Shape {
 	return s
 }
 
-// hostOutput returns a new float32 tensor of dims on the engine's device whose values fill writes. Where the
-// backend shares host memory with its device (XLA CPU), fill writes into the device buffer itself;
-// elsewhere into a local tensor that the next graph call transfers. The engine frees it after the step.
-func (e *chunked) hostOutput(dims []int, fill func([]float32) error) (*tensors.Tensor, error) {
+// hostBuffer is a float32 tensor in memory that the host and the device share (XLA CPU), written by the
+// host kernel and read by the next graph call. The engine keeps one per block and role across steps and
+// overwrites it: allocating fresh buffers of this size every step costs the operating system's page
+// faults on every page (about 0.1 s per step at W = 512).
+type hostBuffer struct {
+	t    *tensors.Tensor
+	flat []float32
+}
+
+func (h *hostBuffer) free() {
+	if h.t != nil {
+		_ = h.t.FinalizeAll()
+	}
+	*h = hostBuffer{}
+}
+
+// hostOutput returns a float32 tensor of dims on the engine's device whose values fill writes. Where the
+// backend shares host memory with its device (XLA CPU), fill writes into the device buffer itself, the
+// buffer kept in slot and reused by the next step; elsewhere into a new local tensor that the next graph
+// call transfers, freed after the step.
+func (e *chunked) hostOutput(slot *hostBuffer, dims []int, fill func([]float32) error) (*tensors.Tensor, error) {
 	shape := shapes.Make(dtypes.Float32, dims...)
-	var t *tensors.Tensor
-	var ferr error
-	if e.backend.HasSharedBuffers() {
+	if !e.backend.HasSharedBuffers() {
+		t := tensors.FromShape(shape)
+		e.mem.keep(t)
+		var ferr error
+		if err := tensors.MutableFlatData(t, func(flat []float32) { ferr = fill(flat) }); err != nil {
+			return nil, err
+		}
+		return t, ferr
+	}
+	if slot.t == nil || !slot.t.Shape().Equal(shape) {
+		slot.free()
 		buf, flat, err := e.backend.NewSharedBuffer(0, shape)
 		if err != nil {
 			return nil, err
 		}
-		ferr = fill(flat.([]float32))
-		if t, err = tensors.FromBuffer(e.backend, buf); err != nil {
+		t, err := tensors.FromBuffer(e.backend, buf)
+		if err != nil {
 			_ = e.backend.BufferFinalize(buf)
 			return nil, err
 		}
-	} else {
-		t = tensors.FromShape(shape)
-		if err := tensors.MutableFlatData(t, func(flat []float32) { ferr = fill(flat) }); err != nil {
-			return nil, err
-		}
+		*slot = hostBuffer{t: t, flat: flat.([]float32)}
 	}
-	e.mem.keep(t)
-	return t, ferr
+	return slot.t, fill(slot.flat)
 }
 
 // fusedBackward adds the gradients of the block's neuron variables to grads and returns the cotangent of
@@ -190,7 +212,7 @@ func (e *chunked) fusedBackward(be *blockExecs, cur, cot, drop *tensors.Tensor, 
 	}
 	var g fused.Grads
 	var kerr error
-	cotCur, err := e.hostOutput(dims, func(out []float32) error {
+	cotCur, err := e.hostOutput(&be.cotOut, dims, func(out []float32) error {
 		if err := tensors.ConstFlatData(cur, func(in []float32) {
 			kerr = tensors.ConstFlatData(cot, func(cotSpikes []float32) {
 				g, kerr = fused.Backward(&be.hostCoefs, s, in, cotSpikes, mask, out)
