@@ -246,26 +246,29 @@ func Backward(c *Coefficients, s Shape, current, cotSpikes, dropout, cotCurrent 
 	}
 	x := expand(c, s.Neurons)
 	workers := max(1, min(runtime.GOMAXPROCS(0), s.Batch))
-	// Per worker, per neuron sums of the coefficient cotangents: [2 + 2M][N] (Σ a·V̄0, Σ V0·ā′, β̄m, λ̄m).
+	// Per batch element, per neuron sums of the coefficient cotangents over time: [2 + 2M][N] (Σ a·V̄0,
+	// Σ V0·ā′, β̄m, λ̄m). They are summed over the batch in a fixed order afterwards, so that the result
+	// does not depend on which goroutine ran which element (training is reproducible to the bit).
 	nacc := 2 + 2*x.m
-	acc := make([][]float64, workers)
+	acc := make([]float32, s.Batch*nacc*s.Neurons)
 	hist := make([][]float32, workers)
-	for w := range acc {
-		acc[w] = make([]float64, nacc*s.Neurons)
+	for w := range hist {
 		hist[w] = make([]float32, s.Steps*x.comps*vectorLanes)
 	}
 	in := backwardIn{current: current, cotSpikes: cotSpikes, dropout: dropout, cotCurrent: cotCurrent}
 	parallel(s.Batch, func(w, b int) {
-		for i := x.backwardVector(s, b, in, hist[w], acc[w]); i < s.Neurons; i++ {
-			x.backwardScalar(s, b, i, in, hist[w], acc[w])
+		a := acc[b*nacc*s.Neurons : (b+1)*nacc*s.Neurons]
+		for i := x.backwardVector(s, b, in, hist[w], a); i < s.Neurons; i++ {
+			x.backwardScalar(s, b, i, in, hist[w], a)
 		}
 	})
-	// Sum over workers and over the neurons sharing a coefficient entry.
+	// Sum over the batch and over the neurons sharing a coefficient entry, in float64.
 	reduce := func(j int) []float64 {
 		out := make([]float64, p)
-		for w := range acc {
-			for i, v := range acc[w][j*s.Neurons : (j+1)*s.Neurons] {
-				out[i%p] += v
+		for b := range s.Batch {
+			row := acc[(b*nacc+j)*s.Neurons : (b*nacc+j+1)*s.Neurons]
+			for i, v := range row {
+				out[i%p] += float64(v)
 			}
 		}
 		return out
@@ -348,8 +351,8 @@ func (x *expanded) forwardScalar(s Shape, b, i int, current, drop, out []float32
 
 // backwardScalar runs the adjoint of neuron i of batch element b: it recomputes the state before every
 // step into hist (T × components values), then runs the reverse steps (see the package documentation),
-// writing Ī and adding the neuron's coefficient cotangents to acc.
-func (x *expanded) backwardScalar(s Shape, b, i int, in backwardIn, hist []float32, acc []float64) {
+// writing Ī and the neuron's coefficient cotangents summed over time to acc ([2 + 2M][N] of element b).
+func (x *expanded) backwardScalar(s Shape, b, i int, in backwardIn, hist, acc []float32) {
 	m, comps, n := x.m, x.comps, s.Neurons
 	base := b * s.Steps * n
 	var st scalarState
@@ -442,10 +445,8 @@ func (x *expanded) backwardScalar(s Shape, b, i int, in backwardIn, hist []float
 		vBar = v0Bar * x.mu
 		in.cotCurrent[idx] = v0Bar
 	}
-	acc[i] += float64(etaSum)
-	acc[n+i] += float64(gammaSum)
+	acc[i], acc[n+i] = etaSum, gammaSum
 	for j := range m {
-		acc[(2+j)*n+i] += float64(betaSum[j])
-		acc[(2+m+j)*n+i] += float64(lambdaSum[j])
+		acc[(2+j)*n+i], acc[(2+m+j)*n+i] = betaSum[j], lambdaSum[j]
 	}
 }

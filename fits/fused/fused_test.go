@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/fits-snn/fits/fits/fused"
@@ -277,4 +279,32 @@ func TestMain(m *testing.M) {
 		_ = os.Setenv("XLA_FLAGS", "--xla_backend_optimization_level=0")
 	}
 	os.Exit(m.Run())
+}
+
+// TestBackwardReproducible runs Backward with 1 and with 3 goroutines: the cotangents must be identical to
+// the bit (the batch is summed in a fixed order whatever goroutine ran which element), so a resumed training
+// run repeats an uninterrupted one exactly.
+func TestBackwardReproducible(t *testing.T) {
+	k := kernelCase{adapt: true, m: 2, dims: []int{7, 30, 37}, drop: true}
+	c, s, cur, cot, _ := k.draw(rand.New(rand.NewPCG(5, 6)))
+	run := func(procs int) ([]float32, fused.Grads) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		out := make([]float32, len(cur))
+		g, err := fused.Backward(&c, s, cur, cot, nil, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out, g
+	}
+	out1, g1 := run(1)
+	out3, g3 := run(3)
+	if !slices.Equal(out1, out3) {
+		t.Error("the cotangent of the current depends on the number of goroutines")
+	}
+	for j, pair := range [][2][]float64{{g1.EtaDt, g3.EtaDt}, {g1.GammaDt, g3.GammaDt}, {g1.Beta[0], g3.Beta[0]},
+		{g1.Beta[1], g3.Beta[1]}, {g1.Lambda[0], g3.Lambda[0]}, {g1.Lambda[1], g3.Lambda[1]}} {
+		if !slices.Equal(pair[0], pair[1]) {
+			t.Errorf("coefficient cotangent %d depends on the number of goroutines", j)
+		}
+	}
 }

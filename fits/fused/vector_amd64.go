@@ -107,7 +107,7 @@ func (x *expanded) forwardVector(s Shape, b int, current, drop, out []float32) (
 
 // backwardVector is backwardScalar for the groups of 8 neurons of batch element b; it returns how many
 // neurons it ran. hist holds T × components × 8 values.
-func (x *expanded) backwardVector(s Shape, b int, in backwardIn, hist []float32, acc []float64) int {
+func (x *expanded) backwardVector(s Shape, b int, in backwardIn, hist, acc []float32) int {
 	if !hasAVX2 {
 		return 0
 	}
@@ -211,18 +211,11 @@ func (x *expanded) backwardVector(s Shape, b int, in backwardIn, hist []float32,
 			vBar = v0Bar.Mul(mu)
 			v0Bar.StoreSlice(in.cotCurrent[idx:])
 		}
-		var lanes [vectorLanes]float32
-		add := func(row int, v vec) {
-			v.Store(&lanes)
-			for l, f := range lanes {
-				acc[row*n+i+l] += float64(f)
-			}
-		}
-		add(0, etaSum)
-		add(1, gammaSum)
+		etaSum.StoreSlice(acc[i:])
+		gammaSum.StoreSlice(acc[n+i:])
 		for j := range m {
-			add(2+j, betaSum[j])
-			add(2+m+j, lambdaSum[j])
+			betaSum[j].StoreSlice(acc[(2+j)*n+i:])
+			lambdaSum[j].StoreSlice(acc[(2+m+j)*n+i:])
 		}
 	}
 	return nv

@@ -13,6 +13,6 @@ func Vector() bool { return false }
 func (x *expanded) forwardVector(_ Shape, _ int, _, _, _ []float32) (int, int) { return 0, 0 }
 
 // backwardVector is absent from this build: every neuron runs the scalar code.
-func (x *expanded) backwardVector(_ Shape, _ int, _ backwardIn, _ []float32, _ []float64) int {
+func (x *expanded) backwardVector(_ Shape, _ int, _ backwardIn, _, _ []float32) int {
 	return 0
 }
