@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/fits-snn/fits/fits/fused"
 	"io"
 	"os"
 	"os/exec"
@@ -95,6 +96,11 @@ type benchHost struct {
 	CPUs   int    `json:"cpus"`
 	CPU    string `json:"cpu,omitempty"`
 	Memory string `json:"memory,omitempty"`
+	// FusedVector: the fused engine's kernel runs its SIMD code (built with GOEXPERIMENT=simd, AVX2 CPU).
+	FusedVector bool `json:"fused_vector"`
+	// GlibcTunables is GLIBC_TUNABLES of the benchmark (and of the PyTorch peers it starts), which fits
+	// sets to glibc.malloc.hugetlb=1 unless FITS_MALLOC_HUGEPAGES=0.
+	GlibcTunables string `json:"glibc_tunables,omitempty"`
 }
 
 const iterationNote = "forward + loss + backward to the gradients of every trainable parameter (dense weights and biases, " +
@@ -549,7 +555,8 @@ func fillSpeedups(rows []benchRow) {
 }
 
 func hostInfo() benchHost {
-	h := benchHost{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()}
+	h := benchHost{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), FusedVector: fused.Vector(),
+		GlibcTunables: os.Getenv("GLIBC_TUNABLES")}
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {

@@ -52,11 +52,7 @@ func bindTrainFlags(fs *flag.FlagSet, d train.Config) (*trainFlags, *string) {
 	fs.StringVar(&f.seed, "seed", fmt.Sprint(d.Seed), "random seed (initialization, example order, dropout)")
 	fs.StringVar(&f.protocol, "protocol", string(d.Protocol), "model selection: best-test, val-split, official-val, final-epoch")
 	fs.StringVar(&f.cfg.Readout, "readout", d.Readout, "classifier readout: mean, li-max, li-mean")
-	executor := d.Executor
-	if executor == "" {
-		executor = train.ExecutorChunked
-	}
-	fs.StringVar(&f.cfg.Executor, "executor", executor, "training engine: chunked (default: the recurrence in chunks of --chunk steps), stepwise (one step per call), scan (chunked with the hand-derived adjoint of Algorithm 1) or unrolled (one graph; the test oracle, slow to compile on long sequences)")
+	fs.StringVar(&f.cfg.Executor, "executor", d.Executor, "training engine: empty for fused on CPU and chunked on other backends; fused (each layer's recurrence as one call of the host kernel with the hand-derived adjoint of Algorithm 1), chunked (the recurrence in chunks of --chunk steps), stepwise (one step per call), scan (chunked with the hand-derived adjoint) or unrolled (one graph; the test oracle, slow to compile on long sequences)")
 	fs.IntVar(&f.cfg.Chunk, "chunk", d.Chunk, "time steps per call of the chunked engine (0: the largest divisor of T that is at most 5)")
 	fs.StringVar(&f.targetLR, "target-lr-scale", fmt.Sprint(d.TargetLRScale), "multiplier of the learning rate of the target frequency Ω* (0 or 1: the paper's single learning rate)")
 	fs.StringVar(&f.out, "out", "", "run directory for checkpoints and result.json (default runs/DATASET-MODEL-mM-wW-sSEED; with --experiment runs/MODE/ID/seed-SEED)")
@@ -279,7 +275,7 @@ var trainConfigFlags = []struct {
 	{"seed", func(c train.Config) string { return strconv.FormatInt(c.Seed, 10) }},
 	{"protocol", func(c train.Config) string { return string(c.Protocol) }},
 	{"readout", func(c train.Config) string { return orDefault(c.Readout, train.DefaultConfig().Readout) }},
-	{"executor", func(c train.Config) string { return orDefault(c.Executor, train.ExecutorChunked) }},
+	{"executor", func(c train.Config) string { return c.Executor }},
 	{"chunk", func(c train.Config) string { return strconv.Itoa(c.Chunk) }},
 	{"target-lr-scale", func(c train.Config) string { return strconv.FormatFloat(c.TargetLRScale, 'g', -1, 64) }},
 }

@@ -317,10 +317,14 @@ func (x *expanded) stepScalar(i int, st *scalarState, in float32) float32 {
 			prevOld, prevNew = old, nj
 		}
 	}
+	// S = Θ(u) + (u − u), u = ṼM − Vth, as neuron.Spike computes it: exactly Θ(u) for a finite u, NaN
+	// when the state is NaN or infinite, so that a diverged run shows in the loss.
+	u := mixed - x.vth
 	var spike float32
-	if mixed-x.vth >= 0 {
+	if u >= 0 {
 		spike = 1
 	}
+	spike = spike + (u - u)
 	st.v = mixed - spike*x.vth
 	return spike
 }

@@ -308,3 +308,30 @@ func TestBackwardReproducible(t *testing.T) {
 		}
 	}
 }
+
+// TestNonFinitePropagates checks that a NaN or infinite current gives NaN spikes from that step on (as
+// neuron.Spike does), so that a diverged training run shows a NaN loss instead of silence.
+func TestNonFinitePropagates(t *testing.T) {
+	for _, bad := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+		k := kernelCase{adapt: true, m: 1, dims: []int{1, 5, 9}}
+		c, s, cur, _, _ := k.draw(rand.New(rand.NewPCG(1, 1)))
+		for i := range cur {
+			cur[i] = 0.5
+		}
+		cur[2*9+0], cur[2*9+8] = bad, bad // step 2 of a vector lane and of the scalar lane
+		out := make([]float32, len(cur))
+		if _, err := fused.Forward(&c, s, cur, nil, out); err != nil {
+			t.Fatal(err)
+		}
+		for step := range 5 {
+			for _, i := range []int{0, 8} {
+				if v := out[step*9+i]; math.IsNaN(float64(v)) != (step >= 2) {
+					t.Errorf("current %g at step 2, neuron %d: spike %g at step %d", bad, i, v, step)
+				}
+			}
+			if v := out[step*9+4]; v != 0 && v != 1 {
+				t.Errorf("an unaffected neuron spiked %g", v)
+			}
+		}
+	}
+}

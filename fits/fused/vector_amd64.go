@@ -64,7 +64,8 @@ func (x *expanded) stepVec(c *vecCoefs, st *vecState, in vec) vec {
 			prevOld, prevNew = old, nj
 		}
 	}
-	spike := splat(1).Masked(mixed.Sub(vth).GreaterEqual(splat(0)))
+	u := mixed.Sub(vth)
+	spike := splat(1).Masked(u.GreaterEqual(splat(0))).Add(u.Sub(u))
 	st.v = mixed.Sub(spike.Mul(vth))
 	return spike
 }

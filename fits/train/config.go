@@ -109,11 +109,13 @@ type Config struct {
 	// Readout is the classifier's readout (model.Readouts); "" means the model's default.
 	Readout string `json:"readout,omitempty"`
 	// Executor is the engine that computes a training step's gradients and evaluates (package fits/step):
-	// "" or "chunked" (the default: each hidden layer's recurrence in chunks of Chunk steps called from Go,
-	// with a backward pass that recomputes each chunk), "stepwise" (chunks of one step) or "unrolled" (the
-	// whole step as one graph with the time recurrence unrolled; the oracle of the tests, slow to compile
-	// on long sequences). All give the same loss and updates up to float32 rounding, for every model,
-	// readout and dropout.
+	// "" for step.Default (fused on CPU backends, chunked elsewhere), "fused" (each hidden layer's
+	// recurrence as one call of a host kernel with the hand-derived adjoint), "chunked" (the recurrence in
+	// chunks of Chunk steps called from Go, with a backward pass that recomputes each chunk), "stepwise"
+	// (chunks of one step), "scan" (chunked with the hand-derived adjoint) or "unrolled" (the whole step as
+	// one graph with the time recurrence unrolled; the oracle of the tests, slow to compile on long
+	// sequences). All give the same loss and updates up to float32 rounding, for every model, readout and
+	// dropout. Result.Engine records the engine a run used.
 	Executor string `json:"executor,omitempty"`
 	// Chunk is the chunked engine's number of time steps per call; 0 means step.DefaultChunk(T) (the
 	// largest divisor of T that is at most 5). It must divide T.
@@ -132,9 +134,10 @@ const (
 	ExecutorChunked  = step.Chunked
 	ExecutorStepwise = step.Stepwise
 	ExecutorUnrolled = step.Unrolled
+	ExecutorFused    = step.Fused
 )
 
-// Executors lists the valid executor names, the default first.
+// Executors lists the valid executor names ("" is valid too: step.Default of the backend).
 func Executors() []string { return step.Names() }
 
 // DefaultConfig returns the paper's recipe (100 epochs, batch 128) with the defaults of this toolkit for

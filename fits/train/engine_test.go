@@ -50,7 +50,8 @@ func oneStep(t *testing.T, cfg Config) ([]float64, map[string][]float32) {
 }
 
 // TestEnginesMatchUnrolledStep checks that one training step (dropout 0.5, padded examples) with the
-// default chunked engine gives the loss, metrics and Adam-updated variables of the unrolled engine.
+// default engine (step.Default: fused on XLA CPU) and with the chunked engine gives the loss, metrics and
+// Adam-updated variables of the unrolled engine.
 func TestEnginesMatchUnrolledStep(t *testing.T) {
 	for _, tc := range []struct {
 		model   string
@@ -62,43 +63,56 @@ func TestEnginesMatchUnrolledStep(t *testing.T) {
 			cfg.Model, cfg.M, cfg.Dropout, cfg.Readout = tc.model, tc.m, 0.5, tc.readout
 			cfg.Executor = ExecutorUnrolled
 			valsU, varsU := oneStep(t, cfg)
-			cfg.Executor = ""
-			valsC, varsC := oneStep(t, cfg)
-			if len(valsU) != len(valsC) {
-				t.Fatalf("%d outputs unrolled, %d chunked", len(valsU), len(valsC))
-			}
-			for i := range valsU {
-				if d := math.Abs(valsU[i] - valsC[i]); d > 1e-5*math.Abs(valsU[i])+1e-6 {
-					t.Errorf("output %d: unrolled %v, chunked %v", i, valsU[i], valsC[i])
-				}
-			}
-			if len(varsU) == 0 || len(varsU) != len(varsC) {
-				t.Fatalf("%d variables unrolled, %d chunked", len(varsU), len(varsC))
-			}
-			for name, u := range varsU {
-				c, ok := varsC[name]
-				if !ok || len(c) != len(u) {
-					t.Fatalf("variable %s missing or of another size in the chunked run", name)
-				}
-				for i := range u {
-					if d := math.Abs(float64(u[i] - c[i])); d > 1e-5*math.Abs(float64(u[i]))+1e-6 {
-						t.Fatalf("%s[%d]: unrolled %v, chunked %v", name, i, u[i], c[i])
-					}
-				}
+			for _, executor := range []string{"", ExecutorChunked} {
+				cfg.Executor = executor
+				valsC, varsC := oneStep(t, cfg)
+				compareSteps(t, valsU, valsC, varsU, varsC)
 			}
 		})
 	}
 }
 
-// TestChunkedTrainDeterministic trains twice with the default engine (with dropout) and compares the curves.
-func TestChunkedTrainDeterministic(t *testing.T) {
+// compareSteps compares the outputs and updated variables of a training step with the unrolled engine's.
+func compareSteps(t *testing.T, valsU, valsC []float64, varsU, varsC map[string][]float32) {
+	t.Helper()
+	if len(valsU) != len(valsC) {
+		t.Fatalf("%d outputs unrolled, %d other", len(valsU), len(valsC))
+	}
+	for i := range valsU {
+		if d := math.Abs(valsU[i] - valsC[i]); d > 1e-5*math.Abs(valsU[i])+1e-6 {
+			t.Errorf("output %d: unrolled %v, other %v", i, valsU[i], valsC[i])
+		}
+	}
+	if len(varsU) == 0 || len(varsU) != len(varsC) {
+		t.Fatalf("%d variables unrolled, %d other", len(varsU), len(varsC))
+	}
+	for name, u := range varsU {
+		c, ok := varsC[name]
+		if !ok || len(c) != len(u) {
+			t.Fatalf("variable %s missing or of another size in the other run", name)
+		}
+		for i := range u {
+			if d := math.Abs(float64(u[i] - c[i])); d > 1e-5*math.Abs(float64(u[i]))+1e-6 {
+				t.Fatalf("%s[%d]: unrolled %v, other %v", name, i, u[i], c[i])
+			}
+		}
+	}
+}
+
+// TestDefaultTrainDeterministic trains twice with the default engine (with dropout) and compares the
+// curves; the result names the engine step.Default chose.
+func TestDefaultTrainDeterministic(t *testing.T) {
 	cfg := tinyConfig()
 	cfg.Epochs = 2
 	var curves [2][]Epoch
 	for i := range curves {
-		res, err := TrainModel(cfg, Options{Backend: testBackend(t), Dataset: tinyDataset(t)})
+		b := testBackend(t)
+		res, err := TrainModel(cfg, Options{Backend: b, Dataset: tinyDataset(t)})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if res.Engine != step.Default(b) {
+			t.Errorf("result names engine %q, want %q", res.Engine, step.Default(b))
 		}
 		curves[i] = res.Epochs
 		for j := range curves[i] {

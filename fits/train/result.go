@@ -70,6 +70,9 @@ type Result struct {
 	CompileSeconds float64 `json:"compile_seconds"`
 	// Backend is the GoMLX backend configuration the run used, e.g. "xla:cpu".
 	Backend string `json:"backend"`
+	// Engine is the training engine of the last segment (package fits/step), e.g. "fused": Config.Executor
+	// resolved on the backend.
+	Engine string `json:"engine,omitempty"`
 	// Protocol, Classes and Config complete the description of the run.
 	Protocol Protocol `json:"protocol"`
 	Classes  int      `json:"classes"`

@@ -469,7 +469,7 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 	defer r.close()
 	res := &Result{
 		Dataset: cfg.Dataset, Model: cfg.Model, M: cfg.M, Width: cfg.Width, Seed: cfg.Seed,
-		Backend: backendName, Protocol: cfg.Protocol, Classes: ds.Classes, Config: cfg,
+		Backend: backendName, Engine: r.engine.Name(), Protocol: cfg.Protocol, Classes: ds.Classes, Config: cfg,
 	}
 	if len(history) < cfg.Epochs && progress != nil {
 		progress(Progress{Phase: PhaseCompile, Epoch: len(history) + 1, Epochs: cfg.Epochs,
