@@ -485,10 +485,19 @@ func runBenchCell(cellJSON, backend string, stdout, stderr io.Writer) error {
 	return writeJSON(stdout, m)
 }
 
+// benchChildEnv marks the process of one isolated benchmark cell.
+const benchChildEnv = "FITS_BENCH_CHILD"
+
 // benchChild runs one cell in a fresh process of this executable and returns its measurement. A child
 // that exits with status 2 (bad input, e.g. an unusable --backend) gives an inputError.
+//
+// The child runs with benchChildEnv=1; a process that has it set never starts another child, so a binary
+// that does not dispatch its arguments to the CLI (a test binary) cannot start a chain of them.
 func benchChild(c benchCell, backend string, stderr io.Writer, label string) (bench.Measurement, error) {
 	var m bench.Measurement
+	if os.Getenv(benchChildEnv) == "1" {
+		return m, fmt.Errorf("bench: a cell's child process tried to start another one (%s=1)", benchChildEnv)
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return m, err
@@ -502,6 +511,7 @@ func benchChild(c benchCell, backend string, stderr io.Writer, label string) (be
 		args = append(args, "--backend="+backend)
 	}
 	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), benchChildEnv+"=1")
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	pr, pw := io.Pipe()

@@ -20,7 +20,7 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"bench", "--width=1.5"}, "--width"},
 		{[]string{"bench", "--m=-1"}, "--m"},
 		{[]string{"bench", "--m=9"}, "--m"},
-		{[]string{"bench", "--variant=fused"}, "unknown variant"},
+		{[]string{"bench", "--variant=nosuch"}, "unknown variant"},
 		{[]string{"bench", "--variant=,"}, "no variant"},
 		{[]string{"bench", "--iters=0"}, "--iters"},
 		{[]string{"bench", "--warmup=-1"}, "--warmup"},

@@ -3,9 +3,19 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
+
+// TestMain makes the test binary act as the fits binary when `fits bench` starts it as a cell's child
+// process (benchChildEnv), so that isolated benchmark cells run from tests as they do from the CLI.
+func TestMain(m *testing.M) {
+	if os.Getenv(benchChildEnv) == "1" {
+		os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
 
 // run executes the CLI in-process and returns its exit status, stdout and stderr.
 func run(args ...string) (int, string, string) {
