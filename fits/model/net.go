@@ -25,6 +25,10 @@ type Block struct {
 	// [batch, time, OutDims...], by hand (the same value autodiff of Synapse gives). Engines use it where
 	// the hand-written form runs faster than the autodiff one (the dense map's cot·Wᵀ on XLA CPU).
 	InputCotangent func(ctx *context.Context, h, cot *Node) *Node
+	// Dense marks a synapse that is exactly Dense (variables "dense/weights" [in, out] and "dense/biases"
+	// [out] in the block's scope) of h with its trailing axes flattened, so that an engine may compute it
+	// another way: event-driven, from the nonzero entries of a sparse h (package fits/events).
+	Dense bool
 	// Neuron configures the layer (ChannelShared for convolutional blocks).
 	Neuron neuron.Config
 	// OutDims are the per-step dimensions of the current and the spikes: [width], or [height, width,
@@ -167,6 +171,7 @@ func DenseBlock(scope string, out int, n neuron.Config) Block {
 			rows := h.Shape().Dimensions[0] * h.Shape().Dimensions[1]
 			return Reshape(Dot(Reshape(cot, rows, out), Transpose(w, 0, 1)), h.Shape().Dimensions...)
 		},
+		Dense:   true,
 		Neuron:  n,
 		OutDims: []int{out},
 	}

@@ -3,6 +3,7 @@ package step
 import (
 	"fmt"
 
+	"github.com/fits-snn/fits/fits/events"
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/scan"
@@ -47,6 +48,7 @@ type blockExecs struct {
 	synParams  []string            // the synapse's trainable variables, in synapseVJP's output order
 	neurParams []*context.Variable // the neurons' trainable variables, in vjp's accumulator order
 	fusedExecs                     // the fused engine's graphs (fused.go)
+	eventExecs                     // the fused engine's event-driven dense synapse (events.go)
 }
 
 func newChunked(name string, backend backends.Backend, ctx *context.Context, net model.Net, chunk int, hand, fused bool) (*chunked, error) {
@@ -55,6 +57,9 @@ func newChunked(name string, backend backends.Backend, ctx *context.Context, net
 		be, err := e.buildBlock(backend, i, b)
 		if err == nil && fused {
 			err = e.buildFused(backend, be)
+		}
+		if err == nil && fused && b.Dense {
+			err = e.buildEvents(backend, i, be)
 		}
 		if err != nil {
 			e.Close()
@@ -286,13 +291,21 @@ func (e *chunked) forwardPass(b Batch, training, save bool) (hs, curs []*tensors
 	}
 	hs = []*tensors.Tensor{b.X}
 	saved = make([][][]*tensors.Tensor, len(e.blocks))
-	for i, be := range e.blocks {
-		var outs []*tensors.Tensor
-		if outs, err = e.times.exec(be.synapse, hs[i]); err != nil {
+	density := 1.0 // the fraction of nonzero entries of the block's input (fused engine)
+	if e.fused && len(e.blocks) > 0 && e.blocks[0].b.Dense {
+		if err = hostViews([]*tensors.Tensor{b.X}, func(v [][]float32) error {
+			density = events.Density(v[0])
+			return nil
+		}); err != nil {
 			return
 		}
-		cur := outs[0]
-		e.mem.keep(cur)
+	}
+	for i, be := range e.blocks {
+		var outs []*tensors.Tensor
+		var cur *tensors.Tensor
+		if cur, err = e.synapseForward(be, hs[i], density); err != nil {
+			return
+		}
 		curs = append(curs, cur)
 		var drop *tensors.Tensor
 		if training && e.withDropout {
@@ -302,7 +315,7 @@ func (e *chunked) forwardPass(b Batch, training, save bool) (hs, curs []*tensors
 			// The kernel applies the dropout mask and counts the spikes itself: no join graph.
 			var h *tensors.Tensor
 			var rate float64
-			if h, rate, err = e.fusedForward(be, cur, b.Mask, drop); err != nil {
+			if h, rate, density, err = e.fusedForward(be, cur, b.Mask, drop); err != nil {
 				return
 			}
 			hs = append(hs, h)
@@ -403,7 +416,12 @@ func (e *chunked) Gradients(b Batch) (m Metrics, grads map[string]*tensors.Tenso
 			if cotCur, err = e.fusedBackward(be, curs[i], cot, drop, grads); err != nil {
 				return
 			}
-			if cot, err = e.synapseBackward(be, i, hs[i], cotCur, grads); err != nil {
+			if be.used {
+				cot, err = e.eventsBackward(be, i, hs[i], cotCur, grads)
+			} else {
+				cot, err = e.synapseBackward(be, i, hs[i], cotCur, grads)
+			}
+			if err != nil {
 				return
 			}
 			continue
@@ -507,6 +525,7 @@ func (e *chunked) Close() {
 	for _, be := range e.blocks {
 		be.hOut.free()
 		be.cotOut.free()
+		be.curOut.free()
 	}
 	for _, x := range e.execs() {
 		if x != nil {

@@ -81,18 +81,19 @@ func (e *chunked) buildFused(backend backends.Backend, be *blockExecs) error {
 
 // fusedForward runs the block's recurrence over cur [batch, T, OutDims...] with the host kernel and returns
 // the block's output h = spikes·drop [batch, T, OutDims...] (drop [batch, 1, OutDims...] is the block's
-// dropout mask, nil for none) and the rate sum model.RateSum computes: Σ over the examples of mask
-// ([batch]) times the example's mean firing rate (spikes per neuron per step).
-func (e *chunked) fusedForward(be *blockExecs, cur, mask, drop *tensors.Tensor) (*tensors.Tensor, float64, error) {
+// dropout mask, nil for none), the rate sum model.RateSum computes (Σ over the examples of mask ([batch])
+// times the example's mean firing rate, spikes per neuron per step) and the fraction of spikes among all
+// entries of the output, padded examples included (an upper bound of h's fraction of nonzero entries).
+func (e *chunked) fusedForward(be *blockExecs, cur, mask, drop *tensors.Tensor) (h *tensors.Tensor, rate, density float64, err error) {
 	outs, err := e.times.exec(be.coefs)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	c := be.hostCoefs
 	host := make([][]float32, len(outs))
 	for i, t := range outs {
 		if host[i], err = tensors.CopyFlatData[float32](t); err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 		t.MustFinalizeAll()
 	}
@@ -102,7 +103,7 @@ func (e *chunked) fusedForward(be *blockExecs, cur, mask, drop *tensors.Tensor) 
 		k = 2
 	}
 	if len(host) < k+2*m {
-		return nil, 0, fmt.Errorf("step: %d coefficient arrays for TS order %d", len(host), m)
+		return nil, 0, 0, fmt.Errorf("step: %d coefficient arrays for TS order %d", len(host), m)
 	}
 	if m > 0 {
 		c.Beta, c.Lambda = host[k:k+m], host[k+m:k+2*m]
@@ -112,16 +113,16 @@ func (e *chunked) fusedForward(be *blockExecs, cur, mask, drop *tensors.Tensor) 
 	s := kernelShape(dims)
 	examples, err := tensors.CopyFlatData[float32](mask)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	var dropout []float32
 	if drop != nil {
 		if dropout, err = tensors.CopyFlatData[float32](drop); err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 	}
 	var counts []int
-	h, err := e.hostOutput(&be.hOut, dims, func(out []float32) error {
+	h, err = e.hostOutput(&be.hOut, dims, func(out []float32) error {
 		var kerr error
 		if err := tensors.ConstFlatData(cur, func(in []float32) {
 			counts, kerr = fused.Forward(&be.hostCoefs, s, in, dropout, out)
@@ -131,13 +132,14 @@ func (e *chunked) fusedForward(be *blockExecs, cur, mask, drop *tensors.Tensor) 
 		return kerr
 	})
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
-	rate := 0.0
+	total := 0
 	for b, n := range counts {
 		rate += float64(examples[b]) * float64(n) / float64(s.Steps*s.Neurons)
+		total += n
 	}
-	return h, rate, nil
+	return h, rate, float64(total) / float64(s.Batch*s.Steps*s.Neurons), nil
 }
 
 // kernelShape is the kernel's view of a tensor [batch, T, d1, …, dn].

@@ -119,6 +119,7 @@ func matchUnrolled(t *testing.T, b backends.Backend, tc engineCase, names ...str
 	if err := InitVariables(b, mctx, tc.net); err != nil {
 		t.Fatal(err)
 	}
+	nonzeroBiases(t, mctx)
 	batch := batchOf(6, tc.steps, tc.net.InputDims, tc.net.Classes, 2)
 	masks, err := NewMasks(b, ctx, tc.net)
 	if err != nil {
@@ -147,6 +148,24 @@ func matchUnrolled(t *testing.T, b backends.Backend, tc engineCase, names ...str
 			if err := close32(g, w, 2e-4, 2e-6); err != nil {
 				t.Errorf("%s: gradient of %s: %v", name, v, err)
 			}
+		}
+	}
+}
+
+// nonzeroBiases sets every variable named "biases" to small nonzero values (they start at zero), so that
+// the comparisons exercise how each engine adds them.
+func nonzeroBiases(t *testing.T, ctx *context.Context) {
+	t.Helper()
+	for v := range ctx.IterVariables() {
+		if v.Name() != "biases" {
+			continue
+		}
+		vals := make([]float32, v.Shape().Size())
+		for i := range vals {
+			vals[i] = 0.05 * float32(math.Sin(float64(i)+1))
+		}
+		if err := v.SetValue(tensors.FromFlatDataAndDimensions(vals, v.Shape().Dimensions...)); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
@@ -233,5 +252,46 @@ func TestNewRejectsBadInput(t *testing.T) {
 	bad.Blocks = nil
 	if _, err := New(Chunked, b, context.New(), bad, Options{}); err == nil {
 		t.Error("network without blocks accepted")
+	}
+}
+
+// TestFusedEventDrivenSynapse holds the fused engine to the unrolled oracle with every dense synapse
+// computed event-driven (EventsMaxDensity above 1: even the dense first-layer input) and with none, for
+// the feedforward network with dropout and the conv network (whose classifier block is dense), and checks
+// that the event-driven path ran where it was asked to.
+func TestFusedEventDrivenSynapse(t *testing.T) {
+	b := testBackend(t)
+	saved := EventsMaxDensity
+	defer func() { EventsMaxDensity = saved }()
+	cases := []engineCase{
+		{"fsts2/dropout", feedForwardNet(neuron.FSTS, 2, model.ReadoutMean, 0.5), 6, 0},
+		{"conv/fs", convNet(neuron.FS, 0, 0.25), 4, 0},
+	}
+	for _, threshold := range []float64{1.5, -1} {
+		EventsMaxDensity = threshold
+		for _, tc := range cases {
+			t.Run(fmt.Sprintf("%s/max-density=%g", tc.name, threshold), func(t *testing.T) {
+				matchUnrolled(t, b, tc, Fused)
+				ctx := context.New()
+				mctx := ctx.In("model")
+				if err := InitVariables(b, mctx, tc.net); err != nil {
+					t.Fatal(err)
+				}
+				e, err := New(Fused, b, mctx, tc.net, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer e.Close()
+				batch := batchOf(6, tc.steps, tc.net.InputDims, tc.net.Classes, 2)
+				if _, err := e.Evaluate(batch); err != nil {
+					t.Fatal(err)
+				}
+				for i, be := range e.(*chunked).blocks {
+					if want := threshold > 1 && tc.net.Blocks[i].Dense; be.used != want {
+						t.Errorf("block %d (%s): event-driven %v, want %v", i, tc.net.Blocks[i].Scope, be.used, want)
+					}
+				}
+			})
+		}
 	}
 }

@@ -1,0 +1,135 @@
+// Package events computes a dense map y = x·W + b and its weight and bias gradients by visiting only the
+// nonzero entries of x: the event-driven form of a spiking network's synapse, whose input is the previous
+// layer's spikes (0, or the dropout scale 1/(1 − p)) or a sparse event stream. With a fraction ρ of
+// nonzero inputs it does ρ of a dense product's multiply-adds.
+//
+// Layout: x is row-major [rows, in] (rows = batch·time), W [in, out], b [out], y and its cotangent
+// [rows, out]. Work is split over GOMAXPROCS goroutines; the results do not depend on how many (every sum
+// runs in a fixed order).
+package events
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+)
+
+// Shape is the extent of a dense map: Rows input vectors of In features to Out features.
+type Shape struct {
+	Rows, In, Out int
+}
+
+func (s Shape) check(x, w []float32, extra ...[]float32) error {
+	if s.Rows <= 0 || s.In <= 0 || s.Out <= 0 {
+		return fmt.Errorf("events: shape %+v must be positive", s)
+	}
+	if len(x) != s.Rows*s.In {
+		return fmt.Errorf("events: x has %d values for [%d, %d]", len(x), s.Rows, s.In)
+	}
+	if len(w) != s.In*s.Out {
+		return fmt.Errorf("events: W has %d values for [%d, %d]", len(w), s.In, s.Out)
+	}
+	for _, a := range extra {
+		if len(a) != s.Rows*s.Out {
+			return fmt.Errorf("events: array of %d values for [%d, %d]", len(a), s.Rows, s.Out)
+		}
+	}
+	return nil
+}
+
+// Density returns the fraction of nonzero entries of x.
+func Density(x []float32) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	n := 0
+	for _, v := range x {
+		if v != 0 {
+			n++
+		}
+	}
+	return float64(n) / float64(len(x))
+}
+
+// split runs work(lo, hi) over [0, n) cut into at most GOMAXPROCS contiguous ranges.
+func split(n int, work func(lo, hi int)) {
+	workers := max(1, min(runtime.GOMAXPROCS(0), n))
+	var wg sync.WaitGroup
+	for k := range workers {
+		lo, hi := k*n/workers, (k+1)*n/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// Forward writes y = x·W + b: each row of y starts as b and gets x[r, i]·W[i, :] added for every nonzero
+// x[r, i], in increasing i.
+func Forward(s Shape, x, w, b, y []float32) error {
+	if err := s.check(x, w, y); err != nil {
+		return err
+	}
+	if len(b) != s.Out {
+		return fmt.Errorf("events: b has %d values for %d outputs", len(b), s.Out)
+	}
+	split(s.Rows, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			row := y[r*s.Out : (r+1)*s.Out]
+			copy(row, b)
+			for i, v := range x[r*s.In : (r+1)*s.In] {
+				if v != 0 {
+					axpy(v, w[i*s.Out:(i+1)*s.Out], row)
+				}
+			}
+		}
+	})
+	return nil
+}
+
+// Gradients returns the gradients of Σ cot·y with respect to W ([in, out]: Σ over rows of x[r, i]·cot[r, :]
+// for the nonzero x[r, i], rows in increasing order) and b ([out]: Σ over rows of cot[r, :], summed in
+// blocks of 64 rows, then over the blocks in order), given x and the cotangent cot [rows, out] of y.
+func Gradients(s Shape, x, cot []float32) (gw, gb []float32, err error) {
+	if err := s.check(x, make([]float32, s.In*s.Out), cot); err != nil {
+		return nil, nil, err
+	}
+	gw = make([]float32, s.In*s.Out)
+	// Each goroutine owns a range of W's rows (inputs i) and scans every row of x for them.
+	split(s.In, func(lo, hi int) {
+		for r := range s.Rows {
+			c := cot[r*s.Out : (r+1)*s.Out]
+			for i, v := range x[r*s.In+lo : r*s.In+hi] {
+				if v != 0 {
+					axpy(v, c, gw[(lo+i)*s.Out:(lo+i+1)*s.Out])
+				}
+			}
+		}
+	})
+	const block = 64
+	blocks := (s.Rows + block - 1) / block
+	partial := make([]float32, blocks*s.Out)
+	split(blocks, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			p := partial[k*s.Out : (k+1)*s.Out]
+			for r := k * block; r < min((k+1)*block, s.Rows); r++ {
+				axpy(1, cot[r*s.Out:(r+1)*s.Out], p)
+			}
+		}
+	})
+	gb = make([]float32, s.Out)
+	for k := range blocks {
+		axpy(1, partial[k*s.Out:(k+1)*s.Out], gb)
+	}
+	return gw, gb, nil
+}
+
+// axpyScalar adds a·x to y for the entries from `from` on.
+func axpyScalar(a float32, x, y []float32, from int) {
+	y = y[:len(x)]
+	for i := from; i < len(x); i++ {
+		y[i] += a * x[i]
+	}
+}

@@ -1,0 +1,140 @@
+package events_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/fits-snn/fits/fits/events"
+)
+
+// sparse returns x [rows, in] with a fraction density of nonzero entries, each 1 or the dropout scale 2.5.
+func sparse(rng *rand.Rand, rows, in int, density float64) []float32 {
+	x := make([]float32, rows*in)
+	for i := range x {
+		if rng.Float64() < density {
+			x[i] = 1
+			if rng.IntN(3) == 0 {
+				x[i] = 2.5
+			}
+		}
+	}
+	return x
+}
+
+func normal(rng *rand.Rand, n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(rng.NormFloat64())
+	}
+	return v
+}
+
+// TestAgainstDense holds Forward and Gradients to a float64 dense product, for output sizes that are and
+// are not multiples of the vector width and densities from none to all.
+func TestAgainstDense(t *testing.T) {
+	for _, tc := range []struct {
+		s       events.Shape
+		density float64
+	}{{events.Shape{Rows: 70, In: 33, Out: 21}, 0.1}, {events.Shape{Rows: 40, In: 16, Out: 64}, 0.5},
+		{events.Shape{Rows: 9, In: 5, Out: 8}, 1}, {events.Shape{Rows: 12, In: 7, Out: 3}, 0}} {
+		t.Run(fmt.Sprintf("%+v/%g", tc.s, tc.density), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(3, 4))
+			s := tc.s
+			x, w, b := sparse(rng, s.Rows, s.In, tc.density), normal(rng, s.In*s.Out), normal(rng, s.Out)
+			cot := normal(rng, s.Rows*s.Out)
+			y := make([]float32, s.Rows*s.Out)
+			if err := events.Forward(s, x, w, b, y); err != nil {
+				t.Fatal(err)
+			}
+			gw, gb, err := events.Gradients(s, x, cot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r := range s.Rows {
+				for j := range s.Out {
+					want := float64(b[j])
+					for i := range s.In {
+						want += float64(x[r*s.In+i]) * float64(w[i*s.Out+j])
+					}
+					if d := math.Abs(float64(y[r*s.Out+j]) - want); d > 1e-5*(1+math.Abs(want)) {
+						t.Fatalf("y[%d, %d] = %g, want %g", r, j, y[r*s.Out+j], want)
+					}
+				}
+			}
+			for i := range s.In {
+				for j := range s.Out {
+					want := 0.0
+					for r := range s.Rows {
+						want += float64(x[r*s.In+i]) * float64(cot[r*s.Out+j])
+					}
+					if d := math.Abs(float64(gw[i*s.Out+j]) - want); d > 1e-5*(1+math.Abs(want)) {
+						t.Fatalf("gW[%d, %d] = %g, want %g", i, j, gw[i*s.Out+j], want)
+					}
+				}
+			}
+			for j := range s.Out {
+				want := 0.0
+				for r := range s.Rows {
+					want += float64(cot[r*s.Out+j])
+				}
+				if d := math.Abs(float64(gb[j]) - want); d > 1e-5*(1+math.Abs(want)) {
+					t.Fatalf("gb[%d] = %g, want %g", j, gb[j], want)
+				}
+			}
+			if got := events.Density(x); tc.density == 0 && got != 0 || tc.density == 1 && got != 1 {
+				t.Errorf("Density = %g for density %g", got, tc.density)
+			}
+		})
+	}
+}
+
+// TestReproducible checks that the results do not depend on the number of goroutines.
+func TestReproducible(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	s := events.Shape{Rows: 300, In: 37, Out: 45}
+	x, w, b, cot := sparse(rng, s.Rows, s.In, 0.2), normal(rng, s.In*s.Out), normal(rng, s.Out), normal(rng, s.Rows*s.Out)
+	run := func(procs int) ([]float32, []float32, []float32) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		y := make([]float32, s.Rows*s.Out)
+		if err := events.Forward(s, x, w, b, y); err != nil {
+			t.Fatal(err)
+		}
+		gw, gb, err := events.Gradients(s, x, cot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return y, gw, gb
+	}
+	y1, gw1, gb1 := run(1)
+	y3, gw3, gb3 := run(3)
+	if !slices.Equal(y1, y3) || !slices.Equal(gw1, gw3) || !slices.Equal(gb1, gb3) {
+		t.Error("results depend on the number of goroutines")
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	s := events.Shape{Rows: 2, In: 3, Out: 4}
+	x, w, b, y := make([]float32, 6), make([]float32, 12), make([]float32, 4), make([]float32, 8)
+	for _, tc := range []struct {
+		name       string
+		s          events.Shape
+		x, w, b, y []float32
+	}{
+		{"zero rows", events.Shape{In: 3, Out: 4}, nil, w, b, nil},
+		{"short x", s, x[:5], w, b, y},
+		{"short W", s, x, w[:11], b, y},
+		{"short b", s, x, w, b[:3], y},
+		{"short y", s, x, w, b, y[:7]},
+	} {
+		if err := events.Forward(tc.s, tc.x, tc.w, tc.b, tc.y); err == nil {
+			t.Errorf("%s: Forward accepted it", tc.name)
+		}
+	}
+	if _, _, err := events.Gradients(s, x, y[:7]); err == nil {
+		t.Error("Gradients accepted a short cotangent")
+	}
+}

@@ -1,0 +1,134 @@
+package step
+
+import (
+	"fmt"
+
+	"github.com/fits-snn/fits/fits/events"
+	"github.com/gomlx/gomlx/backends"
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// EventsMaxDensity is the largest fraction of nonzero inputs at which the fused engine computes a dense
+// block's synapse event-driven (package fits/events: x·W + b and its weight gradient from the nonzero
+// entries of x only) instead of as XLA's dense product. A spiking layer's input is its predecessor's
+// spikes, a few percent of them nonzero (1-3 % in the kernel-table benchmark at initialization, 5-20 % in
+// trained networks). On 2 CPU cores at W = 512 the event-driven forward and weight gradient together beat
+// XLA's dense products below about this density (docs/performance.md).
+var EventsMaxDensity = 0.25
+
+// eventExecs are what the fused engine needs to run a dense block's synapse event-driven.
+type eventExecs struct {
+	weights, biases *context.Variable // "dense/weights" [in, out], "dense/biases" [out]
+	inputCot        *context.Exec     // (h, cot current) -> cot h, for blocks after the first
+	curOut          hostBuffer        // the current, reused across steps
+	used            bool              // this step's synapse ran event-driven
+}
+
+// buildEvents prepares block i (a model.Block with Dense set) for event-driven synapses.
+func (e *chunked) buildEvents(backend backends.Backend, i int, be *blockExecs) error {
+	dctx := e.ctx.In(be.b.Scope).In("dense")
+	be.weights, be.biases = dctx.GetVariable("weights"), dctx.GetVariable("biases")
+	if be.weights == nil || be.biases == nil {
+		return fmt.Errorf("step: dense block %s has no dense/weights or dense/biases variable", be.b.Scope)
+	}
+	if i == 0 || be.b.InputCotangent == nil {
+		return nil
+	}
+	var err error
+	be.inputCot, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, h, cot *Node) *Node {
+		return be.b.InputCotangent(ctx.In(be.b.Scope), h, cot)
+	})
+	return err
+}
+
+// denseShape is the event-driven view of block be's synapse on h [batch, T, in...].
+func denseShape(be *blockExecs, h *tensors.Tensor) events.Shape {
+	d := h.Shape().Dimensions
+	s := events.Shape{Rows: d[0] * d[1], In: 1, Out: be.b.OutDims[0]}
+	for _, v := range d[2:] {
+		s.In *= v
+	}
+	return s
+}
+
+// useEvents reports whether block be's synapse runs event-driven on an input with this fraction of
+// nonzero entries.
+func (e *chunked) useEvents(be *blockExecs, h *tensors.Tensor, density float64) bool {
+	if !e.fused || !be.b.Dense || be.weights == nil || density > EventsMaxDensity || len(be.b.OutDims) != 1 {
+		return false
+	}
+	s := denseShape(be, h)
+	return be.weights.Shape().Size() == s.In*s.Out && be.biases.Shape().Size() == s.Out
+}
+
+// synapseForward returns block be's current [batch, T, OutDims...] for its input h, event-driven when
+// useEvents says so (density is the fraction of nonzero entries of h), else by the block's synapse graph.
+func (e *chunked) synapseForward(be *blockExecs, h *tensors.Tensor, density float64) (*tensors.Tensor, error) {
+	be.used = e.useEvents(be, h, density)
+	if !be.used {
+		outs, err := e.times.exec(be.synapse, h)
+		if err != nil {
+			return nil, err
+		}
+		e.mem.keep(outs[0])
+		return outs[0], nil
+	}
+	s := denseShape(be, h)
+	dims := append([]int{h.Shape().Dimensions[0], h.Shape().Dimensions[1]}, be.b.OutDims...)
+	return e.hostOutput(&be.curOut, dims, func(y []float32) error {
+		return hostViews([]*tensors.Tensor{h, be.weights.MustValue(), be.biases.MustValue()}, func(v [][]float32) error {
+			return events.Forward(s, v[0], v[1], v[2], y)
+		})
+	})
+}
+
+// eventsBackward adds the gradients of an event-driven synapse's weights and biases to grads, given its
+// input h and the cotangent of its current, and returns the cotangent of h (nil for the first block).
+func (e *chunked) eventsBackward(be *blockExecs, i int, h, cotCur *tensors.Tensor, grads map[string]*tensors.Tensor) (*tensors.Tensor, error) {
+	s := denseShape(be, h)
+	var gw, gb []float32
+	err := hostViews([]*tensors.Tensor{h, cotCur}, func(v [][]float32) error {
+		var err error
+		gw, gb, err = events.Gradients(s, v[0], v[1])
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	grads[be.weights.ScopeAndName()] = tensors.FromFlatDataAndDimensions(gw, be.weights.Shape().Dimensions...)
+	grads[be.biases.ScopeAndName()] = tensors.FromFlatDataAndDimensions(gb, be.biases.Shape().Dimensions...)
+	if i == 0 {
+		return nil, nil
+	}
+	if be.inputCot == nil {
+		return nil, fmt.Errorf("step: dense block %s has no input cotangent graph", be.b.Scope)
+	}
+	outs, err := e.times.exec(be.inputCot, h, cotCur)
+	if err != nil {
+		return nil, err
+	}
+	e.mem.keep(outs[0])
+	return outs[0], nil
+}
+
+// hostViews calls fn with the float32 values of ts, read in place where the backend shares host memory.
+func hostViews(ts []*tensors.Tensor, fn func([][]float32) error) error {
+	views := make([][]float32, len(ts))
+	var visit func(k int) error
+	visit = func(k int) error {
+		if k == len(ts) {
+			return fn(views)
+		}
+		var ferr error
+		if err := tensors.ConstFlatData(ts[k], func(flat []float32) {
+			views[k] = flat
+			ferr = visit(k + 1)
+		}); err != nil {
+			return err
+		}
+		return ferr
+	}
+	return visit(0)
+}
