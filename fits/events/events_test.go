@@ -138,3 +138,30 @@ func TestBadInput(t *testing.T) {
 		t.Error("Gradients accepted a short cotangent")
 	}
 }
+
+// BenchmarkDense times Forward and Gradients at the second layer of the kernel table at W = 512 (rows =
+// 128·250, in = out = 512) for several input densities. XLA CPU runs the same dense products in about 95
+// (forward) and 100 ms (weight gradient) on 2 cores, whatever the density.
+func BenchmarkDense(b *testing.B) {
+	s := events.Shape{Rows: 128 * 250, In: 512, Out: 512}
+	rng := rand.New(rand.NewPCG(1, 2))
+	w, bias, cot := normal(rng, s.In*s.Out), normal(rng, s.Out), normal(rng, s.Rows*s.Out)
+	y := make([]float32, s.Rows*s.Out)
+	for _, density := range []float64{0.02, 0.1, 0.25, 0.5} {
+		x := sparse(rng, s.Rows, s.In, density)
+		b.Run(fmt.Sprintf("forward/density=%g", density), func(b *testing.B) {
+			for b.Loop() {
+				if err := events.Forward(s, x, w, bias, y); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("gradients/density=%g", density), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := events.Gradients(s, x, cot); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
