@@ -93,7 +93,7 @@ func TestTrainExperimentFlags(t *testing.T) {
 			}, filepath.Join("runs", "quick", "ssc", "fsts-m2", "w512", "seed-1")},
 		{[]string{"--experiment=shd-val/fs/w256", "--mode=quick"},
 			func(c train.Config) bool {
-				return c.Dataset == "espeak-digits" && c.Protocol == train.ValSplit && c.Executor == "" && c.Chunk == 0
+				return c.Dataset == "espeak-digits" && c.Protocol == train.ValSplit && c.Executor == train.ExecutorChunked && c.Chunk == 0
 			}, filepath.Join("runs", "quick", "shd-val", "fs", "w256", "seed-1")},
 		{[]string{"--experiment=dvs/fsts-m1", "--protocol=best-test"},
 			func(c train.Config) bool {
