@@ -114,7 +114,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	ms := listFlag(fs, "m", "", "TS orders M; 0 is FS (kernel default 0,1,2; open-neuromorphic default 0,2)")
 	lif := fs.Bool("lif", true, "open-neuromorphic: also measure the plain LIF neuron")
 	kinds := listFlag(fs, "model", "", "neuron kinds to time instead of the suite's (any of "+strings.Join(neuron.KindNames(), ", ")+"); kinds with a TS module take each --m >= 1")
-	variants := listFlag(fs, "variant", "stepwise,unrolled,chunked", "variants: stepwise, unrolled, chunked, scan, fused")
+	variants := listFlag(fs, "variant", "stepwise,unrolled,chunked,fused", "variants: stepwise, unrolled, chunked, scan, fused")
 	chunk := fs.Int("chunk", 0, "steps per call of the chunked variant (0: the largest divisor of T up to 5)")
 	batch := fs.Int("batch", 0, "batch size (0: the suite's, 128 or 16)")
 	steps := fs.Int("time", 0, "time steps T (0: the suite's, 250 or 500)")
