@@ -335,3 +335,46 @@ func TestNonFinitePropagates(t *testing.T) {
 		}
 	}
 }
+
+// TestVectorEqualsScalar gives neuron 8 of 9 (run by the scalar code) the coefficients, current and spike
+// cotangent of neuron 0 (run by the vector code where the build has it): every output must be identical to
+// the bit, for M = 0 and 2, with and without adaptation and dropout.
+func TestVectorEqualsScalar(t *testing.T) {
+	t.Logf("vector code in this build: %v", fused.Vector())
+	for _, k := range []kernelCase{
+		{adapt: true, m: 2, dims: []int{2, 60, 9}, drop: true},
+		{adapt: false, m: 0, dims: []int{2, 60, 9}},
+		{adapt: true, m: 0, dims: []int{2, 60, 9}, detach: true},
+	} {
+		c, s, cur, cot, _ := k.draw(rand.New(rand.NewPCG(8, 9)))
+		copyLane := func(a []float32, stride int) {
+			for r := 0; r < len(a)/stride; r++ {
+				a[r*stride+8] = a[r*stride]
+			}
+		}
+		for _, a := range append(append([][]float32{c.EtaDt, c.GammaDt}, c.Beta...), c.Lambda...) {
+			if a != nil {
+				a[8] = a[0]
+			}
+		}
+		copyLane(cur, 9)
+		copyLane(cot, 9)
+		var drop []float32
+		if k.drop {
+			drop = []float32{2, 0, 2, 2, 0, 2, 2, 2, 2, 0, 2, 2, 0, 2, 2, 2, 2, 0}
+			copyLane(drop, 9)
+		}
+		out, cotCur := make([]float32, len(cur)), make([]float32, len(cur))
+		if _, err := fused.Forward(&c, s, cur, drop, out); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fused.Backward(&c, s, cur, cot, drop, cotCur); err != nil {
+			t.Fatal(err)
+		}
+		for r := 0; r < len(out)/9; r++ {
+			if out[r*9] != out[r*9+8] || cotCur[r*9] != cotCur[r*9+8] {
+				t.Fatalf("%v, row %d: neuron 0 gives %g, %g; neuron 8 %g, %g", k, r, out[r*9], cotCur[r*9], out[r*9+8], cotCur[r*9+8])
+			}
+		}
+	}
+}
