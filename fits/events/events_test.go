@@ -33,6 +33,20 @@ func normal(rng *rand.Rand, n int) []float32 {
 	return v
 }
 
+// forwardAndGradients returns Forward's y and Gradients' weight and bias gradients, failing t on an error.
+func forwardAndGradients(t *testing.T, s events.Shape, x, w, b, cot []float32) (y, gw, gb []float32) {
+	t.Helper()
+	y = make([]float32, s.Rows*s.Out)
+	if err := events.Forward(s, x, w, b, y); err != nil {
+		t.Fatal(err)
+	}
+	gw, gb, err := events.Gradients(s, x, cot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return y, gw, gb
+}
+
 // TestAgainstDense holds Forward and Gradients to a float64 dense product, for output sizes that are and
 // are not multiples of the vector width and densities from none to all.
 func TestAgainstDense(t *testing.T) {
@@ -46,14 +60,7 @@ func TestAgainstDense(t *testing.T) {
 			s := tc.s
 			x, w, b := sparse(rng, s.Rows, s.In, tc.density), normal(rng, s.In*s.Out), normal(rng, s.Out)
 			cot := normal(rng, s.Rows*s.Out)
-			y := make([]float32, s.Rows*s.Out)
-			if err := events.Forward(s, x, w, b, y); err != nil {
-				t.Fatal(err)
-			}
-			gw, gb, err := events.Gradients(s, x, cot)
-			if err != nil {
-				t.Fatal(err)
-			}
+			y, gw, gb := forwardAndGradients(t, s, x, w, b, cot)
 			for r := range s.Rows {
 				for j := range s.Out {
 					want := float64(b[j])
@@ -99,15 +106,7 @@ func TestReproducible(t *testing.T) {
 	x, w, b, cot := sparse(rng, s.Rows, s.In, 0.2), normal(rng, s.In*s.Out), normal(rng, s.Out), normal(rng, s.Rows*s.Out)
 	run := func(procs int) ([]float32, []float32, []float32) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		y := make([]float32, s.Rows*s.Out)
-		if err := events.Forward(s, x, w, b, y); err != nil {
-			t.Fatal(err)
-		}
-		gw, gb, err := events.Gradients(s, x, cot)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return y, gw, gb
+		return forwardAndGradients(t, s, x, w, b, cot)
 	}
 	y1, gw1, gb1 := run(1)
 	y3, gw3, gb3 := run(3)

@@ -176,10 +176,13 @@ func expand(c *Coefficients, n int) *expanded {
 	return x
 }
 
-// parallel runs work(worker, b) for every batch element b on min(GOMAXPROCS, batch) goroutines; worker is
-// in [0, workers).
-func parallel(batch int, work func(worker, b int)) int {
-	workers := max(1, min(runtime.GOMAXPROCS(0), batch))
+// workers is the number of goroutines parallel uses for a batch: min(GOMAXPROCS, batch), at least 1.
+func workers(batch int) int { return max(1, min(runtime.GOMAXPROCS(0), batch)) }
+
+// parallel runs work(worker, b) for every batch element b on workers(batch) goroutines; worker is in
+// [0, workers(batch)).
+func parallel(batch int, work func(worker, b int)) {
+	workers := workers(batch)
 	var wg sync.WaitGroup
 	next := make(chan int, batch)
 	for b := range batch {
@@ -196,7 +199,6 @@ func parallel(batch int, work func(worker, b int)) int {
 		}()
 	}
 	wg.Wait()
-	return workers
 }
 
 // Forward runs the layer over current [batch, T, N] from the zero state, writes its spikes S (exactly 0 or
@@ -245,13 +247,12 @@ func Backward(c *Coefficients, s Shape, current, cotSpikes, dropout, cotCurrent 
 		return Grads{}, err
 	}
 	x := expand(c, s.Neurons)
-	workers := max(1, min(runtime.GOMAXPROCS(0), s.Batch))
 	// Per batch element, per neuron sums of the coefficient cotangents over time: [2 + 2M][N] (Σ a·V̄0,
 	// Σ V0·ā′, β̄m, λ̄m). They are summed over the batch in a fixed order afterwards, so that the result
 	// does not depend on which goroutine ran which element (training is reproducible to the bit).
 	nacc := 2 + 2*x.m
 	acc := make([]float32, s.Batch*nacc*s.Neurons)
-	hist := make([][]float32, workers)
+	hist := make([][]float32, workers(s.Batch))
 	for w := range hist {
 		hist[w] = make([]float32, s.Steps*x.comps*vectorLanes)
 	}

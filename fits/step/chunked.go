@@ -307,10 +307,7 @@ func (e *chunked) forwardPass(b Batch, training, save bool) (hs, curs []*tensors
 			return
 		}
 		curs = append(curs, cur)
-		var drop *tensors.Tensor
-		if training && e.withDropout {
-			drop = b.Dropout[i]
-		}
+		drop := e.dropout(b, i, training)
 		if e.fused {
 			// The kernel applies the dropout mask and counts the spikes itself: no join graph.
 			var h *tensors.Tensor
@@ -346,6 +343,14 @@ func (e *chunked) forwardPass(b Batch, training, save bool) (hs, curs []*tensors
 		rates = append(rates, r[0])
 	}
 	return
+}
+
+// dropout returns block i's dropout mask of batch b: nil in evaluation or without dropout.
+func (e *chunked) dropout(b Batch, i int, training bool) *tensors.Tensor {
+	if !training || !e.withDropout {
+		return nil
+	}
+	return b.Dropout[i]
 }
 
 // chunkForward runs a block's recurrence over its current chunk by chunk from the zero state and returns
@@ -408,15 +413,11 @@ func (e *chunked) Gradients(b Batch) (m Metrics, grads map[string]*tensors.Tenso
 	for i := len(e.blocks) - 1; i >= 0; i-- {
 		be := e.blocks[i]
 		if e.fused {
-			var drop *tensors.Tensor
-			if e.withDropout {
-				drop = b.Dropout[i]
-			}
 			var cotCur *tensors.Tensor
-			if cotCur, err = e.fusedBackward(be, curs[i], cot, drop, grads); err != nil {
+			if cotCur, err = e.fusedBackward(be, curs[i], cot, e.dropout(b, i, true), grads); err != nil {
 				return
 			}
-			if be.used {
+			if be.eventDriven {
 				cot, err = e.eventsBackward(be, i, hs[i], cotCur, grads)
 			} else {
 				cot, err = e.synapseBackward(be, i, hs[i], cotCur, grads)

@@ -24,7 +24,7 @@ type eventExecs struct {
 	weights, biases *context.Variable // "dense/weights" [in, out], "dense/biases" [out]
 	inputCot        *context.Exec     // (h, cot current) -> cot h, for blocks after the first
 	curOut          hostBuffer        // the current, reused across steps
-	used            bool              // this step's synapse ran event-driven
+	eventDriven     bool              // this step's synapse ran event-driven
 }
 
 // buildEvents prepares block i (a model.Block with Dense set) for event-driven synapses.
@@ -67,8 +67,8 @@ func (e *chunked) useEvents(be *blockExecs, h *tensors.Tensor, density float64) 
 // synapseForward returns block be's current [batch, T, OutDims...] for its input h, event-driven when
 // useEvents says so (density is the fraction of nonzero entries of h), else by the block's synapse graph.
 func (e *chunked) synapseForward(be *blockExecs, h *tensors.Tensor, density float64) (*tensors.Tensor, error) {
-	be.used = e.useEvents(be, h, density)
-	if !be.used {
+	be.eventDriven = e.useEvents(be, h, density)
+	if !be.eventDriven {
 		outs, err := e.times.exec(be.synapse, h)
 		if err != nil {
 			return nil, err

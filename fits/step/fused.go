@@ -24,6 +24,7 @@ type fusedExecs struct {
 	hostCoefs fused.Coefficients // the coefficients of the current step, set by fusedForward
 	adapt     bool               // the layer carries the adaptation current (EtaDt, GammaDt are coefs' first outputs)
 	order     int                // TS order M
+	pshape    []int              // the coefficients' parameter shape P (neuron.ParamShape)
 	hOut      hostBuffer         // the block's output h, reused across steps
 	cotOut    hostBuffer         // the cotangent of the block's current, reused across steps
 }
@@ -35,6 +36,7 @@ func (e *chunked) buildFused(backend backends.Backend, be *blockExecs) error {
 	if err != nil {
 		return err
 	}
+	be.pshape = pshape
 	scope := func(ctx *context.Context) *context.Context { return ctx.In(be.b.Scope).In("neuron") }
 	list := func(c neuron.Coefficients) []*Node {
 		var out []*Node
@@ -63,13 +65,10 @@ func (e *chunked) buildFused(backend backends.Backend, be *blockExecs) error {
 		g := cots[0].Graph()
 		c := neuron.LayerCoefficients(scope(ctx), g, dtypes.Float32, cfg, pshape)
 		var cg scan.CoefficientGrads
-		k := 0
-		if c.EtaDt != nil {
-			cg.EtaDt, cg.GammaDt = cots[0], cots[1]
-			k = 2
+		var err error
+		if cg.EtaDt, cg.GammaDt, cg.Beta, cg.Lambda, err = splitCoefficients(cots, c.EtaDt != nil, len(c.Beta)); err != nil {
+			panic(err)
 		}
-		m := len(c.Beta)
-		cg.Beta, cg.Lambda = cots[k:k+m], cots[k+m:k+2*m]
 		wrt := make([]*Node, len(be.neurParams))
 		for i, v := range be.neurParams {
 			wrt[i] = v.ValueGraph(g)
@@ -97,16 +96,8 @@ func (e *chunked) fusedForward(be *blockExecs, cur, mask, drop *tensors.Tensor) 
 		}
 		t.MustFinalizeAll()
 	}
-	m, k := be.order, 0
-	if be.adapt {
-		c.EtaDt, c.GammaDt = host[0], host[1]
-		k = 2
-	}
-	if len(host) < k+2*m {
-		return nil, 0, 0, fmt.Errorf("step: %d coefficient arrays for TS order %d", len(host), m)
-	}
-	if m > 0 {
-		c.Beta, c.Lambda = host[k:k+m], host[k+m:k+2*m]
+	if c.EtaDt, c.GammaDt, c.Beta, c.Lambda, err = splitCoefficients(host, be.adapt, be.order); err != nil {
+		return nil, 0, 0, err
 	}
 	be.hostCoefs = c
 	dims := cur.Shape().Dimensions
@@ -123,13 +114,10 @@ func (e *chunked) fusedForward(be *blockExecs, cur, mask, drop *tensors.Tensor) 
 	}
 	var counts []int
 	h, err = e.hostOutput(&be.hOut, dims, func(out []float32) error {
-		var kerr error
-		if err := tensors.ConstFlatData(cur, func(in []float32) {
-			counts, kerr = fused.Forward(&be.hostCoefs, s, in, dropout, out)
-		}); err != nil {
+		return hostViews([]*tensors.Tensor{cur}, func(v [][]float32) (err error) {
+			counts, err = fused.Forward(&be.hostCoefs, s, v[0], dropout, out)
 			return err
-		}
-		return kerr
+		})
 	})
 	if err != nil {
 		return nil, 0, 0, err
@@ -213,28 +201,22 @@ func (e *chunked) fusedBackward(be *blockExecs, cur, cot, drop *tensors.Tensor, 
 		}
 	}
 	var g fused.Grads
-	var kerr error
 	cotCur, err := e.hostOutput(&be.cotOut, dims, func(out []float32) error {
-		if err := tensors.ConstFlatData(cur, func(in []float32) {
-			kerr = tensors.ConstFlatData(cot, func(cotSpikes []float32) {
-				g, kerr = fused.Backward(&be.hostCoefs, s, in, cotSpikes, mask, out)
-			})
-		}); err != nil {
+		return hostViews([]*tensors.Tensor{cur, cot}, func(v [][]float32) (err error) {
+			g, err = fused.Backward(&be.hostCoefs, s, v[0], v[1], mask, out)
 			return err
-		}
-		return kerr
+		})
 	})
 	if err != nil {
 		return nil, err
 	}
 	var cots []any
-	pdims := be.coefShape()
 	add := func(v []float64) {
 		f := make([]float32, len(v))
 		for i, x := range v {
 			f[i] = float32(x)
 		}
-		t := tensors.FromFlatDataAndDimensions(f, pdims...)
+		t := tensors.FromFlatDataAndDimensions(f, be.pshape...)
 		e.mem.keep(t)
 		cots = append(cots, t)
 	}
@@ -263,10 +245,21 @@ func (e *chunked) fusedBackward(be *blockExecs, cur, cot, drop *tensors.Tensor, 
 	return cotCur, nil
 }
 
-// coefShape is the parameter shape P of the block's coefficients.
-func (be *blockExecs) coefShape() []int {
-	if be.b.Neuron.ChannelShared {
-		return []int{be.b.OutDims[len(be.b.OutDims)-1]}
+// splitCoefficients splits xs, a block's coefficients (or their cotangents) in the order of the coefs graph
+// (EtaDt, GammaDt when adapt, then Beta 1..M, then Lambda 1..M), into those parts.
+func splitCoefficients[T any](xs []T, adapt bool, m int) (eta, gamma T, beta, lambda []T, err error) {
+	k := 0
+	if adapt {
+		k = 2
 	}
-	return append([]int(nil), be.b.OutDims...)
+	if len(xs) < k+2*m {
+		return eta, gamma, nil, nil, fmt.Errorf("step: %d coefficient arrays for TS order %d", len(xs), m)
+	}
+	if adapt {
+		eta, gamma = xs[0], xs[1]
+	}
+	if m > 0 {
+		beta, lambda = xs[k:k+m], xs[k+m:k+2*m]
+	}
+	return eta, gamma, beta, lambda, nil
 }

@@ -287,8 +287,8 @@ func TestFusedEventDrivenSynapse(t *testing.T) {
 					t.Fatal(err)
 				}
 				for i, be := range e.(*chunked).blocks {
-					if want := threshold > 1 && tc.net.Blocks[i].Dense; be.used != want {
-						t.Errorf("block %d (%s): event-driven %v, want %v", i, tc.net.Blocks[i].Scope, be.used, want)
+					if want := threshold > 1 && tc.net.Blocks[i].Dense; be.eventDriven != want {
+						t.Errorf("block %d (%s): event-driven %v, want %v", i, tc.net.Blocks[i].Scope, be.eventDriven, want)
 					}
 				}
 			})
