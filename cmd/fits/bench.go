@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/fits-snn/fits/fits/fused"
 	"io"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fits-snn/fits/fits/bench"
+	"github.com/fits-snn/fits/fits/fused"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/paper"
 	"github.com/fits-snn/fits/xla"
