@@ -59,6 +59,8 @@ type Coefficients struct {
 	SurrogateWidth, SurrogateScale float32
 	// DetachReset: the reset term S·Vth carries no gradient.
 	DetachReset bool
+	// StrictSpike: S = 1 when ṼM > Vth (the released code); otherwise when ṼM ≥ Vth (the paper).
+	StrictSpike bool
 	// EtaDt = ηΔt and GammaDt = γΔt, P entries each; both nil without adaptation (LIF).
 	EtaDt, GammaDt []float32
 	// Beta[m−1] = βm and Lambda[m−1] = λm of stage m = 1..M, P entries each.
@@ -145,7 +147,7 @@ func (s Shape) check(arrays ...[]float32) error {
 // expanded holds the coefficients repeated to one entry per neuron, and 1 − λm.
 type expanded struct {
 	mu, rho, vth, width, scale float32
-	detach, adapt              bool
+	detach, adapt, strict      bool
 	m, comps                   int
 	eta, gamma                 []float32
 	beta, lambda, oneMinusLam  [MaxOrder][]float32
@@ -163,7 +165,7 @@ func expand(c *Coefficients, n int) *expanded {
 		return out
 	}
 	x := &expanded{mu: c.MuBar, rho: c.RhoBar, vth: c.Vth, width: c.SurrogateWidth, scale: c.SurrogateScale,
-		detach: c.DetachReset, adapt: c.adapt(), m: c.order(), comps: c.components(),
+		detach: c.DetachReset, strict: c.StrictSpike, adapt: c.adapt(), m: c.order(), comps: c.components(),
 		eta: rep(c.EtaDt), gamma: rep(c.GammaDt)}
 	for j := range x.m {
 		x.beta[j] = rep(c.Beta[j])
@@ -322,7 +324,7 @@ func (x *expanded) stepScalar(i int, st *scalarState, in float32) float32 {
 	// when the state is NaN or infinite, so that a diverged run shows in the loss.
 	u := mixed - x.vth
 	var spike float32
-	if u >= 0 {
+	if u > 0 || (u == 0 && !x.strict) {
 		spike = 1
 	}
 	spike = spike + (u - u)

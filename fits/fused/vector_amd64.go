@@ -65,7 +65,11 @@ func (x *expanded) stepVec(c *vecCoefs, st *vecState, in vec) vec {
 		}
 	}
 	u := mixed.Sub(vth)
-	spike := splat(1).Masked(u.GreaterEqual(splat(0))).Add(u.Sub(u))
+	fire := u.GreaterEqual(splat(0))
+	if x.strict {
+		fire = u.Greater(splat(0))
+	}
+	spike := splat(1).Masked(fire).Add(u.Sub(u))
 	st.v = mixed.Sub(spike.Mul(vth))
 	return spike
 }

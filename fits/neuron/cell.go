@@ -144,6 +144,7 @@ func newCoefficients(cfg Config) Coefficients {
 	return Coefficients{
 		MuBar: k.MuBar(), RhoBar: k.RhoBar(),
 		Vth: cfg.Vth, Surrogate: cfg.Surrogate, DetachReset: cfg.DetachReset,
+		StrictSpike: !cfg.TSMix.Paper(),
 	}
 }
 

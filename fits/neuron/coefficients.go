@@ -13,6 +13,10 @@ import (
 //	Ṽm = (1 − Lambda[m−1])·Ṽ(m−1) + Lambda[m−1]·Vm                           (Eq. 10)
 //	S = Θ(ṼM − Vth);  V = ṼM − S·Vth
 //
+// The λ-mix is the paper's outermost-first nesting of Eq. 10 in every engine. The released code's
+// innermost-first nesting (TSMixOfficial) is the same recurrence with the effective weights
+// theory.EffectiveLambdas: the cell maps its λ to them before they reach an engine.
+//
 // A nil EtaDt/GammaDt means no adaptation current (LIF: the state has no a); len(Beta) = len(Lambda) = M.
 // Engines that hand-derive the adjoint of the recurrence differentiate with respect to these coefficients
 // and leave the map from a kind's variables (Ω*, β̂, λ̂, η, γ, ...) to the coefficients to autodiff.
@@ -28,4 +32,7 @@ type Coefficients struct {
 	Vth         float64
 	Surrogate   Surrogate
 	DetachReset bool
+	// StrictSpike makes the spike S = 1 when ṼM > Vth (the released code, TSMixOfficial); otherwise when
+	// ṼM ≥ Vth (the paper's Algorithm 1, TSMixPaper).
+	StrictSpike bool
 }

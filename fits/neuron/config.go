@@ -51,6 +51,90 @@ type Config struct {
 	// DetachReset stops the gradient through the reset term S·Vth of V[k+1] = ṼM[k+1] − S[k+1]·Vth.
 	// The default (false) lets the surrogate gradient flow through the reset as well.
 	DetachReset bool
+
+	// TSMix is the nesting of the λ-mix and the spike's comparison: TSMixOfficial (the zero value: the
+	// released code's innermost-first nesting and S = 1 when Ṽ > Vth) or TSMixPaper (Eq. 10's
+	// outermost-first nesting and Ṽ ≥ Vth, Algorithm 1). For M ≤ 1 the two nestings are the same neuron.
+	TSMix TSMix
+
+	// TargetCoordinate is the trainable coordinate of the target frequency: TargetLogHz (the zero value:
+	// ln(f*/Hz), the released code's f_raw) or TargetOmega (Ω* in rad/s, this toolkit's first form).
+	TargetCoordinate TargetCoordinate
+
+	// FInit spaces the initial target frequencies over [FMinHz, FMaxHz]: FInitLog (the zero value,
+	// geometric) or FInitLinear (the released sMNIST recipe).
+	FInit FInit
+
+	// ForwardClip clamps the target frequency in the forward pass to [0, MaxTargetHz] (this toolkit's first
+	// form: a neuron past the cap gets zero gradient). Without it the forward pass is untouched and the
+	// optimizer's frequency guard keeps f* stable (the released code; package fits/step).
+	ForwardClip bool
+
+	// AdaptLIFLearnable gives the adaptive-LIF baseline (AdaptLIF) trainable η, γ initialized at zero
+	// (this toolkit's first form); without it η = γ = √κ_CT(0) are fixed (the released code).
+	AdaptLIFLearnable bool
+}
+
+// TSMix names a nesting of the TS module's λ-mix (Config.TSMix).
+type TSMix string
+
+const (
+	// TSMixOfficial is the released code's nesting, innermost first: b = V_M; for m = M … 1:
+	// b = (1 − λm)·V(m−1) + λm·b; Ṽ = b. Spikes when Ṽ > Vth.
+	TSMixOfficial TSMix = "official"
+	// TSMixPaper is Eq. 10's nesting, outermost first: Ṽ0 = V0, Ṽm = (1 − λm)·Ṽ(m−1) + λm·Vm, Ṽ = ṼM.
+	// Spikes when Ṽ ≥ Vth (Algorithm 1).
+	TSMixPaper TSMix = "paper"
+)
+
+// ParseTSMix returns the nesting named s ("official" or "paper").
+func ParseTSMix(s string) (TSMix, error) {
+	switch TSMix(s) {
+	case TSMixOfficial, TSMixPaper:
+		return TSMix(s), nil
+	}
+	return "", fmt.Errorf("unknown ts-mix %q (valid: official, paper)", s)
+}
+
+// Paper reports whether m is the paper's nesting ("" is the official one).
+func (m TSMix) Paper() bool { return m == TSMixPaper }
+
+// TargetCoordinate names the trainable coordinate of the target frequency (Config.TargetCoordinate).
+type TargetCoordinate string
+
+const (
+	// TargetLogHz trains ln(f*/Hz) (variable VarLogTargetHz, or VarLogTargetHzDT with DTExact).
+	TargetLogHz TargetCoordinate = "log-hz"
+	// TargetOmega trains Ω* = 2πf* in rad/s (variable VarOmegaStar, or VarOmegaStarDT with DTExact).
+	TargetOmega TargetCoordinate = "omega"
+)
+
+// ParseTargetCoordinate returns the coordinate named s ("log-hz" or "omega").
+func ParseTargetCoordinate(s string) (TargetCoordinate, error) {
+	switch TargetCoordinate(s) {
+	case TargetLogHz, TargetOmega:
+		return TargetCoordinate(s), nil
+	}
+	return "", fmt.Errorf("unknown target coordinate %q (valid: log-hz, omega)", s)
+}
+
+// FInit names the initial spacing of the target frequencies (Config.FInit).
+type FInit string
+
+const (
+	// FInitLog spaces f* geometrically over [FMinHz, FMaxHz].
+	FInitLog FInit = "log"
+	// FInitLinear spaces f* evenly over [FMinHz, FMaxHz].
+	FInitLinear FInit = "linear"
+)
+
+// ParseFInit returns the spacing named s ("log" or "linear").
+func ParseFInit(s string) (FInit, error) {
+	switch FInit(s) {
+	case FInitLog, FInitLinear:
+		return FInit(s), nil
+	}
+	return "", fmt.Errorf("unknown f* initialization %q (valid: log, linear)", s)
 }
 
 // Surrogate is the triangular (piecewise-linear) surrogate gradient of the Heaviside spike function
@@ -61,8 +145,18 @@ type Surrogate struct {
 	Scale float64 // peak height of the derivative at v = Vth, > 0
 }
 
-// DefaultSurrogate is the pseudo-derivative of Bellec et al. (2018): width Vth = 1 and peak 0.3.
-var DefaultSurrogate = Surrogate{Width: 1, Scale: 0.3}
+// DefaultSurrogateAlpha is the released code's surrogate_alpha.
+const DefaultSurrogateAlpha = 2
+
+// TriangleSurrogate returns the released code's triangle α·max(0, 1 − α|Ṽ − Vth|): width 1/α, peak α.
+func TriangleSurrogate(alpha float64) Surrogate { return Surrogate{Width: 1 / alpha, Scale: alpha} }
+
+// DefaultSurrogate is the released code's triangle with α = 2: width 0.5, peak 2.
+var DefaultSurrogate = TriangleSurrogate(DefaultSurrogateAlpha)
+
+// BellecSurrogate is the pseudo-derivative of Bellec et al. (2018), width Vth = 1 and peak 0.3: this
+// toolkit's first default (`--surrogate=bellec`).
+var BellecSurrogate = Surrogate{Width: 1, Scale: 0.3}
 
 // DefaultConfig returns the paper's SHD/SSC settings (Appendix B) for a kind: τm = 0.04 s, τa = 0.2 s,
 // Δt = 4 ms, f* log-spaced over [1, 50] Hz, η = γ, Vth = 1, β̂ = 0, λ̂ = −3, and the default surrogate, with
@@ -163,6 +257,21 @@ func (c Config) Validate() error {
 	}
 	if f := c.kappaFraction(); !(f > 0 && f <= 1) {
 		return fmt.Errorf("kappa fraction must lie in (0, 1], got %g", c.KappaFraction)
+	}
+	if c.TSMix != "" {
+		if _, err := ParseTSMix(string(c.TSMix)); err != nil {
+			return err
+		}
+	}
+	if c.TargetCoordinate != "" {
+		if _, err := ParseTargetCoordinate(string(c.TargetCoordinate)); err != nil {
+			return err
+		}
+	}
+	if c.FInit != "" {
+		if _, err := ParseFInit(string(c.FInit)); err != nil {
+			return err
+		}
 	}
 	return cell.Validate(c)
 }

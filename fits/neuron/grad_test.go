@@ -19,7 +19,7 @@ func TestSurrogateGradient(t *testing.T) {
 	for _, tb := range testBackends(t) {
 		t.Run(tb.name, func(t *testing.T) {
 			exec := MustNewExec(tb.b, func(v, w *Node) []*Node {
-				s := Spike(v, 1, Surrogate{Width: 0.5, Scale: 2})
+				s := Spike(v, 1, Surrogate{Width: 0.5, Scale: 2}, false)
 				return []*Node{s, Gradient(ReduceAllSum(Mul(s, w)), v)[0]}
 			})
 			out := exec.MustExec(v, w)

@@ -168,7 +168,7 @@ func run(ctx *context.Context, current *Node, cfg Config, wantVoltage bool, init
 			mixed = Add(Mul(oneMinusLambda[j-1], mixed), Mul(lambda[j-1], next[j]))
 		}
 		// Spike and subtractive soft reset.
-		spike := Spike(mixed, co.Vth, co.Surrogate)
+		spike := Spike(mixed, co.Vth, co.Surrogate, co.StrictSpike)
 		reset := MulScalar(spike, co.Vth)
 		if co.DetachReset {
 			reset = StopGradient(reset)

@@ -4,15 +4,16 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 )
 
-// Spike returns S = Θ(v − vth), 1 where v ≥ vth and 0 elsewhere (Θ(0) = 1, as in package sim), with the
-// triangular surrogate gradient dS/dv = s.Scale·max(0, 1 − |v − vth|/s.Width). v may have any shape.
+// Spike returns S = Θ(v − vth): 1 where v > vth (strict, the released code) or v ≥ vth (not strict, the
+// paper's Algorithm 1), 0 elsewhere, as in package sim, with the triangular surrogate gradient
+// dS/dv = s.Scale·max(0, 1 − |v − vth|/s.Width). v may have any shape.
 //
 // The forward value is exactly 0 or 1: it is Θ(u) + (u′ − u′), u = v − vth, where u′ is u with the
 // surrogate as its custom gradient and the second u′ is behind StopGradient, so the bracket is exactly
 // zero and carries the surrogate gradient.
-func Spike(v *Node, vth float64, s Surrogate) *Node {
+func Spike(v *Node, vth float64, s Surrogate, strict bool) *Node {
 	u := SubScalar(v, vth)
-	heaviside := ConvertDType(GreaterOrEqual(u, ScalarZero(v.Graph(), v.DType())), v.DType())
+	heaviside := Heaviside(u, strict)
 	width, scale := s.Width, s.Scale
 	uc := IdentityWithCustomGradient(u, func(x, adj *Node) *Node {
 		return Mul(adj, SurrogateDerivative(x, width, scale))
@@ -24,4 +25,13 @@ func Spike(v *Node, vth float64, s Surrogate) *Node {
 // of Θ at u = v − Vth.
 func SurrogateDerivative(u *Node, width, scale float64) *Node {
 	return MulScalar(MaxScalar(OneMinus(DivScalar(Abs(u), width)), 0), scale)
+}
+
+// Heaviside returns Θ(u) as u's dtype, with no gradient: 1 where u > 0 (strict) or u ≥ 0, 0 elsewhere.
+func Heaviside(u *Node, strict bool) *Node {
+	zero := ScalarZero(u.Graph(), u.DType())
+	if strict {
+		return ConvertDType(GreaterThan(u, zero), u.DType())
+	}
+	return ConvertDType(GreaterOrEqual(u, zero), u.DType())
 }

@@ -192,7 +192,7 @@ func step(c neuron.Coefficients, co coefs, l layout, s state, in *Node) (next st
 			mixed = Add(Mul(co.oneMinusLam[j-1], mixed), Mul(co.lambda[j-1], next.stages[j]))
 		}
 	}
-	spike = ConvertDType(GreaterOrEqual(SubScalar(mixed, c.Vth), ScalarZero(mixed.Graph(), mixed.DType())), mixed.DType())
+	spike = neuron.Heaviside(SubScalar(mixed, c.Vth), c.StrictSpike)
 	next.v = Sub(mixed, MulScalar(spike, c.Vth))
 	return next, mixed, spike
 }

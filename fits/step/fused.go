@@ -50,7 +50,7 @@ func (e *chunked) buildFused(backend backends.Backend, be *blockExecs) error {
 		be.hostCoefs = fused.Coefficients{
 			MuBar: float32(c.MuBar), RhoBar: float32(c.RhoBar), Vth: float32(c.Vth),
 			SurrogateWidth: float32(c.Surrogate.Width), SurrogateScale: float32(c.Surrogate.Scale),
-			DetachReset: c.DetachReset,
+			DetachReset: c.DetachReset, StrictSpike: c.StrictSpike,
 		}
 		be.adapt, be.order = c.EtaDt != nil, len(c.Beta)
 		out := list(c)
