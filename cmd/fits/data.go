@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/download"
 	"github.com/fits-snn/fits/data/dvs"
 	"github.com/fits-snn/fits/data/espeak"
@@ -37,6 +38,10 @@ verbs:
   convert  --dataset=NAME [--dir=DIR]    build the training caches (once; skipped when present)
   synth    --format=FMT --out=DIR        write small files in the official format of FMT
   espeak   [--out=DIR]                   synthesise spoken digits with espeak-ng into SHD-format HDF5
+  split    --dataset=shd [--n=N] [--seed=S] [--json]
+                                         the released code's SHD* validation split: indices of
+                                         numpy.random.RandomState(S).permutation(N), the first
+                                         max(1, int(0.2 N)) validate (N defaults to 8156 for shd, S to 0)
 
 datasets: shd, ssc, gsc, dvs, mnist (convert also: espeak); formats: shd, ssc, gsc, mnist, dvs.
 DIR defaults to $FITS_DATA/NAME (or the user cache folder + /fits/datasets/NAME).`
@@ -49,12 +54,13 @@ var dataVerbs = map[string]func(args []string, stdout, stderr io.Writer) error{
 	"convert":  runDataConvert,
 	"synth":    runDataSynth,
 	"espeak":   runDataEspeak,
+	"split":    runDataSplit,
 }
 
 func runData(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, dataUsage)
-		return badInput("missing verb (valid: convert, download, espeak, list, synth, verify)")
+		return badInput("missing verb (valid: %s)", strings.Join(dataVerbNames(), ", "))
 	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintln(stdout, dataUsage)
@@ -62,9 +68,19 @@ func runData(args []string, stdout, stderr io.Writer) error {
 	}
 	verb, ok := dataVerbs[args[0]]
 	if !ok {
-		return badInput("unknown verb %q (valid: convert, download, espeak, list, synth, verify)", args[0])
+		return badInput("unknown verb %q (valid: %s)", args[0], strings.Join(dataVerbNames(), ", "))
 	}
 	return verb(args[1:], stdout, stderr)
+}
+
+// dataVerbNames lists the verbs of fits data, sorted.
+func dataVerbNames() []string {
+	out := make([]string, 0, len(dataVerbs))
+	for v := range dataVerbs {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // canonicalDataset maps accepted dataset names to the manifest names.
@@ -413,4 +429,68 @@ func synthSpikes(ds, out string, n int, seed uint64) error {
 		}
 	}
 	return nil
+}
+
+// splitTrainSizes are the training-set sizes that fits data split defaults --n to.
+var splitTrainSizes = map[string]int{"shd": 8156}
+
+// dataSplit is the JSON of fits data split: validation first, as the released code slices it.
+type dataSplit struct {
+	Validation []int `json:"validation"`
+	Train      []int `json:"train"`
+}
+
+func runDataSplit(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("data split", stderr)
+	name := fs.String("dataset", "shd", "dataset whose training set is split (shd: --n defaults to its 8156 examples)")
+	n := fs.Int("n", 0, "training examples to split (default: the dataset's training size)")
+	seed := fs.Int64("seed", 0, "numpy RandomState seed, 0..4294967295 (the released code uses 0)")
+	asJSON := fs.Bool("json", false, `print {"validation": [...], "train": [...]}`)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	ds, err := canonicalDataset(*name)
+	if err != nil {
+		return err
+	}
+	size := *n
+	if size == 0 {
+		var ok bool
+		if size, ok = splitTrainSizes[ds]; !ok {
+			return badInput("--n is required for %s (its training size is not built in)", ds)
+		}
+	}
+	if size < 2 || size > 100_000_000 {
+		return badInput("--n: %d outside 2..100000000", size)
+	}
+	if *seed < 0 || *seed > 0xffffffff {
+		return badInput("--seed: %d outside 0..4294967295", *seed)
+	}
+	val, train, err := data.OfficialValSplit(size, *seed)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	if *asJSON {
+		return writeJSON(stdout, dataSplit{Validation: val, Train: train})
+	}
+	fmt.Fprintf(stdout, "%s: %d examples, seed %d: %d validate, %d train (numpy RandomState(%d).permutation(%d), first %d)\n",
+		ds, size, *seed, len(val), len(train), *seed, size, len(val))
+	fmt.Fprintf(stdout, "validation: %s\n", abbreviate(val, 10))
+	fmt.Fprintf(stdout, "train:      %s\n", abbreviate(train, 10))
+	return nil
+}
+
+// abbreviate formats the first k values of v, and how many more there are.
+func abbreviate(v []int, k int) string {
+	var b strings.Builder
+	for i, x := range v[:min(k, len(v))] {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprint(&b, x)
+	}
+	if len(v) > k {
+		fmt.Fprintf(&b, " ... (%d more)", len(v)-k)
+	}
+	return b.String()
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/fits-snn/fits/data/cache"
+	"github.com/fits-snn/fits/internal/pyref"
 )
 
 func runDataCLI(t *testing.T, args ...string) (int, string, string) {
@@ -40,6 +42,12 @@ func TestDataBadInput(t *testing.T) {
 		{"espeak", "--pitches=120"},
 		{"espeak", "--variants="},
 		{"espeak", "--classes=20"},
+		{"split", "--n=1"},
+		{"split", "--seed=-1"},
+		{"split", "--seed=4294967296"},
+		{"split", "--dataset=gsc"},
+		{"split", "--dataset=nope"},
+		{"split", "--n=x"},
 	} {
 		code, _, stderr := runDataCLI(t, args...)
 		lines := strings.Split(strings.TrimSpace(stderr), "\n")
@@ -143,5 +151,51 @@ func TestDataEspeak(t *testing.T) {
 	code, out, stderr = runDataCLI(t, "convert", "--dataset=espeak", "--dir="+dir)
 	if code != 0 || !strings.Contains(out, "espeak_test.") {
 		t.Fatalf("convert: exit %d: %s %s", code, out, stderr)
+	}
+}
+
+func TestDataSplit(t *testing.T) {
+	code, out, stderr := runDataCLI(t, "split", "--dataset=shd", "--n=10", "--json")
+	// numpy.random.RandomState(0).permutation(10) = [2 8 4 9 1 6 7 3 0 5]; int(0.2·10) = 2 validate.
+	if want := `{"validation":[2,8],"train":[4,9,1,6,7,3,0,5]}` + "\n"; code != 0 || out != want {
+		t.Fatalf("exit %d, stdout %q, want %q; stderr %q", code, out, want, stderr)
+	}
+	code, out, _ = runDataCLI(t, "split", "--dataset=shd", "--json")
+	var sp struct {
+		Validation []int `json:"validation"`
+		Train      []int `json:"train"`
+	}
+	if err := json.Unmarshal([]byte(out), &sp); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	if len(sp.Validation) != 1631 || len(sp.Train) != 6525 || sp.Validation[0] != 1529 {
+		t.Errorf("default shd split: %d validate (first %d), %d train", len(sp.Validation), sp.Validation[0], len(sp.Train))
+	}
+	if !strings.HasPrefix(out, `{"validation":[`) {
+		t.Errorf("JSON does not start with the validation list: %.40q", out)
+	}
+}
+
+// TestDataSplitMatchesNumpy compares fits data split with the released code's own expression, run by numpy
+// in the project virtualenv, for SHD's 8156 examples and other sizes and seeds.
+func TestDataSplitMatchesNumpy(t *testing.T) {
+	py := pyref.Python(t, "numpy")
+	const script = `
+import json, sys
+import numpy as np
+n, seed = int(sys.argv[1]), int(sys.argv[2])
+idx = np.random.RandomState(seed).permutation(n)
+k = max(1, int(n * 0.2))
+print(json.dumps({"validation": idx[:k].tolist(), "train": idx[k:].tolist()}, separators=(",", ":")))
+`
+	for _, c := range [][2]string{{"8156", "0"}, {"8156", "3"}, {"2264", "0"}, {"7", "0"}, {"75466", "1"}} {
+		want, err := exec.Command(py, "-c", script, c[0], c[1]).Output()
+		if err != nil {
+			t.Fatalf("numpy: %v", err)
+		}
+		code, out, stderr := runDataCLI(t, "split", "--dataset=shd", "--n="+c[0], "--seed="+c[1], "--json")
+		if code != 0 || out != string(want) {
+			t.Errorf("n=%s seed=%s: exit %d %s; output differs from numpy's (%d and %d bytes)", c[0], c[1], code, stderr, len(out), len(want))
+		}
 	}
 }
