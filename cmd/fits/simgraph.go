@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/fits-snn/fits/fits/neuron"
-	"github.com/fits-snn/fits/fits/theory"
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
@@ -44,11 +43,7 @@ func newGraphSimulation(b backends.Backend, cfg neuron.Config, p neuron.NeuronPa
 		return nil, err
 	}
 	ctx := context.New()
-	name := neuron.VarOmegaStar
-	if cfg.DTExact {
-		name = neuron.VarOmegaStarDT
-	}
-	ctx.VariableWithValue(name, []float32{float32(theory.RadPerSecFromHz(p.FStarHz))})
+	ctx.VariableWithValue(neuron.TargetVariable(cfg), []float32{float32(neuron.TargetValue(cfg, p.FStarHz))})
 	if m := cfg.Order; m > 0 {
 		bh, lh := make([]float32, m), make([]float32, m)
 		for j := range m {

@@ -70,9 +70,9 @@ func (l *Layout) Spiking() []Block {
 
 // Layout returns the architecture of the run's network: the blocks of the model.Net that
 // train.NewNetwork builds for the run's configuration and dataset, with the kernel and pooling sizes of
-// model.DefaultConvConfig (which train.NewNetwork uses) for convolutional blocks. Where the checkpoint
-// holds the DT-exact target variable (neuron.VarOmegaStarDT) instead of Ω*, the layer's configuration
-// has DTExact set.
+// model.DefaultConvConfig (which train.NewNetwork uses) for convolutional blocks. The target variable
+// the checkpoint holds (neuron.TargetVariable: log or Ω* coordinate, DT-exact or not) sets the layer
+// configuration's TargetCoordinate and DTExact.
 func (r *Run) Layout() (*Layout, error) {
 	ds, err := r.Dataset()
 	if err != nil {
@@ -103,9 +103,17 @@ func layoutOf(cfg train.Config, ds *data.Dataset, ctx *context.Context) (*Layout
 		n := nb.Neuron
 		if ctx != nil && n.Kind.HasTargetFrequency() {
 			scope := ctx.In(train.ModelScope).In(nb.Scope).In("neuron").Scope()
-			if ctx.GetVariableByScopeAndName(scope, neuron.VarOmegaStarDT) != nil &&
-				ctx.GetVariableByScopeAndName(scope, neuron.VarOmegaStar) == nil {
-				n.DTExact = true
+			// The checkpoint's variable names the target's coordinate and whether it is DT-exact.
+			for _, c := range []struct {
+				coord neuron.TargetCoordinate
+				dt    bool
+			}{{neuron.TargetLogHz, false}, {neuron.TargetLogHz, true}, {neuron.TargetOmega, false}, {neuron.TargetOmega, true}} {
+				try := n
+				try.TargetCoordinate, try.DTExact = c.coord, c.dt
+				if ctx.GetVariableByScopeAndName(scope, neuron.TargetVariable(try)) != nil {
+					n.TargetCoordinate, n.DTExact = c.coord, c.dt
+					break
+				}
 			}
 		}
 		b := Block{Name: nb.Scope, Kind: Dense, In: in, Out: slices.Clone(nb.OutDims), Neuron: &n}

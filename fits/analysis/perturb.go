@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/fits-snn/fits/fits/neuron"
-	"github.com/fits-snn/fits/fits/theory"
 	"github.com/fits-snn/fits/fits/train"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
@@ -31,10 +30,7 @@ func targetVariable(ctx *context.Context, l Layer) (*context.Variable, error) {
 	if !l.Neuron.Kind.HasTargetFrequency() {
 		return nil, fmt.Errorf("layer %s: kind %s has no target frequency", l.Name, l.Neuron.Kind)
 	}
-	name := neuron.VarOmegaStar
-	if l.Neuron.DTExact {
-		name = neuron.VarOmegaStarDT
-	}
+	name := neuron.TargetVariable(l.Neuron)
 	v := ctx.GetVariableByScopeAndName(l.Scope, name)
 	if v == nil {
 		return nil, fmt.Errorf("layer %s: no variable %s in scope %s", l.Name, name, l.Scope)
@@ -42,19 +38,19 @@ func targetVariable(ctx *context.Context, l Layer) (*context.Variable, error) {
 	return v, nil
 }
 
-// InitialTargetValues returns the values, in rad/s, with which neuron.Layer initializes the target
-// variable of n parameter sets of configuration cfg: Ω*_i = 2π·f_i with f_i log-spaced over
-// [cfg.FMinHz, cfg.FMaxHz] (theory.LogSpacedHz), before any clamp.
+// InitialTargetValues returns the values with which neuron.Layer initializes the target variable of n
+// parameter sets of configuration cfg, in the variable's coordinate (ln(f/Hz), or Ω* = 2πf in rad/s):
+// f_i spaced over [cfg.FMinHz, cfg.FMaxHz] as cfg.FInit says (neuron.InitialTargetsHz), before any clamp.
 func InitialTargetValues(cfg neuron.Config, n int) ([]float64, error) {
 	if !cfg.Kind.HasTargetFrequency() {
 		return nil, fmt.Errorf("kind %s has no target frequency", cfg.Kind)
 	}
-	f, err := theory.LogSpacedHz(cfg.FMinHz, cfg.FMaxHz, n)
+	f, err := neuron.InitialTargetsHz(cfg, n)
 	if err != nil {
 		return nil, err
 	}
 	for i := range f {
-		f[i] = theory.RadPerSecFromHz(f[i])
+		f[i] = neuron.TargetValue(cfg, f[i])
 	}
 	return f, nil
 }

@@ -1,14 +1,19 @@
 package neuron
 
 import (
+	"math"
+
+	"github.com/fits-snn/fits/fits/theory"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 	"github.com/gomlx/gomlx/pkg/ml/context"
 )
 
-// AdaptLIF is the paper's "Adapt. LIF (frozen zero init.)" baseline: the FS update of Eq. 6 with the
-// adaptation current computed, and η and γ (1/s, variables VarEta and VarGamma of shape P) trainable and
-// initialized at zero. Zero is a stationary point: with γ = 0 the adaptation current a stays 0, so
+// AdaptLIF is the paper's adaptive-LIF baseline. By default it is the released code's: the FS update of
+// Eq. 6 with one fixed coupling η = γ = √κ_CT(0) for every neuron (κ of Eq. 5 at Ω* = 0; 34.1 1/s at the
+// SHD/SSC constants), nothing of the neuron learned. With Config.AdaptLIFLearnable it is this toolkit's
+// first form, the "Adapt. LIF (frozen zero init.)": η and γ (1/s, variables VarEta and VarGamma of shape
+// P) trainable and initialized at zero. Zero is a stationary point: with γ = 0 the adaptation current a stays 0, so
 // ∂L/∂η = 0, and with η = 0 nothing depends on a, so ∂L/∂γ = 0. Gradient-based training therefore leaves
 // both at zero (the adaptation is frozen at its zero initialization) and the spikes equal LIF's, at the
 // computational cost of the adaptive neuron.
@@ -30,10 +35,23 @@ func (adaptLIFCell) Validate(Config) error { return nil }
 
 func (adaptLIFCell) State(Config) StateLayout { return StateLayout{Adaptation: true} }
 
-func (adaptLIFCell) Variables(Config) []string { return []string{VarEta, VarGamma} }
+func (adaptLIFCell) Variables(cfg Config) []string {
+	if !cfg.AdaptLIFLearnable {
+		return nil
+	}
+	return []string{VarEta, VarGamma}
+}
 
 func (adaptLIFCell) Coefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
 	co := newCoefficients(cfg)
+	if !cfg.AdaptLIFLearnable {
+		k := cfg.Constants()
+		c := math.Sqrt(theory.KappaStar(k.Mu(), k.Rho(), 0)) * cfg.Dt
+		co.EtaDt = Scalar(g, dtype, c)
+		co.EtaDt = BroadcastToDims(co.EtaDt, paramShape...)
+		co.GammaDt = co.EtaDt
+		return co
+	}
 	zeros := make([]float64, paramSize(paramShape))
 	eta := ctx.VariableWithValue(VarEta, newTensor(dtype, zeros, paramShape)).ValueGraph(g)
 	gamma := ctx.VariableWithValue(VarGamma, newTensor(dtype, zeros, paramShape)).ValueGraph(g)

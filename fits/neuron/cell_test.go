@@ -124,6 +124,12 @@ func TestCheckpointVariables(t *testing.T) {
 	}
 	dtExact := DefaultConfig(FS, 0)
 	dtExact.DTExact = true
+	omegaDT := dtExact
+	omegaDT.TargetCoordinate = TargetOmega
+	learnable := DefaultConfig(AdaptLIF, 0)
+	learnable.AdaptLIFLearnable = true
+	omegaFS := DefaultConfig(FS, 0)
+	omegaFS.TargetCoordinate = TargetOmega
 	build := func(t *testing.T, cfg Config) map[string]*context.Variable {
 		ctx := context.New()
 		ctx.SetParam(context.ParamInitialSeed, int64(3))
@@ -137,12 +143,15 @@ func TestCheckpointVariables(t *testing.T) {
 		want map[string]variable
 	}{
 		{"lif", DefaultConfig(LIF, 0), map[string]variable{}},
-		{"adaptlif", DefaultConfig(AdaptLIF, 0), map[string]variable{"eta": {[]int{4}, true}, "gamma": {[]int{4}, true}}},
-		{"fs-frozen", DefaultConfig(FSFrozen, 0), map[string]variable{"omega_star": {[]int{4}, false}}},
-		{"fs", DefaultConfig(FS, 0), map[string]variable{"omega_star": {[]int{4}, true}}},
-		{"fs dt-exact", dtExact, map[string]variable{"omega_star_dt": {[]int{4}, true}}},
+		{"adaptlif", DefaultConfig(AdaptLIF, 0), map[string]variable{}},
+		{"adaptlif learnable", learnable, map[string]variable{"eta": {[]int{4}, true}, "gamma": {[]int{4}, true}}},
+		{"fs-frozen", DefaultConfig(FSFrozen, 0), map[string]variable{"log_target_hz": {[]int{4}, false}}},
+		{"fs", DefaultConfig(FS, 0), map[string]variable{"log_target_hz": {[]int{4}, true}}},
+		{"fs omega", omegaFS, map[string]variable{"omega_star": {[]int{4}, true}}},
+		{"fs dt-exact", dtExact, map[string]variable{"log_target_hz_dt": {[]int{4}, true}}},
+		{"fs dt-exact omega", omegaDT, map[string]variable{"omega_star_dt": {[]int{4}, true}}},
 		{"fsts M=2", DefaultConfig(FSTS, 2), map[string]variable{
-			"omega_star": {[]int{4}, true}, "beta_hat": {[]int{2, 4}, true}, "lambda_hat": {[]int{2, 4}, true}}},
+			"log_target_hz": {[]int{4}, true}, "beta_hat": {[]int{2, 4}, true}, "lambda_hat": {[]int{2, 4}, true}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := build(t, tc.cfg)

@@ -99,6 +99,14 @@ func ParseTSMix(s string) (TSMix, error) {
 // Paper reports whether m is the paper's nesting ("" is the official one).
 func (m TSMix) Paper() bool { return m == TSMixPaper }
 
+// Nesting returns the nesting as package theory names it.
+func (m TSMix) Nesting() theory.Nesting {
+	if m.Paper() {
+		return theory.PaperNesting
+	}
+	return theory.OfficialNesting
+}
+
 // TargetCoordinate names the trainable coordinate of the target frequency (Config.TargetCoordinate).
 type TargetCoordinate string
 

@@ -133,11 +133,12 @@ func TestMaxTargetHz(t *testing.T) {
 }
 
 // TestVariablesAndClamp checks the initial values of the variables (log-spaced f*, β̂, λ̂, the frozen
-// target of FSFrozen), and that a target above the stability limit is clamped in the graph exactly as
-// TargetFrequenciesHz reports.
+// target of FSFrozen), and that with the forward clip (this toolkit's first form) a target above the
+// stability limit is clamped in the graph exactly as TargetFrequenciesHz reports.
 func TestVariablesAndClamp(t *testing.T) {
 	tb := testBackends(t)[len(testBackends(t))-1] // SimpleGo: no compilation
 	cfg := DefaultConfig(FSTS, 2)
+	cfg.TSMix, cfg.TargetCoordinate, cfg.ForwardClip = TSMixPaper, TargetOmega, true
 	const n = 5
 	ctx := context.New()
 	in := make([]float32, 1*300*n)
@@ -192,7 +193,7 @@ func TestVariablesAndClamp(t *testing.T) {
 	k := cfg.Constants()
 	kappa := theory.KappaStar(k.Mu(), k.Rho(), float64(float32(theory.RadPerSecFromHz(fmax))))
 	sp := sim.Params{Mu: k.Mu(), Rho: k.Rho(), Dt: k.Dt, Eta: math.Sqrt(kappa), Gamma: math.Sqrt(kappa),
-		Beta: []float64{0, 0}, Lambda: []float64{lambda[0][4], lambda[1][4]}, Vth: 1}
+		Beta: []float64{0, 0}, Lambda: []float64{lambda[0][4], lambda[1][4]}, Vth: 1, Nesting: theory.PaperNesting}
 	cur := make([]float64, 300)
 	for j := range cur {
 		cur[j] = float64(in[j*n+4])
@@ -210,6 +211,7 @@ func TestVariablesAndClamp(t *testing.T) {
 	// FSFrozen: the target exists and is not trainable.
 	fctx := context.New()
 	frozen := DefaultConfig(FSFrozen, 0)
+	frozen.TargetCoordinate = TargetOmega
 	exec := context.MustNewExec(tb.b, fctx, func(ctx *context.Context, x *Node) *Node { return Layer(ctx, x, frozen) })
 	exec.MustExec(tensors.FromFlatDataAndDimensions(in, 1, 300, n))
 	if v := fctx.GetVariableByScopeAndName(fctx.Scope(), VarOmegaStar); v == nil || v.Trainable {
@@ -242,5 +244,34 @@ func TestLayerRejectsBadInput(t *testing.T) {
 				t.Error("Layer accepted bad input")
 			}
 		})
+	}
+}
+
+// The default target coordinate is ln(f*/Hz) with no clip in the forward pass: a target above the
+// stability limit reaches the layer as it is; linear spacing spaces f* evenly.
+func TestLogTargetNoClip(t *testing.T) {
+	tb := testBackends(t)[len(testBackends(t))-1]
+	cfg := DefaultConfig(FS, 0)
+	cfg.FInit = FInitLinear
+	const n = 4
+	ctx := context.New()
+	exec := context.MustNewExec(tb.b, ctx, func(ctx *context.Context, x *Node) *Node { return Layer(ctx.In("l"), x, cfg) })
+	exec.MustExec(tensors.FromFlatDataAndDimensions(make([]float32, 3*n), 1, 3, n))
+	lctx := ctx.In("l")
+	v := lctx.GetVariableByScopeAndName(lctx.Scope(), VarLogTargetHz)
+	if v == nil || !v.Trainable {
+		t.Fatal("log_target_hz missing or not trainable")
+	}
+	got := tensors.MustCopyFlatData[float32](v.MustValue())
+	for i, f := range []float64{1, 1 + 49.0/3, 1 + 98.0/3, 50} {
+		if math.Abs(float64(got[i])-math.Log(f)) > 1e-6 {
+			t.Errorf("initial ln f*[%d] = %g, want ln %g", i, got[i], f)
+		}
+	}
+	got[1] = float32(math.Log(200))
+	v.MustSetValue(tensors.FromFlatDataAndDimensions(got, n))
+	f, err := TargetFrequenciesHz(lctx, cfg)
+	if err != nil || math.Abs(f[1]-200) > 1e-3 {
+		t.Errorf("TargetFrequenciesHz = %v, %v; want 200 Hz unclipped at 1", f, err)
 	}
 }

@@ -10,9 +10,11 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/context"
 )
 
-// FS is the FS module with learnable target frequency Ω* (Theorem 1, Eq. 5): the variable VarOmegaStar
-// (VarOmegaStarDT with Config.DTExact) of shape P, initialized log-spaced over [FMinHz, FMaxHz], clamped
-// in the graph to [0, Config.MaxTargetHz()], and mapped to η = √(κr), γ = √(κ/r) with κ = κ*(Ω*).
+// FS is the FS module with learnable target frequency f* (Theorem 1, Eq. 5): the variable of shape P named
+// by TargetVariable, ln(f*/Hz) (VarLogTargetHz, the released code's f_raw) or Ω* = 2πf* in rad/s
+// (VarOmegaStar; both with a DT suffix with Config.DTExact), initialized over [FMinHz, FMaxHz] as
+// Config.FInit spaces it, clamped in the graph to [0, Config.MaxTargetHz()] only with Config.ForwardClip,
+// and mapped to η = √(κr), γ = √(κ/r) with κ = κ*(Ω*).
 const FS Kind = "fs"
 
 func init() { Register(FS, 40, fsCell{}) }
@@ -41,38 +43,84 @@ func (fsCell) TargetFrequenciesHz(ctx *context.Context, cfg Config) ([]float64, 
 	return targetFrequenciesHz(ctx, cfg)
 }
 
-// targetVariable returns the name of the target-frequency variable: VarOmegaStar, or VarOmegaStarDT with
-// DTExact.
-func targetVariable(cfg Config) string {
-	if cfg.DTExact {
+// targetVariable returns the name of the target-frequency variable (TargetVariable).
+func targetVariable(cfg Config) string { return TargetVariable(cfg) }
+
+// TargetVariable returns the name of the target-frequency variable of a layer: VarLogTargetHz (the
+// default coordinate) or VarOmegaStar (TargetOmega), each with its DT-exact counterpart with DTExact.
+func TargetVariable(cfg Config) string {
+	switch {
+	case cfg.TargetCoordinate == TargetOmega && cfg.DTExact:
 		return VarOmegaStarDT
+	case cfg.TargetCoordinate == TargetOmega:
+		return VarOmegaStar
+	case cfg.DTExact:
+		return VarLogTargetHzDT
 	}
-	return VarOmegaStar
+	return VarLogTargetHz
+}
+
+// TargetValue returns the value of the layer's target variable for a target frequency f* in Hz: ln f*, or
+// 2πf* in rad/s (TargetOmega).
+func TargetValue(cfg Config, fHz float64) float64 {
+	if cfg.TargetCoordinate == TargetOmega {
+		return theory.RadPerSecFromHz(fHz)
+	}
+	return math.Log(fHz)
+}
+
+// TargetHz returns the target frequency f* in Hz of a value x of the layer's target variable, before any
+// clamp: exp(x), or x/(2π) (TargetOmega).
+func TargetHz(cfg Config, x float64) float64 {
+	if cfg.TargetCoordinate == TargetOmega {
+		return theory.HzFromRadPerSec(x)
+	}
+	return math.Exp(x)
+}
+
+// InitialTargetsHz returns the n initial target frequencies in Hz of a layer: spaced over
+// [FMinHz, FMaxHz] geometrically (FInitLog, the default) or evenly (FInitLinear), ascending.
+func InitialTargetsHz(cfg Config, n int) ([]float64, error) {
+	if cfg.FInit == FInitLinear {
+		return theory.LinearSpacedHz(cfg.FMinHz, cfg.FMaxHz, n)
+	}
+	return theory.LogSpacedHz(cfg.FMinHz, cfg.FMaxHz, n)
+}
+
+// targetOmega returns Ω* in rad/s from the target variable's value node x: 2π·exp(x), or x (TargetOmega).
+func targetOmega(cfg Config, x *Node) *Node {
+	if cfg.TargetCoordinate == TargetOmega {
+		return x
+	}
+	return MulScalar(Exp(x), 2*math.Pi)
 }
 
 // targetCoefficients creates (or reuses) the target-frequency variable, trainable or not, and returns the
-// FS coefficients: ηΔt = √(κ̄r), γΔt = √(κ̄/r), κ̄ = κΔt², with κ from the target clamped to
-// [0, MaxTargetHz] through Eq. 5 (or the DT-exact inverse of Theorem 2 with DTExact).
+// FS coefficients: ηΔt = √(κ̄r), γΔt = √(κ̄/r), κ̄ = κΔt², with κ from the target (clamped to
+// [0, MaxTargetHz] with ForwardClip) through Eq. 5 (or the DT-exact inverse of Theorem 2 with DTExact).
 func targetCoefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int, trainable bool) Coefficients {
 	co := newCoefficients(cfg)
 	k := cfg.Constants()
-	fHz, err := theory.LogSpacedHz(cfg.FMinHz, cfg.FMaxHz, paramSize(paramShape))
+	fHz, err := InitialTargetsHz(cfg, paramSize(paramShape))
 	if err != nil {
 		panic(fmt.Errorf("neuron.Layer: %w", err))
 	}
-	omegaInit := make([]float64, len(fHz))
+	init := make([]float64, len(fHz))
 	for i, f := range fHz {
-		omegaInit[i] = theory.RadPerSecFromHz(f)
+		init[i] = TargetValue(cfg, f)
 	}
-	fmax, err := cfg.MaxTargetHz()
-	if err != nil {
-		panic(fmt.Errorf("neuron.Layer: %w", err))
-	}
-	omegaVar := ctx.VariableWithValue(targetVariable(cfg), newTensor(dtype, omegaInit, paramShape))
+	targetVar := ctx.VariableWithValue(targetVariable(cfg), newTensor(dtype, init, paramShape))
 	if !trainable {
-		omegaVar.SetTrainable(false)
+		targetVar.SetTrainable(false)
 	}
-	omega := ClipScalar(omegaVar.ValueGraph(g), 0, theory.RadPerSecFromHz(fmax))
+	omega := targetOmega(cfg, targetVar.ValueGraph(g))
+	if cfg.ForwardClip {
+		fmax, err := cfg.MaxTargetHz()
+		if err != nil {
+			panic(fmt.Errorf("neuron.Layer: %w", err))
+		}
+		omega = ClipScalar(omega, 0, theory.RadPerSecFromHz(fmax))
+	}
 	var kappaBar *Node
 	if cfg.DTExact {
 		kappaBar = KappaBarDTExact(MulScalar(omega, cfg.Dt), k.MuBar(), k.RhoBar())
@@ -86,20 +134,22 @@ func targetCoefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg 
 	return co
 }
 
-// targetFrequenciesHz reads the target-frequency variable of the layer in ctx's scope: its value divided
-// by 2π, after the same clamp to [0, MaxTargetHz] as the graph.
+// targetFrequenciesHz reads the target-frequency variable of the layer in ctx's scope: f* in Hz, after the
+// same clamp to [0, MaxTargetHz] as the graph when it clips in the forward pass.
 func targetFrequenciesHz(ctx *context.Context, cfg Config) ([]float64, error) {
-	omega, err := variableValues(ctx, targetVariable(cfg))
+	vals, err := variableValues(ctx, targetVariable(cfg))
 	if err != nil {
 		return nil, err
 	}
-	fmax, err := cfg.MaxTargetHz()
-	if err != nil {
-		return nil, err
+	fmax := math.Inf(1)
+	if cfg.ForwardClip {
+		if fmax, err = cfg.MaxTargetHz(); err != nil {
+			return nil, err
+		}
 	}
-	out := make([]float64, len(omega))
-	for i, w := range omega {
-		out[i] = math.Min(math.Max(theory.HzFromRadPerSec(w), 0), fmax)
+	out := make([]float64, len(vals))
+	for i, x := range vals {
+		out[i] = math.Min(math.Max(TargetHz(cfg, x), 0), fmax)
 	}
 	return out, nil
 }

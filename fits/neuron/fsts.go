@@ -9,9 +9,11 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/context"
 )
 
-// FSTS is FS followed by the TS module of order M ≥ 1 (Eqs. 8–10), with learnable Ω* (as in FS) and the
-// TS variables VarBetaHat and VarLambdaHat of shape [M, P...]: β = tanh(β̂), λ = σ(λ̂), initialized at
-// Config.BetaHatInit and Config.LambdaHatInit (Appendix B: β̂ = 0, λ̂ = −3).
+// FSTS is FS followed by the TS module of order M ≥ 1 (Eqs. 8–10), with a learnable target (as in FS) and
+// the TS variables VarBetaHat and VarLambdaHat of shape [M, P...]: β = tanh(β̂), λ = σ(λ̂), initialized at
+// Config.BetaHatInit and Config.LambdaHatInit (Appendix B: β̂ = 0, λ̂ = −3). With the released code's
+// nesting (Config.TSMix) the coefficients carry EffectiveLambdas of λ, so that every engine runs Eq. 10's
+// recursion; TSCoefficients returns λ itself.
 const FSTS Kind = "fsts"
 
 func init() { Register(FSTS, 50, fstsCell{}) }
@@ -66,6 +68,9 @@ func (fstsCell) Coefficients(ctx *context.Context, g *Graph, dtype dtypes.DType,
 	lambdaHat := ctx.VariableWithValue(VarLambdaHat, newTensor(dtype, fill(m*size, cfg.LambdaHatInit), tsShape)).ValueGraph(g)
 	co.Beta = unstack(Tanh(betaHat), 0)
 	co.Lambda = unstack(Sigmoid(lambdaHat), 0)
+	if !cfg.TSMix.Paper() {
+		co.Lambda = EffectiveLambdas(co.Lambda, unstack(Sigmoid(Neg(lambdaHat)), 0))
+	}
 	return co
 }
 
@@ -96,4 +101,27 @@ func (fstsCell) TSCoefficients(ctx *context.Context, cfg Config) (beta, lambda [
 		}
 	}
 	return beta, lambda, nil
+}
+
+// EffectiveLambdas is theory.EffectiveLambdas in graph form: the weights λ′ with which Eq. 10's
+// outermost-first recursion computes the released code's innermost-first mix of weights λ, given λ and
+// 1 − λ (each M nodes of one shape; 1 − λ is passed in so that it keeps its precision where λ is near 1):
+//
+//	λ′_M = λ_1⋯λ_M,   λ′_m = c_m / (c_0 + … + c_m),   c_0 = 1 − λ_1,   c_m = λ_1⋯λ_m(1 − λ_{m+1}).
+func EffectiveLambdas(lambda, oneMinusLambda []*Node) []*Node {
+	m := len(lambda)
+	out := make([]*Node, m)
+	if m == 0 {
+		return out
+	}
+	sum, prod := oneMinusLambda[0], lambda[0]
+	tiny := Scalar(sum.Graph(), sum.DType(), 1e-30)
+	for j := 1; j < m; j++ {
+		c := Mul(prod, oneMinusLambda[j])
+		sum = Add(sum, c)
+		out[j-1] = Div(c, Max(sum, tiny)) // sum = 0 only where c = 0: those stages carry no weight
+		prod = Mul(prod, lambda[j])
+	}
+	out[m-1] = prod
+	return out
 }

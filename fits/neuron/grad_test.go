@@ -3,6 +3,7 @@ package neuron
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph"
@@ -129,14 +130,16 @@ func TestLayerGradients(t *testing.T) {
 			zero    []string // variables whose gradient must be exactly zero
 			xla     bool     // also on XLA (each XLA case compiles for several seconds)
 		}{
-			{DefaultConfig(FSTS, 2), []string{"weights", VarOmegaStar, VarBetaHat, VarLambdaHat}, nil, true},
-			{func() Config { c := DefaultConfig(FS, 0); c.DTExact = true; return c }(), []string{"weights", VarOmegaStarDT}, nil, false},
-			{DefaultConfig(AdaptLIF, 0), []string{"weights"}, []string{VarEta, VarGamma}, false},
+			{DefaultConfig(FSTS, 2), []string{"weights", VarLogTargetHz, VarBetaHat, VarLambdaHat}, nil, true},
+			{func() Config { c := DefaultConfig(FS, 0); c.DTExact = true; return c }(), []string{"weights", VarLogTargetHzDT}, nil, false},
+			{func() Config { c := DefaultConfig(FS, 0); c.TargetCoordinate = TargetOmega; return c }(), []string{"weights", VarOmegaStar}, nil, false},
+			{func() Config { c := DefaultConfig(AdaptLIF, 0); c.AdaptLIFLearnable = true; return c }(), []string{"weights"}, []string{VarEta, VarGamma}, false},
+			{DefaultConfig(AdaptLIF, 0), []string{"weights"}, nil, false},
 		} {
 			if tb.name == "xla:cpu" && !tc.xla {
 				continue
 			}
-			t.Run(tb.name+"/"+tc.cfg.Kind.String(), func(t *testing.T) {
+			t.Run(tb.name+"/"+tc.cfg.Kind.String()+"/"+strings.Join(tc.nonZero, ","), func(t *testing.T) {
 				grads := layerGradients(t, tb, tc.cfg, 2, 30, 3, 4)
 				for _, name := range tc.nonZero {
 					g, ok := grads[name]
@@ -178,8 +181,8 @@ func TestDetachReset(t *testing.T) {
 		t.Errorf("loss %g with the reset attached, %g detached: the forward pass must not change", attached["loss"][0], detached["loss"][0])
 	}
 	same := true
-	for i, g := range attached[VarOmegaStar] {
-		if g != detached[VarOmegaStar][i] {
+	for i, g := range attached[VarLogTargetHz] {
+		if g != detached[VarLogTargetHz][i] {
 			same = false
 		}
 	}

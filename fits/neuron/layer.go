@@ -55,6 +55,11 @@ const (
 	// VarOmegaStarDT is Ω*_DT = ω*_DT/Δt in rad/s, shape P: the realized discrete-time target frequency
 	// (Theorem 2), used instead of VarOmegaStar with Config.DTExact.
 	VarOmegaStarDT = "omega_star_dt"
+	// VarLogTargetHz is ln(f*/Hz), shape P: the continuous-time target frequency in the released code's
+	// coordinate (f_raw), the default (Config.TargetCoordinate).
+	VarLogTargetHz = "log_target_hz"
+	// VarLogTargetHzDT is ln(f*_DT/Hz) of the realized discrete-time target, used with Config.DTExact.
+	VarLogTargetHzDT = "log_target_hz_dt"
 	// VarBetaHat is β̂, shape [M, P...]; β = tanh(β̂) (FSTS).
 	VarBetaHat = "beta_hat"
 	// VarLambdaHat is λ̂, shape [M, P...]; λ = σ(λ̂) (FSTS).

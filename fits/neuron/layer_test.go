@@ -52,6 +52,10 @@ func oracleCases() []oracleCase {
 			{"ratio 2.5", func(c *Config) { c.EtaGammaRatio = 2.5 }, []int{2, T, 3}},
 			{"gsc dt-exact", func(c *Config) { c.TauM, c.TauA, c.Dt, c.FMaxHz, c.DTExact = 0.1, 0.5, 0.01, 30, true }, []int{1, T, 3}},
 			{"channel-shared", func(c *Config) { c.ChannelShared = true }, []int{1, T, 2, 3}},
+			{"first form", func(c *Config) { // this toolkit's first semantics: paper nesting, Ω*, forward clip
+				c.TSMix, c.TargetCoordinate, c.ForwardClip, c.AdaptLIFLearnable, c.Surrogate = TSMixPaper, TargetOmega, true, true, BellecSurrogate
+			}, []int{2, T, 3}},
+			{"linear f* omega", func(c *Config) { c.FInit, c.TargetCoordinate = FInitLinear, TargetOmega }, []int{1, T, 3}},
 		} {
 			cfg := DefaultConfig(kind, m)
 			v.edit(&cfg)
@@ -74,6 +78,8 @@ func simLayer(cfg Config) sim.Layer {
 		TauM: cfg.TauM, TauA: cfg.TauA, Dt: cfg.Dt, Vth: cfg.Vth,
 		EtaGammaRatio: cfg.EtaGammaRatio, Order: cfg.Order, DTExact: cfg.DTExact,
 		KappaFraction: cfg.kappaFraction(),
+		Nesting:       cfg.TSMix.Nesting(), LogTargetHz: cfg.TargetCoordinate != TargetOmega,
+		ForwardClip: cfg.ForwardClip, AdaptLIFLearnable: cfg.AdaptLIFLearnable,
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/fits-snn/fits/fits/theory"
 	"github.com/gomlx/gomlx/backends"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 	"github.com/gomlx/gomlx/pkg/core/tensors"
@@ -46,11 +45,7 @@ func SimulateNeuron(b backends.Backend, cfg Config, p NeuronParams, current []fl
 		}
 	}
 	ctx := context.New()
-	name := VarOmegaStar
-	if cfg.DTExact {
-		name = VarOmegaStarDT
-	}
-	ctx.VariableWithValue(name, []float32{float32(theory.RadPerSecFromHz(p.FStarHz))})
+	ctx.VariableWithValue(TargetVariable(cfg), []float32{float32(TargetValue(cfg, p.FStarHz))})
 	if m := cfg.Order; m > 0 {
 		bh, lh := make([]float32, m), make([]float32, m)
 		for j := range m {

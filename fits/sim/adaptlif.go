@@ -1,6 +1,11 @@
 package sim
 
-import "math/rand/v2"
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/fits-snn/fits/fits/theory"
+)
 
 // Names of the coupling variables η and γ (1/s) of the kinds that learn them directly.
 const (
@@ -8,13 +13,19 @@ const (
 	varGamma = "gamma"
 )
 
-// adaptLIFTwin is the twin of kind "adaptlif": η and γ are the variables eta and gamma, used as they are
-// (the graph cell initializes them at zero, where training leaves them).
+// adaptLIFTwin is the twin of kind "adaptlif": η = γ = √κ_CT(0), fixed (κ of Eq. 5 at Ω* = 0, the
+// released code's adaptive LIF); with Layer.AdaptLIFLearnable η and γ are the variables eta and gamma, used
+// as they are (the graph cell initializes them at zero, where training leaves them).
 type adaptLIFTwin struct{}
 
 func init() { RegisterTwin("adaptlif", adaptLIFTwin{}) }
 
-func (adaptLIFTwin) Variables(Layer) []string { return []string{varEta, varGamma} }
+func (adaptLIFTwin) Variables(l Layer) []string {
+	if !l.AdaptLIFLearnable {
+		return nil
+	}
+	return []string{varEta, varGamma}
+}
 
 func (t adaptLIFTwin) Params(l Layer, v Vars) (Params, error) {
 	if err := v.checkNames(t.Variables(l)); err != nil {
@@ -23,6 +34,12 @@ func (t adaptLIFTwin) Params(l Layer, v Vars) (Params, error) {
 	p, err := l.base()
 	if err != nil {
 		return Params{}, err
+	}
+	if !l.AdaptLIFLearnable {
+		k := l.Constants()
+		p.Eta = math.Sqrt(theory.KappaStar(k.Mu(), k.Rho(), 0))
+		p.Gamma = p.Eta
+		return p, p.Validate()
 	}
 	if p.Eta, err = v.value(varEta); err != nil {
 		return Params{}, err
@@ -35,6 +52,9 @@ func (t adaptLIFTwin) Params(l Layer, v Vars) (Params, error) {
 
 // Sample draws η and γ uniformly in [0, 40] 1/s (κ ≤ 1600 1/s², far inside the Jury bound): not the
 // zeros that training keeps, so that the test exercises the adaptation current.
-func (adaptLIFTwin) Sample(rng *rand.Rand, _ Layer) Vars {
+func (adaptLIFTwin) Sample(rng *rand.Rand, l Layer) Vars {
+	if !l.AdaptLIFLearnable {
+		return Vars{}
+	}
 	return Vars{varEta: {40 * rng.Float64()}, varGamma: {40 * rng.Float64()}}
 }

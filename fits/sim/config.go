@@ -20,6 +20,8 @@ type Config struct {
 	Beta          []float64 // βm, |βm| < 1, m = 1..M
 	Lambda        []float64 // λm ∈ [0, 1], m = 1..M
 	Vth           float64   // threshold, > 0
+	// Nesting is the λ-mix's nesting (Params.Nesting); the zero value is the released code's.
+	Nesting theory.Nesting
 }
 
 // Params returns the constants of Algorithm 1 for c: μ = 1/τm, ρ = 1/τa, κ = κ*(2πf*) from the inverse
@@ -52,7 +54,7 @@ func (c Config) Params() (Params, error) {
 		Eta: math.Sqrt(kappa * r), Gamma: math.Sqrt(kappa / r),
 		Beta:   append([]float64(nil), c.Beta...),
 		Lambda: append([]float64(nil), c.Lambda...),
-		Vth:    c.Vth,
+		Vth:    c.Vth, Nesting: c.Nesting,
 	}
 	if err := p.Validate(); err != nil {
 		return Params{}, err

@@ -9,14 +9,17 @@ import (
 )
 
 // Names of the target-frequency variables: Ω* (continuous-time, Theorem 1) or Ω*_DT = ω*_DT/Δt (realized
-// discrete-time, Theorem 2), both in rad/s.
+// discrete-time, Theorem 2), both in rad/s; or their logarithms ln(f*/Hz), ln(f*_DT/Hz).
 const (
-	varOmegaStar   = "omega_star"
-	varOmegaStarDT = "omega_star_dt"
+	varOmegaStar     = "omega_star"
+	varOmegaStarDT   = "omega_star_dt"
+	varLogTargetHz   = "log_target_hz"
+	varLogTargetHzDT = "log_target_hz_dt"
 )
 
-// fsTwin is the twin of kind "fs": the target Ω* is clamped to [0, 2π·MaxTargetHz], mapped to κ by Eq. 5
-// (or the DT-exact inverse of Theorem 2), and η = √(κr), γ = √(κ/r).
+// fsTwin is the twin of kind "fs": the target (Ω* = 2π·exp(x) for the log coordinate) is clamped to
+// [0, 2π·MaxTargetHz] when the layer clips in the forward pass, mapped to κ by Eq. 5 (or the DT-exact
+// inverse of Theorem 2), and η = √(κr), γ = √(κ/r).
 type fsTwin struct{}
 
 func init() { RegisterTwin("fs", fsTwin{}) }
@@ -34,10 +37,31 @@ func (fsTwin) Sample(rng *rand.Rand, l Layer) Vars { return sampleTarget(rng, l)
 
 // targetVariable returns the name of the target-frequency variable of the layer.
 func targetVariable(l Layer) string {
-	if l.DTExact {
+	switch {
+	case l.LogTargetHz && l.DTExact:
+		return varLogTargetHzDT
+	case l.LogTargetHz:
+		return varLogTargetHz
+	case l.DTExact:
 		return varOmegaStarDT
 	}
 	return varOmegaStar
+}
+
+// targetOmega returns Ω* in rad/s from the value x of the layer's target variable.
+func (l Layer) targetOmega(x float64) float64 {
+	if l.LogTargetHz {
+		return theory.RadPerSecFromHz(math.Exp(x))
+	}
+	return x
+}
+
+// targetValue returns the value of the layer's target variable for f* in Hz.
+func (l Layer) targetValue(fHz float64) float64 {
+	if l.LogTargetHz {
+		return math.Log(fHz)
+	}
+	return theory.RadPerSecFromHz(fHz)
 }
 
 // MaxTargetHz returns the largest target frequency in Hz that the layer realizes: the target (CT, or DT
@@ -73,15 +97,18 @@ func targetParams(l Layer, v Vars) (Params, error) {
 	if math.IsNaN(r) || math.IsInf(r, 0) || r <= 0 {
 		return Params{}, fmt.Errorf("eta/gamma ratio must be a positive finite number, got %g", l.EtaGammaRatio)
 	}
-	w, err := v.value(targetVariable(l))
+	x, err := v.value(targetVariable(l))
 	if err != nil {
 		return Params{}, err
 	}
-	fmax, err := l.MaxTargetHz()
-	if err != nil {
-		return Params{}, err
+	w := l.targetOmega(x)
+	if l.ForwardClip {
+		fmax, err := l.MaxTargetHz()
+		if err != nil {
+			return Params{}, err
+		}
+		w = math.Min(math.Max(w, 0), theory.RadPerSecFromHz(fmax))
 	}
-	w = math.Min(math.Max(w, 0), theory.RadPerSecFromHz(fmax))
 	k := l.Constants()
 	var kappa float64
 	if l.DTExact {
@@ -106,5 +133,5 @@ func sampleTarget(rng *rand.Rand, l Layer) Vars {
 		panic(err)
 	}
 	f := 1 + rng.Float64()*(math.Min(60, 0.9*fmax)-1)
-	return Vars{targetVariable(l): {theory.RadPerSecFromHz(f)}}
+	return Vars{targetVariable(l): {l.targetValue(f)}}
 }

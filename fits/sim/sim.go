@@ -12,16 +12,20 @@
 //	FS module (Eq. 6, semi-implicit Euler):
 //	  V0[k+1] = (1 − μΔt)·V[k] − ηΔt·a[k] + I[k]
 //	  a[k+1]  = (1 − ρΔt)·a[k] + γΔt·V0[k+1]
-//	TS module (Eqs. 8–10), Ṽ0[k+1] = V0[k+1], for m = 1..M:
+//	TS module (Eqs. 8–10), for m = 1..M:
 //	  Vm[k+1] = βm·(Vm[k] − V(m−1)[k+1]) + V(m−1)[k]
-//	  Ṽm[k+1] = (1 − λm)·Ṽ(m−1)[k+1] + λm·Vm[k+1]
+//	and the λ-mix of the stage outputs into Ṽ[k+1], in one of two nestings (Params.Nesting):
+//	  official (the released code): b = VM[k+1]; for m = M … 1: b = (1 − λm)·V(m−1)[k+1] + λm·b; Ṽ = b
+//	  paper (Eq. 10):                Ṽ0 = V0[k+1]; Ṽm = (1 − λm)·Ṽ(m−1) + λm·Vm[k+1]; Ṽ = ṼM
 //	Spike and subtractive soft reset:
-//	  S[k+1] = Θ(ṼM[k+1] − Vth),  V[k+1] = ṼM[k+1] − S[k+1]·Vth
+//	  S[k+1] = Θ(Ṽ[k+1] − Vth),  V[k+1] = Ṽ[k+1] − S[k+1]·Vth
 //
 // The all-pass recurrence needs V(m−1)[k], the previous step's input of stage m, so the state carries
 // V[k], a[k] and every stage value V0[k] … VM[k] (V0[k] is the FS output before the reset, not V[k]).
 //
-// Θ at zero: this package and the graph neuron both spike when ṼM[k+1] ≥ Vth (Θ(0) = 1).
+// Θ at zero: with the official nesting a neuron spikes when Ṽ[k+1] > Vth (strict, Θ(0) = 0, the
+// released code); with the paper's nesting when Ṽ[k+1] ≥ Vth (Θ(0) = 1, Algorithm 1). The graph neuron
+// does the same.
 //
 // Units: μ = 1/τm and ρ = 1/τa in 1/s, Δt in seconds, η and γ in 1/s (κ = ηγ in 1/s²), voltages and
 // currents in threshold units (the paper uses Vth = 1), I[k] is the per-step increment of Eq. 6.
@@ -31,6 +35,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/fits-snn/fits/fits/theory"
 )
 
 // Params are the constants of one neuron in Algorithm 1.
@@ -45,6 +51,9 @@ type Params struct {
 	// Lambda[m−1] = λm ∈ [0, 1], the mixing weights of the TS module (Eq. 10); len = M.
 	Lambda []float64
 	Vth    float64 // firing threshold, > 0
+	// Nesting is the λ-mix's nesting and with it the spike's comparison: theory.OfficialNesting (the zero
+	// value; Ṽ > Vth) or theory.PaperNesting (Eq. 10; Ṽ ≥ Vth).
+	Nesting theory.Nesting
 }
 
 // Order returns the TS cascade order M = len(Beta).
@@ -69,6 +78,9 @@ func (p Params) Validate() error {
 			}
 			return fmt.Errorf("%s must be finite and %s %g, got %g", f.name, rel, f.min, f.v)
 		}
+	}
+	if p.Nesting > theory.PaperNesting {
+		return fmt.Errorf("unknown nesting %d", p.Nesting)
 	}
 	if len(p.Beta) != len(p.Lambda) {
 		return fmt.Errorf("need one lambda per beta, got %d betas and %d lambdas", len(p.Beta), len(p.Lambda))
@@ -142,18 +154,27 @@ func (n *Neuron) Step(current float64) (spike int, vPre float64) {
 	// FS module (Eq. 6).
 	v0 := (1-p.Mu*p.Dt)*s.V - p.Eta*p.Dt*s.A + current
 	s.A = (1-p.Rho*p.Dt)*s.A + p.Gamma*p.Dt*v0
-	// TS module (Eqs. 8-10).
+	// TS module (Eqs. 8-10): the all-pass stages, then the λ-mix in the parameters' nesting.
 	n.next[0] = v0
-	mixed := v0
 	for m := 1; m <= p.Order(); m++ {
-		beta, lambda := p.Beta[m-1], p.Lambda[m-1]
-		n.next[m] = beta*(s.Stages[m]-n.next[m-1]) + s.Stages[m-1]
-		mixed = (1-lambda)*mixed + lambda*n.next[m]
+		n.next[m] = p.Beta[m-1]*(s.Stages[m]-n.next[m-1]) + s.Stages[m-1]
+	}
+	var mixed float64
+	if p.Nesting == theory.PaperNesting {
+		mixed = v0
+		for m := 1; m <= p.Order(); m++ {
+			mixed = (1-p.Lambda[m-1])*mixed + p.Lambda[m-1]*n.next[m]
+		}
+	} else {
+		mixed = n.next[p.Order()]
+		for m := p.Order(); m >= 1; m-- {
+			mixed = (1-p.Lambda[m-1])*n.next[m-1] + p.Lambda[m-1]*mixed
+		}
 	}
 	copy(s.Stages, n.next)
-	// Spike generation (Θ(0) = 1) and subtractive soft reset.
+	// Spike generation and subtractive soft reset.
 	s.V = mixed
-	if mixed >= p.Vth {
+	if mixed > p.Vth || (mixed == p.Vth && p.Nesting == theory.PaperNesting) {
 		spike = 1
 		s.V = mixed - p.Vth
 	}

@@ -3,6 +3,8 @@ package sim
 import (
 	"math"
 	"math/cmplx"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,13 +95,69 @@ func TestSoftReset(t *testing.T) {
 }
 
 func TestThresholdTieSpikes(t *testing.T) {
-	// Θ(0) = 1: a voltage exactly at threshold spikes and resets to zero.
-	tr, err := RunStates(Params{Mu: 25, Rho: 5, Dt: 0.004, Vth: 0.5}, []float64{0.5})
-	if err != nil {
-		t.Fatal(err)
+	// The paper's Θ(0) = 1: a voltage exactly at threshold spikes and resets to zero; the released code's
+	// strict comparison does not spike there.
+	for _, c := range []struct {
+		nesting theory.Nesting
+		spike   int
+		v       float64
+	}{{theory.PaperNesting, 1, 0}, {theory.OfficialNesting, 0, 0.5}} {
+		tr, err := RunStates(Params{Mu: 25, Rho: 5, Dt: 0.004, Vth: 0.5, Nesting: c.nesting}, []float64{0.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.Spikes[0] != c.spike || tr.V[0] != c.v {
+			t.Errorf("%s: S = %d, V = %g; want S = %d, V = %g", c.nesting, tr.Spikes[0], tr.V[0], c.spike, c.v)
+		}
 	}
-	if tr.Spikes[0] != 1 || tr.V[0] != 0 {
-		t.Fatalf("S = %d, V = %g; want a spike and V = 0", tr.Spikes[0], tr.V[0])
+}
+
+// The official nesting at M = 2 is (1 − λ1)V0 + λ1(1 − λ2)V1 + λ1λ2V2 (the paper's is
+// (1 − λ1)(1 − λ2)V0 + λ1(1 − λ2)V1 + λ2V2), and equals the paper's nesting run with
+// theory.EffectiveLambdas; for M = 1 the two nestings are one neuron.
+func TestNestings(t *testing.T) {
+	base := Params{Mu: 25, Rho: 5, Dt: 0.004, Eta: 20, Gamma: 20, Beta: []float64{0.5, -0.4}, Lambda: []float64{0.3, 0.6}, Vth: 1e9}
+	in := []float64{1, 0, 0}
+	off, _ := RunStates(base, in)
+	st := off.Stages[0]
+	want := (1-0.3)*st[0] + 0.3*(1-0.6)*st[1] + 0.3*0.6*st[2]
+	if !near(off.VPre[0], want) {
+		t.Errorf("official M = 2, first step: %g, want %g", off.VPre[0], want)
+	}
+	pap := base
+	pap.Nesting = theory.PaperNesting
+	pt, _ := RunStates(pap, in)
+	if want := (1-0.3)*(1-0.6)*st[0] + 0.3*(1-0.6)*st[1] + 0.6*st[2]; !near(pt.VPre[0], want) {
+		t.Errorf("paper M = 2, first step: %g, want %g", pt.VPre[0], want)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	long := make([]float64, 2000)
+	for k := range long {
+		long[k] = 0.3 + 0.5*rng.NormFloat64()
+	}
+	for m := 1; m <= 4; m++ {
+		p := Params{Mu: 25, Rho: 5, Dt: 0.004, Eta: 15, Gamma: 15, Vth: 1}
+		for range m {
+			p.Beta = append(p.Beta, 1.4*rng.Float64()-0.7)
+			p.Lambda = append(p.Lambda, rng.Float64())
+		}
+		eff := p
+		eff.Nesting, eff.Lambda = theory.PaperNesting, theory.EffectiveLambdas(p.Lambda)
+		a, _ := Run(p, long)
+		b, _ := Run(eff, long)
+		for k := range long {
+			if math.Abs(a.VPre[k]-b.VPre[k]) > 1e-9 {
+				t.Fatalf("M = %d step %d: official %g, paper with effective λ %g", m, k, a.VPre[k], b.VPre[k])
+			}
+		}
+		if m == 1 {
+			pp := p
+			pp.Nesting = theory.PaperNesting
+			c, _ := Run(pp, long)
+			if !slices.Equal(a.VPre, c.VPre) {
+				t.Error("M = 1: the nestings give different voltages")
+			}
+		}
 	}
 }
 

@@ -37,8 +37,18 @@ type Layer struct {
 	// DTExact: the target-frequency variable is the realized discrete-time target (Theorem 2).
 	DTExact bool
 	// KappaFraction in (0, 1] is the fraction of the Jury bound on κ (Appendix A.2) at which the graph
-	// clamps the target frequency or the coupling (neuron.Config.KappaFraction; the graph's default is 0.99).
+	// clamps the target frequency (with ForwardClip) or the coupling (neuron.Config.KappaFraction; the
+	// graph's default is 0.99).
 	KappaFraction float64
+	// Nesting is the λ-mix's nesting and the spike's comparison (neuron.Config.TSMix).
+	Nesting theory.Nesting
+	// LogTargetHz: the target-frequency variable is ln(f*/Hz) (neuron.TargetLogHz); otherwise Ω* in rad/s.
+	LogTargetHz bool
+	// ForwardClip clamps the target to [0, MaxTargetHz] before the inverse map (neuron.Config.ForwardClip).
+	ForwardClip bool
+	// AdaptLIFLearnable: the adaptive LIF's η and γ are variables (neuron.Config.AdaptLIFLearnable);
+	// otherwise η = γ = √κ_CT(0), fixed.
+	AdaptLIFLearnable bool
 }
 
 // Vars are the values of one neuron's variables by name: one value each, or M values (stage 1..M) for the
@@ -77,7 +87,7 @@ func (l Layer) base() (Params, error) {
 	if err := k.Validate(); err != nil {
 		return Params{}, err
 	}
-	return Params{Mu: k.Mu(), Rho: k.Rho(), Dt: l.Dt, Vth: l.Vth}, nil
+	return Params{Mu: k.Mu(), Rho: k.Rho(), Dt: l.Dt, Vth: l.Vth, Nesting: l.Nesting}, nil
 }
 
 // value returns the single value of variable name.

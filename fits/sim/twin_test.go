@@ -112,8 +112,10 @@ func TestTargetTwins(t *testing.T) {
 	if err != nil || fmax < 76 || fmax > 77.2 {
 		t.Fatalf("MaxTargetHz = %g, %v; want 76.8 Hz", fmax, err)
 	}
-	atMax, _ := fs.Params(l, Vars{"omega_star": {theory.RadPerSecFromHz(fmax)}})
-	above, _ := fs.Params(l, Vars{"omega_star": {theory.RadPerSecFromHz(200)}})
+	clip := l
+	clip.ForwardClip = true
+	atMax, _ := fs.Params(clip, Vars{"omega_star": {theory.RadPerSecFromHz(fmax)}})
+	above, _ := fs.Params(clip, Vars{"omega_star": {theory.RadPerSecFromHz(200)}})
 	if above.Eta != atMax.Eta || !near(above.Eta*above.Gamma, 0.99*theory.KappaMaxSemiImplicit(25, 5, 0.004)) {
 		t.Errorf("200 Hz gives η = %g, the limit %g Hz gives %g", above.Eta, fmax, atMax.Eta)
 	}
@@ -149,7 +151,20 @@ func TestTargetTwins(t *testing.T) {
 	if _, err := fsts.Params(l2, Vars{"omega_star": {70}, "beta_hat": {0.5}, "lambda_hat": {0.5}}); err == nil {
 		t.Error("fsts accepted one TS value per variable for M = 2")
 	}
-	bad := l
+	// Without the forward clip a target above the limit maps through Eq. 5 as it is.
+	if p, _ := fs.Params(l, Vars{"omega_star": {theory.RadPerSecFromHz(200)}}); !near(p.Eta*p.Gamma, theory.KappaStarHz(25, 5, 200)) {
+		t.Errorf("200 Hz unclipped: κ = %g, want %g", p.Eta*p.Gamma, theory.KappaStarHz(25, 5, 200))
+	}
+	// The log coordinate: ln(f*/Hz).
+	lg := l
+	lg.LogTargetHz = true
+	if p, err := fs.Params(lg, Vars{"log_target_hz": {math.Log(12)}}); err != nil || !near(p.Eta, want.Eta) {
+		t.Errorf("log coordinate at 12 Hz: %+v, %v; want η = %g", p, err, want.Eta)
+	}
+	if _, err := fs.Params(lg, Vars{"omega_star": {1}}); err == nil {
+		t.Error("a log-coordinate layer accepted omega_star")
+	}
+	bad := clip
 	bad.KappaFraction = 0
 	if _, err := fs.Params(bad, Vars{"omega_star": {70}}); err == nil || !strings.Contains(err.Error(), "kappa fraction") {
 		t.Errorf("κ fraction 0: %v", err)
@@ -163,6 +178,14 @@ func TestCouplingTwins(t *testing.T) {
 		t.Errorf("lif: %+v, %v", p, err)
 	}
 	al, _ := LookupTwin("adaptlif")
+	k0 := theory.KappaStar(25, 5, 0)
+	if p, err := al.Params(l, Vars{}); err != nil || !near(p.Eta, math.Sqrt(k0)) || p.Gamma != p.Eta {
+		t.Errorf("adaptlif (fixed κ_CT(0) = %g): %+v, %v", k0, p, err)
+	}
+	if _, err := al.Params(l, Vars{"eta": {3}, "gamma": {7}}); err == nil {
+		t.Error("the fixed adaptive LIF accepted variables")
+	}
+	l.AdaptLIFLearnable = true
 	if p, err := al.Params(l, Vars{"eta": {3}, "gamma": {7}}); err != nil || p.Eta != 3 || p.Gamma != 7 {
 		t.Errorf("adaptlif: %+v, %v", p, err)
 	}

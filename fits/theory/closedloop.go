@@ -50,12 +50,12 @@ func (c ClosedLoop) GroupDelay(omega float64) float64 { return GroupDelay(c, ome
 // where G = N/D is the TS module over the common denominator D(z) = Π_m (z − β_m) of its all-pass
 // stages: N_0 = D_0 = 1 and N_m = (1 − λ_m)(z − β_m)N_{m−1} + λ_m Π_{i≤m}(1 − β_i z), because
 // A_i = (1 − β_i z)/(z − β_i) and G_m = (1 − λ_m)G_{m−1} + λ_m Π_{i≤m} A_i (see TS). P(z) = D(z)·den(z)
-// with den the denominator of EvalZ's H, so the poles of H are roots of P (a root of D that N shares is
+// with den the denominator of EvalZ's H (λ_m are TS.PaperLambdas, which realize either nesting), so the poles of H are roots of P (a root of D that N shares is
 // a mode of the all-pass states that the transfer function cancels).
 func (c ClosedLoop) Characteristic() []float64 {
 	n, d, q := []float64{1}, []float64{1}, []float64{1}
-	for m := range min(len(c.TS.Beta), len(c.TS.Lambda)) {
-		b, l := c.TS.Beta[m], c.TS.Lambda[m]
+	for m, l := range c.TS.PaperLambdas() {
+		b := c.TS.Beta[m]
 		zb := []float64{1, -b} // z − β_m
 		d = polyMul(d, zb)
 		q = polyMul(q, []float64{-b, 1}) // 1 − β_m z

@@ -44,16 +44,33 @@ func simulateNoSpikes(f FS, t TS, input []float64) []float64 {
 	for k := 0; k+1 < len(input); k++ {
 		next[0] = f.MuBar*v - g*a + input[k]
 		a = f.RhoBar*a + g*next[0]
-		mixed := next[0]
 		for s := 1; s <= m; s++ {
 			next[s] = t.Beta[s-1]*(vm[s]-next[s-1]) + vm[s-1]
-			mixed = (1-t.Lambda[s-1])*mixed + t.Lambda[s-1]*next[s]
 		}
+		mixed := mixStages(t, next)
 		copy(vm, next)
 		v = mixed // V[k+1] = Ṽ_M[k+1] − S·V_th with S = 0
 		out[k+1] = mixed
 	}
 	return out
+}
+
+// mixStages mixes the stage outputs y = V_0 … V_M with t's λ in t's nesting, literally: Eq. 10 outermost
+// first (PaperNesting), or innermost first (OfficialNesting: b = V_M; b = (1 − λ_m)V_{m−1} + λ_m b).
+func mixStages(t TS, y []float64) float64 {
+	m := len(y) - 1
+	if t.Nesting == PaperNesting {
+		mixed := y[0]
+		for s := 1; s <= m; s++ {
+			mixed = (1-t.Lambda[s-1])*mixed + t.Lambda[s-1]*y[s]
+		}
+		return mixed
+	}
+	b := y[m]
+	for s := m; s >= 1; s-- {
+		b = (1-t.Lambda[s-1])*y[s-1] + t.Lambda[s-1]*b
+	}
+	return b
 }
 
 // simulateTS runs the all-pass recurrence (Eq. 9) and λ-mixing (Eq. 10) on the input sequence V0 and
@@ -65,13 +82,11 @@ func simulateTS(t TS, v0 []float64) []float64 {
 	cur := make([]float64, m+1)
 	for k := range v0 {
 		cur[0] = v0[k]
-		mixed := cur[0]
 		for s := 1; s <= m; s++ {
 			cur[s] = t.Beta[s-1]*(prev[s]-cur[s-1]) + prev[s-1]
-			mixed = (1-t.Lambda[s-1])*mixed + t.Lambda[s-1]*cur[s]
 		}
 		copy(prev, cur)
-		out[k] = mixed
+		out[k] = mixStages(t, cur)
 	}
 	return out
 }

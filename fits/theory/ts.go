@@ -26,16 +26,84 @@ func AllPassGroupDelay(beta, omega float64) float64 {
 	return (1 - beta*beta) / (1 - 2*beta*math.Cos(omega) + beta*beta)
 }
 
+// Nesting is the order in which the TS module's λ-mix nests its stages (M ≥ 2; for M ≤ 1 both give the
+// same module).
+type Nesting uint8
+
+const (
+	// OfficialNesting (the zero value) is the released code's nesting, innermost first: b = V_M, then for
+	// m = M … 1, b = (1 − λ_m)·V_{m−1} + λ_m·b, and Ṽ = b. It weights the stage outputs as
+	//
+	//	Ṽ = (1 − λ_1)V_0 + λ_1(1 − λ_2)V_1 + … + λ_1⋯λ_{M−1}(1 − λ_M)V_{M−1} + λ_1⋯λ_M·V_M.
+	//
+	// The released code's runs produced the paper's tables with it.
+	OfficialNesting Nesting = iota
+	// PaperNesting is Eq. 10 as the paper writes it, outermost first: Ṽ_0 = V_0,
+	// Ṽ_m = (1 − λ_m)Ṽ_{m−1} + λ_m V_m, Ṽ = Ṽ_M.
+	PaperNesting
+)
+
+// String returns "official" or "paper".
+func (n Nesting) String() string {
+	if n == PaperNesting {
+		return "paper"
+	}
+	return "official"
+}
+
+// EffectiveLambdas returns the weights λ′ for which Eq. 10's outermost-first recursion (PaperNesting)
+// computes the same mixed voltage as the innermost-first nesting (OfficialNesting) with weights λ: both
+// mix the stage outputs with weights c_m summing to 1, and the outermost-first recursion with
+// λ′_m = c_m / (c_0 + … + c_m) reproduces any such weights. With the official weights
+// c_0 = 1 − λ_1, c_m = λ_1⋯λ_m(1 − λ_{m+1}) (m < M), c_M = λ_1⋯λ_M:
+//
+//	λ′_M = λ_1⋯λ_M,   λ′_m = λ_1⋯λ_m(1 − λ_{m+1}) / (1 − λ_1⋯λ_{m+1})   (m < M).
+//
+// The denominators are accumulated as sums of the positive c_j (no cancellation). λ′_1 = λ_1 when M = 1.
+// Where c_0 + … + c_m = 0 (λ_1 = … = λ_{m+1} = 1) the stages up to m carry no weight and λ′_m = 1.
+func EffectiveLambdas(lambda []float64) []float64 {
+	m := len(lambda)
+	out := make([]float64, m)
+	if m == 0 {
+		return out
+	}
+	sum, prod := 1-lambda[0], lambda[0] // c_0 + … + c_j and λ_1⋯λ_{j+1}
+	for j := 1; j < m; j++ {
+		c := prod * (1 - lambda[j])
+		sum += c
+		out[j-1] = 1
+		if sum > 0 {
+			out[j-1] = c / sum
+		}
+		prod *= lambda[j]
+	}
+	out[m-1] = prod
+	return out
+}
+
 // TS is the TS module: an M-stage all-pass cascade (Eq. 8) with nested λ-mixing (Eq. 10).
 // Beta[m−1] = β_m with |β_m| < 1 and Lambda[m−1] = λ_m ∈ [0, 1], m = 1..M; M = 0 is the identity.
+// Nesting is the λ-mix's nesting (the zero value is the released code's, OfficialNesting).
 //
-// Its transfer function from V0 to the mixed voltage Ṽ_M is G_M(z), with G_0 = 1 and
+// Its transfer function from V0 to the mixed voltage Ṽ is G_M(z). With PaperNesting, G_0 = 1 and
 //
 //	G_m = (1 − λ_m) G_{m−1} + λ_m P_m,   P_m = Π_{i≤m} A_i,
 //
-// because V_m = A_m V_{m−1} = P_m V_0 and Ṽ_m = (1 − λ_m)Ṽ_{m−1} + λ_m V_m (Eq. 10).
+// because V_m = A_m V_{m−1} = P_m V_0 and Ṽ_m = (1 − λ_m)Ṽ_{m−1} + λ_m V_m (Eq. 10). With OfficialNesting
+// the same recursion runs with EffectiveLambdas(Lambda).
 type TS struct {
 	Beta, Lambda []float64
+	Nesting      Nesting
+}
+
+// PaperLambdas returns the weights of Eq. 10's recursion that realize the module: Lambda itself with
+// PaperNesting, EffectiveLambdas(Lambda) with OfficialNesting. It uses min(len(Beta), len(Lambda)) stages.
+func (t TS) PaperLambdas() []float64 {
+	l := t.Lambda[:min(len(t.Beta), len(t.Lambda))]
+	if t.Nesting == PaperNesting {
+		return l
+	}
+	return EffectiveLambdas(l)
 }
 
 // Validate checks the lengths and ranges of β and λ.
@@ -53,6 +121,9 @@ func (t TS) Validate() error {
 			return fmt.Errorf("lambda[%d] = %g: need 0 <= lambda <= 1", i, l)
 		}
 	}
+	if t.Nesting > PaperNesting {
+		return fmt.Errorf("unknown nesting %d", t.Nesting)
+	}
 	return nil
 }
 
@@ -64,10 +135,10 @@ func (t TS) M() int { return len(t.Beta) }
 func (t TS) EvalZ(z complex128) (g, dg complex128) {
 	g, dg = 1, 0
 	p, dp := complex(1, 0), complex(0, 0)
-	for m := range min(len(t.Beta), len(t.Lambda)) {
+	for m, lambda := range t.PaperLambdas() {
 		a, da := AllPass{t.Beta[m]}.EvalZ(z)
 		p, dp = p*a, dp*a+p*da
-		l := complex(t.Lambda[m], 0)
+		l := complex(lambda, 0)
 		g, dg = (1-l)*g+l*p, (1-l)*dg+l*dp
 	}
 	return g, dg

@@ -1,13 +1,15 @@
 package theory
 
 import (
+	"fmt"
 	"math"
+	"math/cmplx"
 	"math/rand/v2"
 	"testing"
 )
 
 func randomTS(r *rand.Rand, m int) TS {
-	t := TS{Beta: make([]float64, m), Lambda: make([]float64, m)}
+	t := TS{Beta: make([]float64, m), Lambda: make([]float64, m), Nesting: Nesting(r.IntN(2))}
 	for i := range m {
 		t.Beta[i] = 1.8*r.Float64() - 0.9
 		t.Lambda[i] = r.Float64()
@@ -51,7 +53,7 @@ func TestTSMatchesSimulatedRecurrence(t *testing.T) {
 			w := 2 * math.Pi * float64(r.IntN(n/2+1)) / float64(n)
 			got, want := ts.Response(w), dtft(g, w)
 			if cabs(got-want) > 1e-11 {
-				t.Fatalf("case %d bin %d ω=%g (β=%v λ=%v): G_M = %v, DFT = %v", i, j, w, ts.Beta, ts.Lambda, got, want)
+				t.Fatalf("case %d bin %d ω=%g (β=%v λ=%v, %s): G_M = %v, DFT = %v", i, j, w, ts.Beta, ts.Lambda, ts.Nesting, got, want)
 			}
 		}
 	}
@@ -136,4 +138,60 @@ func TestTSValidate(t *testing.T) {
 			t.Errorf("M() = %d", tc.ts.M())
 		}
 	}
+}
+
+// The two nestings differ for M ≥ 2 and agree for M ≤ 1; EffectiveLambdas carries one into the other: the
+// official weights are (1 − λ1), λ1(1 − λ2), λ1λ2 for M = 2.
+func TestNestings(t *testing.T) {
+	beta, lambda := []float64{0.4, -0.3}, []float64{0.3, 0.6}
+	off := TS{Beta: beta, Lambda: lambda}
+	pap := TS{Beta: beta, Lambda: lambda, Nesting: PaperNesting}
+	w := 0.7
+	a1, _ := AllPass{beta[0]}.EvalZ(cmplx.Exp(complex(0, w)))
+	a2, _ := AllPass{beta[1]}.EvalZ(cmplx.Exp(complex(0, w)))
+	wantOff := complex(1-0.3, 0) + complex(0.3*(1-0.6), 0)*a1 + complex(0.3*0.6, 0)*a1*a2
+	wantPap := complex((1-0.3)*(1-0.6), 0) + complex(0.3*(1-0.6), 0)*a1 + complex(0.6, 0)*a1*a2
+	if got := off.Response(w); cabs(got-wantOff) > 1e-14 {
+		t.Errorf("official M = 2: %v, want %v", got, wantOff)
+	}
+	if got := pap.Response(w); cabs(got-wantPap) > 1e-14 {
+		t.Errorf("paper M = 2: %v, want %v", got, wantPap)
+	}
+	one := TS{Beta: beta[:1], Lambda: lambda[:1]}
+	onePaper := one
+	onePaper.Nesting = PaperNesting
+	if one.Response(w) != onePaper.Response(w) {
+		t.Error("M = 1: the nestings differ")
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range 200 {
+		ts := randomTS(r, 1+r.IntN(5))
+		ts.Nesting = OfficialNesting
+		eff := TS{Beta: ts.Beta, Lambda: EffectiveLambdas(ts.Lambda), Nesting: PaperNesting}
+		for _, l := range eff.Lambda {
+			if !(l >= 0 && l <= 1) {
+				t.Fatalf("case %d: effective λ %v outside [0, 1]", i, eff.Lambda)
+			}
+		}
+		y := make([]float64, ts.M()+1)
+		for j := range y {
+			y[j] = r.NormFloat64()
+		}
+		if a, b := mixStages(ts, y), mixStages(eff, y); math.Abs(a-b) > 1e-13 {
+			t.Fatalf("case %d λ=%v: official mix %g, paper mix with effective λ %g", i, ts.Lambda, a, b)
+		}
+	}
+	// λ1 = λ2 = 1: stages 0 and 1 carry no weight (λ′1 = 1 by convention), V2 and V3 share the rest.
+	if got := EffectiveLambdas([]float64{1, 1, 0.5}); got[0] != 1 || got[1] != 1 || got[2] != 0.5 {
+		t.Errorf("EffectiveLambdas(1, 1, 0.5) = %v", got)
+	}
+}
+
+func ExampleEffectiveLambdas() {
+	// The released code's M = 2 mix (1 − λ1)V0 + λ1(1 − λ2)V1 + λ1λ2V2 at the initial λ = σ(−3) ≈ 0.0474
+	// is Eq. 10's recursion with these weights:
+	l := 1 / (1 + math.Exp(3))
+	fmt.Printf("%.5f\n", EffectiveLambdas([]float64{l, l}))
+	// Output:
+	// [0.04528 0.00225]
 }
