@@ -184,6 +184,9 @@ type Options struct {
 	Dir string
 	// Small asks for a reduced version (fewer examples), for tests and quick runs.
 	Small bool
+	// InputCounts asks spiking datasets (SHD, SSC and the espeak-ng digits) for spike counts per bin
+	// instead of binary inputs (a bin with several spikes is 1, the released code's default).
+	InputCounts bool
 }
 
 // Loader builds a dataset from options.

@@ -1,7 +1,9 @@
 package cache
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/fits-snn/fits/data"
 )
@@ -40,4 +42,36 @@ func LoadSet(path string, limit int) (*data.Set, error) {
 		s.Labels[k] = r.Labels()[i]
 	}
 	return s, data.BadFile(s.Validate())
+}
+
+// FrontEndField is the metadata field that names the recipe a cache was made with (for example
+// "spike-bins/v2 binary t250-d1000ms-c700g5"): a converter that changes what it writes changes the name,
+// so that caches made before are recognised and converted again rather than reused.
+const FrontEndField = "frontend"
+
+// Reusable reports whether the cache at path is intact and was made by the recipe frontend (its
+// metadata's FrontEndField). A missing file gives (false, nil). Otherwise false comes with the reason —
+// unreadable, or made by another recipe (an older build's cache has no name) — for the caller to print
+// before converting again.
+func Reusable(path, frontend string) (bool, error) {
+	r, err := Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	defer r.Close()
+	var m map[string]any
+	if err := r.Meta(&m); err != nil {
+		return false, fmt.Errorf("%s: metadata is not a JSON object: %v", path, err)
+	}
+	got, _ := m[FrontEndField].(string)
+	switch {
+	case got == frontend:
+		return true, nil
+	case got == "":
+		return false, fmt.Errorf("%s: made by an earlier converter (no front-end name), this build makes %q", path, frontend)
+	}
+	return false, fmt.Errorf("%s: made by front end %q, this build makes %q", path, got, frontend)
 }

@@ -20,8 +20,8 @@ const Name = "espeak-digits"
 const smallN = 128
 
 func init() {
-	data.Register(Name, "spoken digits (English and German) synthesised by espeak-ng, cochlea-encoded to 700 channels, binned like SHD [T=250, F=140]", func(o data.Options) (*data.Dataset, error) {
-		return LoadDataset(o, DefaultConfig(), shd.DefaultBinning(), os.Stderr)
+	data.Register(Name, "spoken digits (English and German) synthesised by espeak-ng, cochlea-encoded to 700 channels, binned like SHD [T=250, F=140] binary spikes", func(o data.Options) (*data.Dataset, error) {
+		return LoadDataset(o, DefaultConfig(), shd.OptionsBinning(o), os.Stderr)
 	})
 }
 
@@ -31,10 +31,11 @@ func EnsureCaches(dir string, c Config, b shd.Binning, w io.Writer) (map[string]
 	out := map[string]string{}
 	for _, split := range []string{"train", "test"} {
 		dst := shd.CachePath(dir, "espeak", split, b)
-		if r, err := cache.Open(dst); err == nil {
-			r.Close()
+		if ok, why := cache.Reusable(dst, b.FrontEnd()); ok {
 			out[split] = dst
 			continue
+		} else if why != nil && w != nil {
+			fmt.Fprintf(w, "%v; converting again\n", why)
 		}
 		src := filepath.Join(dir, FileName(split))
 		if _, err := os.Stat(src); err != nil {
@@ -42,8 +43,12 @@ func EnsureCaches(dir string, c Config, b shd.Binning, w io.Writer) (map[string]
 				return nil, fmt.Errorf("generating %s: %w", dir, err)
 			}
 		}
-		if _, err := shd.Convert(src, dst, "espeak", split, Classes, b, w); err != nil {
+		st, err := shd.Convert(src, dst, "espeak", split, Classes, b, w)
+		if err != nil {
 			return nil, err
+		}
+		if w != nil {
+			fmt.Fprintln(w, shd.ReportStats(dst, b, st))
 		}
 		out[split] = dst
 	}

@@ -2,10 +2,8 @@ package shd
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -20,22 +18,24 @@ const chunk = 256
 
 // CacheMeta is the metadata stored in a converted cache.
 type CacheMeta struct {
-	Dataset string   `json:"dataset"`
-	Split   string   `json:"split"`
-	Source  string   `json:"source"` // base name of the HDF5 file
-	Binning Binning  `json:"binning"`
-	Dt      float64  `json:"dt"` // bin width, seconds
-	Keys    []string `json:"keys,omitempty"`
+	// FrontEnd is Binning.FrontEnd() (cache.FrontEndField): caches of another recipe are converted again.
+	FrontEnd string   `json:"frontend"`
+	Dataset  string   `json:"dataset"`
+	Split    string   `json:"split"`
+	Source   string   `json:"source"` // base name of the HDF5 file
+	Binning  Binning  `json:"binning"`
+	Dt       float64  `json:"dt"` // bin width, seconds
+	Keys     []string `json:"keys,omitempty"`
 }
 
 // CachePath returns where the cache of a split lives in dir, e.g.
-// dir/shd_train.t250-d1000ms-c700g5.fitsds.
+// dir/shd_train.t250-d1000ms-c700g5.fitsds (binary inputs) or dir/shd_train.t250-d1000ms-c700g5-counts.fitsds.
 func CachePath(dir, dataset, split string, b Binning) string {
 	return filepath.Join(dir, dataset+"_"+split+"."+b.Tag()+".fitsds")
 }
 
-// Convert bins every sample of the split file src and writes the counts as a uint8 cache
-// [N, T, Features] at dst (through a temporary file renamed on success). Progress goes to w.
+// Convert bins every sample of the split file src and writes the binary spikes (or counts, b.Counts) as
+// a uint8 cache [N, T, Features] at dst (through a temporary file renamed on success). Progress goes to w.
 func Convert(src, dst, dataset, split string, classes int, b Binning, w io.Writer) (Stats, error) {
 	var total Stats
 	if err := b.Check(); err != nil {
@@ -50,7 +50,7 @@ func Convert(src, dst, dataset, split string, classes int, b Binning, w io.Write
 	if err != nil {
 		return total, err
 	}
-	meta := CacheMeta{Dataset: dataset, Split: split, Source: filepath.Base(src), Binning: b, Dt: b.Dt(), Keys: extra.Keys}
+	meta := CacheMeta{FrontEnd: b.FrontEnd(), Dataset: dataset, Split: split, Source: filepath.Base(src), Binning: b, Dt: b.Dt(), Keys: extra.Keys}
 	mj, err := json.Marshal(meta)
 	if err != nil {
 		return total, err
@@ -72,7 +72,7 @@ func Convert(src, dst, dataset, split string, classes int, b Binning, w io.Write
 		for i := 0; i < n; i++ {
 			clear(buf)
 			t, u := sp.Sample(i)
-			st, err := b.Bin(t, u, buf)
+			st, err := b.BinIn(f.TimePrecision(), t, u, buf)
 			if err != nil {
 				cw.Abort()
 				return total, data.BadFile(fmt.Errorf("%s: sample %d: %w", src, start+i, err))
@@ -116,12 +116,11 @@ func EnsureCaches(dir, dataset string, b Binning, w io.Writer) (map[string]strin
 	out := map[string]string{}
 	for _, split := range splits {
 		dst := CachePath(dir, dataset, split, b)
-		if r, err := cache.Open(dst); err == nil {
-			r.Close()
+		if ok, why := cache.Reusable(dst, b.FrontEnd()); ok {
 			out[split] = dst
 			continue
-		} else if !errors.Is(err, fs.ErrNotExist) && w != nil {
-			fmt.Fprintf(w, "%v; converting again\n", err)
+		} else if why != nil && w != nil {
+			fmt.Fprintf(w, "%v; converting again\n", why)
 		}
 		src, err := SourcePath(dir, dataset, split, w)
 		if err != nil {
@@ -132,9 +131,17 @@ func EnsureCaches(dir, dataset string, b Binning, w io.Writer) (map[string]strin
 			return nil, err
 		}
 		if w != nil {
-			fmt.Fprintf(w, "%s: %d spikes, %d after %.3g s dropped, %d clipped at %d per bin\n", dst, st.Spikes, st.Late, b.Duration, st.Clipped, MaxCount)
+			fmt.Fprintln(w, ReportStats(dst, b, st))
 		}
 		out[split] = dst
 	}
 	return out, nil
+}
+
+// ReportStats describes in one line what converting into dst dropped, merged or clipped.
+func ReportStats(dst string, b Binning, st Stats) string {
+	if b.Counts {
+		return fmt.Sprintf("%s: %d spikes, %d after %.3g s dropped, %d clipped at %d per bin (spike counts)", dst, st.Spikes, st.Late, b.Duration, st.Clipped, MaxCount)
+	}
+	return fmt.Sprintf("%s: %d spikes, %d after %.3g s dropped, %d merged into bins already holding a spike (binary inputs)", dst, st.Spikes, st.Late, b.Duration, st.Merged)
 }

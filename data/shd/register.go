@@ -9,10 +9,10 @@ import (
 	"github.com/fits-snn/fits/data/download"
 )
 
-// Validation protocol of SHD*: 20 % of the training set is held out, stratified by class, with a
-// fixed seed, and test accuracy is reported at the best validation epoch.
+// Validation protocol of SHD* (the released code's): numpy.random.RandomState(ValidationSeed).permutation(n),
+// the first max(1, int(ValidationFraction·n)) examples validate (data.OfficialValSplit); not stratified.
 const (
-	ValidationFraction = 0.2
+	ValidationFraction = data.OfficialValFraction
 	ValidationSeed     = 0
 )
 
@@ -20,22 +20,30 @@ const (
 const smallN = 256
 
 func init() {
-	data.Register("shd", "Spiking Heidelberg Digits, 20 classes, [T=250, F=140] spike counts, train/test", func(o data.Options) (*data.Dataset, error) {
-		return LoadDataset(SHD, o, DefaultBinning(), false, os.Stderr)
+	data.Register("shd", "Spiking Heidelberg Digits, 20 classes, [T=250, F=140] binary spikes, train/test", func(o data.Options) (*data.Dataset, error) {
+		return LoadDataset(SHD, o, OptionsBinning(o), false, os.Stderr)
 	})
-	data.Register("shd-val", "Spiking Heidelberg Digits with 20% of train held out for validation (seed 0)", func(o data.Options) (*data.Dataset, error) {
-		return LoadDataset(SHD, o, DefaultBinning(), true, os.Stderr)
+	data.Register("shd-val", "Spiking Heidelberg Digits, the released SHD* split: RandomState(0).permutation, first 20% validate", func(o data.Options) (*data.Dataset, error) {
+		return LoadDataset(SHD, o, OptionsBinning(o), true, os.Stderr)
 	})
-	data.Register("ssc", "Spiking Speech Commands, 35 classes, [T=250, F=140] spike counts, train/valid/test", func(o data.Options) (*data.Dataset, error) {
-		return LoadDataset(SSC, o, DefaultBinning(), false, os.Stderr)
+	data.Register("ssc", "Spiking Speech Commands, 35 classes, [T=250, F=140] binary spikes, train/valid/test", func(o data.Options) (*data.Dataset, error) {
+		return LoadDataset(SSC, o, OptionsBinning(o), false, os.Stderr)
 	})
+}
+
+// OptionsBinning is DefaultBinning with spike counts when o.InputCounts.
+func OptionsBinning(o data.Options) Binning {
+	b := DefaultBinning()
+	b.Counts = o.InputCounts
+	return b
 }
 
 // LoadDataset converts the splits found in o.Dir once — the dataset folder, or a root holding
 // DATASET/ (download.ResolveDir; default download.DefaultDir(dataset)) — then
-// loads the caches as float32 spike counts [N, T, Features]. holdOut splits SHD's training set by
-// ValidationFraction and ValidationSeed; SSC uses its official validation split. o.Small keeps 256
-// evenly spaced examples of each split.
+// loads the caches as float32 inputs [N, T, Features] (binary spikes, or counts with b.Counts). holdOut
+// splits SHD's training set as the released code's SHD* protocol does (data.OfficialValSplit, seed
+// ValidationSeed: Train and Val in permutation order); SSC uses its official validation split. o.Small
+// keeps 256 evenly spaced examples of each split (before a hold-out).
 func LoadDataset(dataset string, o data.Options, b Binning, holdOut bool, w io.Writer) (*data.Dataset, error) {
 	dir := download.ResolveDir(o.Dir, dataset)
 	classes, err := Classes(dataset)
@@ -67,7 +75,9 @@ func LoadDataset(dataset string, o data.Options, b Binning, holdOut bool, w io.W
 	}
 	if holdOut {
 		d.Name = dataset + "-val"
-		d.Train, d.Val = d.Train.SplitOff(ValidationFraction, ValidationSeed)
+		if d.Train, d.Val, err = d.Train.OfficialSplitOff(ValidationSeed); err != nil {
+			return nil, err
+		}
 	}
 	return d, nil
 }

@@ -12,9 +12,12 @@
 //	extra/...      optional metadata: speaker (N integers), keys (class names, strings) and
 //	               meta_info/{gender, age, body_height} per speaker
 //
-// Binning (the paper's input representation): the 700 channels are summed in groups of 5 into 140
-// features, and the first 1.0 s is cut into T = 250 bins of 4 ms; a bin holds the number of spikes
-// of its channel group in its time window. Both are configurable (Binning).
+// Binning (the released code's input representation, common/spike_data.py): the 700 channels are
+// grouped by 5 into 140 features (channel u feeds feature ⌊u/5⌋), and the first 1.0 s is cut into
+// T = 250 bins of 4 ms: a spike at t seconds falls into bin ⌊t/1 s · 250⌋, computed in the precision
+// the file stores the times in (float16 in the official files), as numpy computes it; later spikes are
+// dropped. A bin is 1 when its channel group spiked in its time window, 0 otherwise (binary inputs,
+// the default), or holds the number of spikes (Binning.Counts). All of it is configurable (Binning).
 package shd
 
 import (
@@ -60,17 +63,39 @@ func Classes(dataset string) (int, error) {
 // FileName returns the official file name of a split, e.g. "shd_train.h5".
 func FileName(dataset, split string) string { return dataset + "_" + split + ".h5" }
 
-// Binning turns spike events into a count tensor [T, Features].
+// Binning turns spike events into an input tensor [T, Features] of binary spikes or spike counts.
 type Binning struct {
 	Channels int     // input channels in the file (700)
-	Group    int     // adjacent channels summed into one feature (5)
+	Group    int     // adjacent channels pooled into one feature (5)
 	T        int     // time bins (250)
 	Duration float64 // seconds covered by the T bins (1.0); later spikes are dropped
+	// Counts keeps the number of spikes of a bin (at most MaxCount); false makes every bin that holds a
+	// spike 1 (binary inputs, the released code's representation).
+	Counts bool `json:"counts,omitempty"`
 }
 
-// DefaultBinning is the paper's representation: 700 channels in groups of 5 (140 features), 1.0 s
-// in 250 bins of 4 ms.
+// DefaultBinning is the released code's representation: 700 channels in groups of 5 (140 features),
+// 1.0 s in 250 bins of 4 ms, binary inputs.
 func DefaultBinning() Binning { return Binning{Channels: Channels, Group: 5, T: 250, Duration: 1.0} }
+
+// Mode names the input representation: "binary" or "counts".
+func (b Binning) Mode() string {
+	if b.Counts {
+		return "counts"
+	}
+	return "binary"
+}
+
+// ConverterVersion numbers the binning arithmetic of this package. Version 2: bins by the released
+// code's arithmetic in the file's time precision, binary inputs unless Counts. Caches made by another
+// version are converted again (FrontEnd).
+const ConverterVersion = 2
+
+// FrontEnd names the recipe of a cache made with this binning, e.g. "spike-bins/v2 binary
+// t250-d1000ms-c700g5"; a cache whose metadata names another is converted again.
+func (b Binning) FrontEnd() string {
+	return fmt.Sprintf("spike-bins/v%d %s %s", ConverterVersion, b.Mode(), b.Tag())
+}
 
 // Features returns the number of features per time bin, ceil(Channels / Group).
 func (b Binning) Features() int { return (b.Channels + b.Group - 1) / b.Group }
@@ -86,34 +111,91 @@ func (b Binning) Check() error {
 	return nil
 }
 
-// Tag names the binning for cache file names, e.g. "t250-d1000ms-c700g5".
+// Tag names the binning for cache file names, e.g. "t250-d1000ms-c700g5" (binary inputs) or
+// "t250-d1000ms-c700g5-counts".
 func (b Binning) Tag() string {
-	return fmt.Sprintf("t%d-d%gms-c%dg%d", b.T, b.Duration*1000, b.Channels, b.Group)
+	t := fmt.Sprintf("t%d-d%gms-c%dg%d", b.T, b.Duration*1000, b.Channels, b.Group)
+	if b.Counts {
+		t += "-counts"
+	}
+	return t
 }
 
 // MaxCount is the largest count a bin can hold in a cache (uint8); larger counts are clipped to it.
 // With groups of 5 channels and 4 ms bins the real datasets stay far below it.
 const MaxCount = 255
 
-// Stats counts what binning dropped or clipped.
+// Stats counts what binning dropped, merged or clipped.
 type Stats struct {
 	Spikes  int // spikes read
-	Late    int // spikes at or after Duration, dropped
-	Clipped int // spikes lost by clipping counts at MaxCount
+	Late    int // spikes whose bin is T or later (at or after Duration), dropped
+	Merged  int // binary inputs: spikes that fell into a bin already holding one
+	Clipped int // counts: spikes lost by clipping counts at MaxCount
 }
 
 // Add accumulates s into t.
 func (t *Stats) Add(s Stats) {
 	t.Spikes += s.Spikes
 	t.Late += s.Late
+	t.Merged += s.Merged
 	t.Clipped += s.Clipped
 }
 
+// Precision is the floating-point format a file stores spike times in: 16, 32 or 64 bits.
+type Precision int
+
+// Time precisions.
+const (
+	Float16 Precision = 16
+	Float32 Precision = 32
+	Float64 Precision = 64
+)
+
+// round rounds x to the nearest value of the format p, ties to even (as numpy rounds a float16 or
+// float32 result). Subnormal results of float16 are not modelled: they only occur below 2⁻¹⁴, where the
+// bin index is 0 either way.
+func (p Precision) round(x float64) float64 {
+	switch p {
+	case Float32:
+		return float64(float32(x))
+	case Float16:
+		if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+			return x
+		}
+		frac, exp := math.Frexp(x) // x = frac·2^exp, 0.5 ≤ |frac| < 1
+		r := math.Ldexp(math.RoundToEven(math.Ldexp(frac, 11)), exp-11)
+		if math.Abs(r) > 65504 {
+			return math.Inf(1)
+		}
+		return r
+	}
+	return x
+}
+
+// Index returns the time bin of a spike at t seconds stored with precision p: ⌊t / Duration · T⌋ with
+// each operation rounded to p, as numpy evaluates the released code's expression on an array of that
+// type. A result of T or more means the spike is dropped.
+func (b Binning) Index(t float64, p Precision) int {
+	r := p.round(p.round(t/b.Duration) * float64(b.T))
+	if !(r < float64(b.T)) {
+		return b.T
+	}
+	return int(math.Floor(r))
+}
+
 // Bin adds the spikes (times in seconds, units in 0..Channels-1) of one sample into dst, a zeroed
-// [T, Features] uint8 tensor (row-major: dst[t*Features+f]). A spike at time s falls into bin
-// floor(s / Dt); spikes at or after Duration are dropped and counted in Stats.Late. Negative times,
-// NaN and channels outside 0..Channels-1 are errors.
+// [T, Features] uint8 tensor (row-major: dst[t*Features+f]), with times in float64 arithmetic; see
+// BinIn.
 func (b Binning) Bin(times []float64, units []int64, dst []uint8) (Stats, error) {
+	return b.BinIn(Float64, times, units, dst)
+}
+
+// BinIn adds the spikes of one sample into dst, a zeroed [T, Features] uint8 tensor (row-major:
+// dst[t*Features+f]). Times are in seconds, stored with precision p, units in 0..Channels-1. A spike at
+// time t falls into bin Index(t, p) of feature ⌊unit/Group⌋; spikes of bin T or later are dropped and
+// counted in Stats.Late. The bin becomes 1 (binary inputs) or is incremented (Counts). Negative times,
+// NaN and channels outside 0..Channels-1 are errors.
+func (b Binning) BinIn(p Precision, times []float64, units []int64, dst []uint8) (Stats, error) {
 	st := Stats{Spikes: len(times)}
 	F := b.Features()
 	if len(dst) != b.T*F {
@@ -122,7 +204,6 @@ func (b Binning) Bin(times []float64, units []int64, dst []uint8) (Stats, error)
 	if len(times) != len(units) {
 		return st, fmt.Errorf("%d spike times but %d spike units", len(times), len(units))
 	}
-	dt := b.Dt()
 	for i, s := range times {
 		u := units[i]
 		if u < 0 || u >= int64(b.Channels) {
@@ -131,17 +212,22 @@ func (b Binning) Bin(times []float64, units []int64, dst []uint8) (Stats, error)
 		if !(s >= 0) {
 			return st, fmt.Errorf("spike %d: time %g s is negative or NaN", i, s)
 		}
-		k := int(math.Floor(s / dt))
-		if s >= b.Duration || k >= b.T {
+		k := b.Index(s, p)
+		if k >= b.T {
 			st.Late++
 			continue
 		}
 		j := k*F + int(u)/b.Group
-		if dst[j] == MaxCount {
+		switch {
+		case !b.Counts && dst[j] != 0:
+			st.Merged++
+		case !b.Counts:
+			dst[j] = 1
+		case dst[j] == MaxCount:
 			st.Clipped++
-			continue
+		default:
+			dst[j]++
 		}
-		dst[j]++
 	}
 	return st, nil
 }
@@ -151,6 +237,7 @@ type File struct {
 	h      *h5.File
 	path   string
 	labels []int32
+	prec   Precision
 }
 
 // Open opens a split file and checks its layout: spikes/times a VLEN of floats, spikes/units a VLEN
@@ -190,6 +277,14 @@ func (f *File) check(classes int) error {
 		if info.Class != want.class || (want.class == h5.VLen && info.Base != want.base) || len(info.Dims) != 1 {
 			return fmt.Errorf("%s: %s is %v of shape %v, want %s", f.path, want.name, info, info.Dims, want.desc)
 		}
+		if want.name == "spikes/times" {
+			switch info.BaseSize {
+			case 2, 4, 8:
+				f.prec = Precision(8 * info.BaseSize)
+			default:
+				return fmt.Errorf("%s: spikes/times is %v, want 16-, 32- or 64-bit floats", f.path, info)
+			}
+		}
 	}
 	labels, err := f.h.ReadInts("labels")
 	if err != nil {
@@ -221,6 +316,9 @@ func (f *File) Len() int { return len(f.labels) }
 
 // Labels returns the class labels (shared, do not modify).
 func (f *File) Labels() []int32 { return f.labels }
+
+// TimePrecision returns the floating-point format of the file's spike times.
+func (f *File) TimePrecision() Precision { return f.prec }
 
 // Spikes holds the spikes of consecutive samples: sample i has Times[Offs[i]:Offs[i+1]] (seconds)
 // and Units[Offs[i]:Offs[i+1]] (channels).

@@ -13,7 +13,7 @@ import (
 )
 
 func TestBinByHand(t *testing.T) {
-	b := Binning{Channels: 10, Group: 5, T: 4, Duration: 1.0} // 2 features, bins of 0.25 s
+	b := Binning{Channels: 10, Group: 5, T: 4, Duration: 1.0, Counts: true} // 2 features, bins of 0.25 s
 	times := []float64{0.0, 0.1, 0.26, 0.99, 1.0, 0.5, 0.3}
 	units := []int64{0, 4, 5, 9, 1, 7, 9}
 	dst := make([]uint8, 8)
@@ -30,6 +30,17 @@ func TestBinByHand(t *testing.T) {
 	if !bytes.Equal(dst, want) || st.Late != 1 || st.Spikes != 7 || st.Clipped != 0 {
 		t.Fatalf("bins %v stats %+v, want %v with one late spike", dst, st, want)
 	}
+	// Binary inputs: a bin with several spikes is 1.
+	b.Counts = false
+	clear(dst)
+	st, err = b.Bin(times, units, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []uint8{1, 0, 0, 1, 0, 1, 0, 1}; !bytes.Equal(dst, want) || st.Merged != 2 || st.Late != 1 {
+		t.Fatalf("binary bins %v stats %+v, want %v with 2 merged spikes", dst, st, want)
+	}
+	b.Counts = true
 	// Clipping at MaxCount.
 	many := make([]float64, 300)
 	mu := make([]int64, 300)
@@ -90,7 +101,7 @@ func TestConvertFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Spikes != 8 || st.Late != 1 {
+	if st.Spikes != 8 || st.Late != 1 || st.Merged != 3 {
 		t.Errorf("stats %+v", st)
 	}
 	r, err := cache.Open(dst)
@@ -105,10 +116,10 @@ func TestConvertFixture(t *testing.T) {
 	// The tensor computed by hand: [3, 250, 140].
 	want := make([]float32, 3*250*140)
 	at := func(n, tb, f int) *float32 { return &want[(n*250+tb)*140+f] }
-	*at(0, 0, 0) = 2     // 0.001 s unit 0, 0.0039 s unit 4
+	*at(0, 0, 0) = 1     // 0.001 s unit 0, 0.0039 s unit 4: binary inputs
 	*at(0, 1, 1) = 1     // 0.0041 s unit 5
 	*at(0, 249, 139) = 1 // 0.9999 s unit 699; 1.2 s dropped
-	*at(2, 125, 2) = 3   // 0.5 s units 10, 11, 14
+	*at(2, 125, 2) = 1   // 0.5 s units 10, 11, 14
 	for i := range want {
 		if x[i] != want[i] {
 			t.Fatalf("element %d (sample %d, bin %d, feature %d) = %v, want %v", i, i/35000, i%35000/140, i%140, x[i], want[i])
