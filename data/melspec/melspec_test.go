@@ -1,0 +1,146 @@
+package melspec
+
+import (
+	"math"
+	"testing"
+)
+
+func TestSlaneyScale(t *testing.T) {
+	for _, c := range []struct{ hz, mel float64 }{{0, 0}, {200.0 / 3, 1}, {1000, 15}, {6400, 42}} {
+		if got := HzToMel(c.hz); math.Abs(got-c.mel) > 1e-12 {
+			t.Errorf("HzToMel(%v) = %v, want %v", c.hz, got, c.mel)
+		}
+		if got := MelToHz(c.mel); math.Abs(got-c.hz) > 1e-9 {
+			t.Errorf("MelToHz(%v) = %v, want %v", c.mel, got, c.hz)
+		}
+	}
+}
+
+// TestFilterbankArea checks the Slaney normalisation: each triangle, integrated over frequency, has area
+// 1 (its peak 2 / (right − left) times half its base), up to the sampling of the bins.
+func TestFilterbankArea(t *testing.T) {
+	c := Released()
+	w := Filterbank(c)
+	if len(w) != 40 || len(w[0]) != 241 {
+		t.Fatalf("filterbank %d×%d, want 40×241", len(w), len(w[0]))
+	}
+	binHz := float64(c.SampleRate) / float64(c.NFFT)
+	for b := 10; b < 40; b++ { // the wider filters, where the bin sampling is fine enough
+		var area float64
+		for _, v := range w[b] {
+			area += v * binHz
+		}
+		if math.Abs(area-1) > 0.1 {
+			t.Errorf("band %d: area %.3f, want about 1", b, area)
+		}
+	}
+	for k, v := range w[0] {
+		if f := float64(k) * binHz; v != 0 && (f <= 40 || f > 4000) {
+			t.Errorf("band 0 weighs bin %d (%.0f Hz) outside 40–4000 Hz", k, f)
+		}
+	}
+}
+
+func TestFramesAndPadding(t *testing.T) {
+	c := Released()
+	e, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, want := range map[int]int{16000: 101, 15999: 100, 6880: 44, 1: 1, 160: 2} {
+		if got := e.NumFrames(n); got != want {
+			t.Errorf("NumFrames(%d) = %d, want %d", n, got, want)
+		}
+	}
+	// A 0.25 s tone: 26 frames of spectrum, then 74 frames of 0 dB before the z-score.
+	x := make([]float64, 4000)
+	for i := range x {
+		x[i] = 0.5 * math.Sin(2*math.Pi*1000*float64(i)/16000)
+	}
+	c.ZScore = false
+	e, _ = New(c)
+	dst := make([]float32, 4000)
+	if err := e.Features(x, dst); err != nil {
+		t.Fatal(err)
+	}
+	peak := float32(math.Inf(-1))
+	for i, v := range dst {
+		if i >= 26*40 && v != 0 {
+			t.Fatalf("padded value %d = %v, want 0", i, v)
+		}
+		if v < -80-1e-9 || v > 0 {
+			t.Fatalf("value %v outside [-80, 0] dB", v)
+		}
+		peak = max(peak, v)
+	}
+	if peak != 0 {
+		t.Errorf("peak %v dB, want 0 (ref = max)", peak)
+	}
+}
+
+func TestZScoreUnbiased(t *testing.T) {
+	x := []float64{1, 2, 3, 4}
+	zscore(x)
+	// mean 2.5, unbiased std sqrt(5/3).
+	s := math.Sqrt(5.0 / 3)
+	for i, want := range []float64{-1.5 / s, -0.5 / s, 0.5 / s, 1.5 / s} {
+		if math.Abs(x[i]-want) > 1e-12 {
+			t.Fatalf("zscore: %v", x)
+		}
+	}
+	flat := []float64{3, 3, 3}
+	zscore(flat)
+	if flat[0] != 3 {
+		t.Errorf("a constant matrix was changed: %v", flat)
+	}
+}
+
+func TestSilenceAndErrors(t *testing.T) {
+	e, err := New(Released())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]float32, 4000)
+	// Silence: every value is amin, 0 dB relative to itself; std 0, left unnormalised.
+	if err := e.Features(make([]float64, 16000), dst); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range dst {
+		if v != 0 {
+			t.Fatalf("silence gives %v, want 0", v)
+		}
+	}
+	if err := e.Features(nil, dst); err == nil {
+		t.Error("an empty signal: no error")
+	}
+	if err := e.Features(make([]float64, 100), dst[:10]); err == nil {
+		t.Error("a short buffer: no error")
+	}
+	bad := Released()
+	bad.NFFT = 481
+	if _, err := New(bad); err == nil {
+		t.Error("odd n_fft accepted")
+	}
+	bad = Released()
+	bad.FMax = 9000
+	if _, err := New(bad); err == nil {
+		t.Error("fmax above Nyquist accepted")
+	}
+	bad = Released()
+	bad.Bands = 200
+	if _, err := New(bad); err == nil {
+		t.Error("200 bands over 241 bins of 33 Hz accepted (empty filters)")
+	}
+}
+
+func BenchmarkFeatures(b *testing.B) {
+	e, _ := New(Released())
+	x := make([]float64, 16000)
+	for i := range x {
+		x[i] = math.Sin(float64(i) * 0.05)
+	}
+	dst := make([]float32, 4000)
+	for b.Loop() {
+		e.Features(x, dst)
+	}
+}
