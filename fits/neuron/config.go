@@ -241,6 +241,26 @@ func (c Config) MaxTargetHz() (float64, error) {
 	return f, nil
 }
 
+// DefaultFreqGuardSafety is the released code's FrequencyGuard safety: the fraction of the Jury bound on
+// κΔt² (Appendix A.2) up to which the optimizer lets a target frequency go.
+const DefaultFreqGuardSafety = 0.98
+
+// GuardCap returns the frequency guard's cap for a layer at safety ∈ (0, 1]: f_safe in Hz, the target at
+// κΔt² = safety·(1 + μ̄)(1 + ρ̄) (the continuous-time target, or the DT one with DTExact; 76.42 Hz at the
+// SHD/SSC constants and 30.57 Hz at GSC's for safety 0.98), and the same cap in the coordinate of the
+// layer's target variable (ln f_safe, or 2πf_safe for TargetOmega).
+func (c Config) GuardCap(safety float64) (fSafeHz, cap float64, err error) {
+	if !(safety > 0 && safety <= 1) {
+		return 0, 0, fmt.Errorf("frequency guard safety must lie in (0, 1], got %g", safety)
+	}
+	c.KappaFraction = safety
+	f, err := c.MaxTargetHz()
+	if err != nil {
+		return 0, 0, err
+	}
+	return f, TargetValue(c, f), nil
+}
+
 // Validate reports whether the configuration is usable: a registered kind that accepts the order, the
 // options shared by every kind, then the kind's own (Cell.Validate).
 func (c Config) Validate() error {

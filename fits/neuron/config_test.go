@@ -275,3 +275,28 @@ func TestLogTargetNoClip(t *testing.T) {
 		t.Errorf("TargetFrequenciesHz = %v, %v; want 200 Hz unclipped at 1", f, err)
 	}
 }
+
+// The guard's f_safe at 0.98 of the Jury bound: 76.42 Hz at the SHD/SSC constants, 30.57 Hz at GSC's
+// (the released code's FrequencyGuard).
+func TestGuardCap(t *testing.T) {
+	for _, c := range []struct {
+		tauM, tauA, dt, want float64
+	}{{0.04, 0.2, 0.004, 76.42}, {0.1, 0.5, 0.01, 30.57}} {
+		cfg := DefaultConfig(FS, 0)
+		cfg.TauM, cfg.TauA, cfg.Dt = c.tauM, c.tauA, c.dt
+		f, capValue, err := cfg.GuardCap(DefaultFreqGuardSafety)
+		if err != nil || math.Abs(f-c.want) > 0.005 || math.Abs(capValue-math.Log(f)) > 1e-12 {
+			t.Errorf("τm %g: f_safe %g Hz (cap %g), %v; want %g Hz", c.tauM, f, capValue, err, c.want)
+		}
+	}
+	cfg := DefaultConfig(FS, 0)
+	cfg.TargetCoordinate = TargetOmega
+	if f, capValue, _ := cfg.GuardCap(0.98); math.Abs(capValue-2*math.Pi*f) > 1e-9 {
+		t.Errorf("Ω* cap %g for f_safe %g Hz", capValue, f)
+	}
+	for _, s := range []float64{0, -1, 1.5, math.NaN()} {
+		if _, _, err := cfg.GuardCap(s); err == nil {
+			t.Errorf("safety %g accepted", s)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package step
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -14,21 +15,51 @@ import (
 )
 
 // Optimizer applies gradients with Adam and a learning rate annealed from LR to 0 by a cosine over
-// TotalSteps steps (the paper's recipe, Section 4 "Training details"; no weight decay). Its state (Adam's
-// moments, the step counter) lives in the context's variables and travels with the checkpoints.
+// TotalSteps steps (the paper's recipe, Section 4 "Training details"; no weight decay), and keeps the target
+// frequencies stable with the frequency guard (Guard). Its state (Adam's moments, the step counter) lives
+// in the context's variables and travels with the checkpoints.
+//
+// The released code's recipe: Adam with ε = 1e-8, CosineAnnealingLR(T_max = epochs, η_min = 0) stepped once
+// per epoch (EpochSteps = the steps of an epoch: the learning rate of epoch e, 0-based, is
+// LR·(1 + cos(πe/E))/2 over E = TotalSteps/EpochSteps epochs), and the guard at 0.98 of the Jury bound.
+// This toolkit's first recipe: ε = 1e-7, the cosine stepped every step (EpochSteps = 0), no guard.
 type Optimizer struct {
-	// LR is the peak learning rate, TotalSteps the length of the cosine schedule.
+	// LR is the peak learning rate, TotalSteps the length of the cosine schedule in steps.
 	LR         float64
 	TotalSteps int
+	// EpochSteps > 0 steps the cosine once per epoch of EpochSteps steps; 0 steps it every step. It must
+	// divide TotalSteps.
+	EpochSteps int
+	// Epsilon is Adam's ε; 0 means DefaultAdamEpsilon.
+	Epsilon float64
+	// Guard maps the name (without scope) of each target-frequency variable to its cap in the variable's
+	// coordinate (ln f_safe, or 2πf_safe for Ω*; see FrequencyGuardCap). For each guarded variable,
+	// before the Adam step the gradient components that would raise an entry already at or above its cap
+	// (value ≥ cap and gradient < 0) are zeroed; after the step the entries above the cap are projected
+	// onto it and their negative first moments are zeroed (the released code's FrequencyGuard). Apply
+	// counts the projected entries (Projections). Nil: no guard.
+	Guard map[string]float64
 	// Scales multiplies the learning rate of the variables with these names (the name without its scope,
 	// e.g. neuron.VarOmegaStar): each such variable moves Scale times Adam's step. Empty: one learning rate
 	// for all. Set it before the first Apply.
 	Scales map[string]float64
 
-	ctx   *context.Context
-	exec  *context.Exec
-	names []string // the gradients' variable names, in the exec's input order
-	times timer
+	ctx         *context.Context
+	exec        *context.Exec
+	names       []string // the gradients' variable names, in the exec's input order
+	times       timer
+	projections int64 // entries projected by the guard since the last Projections call
+}
+
+// DefaultAdamEpsilon is the released code's Adam ε (PyTorch's default).
+const DefaultAdamEpsilon = 1e-8
+
+// Projections returns the number of entries the frequency guard projected onto their cap since the last
+// call, and resets the count.
+func (o *Optimizer) Projections() int64 {
+	n := o.projections
+	o.projections = 0
+	return n
 }
 
 // NewOptimizer returns the optimizer of the trainable variables of ctx (the run's root context).
@@ -43,8 +74,8 @@ func NewOptimizer(backend backends.Backend, ctx *context.Context, lr float64, to
 }
 
 // graph applies one Adam step from the gradients given as inputs (in the order of o.names), and returns
-// the learning rate used.
-func (o *Optimizer) graph(ctx *context.Context, grads []*Node) *Node {
+// the learning rate used and the number of entries the guard projected.
+func (o *Optimizer) graph(ctx *context.Context, grads []*Node) []*Node {
 	g := grads[0].Graph()
 	ctx.SetTraining(g, true) // the cosine schedule only runs in a training graph
 	byName := make(map[string]*Node, len(grads))
@@ -79,8 +110,17 @@ func (o *Optimizer) graph(ctx *context.Context, grads []*Node) *Node {
 	if len(ordered) != len(grads) {
 		panic(fmt.Errorf("step: %d gradients for %d trainable variables", len(grads), len(ordered)))
 	}
-	cosineschedule.New(ctx, g, dtypes.Float32).PeriodSteps(o.TotalSteps).LearningRate(o.LR).Done()
-	opt, ok := optimizers.Adam().LearningRate(o.LR).Done().(interface {
+	guarded := o.guardGradients(ctx, g, ordered)
+	if o.EpochSteps > 0 {
+		o.epochCosine(ctx, g)
+	} else {
+		cosineschedule.New(ctx, g, dtypes.Float32).PeriodSteps(o.TotalSteps).LearningRate(o.LR).Done()
+	}
+	eps := o.Epsilon
+	if eps == 0 {
+		eps = DefaultAdamEpsilon
+	}
+	opt, ok := optimizers.Adam().LearningRate(o.LR).Epsilon(eps).Done().(interface {
 		UpdateGraphWithGradients(ctx *context.Context, grads []*Node, lossDType dtypes.DType)
 	})
 	if !ok {
@@ -92,7 +132,67 @@ func (o *Optimizer) graph(ctx *context.Context, grads []*Node) *Node {
 	for _, s := range toScale {
 		s.v.SetValueGraph(Add(s.old, MulScalar(Sub(s.v.ValueGraph(g), s.old), s.scale)))
 	}
-	return optimizers.LearningRateVar(ctx, dtypes.Float32, o.LR).ValueGraph(g)
+	projected := o.project(ctx, g, guarded)
+	return []*Node{optimizers.LearningRateVar(ctx, dtypes.Float32, o.LR).ValueGraph(g), projected}
+}
+
+// guardGradients zeroes, in place in grads (ordered as ctx.IterVariables visits the trainable variables),
+// the gradient components of guarded variables that would raise an entry already at or above its cap, and
+// returns the guarded variables with their caps.
+func (o *Optimizer) guardGradients(ctx *context.Context, g *Graph, grads []*Node) map[*context.Variable]float64 {
+	if len(o.Guard) == 0 {
+		return nil
+	}
+	out := map[*context.Variable]float64{}
+	i := 0
+	for v := range ctx.IterVariables() {
+		if !v.Trainable {
+			continue
+		}
+		if c, ok := o.Guard[v.Name()]; ok {
+			value := v.ValueGraph(g)
+			capNode := Scalar(g, value.DType(), c)
+			outward := LogicalAnd(GreaterOrEqual(value, capNode), LessThan(grads[i], ZerosLike(grads[i])))
+			grads[i] = Where(outward, ZerosLike(grads[i]), grads[i])
+			out[v] = c
+		}
+		i++
+	}
+	return out
+}
+
+// project clamps each guarded variable to its cap after the Adam step, zeroes the negative first moments
+// of the clamped entries, and returns the number of clamped entries as a float32 scalar.
+func (o *Optimizer) project(ctx *context.Context, g *Graph, guarded map[*context.Variable]float64) *Node {
+	count := ScalarZero(g, dtypes.Float32)
+	for v, c := range guarded {
+		value := v.ValueGraph(g)
+		capNode := Scalar(g, value.DType(), c)
+		over := GreaterThan(value, capNode)
+		v.SetValueGraph(Where(over, BroadcastToShape(capNode, value.Shape()), value))
+		count = Add(count, ReduceAllSum(ConvertDType(over, dtypes.Float32)))
+		// Adam keeps the first moment of variable scope/name as scope "/AdamOptimizer"+scope, name
+		// name+"_1st_moment" (GoMLX's optimizers package).
+		scope := context.ScopeSeparator + optimizers.AdamDefaultScope + v.Scope()
+		m1 := ctx.GetVariableByScopeAndName(scope, v.Name()+"_1st_moment")
+		if m1 == nil {
+			panic(fmt.Errorf("step: no first moment of Adam for %s in %s", v.ScopeAndName(), scope))
+		}
+		m := m1.ValueGraph(g)
+		m1.SetValueGraph(Where(LogicalAnd(over, LessThan(m, ZerosLike(m))), ZerosLike(m), m))
+	}
+	return count
+}
+
+// epochCosine sets the learning rate of this step to LR·(1 + cos(πe/E))/2, e = ⌊step/EpochSteps⌋ the
+// 0-based epoch of the global step before Adam increments it and E = TotalSteps/EpochSteps epochs:
+// PyTorch's CosineAnnealingLR(T_max = E, η_min = 0) stepped once per epoch.
+func (o *Optimizer) epochCosine(ctx *context.Context, g *Graph) {
+	stepNow := optimizers.GetGlobalStepVar(ctx).ValueGraph(g) // int64, the steps taken so far
+	epoch := ConvertDType(Div(stepNow, Scalar(g, stepNow.DType(), int64(o.EpochSteps))), dtypes.Float64)
+	epochs := float64(o.TotalSteps / o.EpochSteps)
+	lr := MulScalar(OnePlus(Cos(MulScalar(epoch, math.Pi/epochs))), o.LR/2)
+	optimizers.LearningRateVar(ctx, dtypes.Float32, o.LR).SetValueGraph(ConvertDType(lr, dtypes.Float32))
 }
 
 // Apply updates the variables with the gradients (by variable name, as Engine.Gradients returns them) and
@@ -114,6 +214,9 @@ func (o *Optimizer) Apply(grads map[string]*tensors.Tensor) (lr float64, err err
 		}
 		args[i] = t
 	}
+	if o.EpochSteps < 0 || (o.EpochSteps > 0 && o.TotalSteps%o.EpochSteps != 0) {
+		return 0, fmt.Errorf("step: %d steps per epoch do not divide the schedule's %d steps", o.EpochSteps, o.TotalSteps)
+	}
 	outs, err := o.times.exec(o.exec, args...)
 	if err != nil {
 		return 0, err
@@ -122,6 +225,7 @@ func (o *Optimizer) Apply(grads map[string]*tensors.Tensor) (lr float64, err err
 	if err != nil {
 		return 0, err
 	}
+	o.projections += int64(v[1])
 	return v[0], nil
 }
 

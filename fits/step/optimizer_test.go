@@ -12,7 +12,7 @@ import (
 )
 
 // TestOptimizerScales checks the per-variable learning-rate multipliers: from the same variables and the
-// same gradients, an optimizer with Scales{omega_star: 10} moves every Ω* exactly 10 times as far as the
+// same gradients, an optimizer with Scales{log_target_hz: 10} moves every ln f* exactly 10 times as far as the
 // plain one does (Adam's step is the same, only its size differs), and every other variable the same.
 func TestOptimizerScales(t *testing.T) {
 	b := testBackend(t)
@@ -52,7 +52,7 @@ func TestOptimizerScales(t *testing.T) {
 	for _, c := range []struct {
 		ctx    *context.Context
 		scales map[string]float64
-	}{{plain, nil}, {scaled, map[string]float64{neuron.VarOmegaStar: 10}}} {
+	}{{plain, nil}, {scaled, map[string]float64{neuron.VarLogTargetHz: 10}}} {
 		opt, err := NewOptimizer(b, c.ctx, 1e-2, 100)
 		if err != nil {
 			t.Fatal(err)
@@ -67,7 +67,7 @@ func TestOptimizerScales(t *testing.T) {
 	sawTarget, movedTargets := false, 0
 	for name, x0 := range before {
 		scale := 1.0
-		if strings.HasSuffix(name, "/"+neuron.VarOmegaStar) {
+		if strings.HasSuffix(name, "/"+neuron.VarLogTargetHz) {
 			scale, sawTarget = 10, true
 		}
 		for i := range x0 {
@@ -77,13 +77,118 @@ func TestOptimizerScales(t *testing.T) {
 				movedTargets++
 			}
 			// float32 variables: the difference of two values near x0 carries x0's rounding.
-			tol := 4e-7*math.Abs(float64(x0[i]))*scale + 1e-9
+			tol := 4e-7*math.Abs(float64(x0[i]))*scale + 1e-6*math.Abs(ds) + 1e-9
 			if math.Abs(ds-scale*dp) > tol {
 				t.Errorf("%s[%d]: scaled step %g, plain step %g, want ×%g", name, i, ds, dp, scale)
 			}
 		}
 	}
 	if !sawTarget || movedTargets == 0 {
-		t.Fatalf("%s: present %v, %d elements moved by the plain step", neuron.VarOmegaStar, sawTarget, movedTargets)
+		t.Fatalf("%s: present %v, %d elements moved by the plain step", neuron.VarLogTargetHz, sawTarget, movedTargets)
+	}
+}
+
+// optimizerOn returns a context holding one trainable variable layer/name with the given values, and an
+// optimizer of it.
+func optimizerOn(t *testing.T, name string, values []float32, lr float64, steps int) (*context.Context, *Optimizer) {
+	t.Helper()
+	ctx := context.New()
+	ctx.In("layer").VariableWithValue(name, tensors.FromFlatDataAndDimensions(values, len(values)))
+	opt, err := NewOptimizer(testBackend(t), ctx, lr, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(opt.Close)
+	return ctx, opt
+}
+
+func valuesOf(t *testing.T, ctx *context.Context, scope, name string) []float32 {
+	t.Helper()
+	v := ctx.GetVariableByScopeAndName(scope, name)
+	if v == nil {
+		t.Fatalf("no variable %s/%s", scope, name)
+	}
+	return tensors.MustCopyFlatData[float32](v.MustValue())
+}
+
+// TestFrequencyGuard holds the guard to the released code's FrequencyGuard on four entries of ln f*, the
+// cap ln 76.42 Hz: (0) below the cap, pushed up: moves freely; (1) on the cap, pushed up: the outward
+// gradient is zeroed, it stays; (2) above the cap, pushed down: Adam's step leaves it above, it is
+// projected and keeps its positive first moment; (3) just below the cap, pushed up across it: projected,
+// its negative first moment zeroed. Two projections are counted.
+func TestFrequencyGuard(t *testing.T) {
+	capValue := float32(math.Log(76.42))
+	x0 := []float32{float32(math.Log(10)), capValue, capValue + 0.5, capValue - 1e-4}
+	ctx, opt := optimizerOn(t, neuron.VarLogTargetHz, x0, 1e-2, 10)
+	opt.Guard = map[string]float64{neuron.VarLogTargetHz: float64(capValue)}
+	grad := tensors.FromFlatDataAndDimensions([]float32{-1, -1, 1, -1}, 4)
+	if _, err := opt.Apply(map[string]*tensors.Tensor{"/layer/" + neuron.VarLogTargetHz: grad}); err != nil {
+		t.Fatal(err)
+	}
+	x := valuesOf(t, ctx, "/layer", neuron.VarLogTargetHz)
+	m1 := valuesOf(t, ctx, "/AdamOptimizer/layer", neuron.VarLogTargetHz+"_1st_moment")
+	if !(x[0] > x0[0]+0.009) || m1[0] >= 0 {
+		t.Errorf("entry 0 below the cap: %g -> %g (first moment %g), want a free step up", x0[0], x[0], m1[0])
+	}
+	if x[1] != capValue || m1[1] != 0 {
+		t.Errorf("entry 1 on the cap: %g (first moment %g), want it to stay at %g with its gradient zeroed", x[1], m1[1], capValue)
+	}
+	if x[2] != capValue || !(m1[2] > 0) {
+		t.Errorf("entry 2 above the cap: %g (first moment %g), want projected to %g with its positive moment kept", x[2], m1[2], capValue)
+	}
+	if x[3] != capValue || m1[3] != 0 {
+		t.Errorf("entry 3 pushed across the cap: %g (first moment %g), want projected and its negative moment zeroed", x[3], m1[3])
+	}
+	if n := opt.Projections(); n != 2 {
+		t.Errorf("%d projections, want 2", n)
+	}
+	if n := opt.Projections(); n != 0 {
+		t.Errorf("Projections did not reset: %d", n)
+	}
+}
+
+// TestEpochCosine checks the per-epoch schedule, CosineAnnealingLR(T_max = 3 epochs) stepped once per epoch
+// of 2 steps: LR, LR, then LR·(1 + cos(π/3))/2 = 0.75·LR twice, then 0.25·LR twice; and the per-step
+// schedule's first rates for comparison.
+func TestEpochCosine(t *testing.T) {
+	const lr = 0.1
+	_, opt := optimizerOn(t, "w", []float32{1, 2}, lr, 6)
+	opt.EpochSteps = 2
+	grad := map[string]*tensors.Tensor{"/layer/w": tensors.FromFlatDataAndDimensions([]float32{1, -1}, 2)}
+	for i, want := range []float64{lr, lr, 0.75 * lr, 0.75 * lr, 0.25 * lr, 0.25 * lr} {
+		got, err := opt.Apply(grad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(got-want) > 1e-7 {
+			t.Errorf("step %d: learning rate %g, want %g", i, got, want)
+		}
+	}
+	_, perStep := optimizerOn(t, "w", []float32{1, 2}, lr, 6)
+	perStep.Apply(grad)
+	if got, _ := perStep.Apply(grad); math.Abs(got-lr*(1+math.Cos(math.Pi/6))/2) > 1e-7 {
+		t.Errorf("per-step schedule, step 1: %g, want %g", got, lr*(1+math.Cos(math.Pi/6))/2)
+	}
+	_, bad := optimizerOn(t, "w", []float32{1, 2}, lr, 6)
+	bad.EpochSteps = 4
+	if _, err := bad.Apply(grad); err == nil {
+		t.Error("4 steps per epoch accepted for a schedule of 6 steps")
+	}
+}
+
+// TestAdamEpsilon: with a gradient of 1e-9 Adam's first step is lr·g/(|g| + ε): lr/11 with the released
+// ε = 1e-8 (the default), lr/101 with this toolkit's first ε = 1e-7.
+func TestAdamEpsilon(t *testing.T) {
+	for _, c := range []struct {
+		eps, want float64
+	}{{0, 1.0 / 11}, {1e-7, 1.0 / 101}} {
+		ctx, opt := optimizerOn(t, "w", []float32{0}, 1e-2, 10)
+		opt.Epsilon = c.eps
+		if _, err := opt.Apply(map[string]*tensors.Tensor{"/layer/w": tensors.FromFlatDataAndDimensions([]float32{1e-9}, 1)}); err != nil {
+			t.Fatal(err)
+		}
+		if got := -float64(valuesOf(t, ctx, "/layer", "w")[0]) / 1e-2; math.Abs(got-c.want) > 1e-3*c.want {
+			t.Errorf("ε = %g: step %g·lr, want %g·lr", c.eps, got, c.want)
+		}
 	}
 }
