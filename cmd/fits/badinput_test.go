@@ -301,6 +301,11 @@ func buildFixtures(t *testing.T, tmp string) {
 	write(p("gsc-stereo", "yes", clipName), wavHeader(16000, 2, 16, 1000))
 	mustDo(os.Remove(p("gsc-nolist", "validation_list.txt")))
 	write(p("gsc-list", "testing_list.txt"), []byte("yes/"+clipName+"\nmaybe/x.wav\n"))
+	// Single WAV files for fits data features.
+	mustDo(gsc.WriteWAV(p("wav-8k.wav"), make([]float64, 800), 8000))
+	write(p("wav-text.wav"), []byte("not a WAV file at all"))
+	write(p("wav-stereo.wav"), wavHeader(16000, 2, 16, 1000))
+	mustDo(gsc.WriteWAV(p("wav-empty.wav"), nil, 16000))
 
 	// MNIST (gzipped IDX).
 	synth("mnist", p("mnist-good"), 20)

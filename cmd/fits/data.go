@@ -16,7 +16,6 @@ import (
 	"github.com/fits-snn/fits/data/dvs"
 	"github.com/fits-snn/fits/data/espeak"
 	"github.com/fits-snn/fits/data/gsc"
-	"github.com/fits-snn/fits/data/mel"
 	"github.com/fits-snn/fits/data/mnist"
 	"github.com/fits-snn/fits/data/shd"
 )
@@ -24,7 +23,7 @@ import (
 func init() {
 	register(&command{
 		name:    "data",
-		summary: "datasets: list, download, verify, convert, synth (fixtures in the official formats)",
+		summary: "datasets: list, download, verify, convert, synth (fixtures in the official formats), features, split",
 		run:     runData,
 	})
 }
@@ -35,9 +34,14 @@ verbs:
   list                                   the datasets, their files and home pages
   download --dataset=NAME [--dir=DIR]    fetch (resumable), check checksums, unpack
   verify   --dataset=NAME [--dir=DIR]    check downloaded files against their checksums
-  convert  --dataset=NAME [--dir=DIR]    build the training caches (once; skipped when present)
+  convert  --dataset=NAME [--dir=DIR]    build the training caches (once; caches of an older recipe
+           [--input-counts]              are converted again); shd/ssc inputs are binary unless
+                                         --input-counts
   synth    --format=FMT --out=DIR        write small files in the official format of FMT
   espeak   [--out=DIR]                   synthesise spoken digits with espeak-ng into SHD-format HDF5
+  features --dataset=gsc --wav=FILE [--frontend=F] [--json]
+                                         the features of one 16 kHz WAV file, [frames, bands], as the
+                                         network is fed them (front end: released, the default, or logmel)
   split    --dataset=shd [--n=N] [--seed=S] [--json]
                                          the released code's SHD* validation split: indices of
                                          numpy.random.RandomState(S).permutation(N), the first
@@ -55,6 +59,7 @@ var dataVerbs = map[string]func(args []string, stdout, stderr io.Writer) error{
 	"synth":    runDataSynth,
 	"espeak":   runDataEspeak,
 	"split":    runDataSplit,
+	"features": runDataFeatures,
 }
 
 func runData(args []string, stdout, stderr io.Writer) error {
@@ -225,8 +230,14 @@ func runDataConvert(args []string, stdout, stderr io.Writer) error {
 	name := fs.String("dataset", "", "dataset: shd, ssc, gsc, dvs")
 	dir := fs.String("dir", "", "dataset folder (default $FITS_DATA/NAME)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	counts := fs.Bool("input-counts", false, "shd, ssc, espeak: spike counts per bin instead of binary inputs (a bin with several spikes is 1)")
+	frontEnd := fs.String("frontend", gsc.FrontEndReleased, "gsc, espeak: audio front end, "+strings.Join(gsc.FrontEndNames(), " or ")+" (the earlier log-Mel features)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	fe, err := gsc.ParseFrontEnd(*frontEnd)
+	if err != nil {
+		return badInput("--frontend: %v", err)
 	}
 	ds := strings.ToLower(strings.TrimSpace(*name))
 	if ds != "espeak" {
@@ -241,20 +252,27 @@ func runDataConvert(args []string, stdout, stderr io.Writer) error {
 	} else if err == nil && !st.IsDir() {
 		return badInput("--dir=%s: is a file, not a folder", d)
 	}
-	var err error
+	binning := shd.DefaultBinning()
+	binning.Counts = *counts
+	if *counts && ds != "shd" && ds != "ssc" && ds != "espeak" {
+		return badInput("--input-counts applies to shd, ssc and espeak, not %s", ds)
+	}
+	if fe.Name != gsc.FrontEndReleased && ds != "gsc" && ds != "espeak" {
+		return badInput("--frontend applies to gsc and espeak, not %s", ds)
+	}
 	var paths map[string]string
 	switch ds {
 	case "shd", "ssc":
-		paths, err = shd.EnsureCaches(d, ds, shd.DefaultBinning(), stderr)
+		paths, err = shd.EnsureCaches(d, ds, binning, stderr)
 	case "gsc":
-		paths, err = gsc.EnsureCaches(d, mel.Default(), stderr)
+		paths, err = gsc.EnsureCaches(d, fe, stderr)
 	case "dvs":
 		paths, err = dvs.EnsureCaches(d, dvs.DefaultFraming(), stderr)
 	case "espeak":
-		// Both front ends: the SHD path (cochlea spikes, binned) and the GSC path (log-Mel).
-		if paths, err = espeak.EnsureCaches(d, espeak.DefaultConfig(), shd.DefaultBinning(), stderr); err == nil {
+		// Both paths: the SHD one (cochlea spikes, binned) and the GSC one (the audio front end).
+		if paths, err = espeak.EnsureCaches(d, espeak.DefaultConfig(), binning, stderr); err == nil {
 			var melPaths map[string]string
-			melPaths, err = espeak.EnsureMelCaches(d, espeak.DefaultConfig(), mel.Default(), stderr)
+			melPaths, err = espeak.EnsureMelCaches(d, espeak.DefaultConfig(), fe, stderr)
 			for s, p := range melPaths {
 				paths[s+"-mel"] = p
 			}
@@ -493,4 +511,58 @@ func abbreviate(v []int, k int) string {
 		fmt.Fprintf(&b, " ... (%d more)", len(v)-k)
 	}
 	return b.String()
+}
+
+// dataFeatures is the JSON of fits data features: [frames][bands] values.
+type dataFeatures struct {
+	Frames int         `json:"frames"`
+	Bands  int         `json:"bands"`
+	Values [][]float32 `json:"values"`
+}
+
+func runDataFeatures(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("data features", stderr)
+	name := fs.String("dataset", "gsc", "audio dataset whose front end computes the features: gsc (or espeak, which shares it)")
+	wav := fs.String("wav", "", "mono 16-bit PCM WAV file at 16 kHz")
+	frontEnd := fs.String("frontend", gsc.FrontEndReleased, "front end: "+strings.Join(gsc.FrontEndNames(), " or ")+" (logmel: before the per-band standardisation of the dataset)")
+	asJSON := fs.Bool("json", false, `print {"frames": T, "bands": F, "values": [[F numbers] x T]}`)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch ds := strings.ToLower(strings.TrimSpace(*name)); ds {
+	case "gsc", "espeak", "espeak-digits-mel":
+	case "":
+		return badInput("--dataset is required (valid: gsc, espeak)")
+	default:
+		return badInput("--dataset: %q has no audio front end (valid: gsc, espeak)", *name)
+	}
+	if strings.TrimSpace(*wav) == "" {
+		return badInput("--wav is required")
+	}
+	fe, err := gsc.ParseFrontEnd(*frontEnd)
+	if err != nil {
+		return badInput("--frontend: %v", err)
+	}
+	x, err := gsc.ClipFeatures(*wav, fe)
+	if err != nil {
+		return err
+	}
+	out := dataFeatures{Frames: fe.Frames(), Bands: fe.Bands(), Values: make([][]float32, fe.Frames())}
+	for t := range out.Values {
+		out.Values[t] = x[t*out.Bands : (t+1)*out.Bands]
+	}
+	if *asJSON {
+		return writeJSON(stdout, out)
+	}
+	fmt.Fprintf(stdout, "%s: %d frames x %d bands (front end %s), one frame a line\n", *wav, out.Frames, out.Bands, fe.Name)
+	for _, row := range out.Values {
+		for b, v := range row {
+			if b > 0 {
+				fmt.Fprint(stdout, " ")
+			}
+			fmt.Fprintf(stdout, "%.5g", v)
+		}
+		fmt.Fprintln(stdout)
+	}
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/fits-snn/fits/data/cache"
+	"github.com/fits-snn/fits/data/gsc"
 	"github.com/fits-snn/fits/internal/pyref"
 )
 
@@ -197,5 +198,110 @@ print(json.dumps({"validation": idx[:k].tolist(), "train": idx[k:].tolist()}, se
 		if code != 0 || out != string(want) {
 			t.Errorf("n=%s seed=%s: exit %d %s; output differs from numpy's (%d and %d bytes)", c[0], c[1], code, stderr, len(out), len(want))
 		}
+	}
+}
+
+// TestDataFeatures checks that fits data features prints, for one clip, exactly the features that the
+// converted cache holds for it (what the network is fed), in the documented JSON form.
+func TestDataFeatures(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := runDataCLI(t, "synth", "--format=gsc", "--out="+dir, "--samples=3"); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, out, stderr := runDataCLI(t, "convert", "--dataset=gsc", "--dir="+dir, "--json")
+	if code != 0 {
+		t.Fatalf("convert: %d %s", code, stderr)
+	}
+	var conv struct {
+		Caches map[string]string `json:"caches"`
+	}
+	if err := json.Unmarshal([]byte(out), &conv); err != nil {
+		t.Fatal(err)
+	}
+	r, err := cache.Open(conv.Caches["test"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var meta gsc.CacheMeta
+	if err := r.Meta(&meta); err != nil || meta.FrontEnd.Name != gsc.FrontEndReleased {
+		t.Fatalf("cache front end %+v %v, want the released recipe by default", meta.FrontEnd, err)
+	}
+	want := make([]float32, 4000)
+	if err := r.ReadBatch([]int{2}, want); err != nil {
+		t.Fatal(err)
+	}
+	wav := filepath.Join(gsc.Root(dir), filepath.FromSlash(meta.Files[2]))
+	code, out, stderr = runDataCLI(t, "features", "--dataset=gsc", "--wav="+wav, "--json")
+	if code != 0 {
+		t.Fatalf("features: exit %d %s", code, stderr)
+	}
+	if !strings.HasPrefix(out, `{"frames":100,"bands":40,"values":[[`) {
+		t.Errorf("JSON begins %.50q", out)
+	}
+	var got struct {
+		Frames int         `json:"frames"`
+		Bands  int         `json:"bands"`
+		Values [][]float32 `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Frames != 100 || got.Bands != 40 || len(got.Values) != 100 {
+		t.Fatalf("%d frames × %d bands, %d rows", got.Frames, got.Bands, len(got.Values))
+	}
+	for f, row := range got.Values {
+		for b, v := range row {
+			if v != want[f*40+b] {
+				t.Fatalf("frame %d band %d: printed %v, cache %v", f, b, v, want[f*40+b])
+			}
+		}
+	}
+	// The earlier front end stays available by name, in its own cache.
+	code, out, _ = runDataCLI(t, "convert", "--dataset=gsc", "--dir="+dir, "--frontend=logmel")
+	if code != 0 || !strings.Contains(out, ".mel40-t100-hop160.fitsds") {
+		t.Errorf("convert --frontend=logmel: exit %d, %q", code, out)
+	}
+	if code, out, _ := runDataCLI(t, "features", "--wav="+wav, "--frontend=logmel"); code != 0 || !strings.Contains(out, "front end logmel") {
+		t.Errorf("features --frontend=logmel: exit %d, %.80q", code, out)
+	}
+}
+
+// TestDataConvertInputCounts checks binary SHD inputs by default and counts with --input-counts, each in
+// its own cache.
+func TestDataConvertInputCounts(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := runDataCLI(t, "synth", "--format=shd", "--out="+dir, "--samples=20"); code != 0 {
+		t.Fatal(stderr)
+	}
+	maxima := map[string]float32{}
+	for _, flags := range [][]string{nil, {"--input-counts"}} {
+		code, out, stderr := runDataCLI(t, append([]string{"convert", "--dataset=shd", "--dir=" + dir, "--json"}, flags...)...)
+		if code != 0 {
+			t.Fatalf("convert %v: %d %s", flags, code, stderr)
+		}
+		var conv struct {
+			Caches map[string]string `json:"caches"`
+		}
+		if err := json.Unmarshal([]byte(out), &conv); err != nil {
+			t.Fatal(err)
+		}
+		r, err := cache.Open(conv.Caches["train"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := r.ReadAll()
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m float32
+		for _, v := range x {
+			m = max(m, v)
+		}
+		maxima[strings.Join(flags, "")] = m
+	}
+	if maxima[""] != 1 || maxima["--input-counts"] <= 1 {
+		t.Errorf("largest input: %v binary, %v counts; want 1 and more than 1", maxima[""], maxima["--input-counts"])
 	}
 }

@@ -165,58 +165,83 @@ func TestLoadMelDataset(t *testing.T) {
 	}
 	c := Config{Variants: []string{"m2"}, TestVariants: []string{"f2"}, Speeds: []int{150, 170}, Pitches: []int{45}, Binary: "espeak-ng", Labels: []int32{1, 15}}
 	dir := t.TempDir()
-	d, err := LoadMelDataset(data.Options{Dir: dir}, c, mel.Default(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	if d.Name != MelName || d.Train.N != 4 || d.Test.N != 4 || d.Train.T != 100 || d.Train.F != 40 || d.Dt != 0.01 {
-		t.Fatalf("%s: train %d test %d shape %d×%d dt %v", d.Name, d.Train.N, d.Test.N, d.Train.T, d.Train.F, d.Dt)
-	}
-	// Labels follow the manifest, whose WAV files hold 1 s of 16 kHz audio.
-	clips, err := ReadManifest(dir, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ext, err := mel.New(mel.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := cache.LoadSet(MelCachePath(dir, "test", mel.Default()), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, cl := range clips {
-		if d.Test.Labels[i] != cl.Label {
-			t.Fatalf("sample %d: label %d, manifest %d", i, d.Test.Labels[i], cl.Label)
-		}
-		x, err := gsc.ReadWAV(filepath.Join(dir, "wav", cl.Path), 16000)
+	for _, f := range []gsc.FrontEnd{gsc.DefaultFrontEnd(), gsc.LogMelFrontEnd(mel.Default())} {
+		d, err := LoadMelDataset(data.Options{Dir: dir}, c, f, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(x) != 16000 {
-			t.Fatalf("%s: %d samples", cl.Path, len(x))
-		}
-		// The cache holds the log-Mel features of exactly that audio.
-		want := make([]float32, 100*40)
-		if err := ext.LogMel(x, want); err != nil {
+		if err := d.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		got := raw.Inputs[i*4000 : (i+1)*4000]
-		for j := range want {
-			if math.Abs(float64(got[j]-want[j])) > 1e-5 {
-				t.Fatalf("%s: feature %d = %v, want %v", cl.Path, j, got[j], want[j])
+		if d.Name != MelName || d.Train.N != 4 || d.Test.N != 4 || d.Train.T != 100 || d.Train.F != 40 || d.Dt != 0.01 {
+			t.Fatalf("%s: train %d test %d shape %d×%d dt %v", d.Name, d.Train.N, d.Test.N, d.Train.T, d.Train.F, d.Dt)
+		}
+		// Labels follow the manifest, whose WAV files hold 1 s of 16 kHz audio.
+		clips, err := ReadManifest(dir, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ext, err := f.NewExtractor()
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := cache.LoadSet(MelCachePath(dir, "test", f), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, cl := range clips {
+			if d.Test.Labels[i] != cl.Label {
+				t.Fatalf("sample %d: label %d, manifest %d", i, d.Test.Labels[i], cl.Label)
+			}
+			x, err := gsc.ReadWAV(filepath.Join(dir, "wav", cl.Path), 16000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(x) != 16000 {
+				t.Fatalf("%s: %d samples", cl.Path, len(x))
+			}
+			// The cache holds the features of exactly that audio.
+			want := make([]float32, 100*40)
+			if err := ext.Features(x, want); err != nil {
+				t.Fatal(err)
+			}
+			got := raw.Inputs[i*4000 : (i+1)*4000]
+			for j := range want {
+				if math.Abs(float64(got[j]-want[j])) > 1e-5 {
+					t.Fatalf("%s: feature %d = %v, want %v", cl.Path, j, got[j], want[j])
+				}
+			}
+		}
+		if !f.StandardizeBands() {
+			// The released recipe: each clip z-scored on its own, as loaded.
+			for i := range d.Test.N {
+				checkZScored(t, d.Test.Example(i))
+			}
+			continue
+		}
+		// Log-Mel training features are standardised per band.
+		mean, std := gsc.BandStats(d.Train)
+		for b := range mean {
+			if math.Abs(mean[b]) > 1e-4 || (std[b] > 0 && math.Abs(std[b]-1) > 1e-3) {
+				t.Fatalf("band %d: mean %v std %v after standardisation", b, mean[b], std[b])
 			}
 		}
 	}
-	// Training features are standardised per band.
-	mean, std := gsc.BandStats(d.Train)
-	for b := range mean {
-		if math.Abs(mean[b]) > 1e-4 || (std[b] > 0 && math.Abs(std[b]-1) > 1e-3) {
-			t.Fatalf("band %d: mean %v std %v after standardisation", b, mean[b], std[b])
-		}
+}
+
+// checkZScored checks that x has mean 0 and unbiased standard deviation 1.
+func checkZScored(t *testing.T, x []float32) {
+	t.Helper()
+	var m, ss float64
+	for _, v := range x {
+		m += float64(v)
+	}
+	m /= float64(len(x))
+	for _, v := range x {
+		ss += (float64(v) - m) * (float64(v) - m)
+	}
+	if sd := math.Sqrt(ss / float64(len(x)-1)); math.Abs(m) > 1e-4 || math.Abs(sd-1) > 1e-4 {
+		t.Fatalf("clip features: mean %v, std %v; want 0 and 1", m, sd)
 	}
 }
 

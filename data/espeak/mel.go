@@ -14,23 +14,23 @@ import (
 	"github.com/fits-snn/fits/data/cache"
 	"github.com/fits-snn/fits/data/download"
 	"github.com/fits-snn/fits/data/gsc"
-	"github.com/fits-snn/fits/data/mel"
 )
 
-// MelName is the registry name of the spoken digits through the GSC front end: 40-band log-Mel
-// spectrograms, 25 ms Hann window, 10 ms hop, 100 frames ([T=100, F=40], package data/mel's Default),
-// standardised per band with the training split's statistics, as the "gsc" dataset is.
+// MelName is the registry name of the spoken digits through the GSC front end (gsc.DefaultFrontEnd, the
+// released recipe: librosa's magnitude mel spectrogram in dB, 100 frames of 10 ms, one z-score per clip,
+// [T=100, F=40]).
 const MelName = "espeak-digits-mel"
 
 func init() {
-	data.Register(MelName, "the espeak-ng spoken digits through the GSC front end: 40-band log-Mel [T=100, F=40], 20 classes", func(o data.Options) (*data.Dataset, error) {
-		return LoadMelDataset(o, DefaultConfig(), mel.Default(), os.Stderr)
+	data.Register(MelName, "the espeak-ng spoken digits through the GSC front end (the released recipe): [T=100, F=40], 20 classes", func(o data.Options) (*data.Dataset, error) {
+		return LoadMelDataset(o, DefaultConfig(), gsc.DefaultFrontEnd(), os.Stderr)
 	})
 }
 
-// MelCachePath returns the log-Mel cache of a split in dir, e.g. dir/espeak_train.mel40-t100-hop160.fitsds.
-func MelCachePath(dir, split string, c mel.Config) string {
-	return filepath.Join(dir, fmt.Sprintf("espeak_%s.mel%d-t%d-hop%d.fitsds", split, c.Bands, c.Frames, c.Hop))
+// MelCachePath returns the feature cache of a split in dir, e.g.
+// dir/espeak_train.melspec40-t100-hop160-fft480.fitsds.
+func MelCachePath(dir, split string, f gsc.FrontEnd) string {
+	return filepath.Join(dir, fmt.Sprintf("espeak_%s.%s.fitsds", split, f.Tag()))
 }
 
 // ReadManifest reads outDir/wav/<split>.txt: the clips of a split (paths relative to outDir/wav) with
@@ -72,16 +72,18 @@ func ReadManifest(outDir, split string) (_ []gsc.Clip, err error) {
 	return clips, nil
 }
 
-// EnsureMelCaches converts the WAV files of both splits in dir to log-Mel caches when missing, first
-// generating the audio (needs espeak-ng) when dir holds no manifest, and returns the cache paths by split.
-func EnsureMelCaches(dir string, c Config, mc mel.Config, w io.Writer) (map[string]string, error) {
+// EnsureMelCaches converts the WAV files of both splits in dir with front end f when their cache is
+// missing, unreadable or made by another recipe (saying so on w), first generating the audio (needs
+// espeak-ng) when dir holds no manifest, and returns the cache paths by split.
+func EnsureMelCaches(dir string, c Config, f gsc.FrontEnd, w io.Writer) (map[string]string, error) {
 	out := map[string]string{}
 	for _, split := range []string{"train", "test"} {
-		dst := MelCachePath(dir, split, mc)
-		if r, err := cache.Open(dst); err == nil {
-			r.Close()
+		dst := MelCachePath(dir, split, f)
+		if ok, why := cache.Reusable(dst, f.ID()); ok {
 			out[split] = dst
 			continue
+		} else if why != nil && w != nil {
+			fmt.Fprintf(w, "%v; converting again\n", why)
 		}
 		if _, err := os.Stat(ManifestPath(dir, split)); err != nil {
 			if err := Generate(context.Background(), c, dir, w); err != nil {
@@ -93,7 +95,7 @@ func EnsureMelCaches(dir string, c Config, mc mel.Config, w io.Writer) (map[stri
 			return nil, err
 		}
 		meta := gsc.CacheMeta{Dataset: "espeak", Split: split, Words: Keys()}
-		if err := gsc.ConvertClips(filepath.Join(dir, "wav"), clips, dst, meta, Classes, mc, w); err != nil {
+		if err := gsc.ConvertClips(filepath.Join(dir, "wav"), clips, dst, meta, Classes, f, w); err != nil {
 			return nil, err
 		}
 		out[split] = dst
@@ -101,11 +103,12 @@ func EnsureMelCaches(dir string, c Config, mc mel.Config, w io.Writer) (map[stri
 	return out, nil
 }
 
-// LoadMelDataset is LoadDataset through the log-Mel front end: [T = mc.Frames, F = mc.Bands] float32
-// features, each band standardised with the training split's mean and standard deviation.
-func LoadMelDataset(o data.Options, c Config, mc mel.Config, w io.Writer) (*data.Dataset, error) {
+// LoadMelDataset is LoadDataset through a GSC front end: [T = f.Frames(), F = f.Bands()] float32
+// features; with the log-Mel front end each band is standardised with the training split's mean and
+// standard deviation, the released recipe's features are z-scored per clip already.
+func LoadMelDataset(o data.Options, c Config, f gsc.FrontEnd, w io.Writer) (*data.Dataset, error) {
 	dir := download.ResolveDir(o.Dir, "espeak")
-	paths, err := EnsureMelCaches(dir, c, mc, w)
+	paths, err := EnsureMelCaches(dir, c, f, w)
 	if err != nil {
 		return nil, err
 	}
@@ -113,15 +116,17 @@ func LoadMelDataset(o data.Options, c Config, mc mel.Config, w io.Writer) (*data
 	if o.Small {
 		limit = smallN
 	}
-	d := &data.Dataset{Name: MelName, Classes: Classes, Dt: float64(mc.Hop) / float64(mc.SampleRate)}
+	d := &data.Dataset{Name: MelName, Classes: Classes, Dt: f.Dt()}
 	if d.Train, err = cache.LoadSet(paths["train"], limit); err != nil {
 		return nil, err
 	}
 	if d.Test, err = cache.LoadSet(paths["test"], limit); err != nil {
 		return nil, err
 	}
-	mean, std := gsc.BandStats(d.Train)
-	gsc.Standardize(d.Train, mean, std)
-	gsc.Standardize(d.Test, mean, std)
+	if f.StandardizeBands() {
+		mean, std := gsc.BandStats(d.Train)
+		gsc.Standardize(d.Train, mean, std)
+		gsc.Standardize(d.Test, mean, std)
+	}
 	return d, nil
 }

@@ -19,33 +19,38 @@ import (
 
 // CacheMeta is the metadata stored in a converted GSC cache.
 type CacheMeta struct {
-	Dataset string     `json:"dataset"`
-	Split   string     `json:"split"`
-	Mel     mel.Config `json:"mel"`
-	Dt      float64    `json:"dt"` // frame hop, seconds
-	Words   []string   `json:"words"`
-	Files   []string   `json:"files"` // clip paths in sample order
+	// FrontEndID is FrontEnd.ID() (cache.FrontEndField): caches of another recipe are converted again.
+	FrontEndID string   `json:"frontend"`
+	Dataset    string   `json:"dataset"`
+	Split      string   `json:"split"`
+	FrontEnd   FrontEnd `json:"features"`
+	Dt         float64  `json:"dt"` // frame hop, seconds
+	Words      []string `json:"words"`
+	Files      []string `json:"files"` // clip paths in sample order
 }
 
-// CachePath returns the cache file of a split in dir, e.g. dir/gsc_train.mel40-t100.fitsds.
-func CachePath(dir, split string, c mel.Config) string {
-	return filepath.Join(dir, fmt.Sprintf("gsc_%s.mel%d-t%d-hop%d.fitsds", split, c.Bands, c.Frames, c.Hop))
+// CachePath returns the cache file of a split in dir, e.g.
+// dir/gsc_train.melspec40-t100-hop160-fft480.fitsds (released recipe) or dir/gsc_train.mel40-t100-hop160.fitsds
+// (log-Mel).
+func CachePath(dir, split string, f FrontEnd) string {
+	return filepath.Join(dir, fmt.Sprintf("gsc_%s.%s.fitsds", split, f.Tag()))
 }
 
 // batch is the number of clips decoded in parallel before they are written in order.
 const batch = 256
 
-// Convert computes log-Mel features [Frames, Bands] of the clips (paths relative to root) and
-// writes them as a float32 cache at dst. Work is spread over the CPUs; progress goes to w.
-func Convert(root string, clips []Clip, dst, split string, c mel.Config, w io.Writer) error {
-	return ConvertClips(root, clips, dst, CacheMeta{Dataset: "gsc", Split: split, Words: Words}, Classes, c, w)
+// Convert computes the features [Frames, Bands] of the clips (paths relative to root) with front end f
+// and writes them as a float32 cache at dst. Work is spread over the CPUs; progress goes to w.
+func Convert(root string, clips []Clip, dst, split string, f FrontEnd, w io.Writer) error {
+	return ConvertClips(root, clips, dst, CacheMeta{Dataset: "gsc", Split: split, Words: Words}, Classes, f, w)
 }
 
-// ConvertClips is Convert for any set of 16 kHz clips with labels in [0, classes): meta names the
-// dataset, split and class words (its Mel, Dt and Files fields are filled in here). Datasets that
-// share the GSC front end (e.g. the spoken digits of package data/espeak) use it directly.
-func ConvertClips(root string, clips []Clip, dst string, meta CacheMeta, classes int, c mel.Config, w io.Writer) error {
-	if _, err := mel.New(c); err != nil {
+// ConvertClips is Convert for any set of clips at the front end's rate with labels in [0, classes): meta
+// names the dataset, split and class words (its FrontEndID, FrontEnd, Dt and Files fields are filled in
+// here). Datasets that share the GSC front ends (e.g. the spoken digits of package data/espeak) use it
+// directly.
+func ConvertClips(root string, clips []Clip, dst string, meta CacheMeta, classes int, f FrontEnd, w io.Writer) error {
+	if err := f.Check(); err != nil {
 		return err
 	}
 	files := make([]string, len(clips))
@@ -56,24 +61,27 @@ func ConvertClips(root string, clips []Clip, dst string, meta CacheMeta, classes
 		files[i] = cl.Path
 	}
 	split := meta.Split
-	meta.Mel, meta.Dt, meta.Files = c, float64(c.Hop)/float64(c.SampleRate), files
+	meta.FrontEndID, meta.FrontEnd, meta.Dt, meta.Files = f.ID(), f, f.Dt(), files
 	mj, err := json.Marshal(meta)
 	if err != nil {
 		return err
 	}
-	cw, err := cache.Create(dst, cache.Header{DType: cache.Float32, Shape: []int{c.Frames, c.Bands}, Classes: classes, Meta: mj})
+	cw, err := cache.Create(dst, cache.Header{DType: cache.Float32, Shape: []int{f.Frames(), f.Bands()}, Classes: classes, Meta: mj})
 	if err != nil {
 		return err
 	}
 	workers := max(1, runtime.NumCPU())
-	exts := make([]*mel.Extractor, workers)
+	exts := make([]Extractor, workers)
 	for i := range exts {
-		exts[i], _ = mel.New(c)
+		if exts[i], err = f.NewExtractor(); err != nil {
+			cw.Abort()
+			return err
+		}
 	}
-	sl := c.Frames * c.Bands
+	sl := f.Frames() * f.Bands()
 	out := make([]float32, batch*sl)
 	errs := make([]error, batch)
-	bar := progress.New(w, "log-Mel "+split, int64(len(clips)))
+	bar := progress.New(w, "features "+split, int64(len(clips)))
 	for start := 0; start < len(clips); start += batch {
 		n := min(batch, len(clips)-start)
 		var wg sync.WaitGroup
@@ -83,9 +91,11 @@ func ConvertClips(root string, clips []Clip, dst string, meta CacheMeta, classes
 				defer wg.Done()
 				for i := k; i < n; i += workers {
 					p := filepath.Join(root, filepath.FromSlash(clips[start+i].Path))
-					x, err := ReadWAV(p, c.SampleRate)
+					x, err := ReadWAV(p, f.SampleRate())
 					if err == nil {
-						err = exts[k].LogMel(x, out[i*sl:(i+1)*sl])
+						if err = exts[k].Features(x, out[i*sl:(i+1)*sl]); err != nil {
+							err = badClip(p, err)
+						}
 					}
 					errs[i] = err
 				}
@@ -122,18 +132,22 @@ func Root(dir string) string {
 	return dir
 }
 
-// EnsureCaches converts the splits whose cache in dir is missing or unreadable and returns the
-// cache paths by split.
-func EnsureCaches(dir string, c mel.Config, w io.Writer) (map[string]string, error) {
+// EnsureCaches converts the splits whose cache in dir is missing, unreadable or made by another recipe
+// (saying so on w) with front end f, and returns the cache paths by split.
+func EnsureCaches(dir string, f FrontEnd, w io.Writer) (map[string]string, error) {
+	if err := f.Check(); err != nil {
+		return nil, err
+	}
 	paths := map[string]string{}
 	var clips map[string][]Clip
 	root := Root(dir)
 	for _, split := range Splits {
-		dst := CachePath(dir, split, c)
-		if r, err := cache.Open(dst); err == nil {
-			r.Close()
+		dst := CachePath(dir, split, f)
+		if ok, why := cache.Reusable(dst, f.ID()); ok {
 			paths[split] = dst
 			continue
+		} else if why != nil && w != nil {
+			fmt.Fprintf(w, "%v; converting again\n", why)
 		}
 		if clips == nil {
 			var err error
@@ -143,11 +157,24 @@ func EnsureCaches(dir string, c mel.Config, w io.Writer) (map[string]string, err
 				}
 				return nil, err
 			}
+			if w != nil && f.Name == FrontEndReleased {
+				noteOtherFrontEnd(w, dir, f)
+			}
 		}
-		if err := Convert(root, clips[split], dst, split, c, w); err != nil {
+		if err := Convert(root, clips[split], dst, split, f, w); err != nil {
 			return nil, err
 		}
 		paths[split] = dst
 	}
 	return paths, nil
+}
+
+// noteOtherFrontEnd says, once per conversion, that caches of the earlier default front end in dir are
+// not used by the released recipe.
+func noteOtherFrontEnd(w io.Writer, dir string, f FrontEnd) {
+	old := LogMelFrontEnd(mel.Default())
+	if _, err := os.Stat(CachePath(dir, Train, old)); err == nil {
+		fmt.Fprintf(w, "%s: made by the earlier default front end %q, not used by the %q front end (now the default); converting the clips into %s\n",
+			CachePath(dir, Train, old), FrontEndLogMel, f.Name, filepath.Base(CachePath(dir, Train, f)))
+	}
 }

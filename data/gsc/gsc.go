@@ -1,5 +1,7 @@
 // Package gsc reads Google Speech Commands v0.02 (GSC): one-second 16 kHz mono WAV clips of 35
-// spoken words, and turns them into 40-band log-Mel features [T=100, F=40] (package data/mel).
+// spoken words, and turns them into features [T=100, F=40] with a front end (FrontEnd): by default the
+// released code's recipe (package data/melspec: librosa's magnitude mel spectrogram in dB, z-scored per
+// clip), or the earlier log-Mel features (package data/mel, "logmel").
 //
 // Folder layout of the extracted archive: one folder per word holding clips named
 // SPEAKER_nohash_N.wav, a _background_noise_ folder (ignored), and the official split lists

@@ -3,6 +3,7 @@ package gsc
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -112,41 +113,124 @@ func TestListConvertLoad(t *testing.T) {
 	if len(clips[Train]) != 35 || len(clips[Validation]) != 35 || len(clips[Test]) != 35 {
 		t.Fatalf("splits %d/%d/%d", len(clips[Train]), len(clips[Validation]), len(clips[Test]))
 	}
-	d, err := LoadDataset(data.Options{Dir: dir}, mel.Default(), nil)
+	for _, f := range []FrontEnd{LogMelFrontEnd(mel.Default()), DefaultFrontEnd()} {
+		var log bytes.Buffer
+		d, err := LoadDataset(data.Options{Dir: dir}, f, &log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if d.Train.T != 100 || d.Train.F != 40 || d.Val.N != 35 || d.Dt != 0.01 {
+			t.Fatalf("%s: T=%d F=%d val %d dt %v", f.Name, d.Train.T, d.Train.F, d.Val.N, d.Dt)
+		}
+		if f.Name == FrontEndLogMel {
+			// Standardised train features: mean 0, std 1 per band.
+			mean, std := BandStats(d.Train)
+			for f := range mean {
+				if math.Abs(mean[f]) > 1e-4 || math.Abs(std[f]-1) > 1e-3 {
+					t.Fatalf("band %d: mean %v std %v after standardisation", f, mean[f], std[f])
+				}
+			}
+		} else {
+			// The released recipe's clips are z-scored one by one, and its conversion says that the
+			// earlier default's caches are not used.
+			if !strings.Contains(log.String(), "earlier default front end") {
+				t.Errorf("no note on the log-Mel caches: %q", log.String())
+			}
+			x := d.Val.Example(7)
+			var m float64
+			for _, v := range x {
+				m += float64(v)
+			}
+			if math.Abs(m/float64(len(x))) > 1e-4 {
+				t.Errorf("clip mean %v after the z-score", m/float64(len(x)))
+			}
+		}
+		// The cache holds the features equal to a direct computation.
+		r, err := cache.Open(CachePath(dir, Test, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var meta CacheMeta
+		r.Meta(&meta)
+		if meta.FrontEndID != f.ID() || meta.FrontEnd.Name != f.Name {
+			t.Errorf("cache metadata %q %q, want %q", meta.FrontEndID, meta.FrontEnd.Name, f.ID())
+		}
+		want, err := ClipFeatures(filepath.Join(root, filepath.FromSlash(meta.Files[3])), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float32, 4000)
+		r.ReadBatch([]int{3}, got)
+		r.Close()
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%s: cached feature %d = %v, direct %v", f.Name, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestOldFrontEndCacheConvertedAgain puts a cache of another recipe (an earlier build's, without a
+// front-end name) where the released recipe's cache goes and checks that it is converted again, with a
+// message, and not reused.
+func TestOldFrontEndCacheConvertedAgain(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteSynth(dir, SynthConfig{PerWord: 3, Words: 2, Duration: 0.3, Seed: 4}); err != nil {
+		t.Fatal(err)
+	}
+	f := DefaultFrontEnd()
+	for _, split := range Splits {
+		w, err := cache.Create(CachePath(dir, split, f), cache.Header{DType: cache.Float32, Shape: []int{100, 40}, Classes: Classes, Meta: json.RawMessage(`{"dataset":"gsc"}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.AppendFloat32(0, make([]float32, 4000)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log bytes.Buffer
+	paths, err := EnsureCaches(dir, f, &log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Validate(); err != nil {
-		t.Fatal(err)
+	if strings.Count(log.String(), "made by an earlier converter") != 3 || !strings.Contains(log.String(), "converting again") {
+		t.Errorf("messages: %q", log.String())
 	}
-	if d.Train.T != 100 || d.Train.F != 40 || d.Val.N != 35 || d.Dt != 0.01 {
-		t.Fatalf("T=%d F=%d val %d dt %v", d.Train.T, d.Train.F, d.Val.N, d.Dt)
-	}
-	// Standardised train features: mean 0, std 1 per band.
-	mean, std := BandStats(d.Train)
-	for f := range mean {
-		if math.Abs(mean[f]) > 1e-4 || math.Abs(std[f]-1) > 1e-3 {
-			t.Fatalf("band %d: mean %v std %v after standardisation", f, mean[f], std[f])
-		}
-	}
-	// The cache holds raw log-Mel equal to a direct computation.
-	r, err := cache.Open(CachePath(dir, Test, mel.Default()))
+	r, err := cache.Open(paths[Train])
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	var meta CacheMeta
-	r.Meta(&meta)
-	x, _ := ReadWAV(filepath.Join(root, filepath.FromSlash(meta.Files[3])), SampleRate)
-	e, _ := mel.New(mel.Default())
-	want := make([]float32, 4000)
-	e.LogMel(x, want)
-	got := make([]float32, 4000)
-	r.ReadBatch([]int{3}, got)
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("cached feature %d = %v, direct %v", i, got[i], want[i])
+	if r.Len() != 2 {
+		t.Errorf("train cache of %d clips, want the 2 of the folder", r.Len())
+	}
+	log.Reset()
+	if _, err := EnsureCaches(dir, f, &log); err != nil || log.Len() != 0 {
+		t.Errorf("second call: %v %q", err, log.String())
+	}
+}
+
+func TestParseFrontEnd(t *testing.T) {
+	for name, want := range map[string]string{"": FrontEndReleased, "released": FrontEndReleased, "LogMel": FrontEndLogMel} {
+		f, err := ParseFrontEnd(name)
+		if err != nil || f.Name != want || f.Check() != nil {
+			t.Errorf("ParseFrontEnd(%q) = %+v, %v", name, f, err)
 		}
+	}
+	if _, err := ParseFrontEnd("mfcc"); err == nil {
+		t.Error("mfcc accepted")
+	}
+	if (FrontEnd{Name: FrontEndReleased}).Check() == nil {
+		t.Error("a front end without parameters passes Check")
+	}
+	if DefaultFrontEnd().ID() == LogMelFrontEnd(mel.Default()).ID() || CachePath("d", Train, DefaultFrontEnd()) == CachePath("d", Train, LogMelFrontEnd(mel.Default())) {
+		t.Error("the two front ends share a cache")
 	}
 }
 
@@ -184,7 +268,7 @@ func TestListErrors(t *testing.T) {
 	bad := filepath.Join(root2, filepath.FromSlash(clips[Train][0].Path))
 	os.WriteFile(bad, wavBytes(22050, 1, 16, make([]int16, 100)), 0o644)
 	dst := filepath.Join(root2, "x.fitsds")
-	if err := Convert(root2, clips[Train], dst, Train, mel.Default(), nil); err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "22050") || !data.IsBadFile(err) {
+	if err := Convert(root2, clips[Train], dst, Train, DefaultFrontEnd(), nil); err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "22050") || !data.IsBadFile(err) {
 		t.Errorf("wrong-rate clip: %v", err)
 	}
 	if _, err := os.Stat(dst); err == nil {

@@ -8,29 +8,29 @@ import (
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/cache"
 	"github.com/fits-snn/fits/data/download"
-	"github.com/fits-snn/fits/data/mel"
 )
 
 // smallN is the number of examples per split kept by Options.Small.
 const smallN = 256
 
 func init() {
-	data.Register("gsc", "Google Speech Commands v0.02, 35 words, [T=100, F=40] log-Mel, train/valid/test", func(o data.Options) (*data.Dataset, error) {
-		return LoadDataset(o, mel.Default(), os.Stderr)
+	data.Register("gsc", "Google Speech Commands v0.02, 35 words, [T=100, F=40] the released recipe's mel spectrogram in dB, z-scored per clip, train/valid/test", func(o data.Options) (*data.Dataset, error) {
+		return LoadDataset(o, DefaultFrontEnd(), os.Stderr)
 	})
 }
 
-// LoadDataset converts the clips in o.Dir once — the dataset folder, or a root holding gsc/
-// (download.ResolveDir; default download.DefaultDir("gsc")) — and loads the
-// official splits. Each Mel band is standardised with the mean and standard deviation of the
+// LoadDataset converts the clips in o.Dir once with front end f — the dataset folder, or a root holding
+// gsc/ (download.ResolveDir; default download.DefaultDir("gsc")) — and loads the official splits as
+// [N, Frames, Bands] float32. The released recipe's features are used as they are (z-scored per clip);
+// with the log-Mel front end each band is standardised with the mean and standard deviation of the
 // training split (over all its frames), the same shift and scale for every split.
-func LoadDataset(o data.Options, c mel.Config, w io.Writer) (*data.Dataset, error) {
+func LoadDataset(o data.Options, f FrontEnd, w io.Writer) (*data.Dataset, error) {
 	dir := download.ResolveDir(o.Dir, "gsc")
-	paths, err := EnsureCaches(dir, c, w)
+	paths, err := EnsureCaches(dir, f, w)
 	if err != nil {
 		return nil, err
 	}
-	d := &data.Dataset{Name: "gsc", Classes: Classes, Dt: float64(c.Hop) / float64(c.SampleRate)}
+	d := &data.Dataset{Name: "gsc", Classes: Classes, Dt: f.Dt()}
 	for _, split := range Splits {
 		l := 0
 		if o.Small {
@@ -49,9 +49,11 @@ func LoadDataset(o data.Options, c mel.Config, w io.Writer) (*data.Dataset, erro
 			d.Test = s
 		}
 	}
-	mean, std := BandStats(d.Train)
-	for _, s := range []*data.Set{d.Train, d.Val, d.Test} {
-		Standardize(s, mean, std)
+	if f.StandardizeBands() {
+		mean, std := BandStats(d.Train)
+		for _, s := range []*data.Set{d.Train, d.Val, d.Test} {
+			Standardize(s, mean, std)
+		}
 	}
 	return d, nil
 }

@@ -1,7 +1,9 @@
 // Package mel computes log-Mel spectrograms: short-time Fourier transform (gonum's FFT) of
 // windowed frames, triangular Mel filterbank, natural logarithm.
 //
-// Default parameters (the GSC input of the paper: 40 bands, 10 ms hop, about 100 frames per 1 s):
+// This is the toolkit's earlier GSC front end, kept as the "logmel" option of package data/gsc; the
+// default is the released code's recipe (package data/melspec). Default parameters (40 bands, 10 ms hop,
+// about 100 frames per 1 s):
 // 16 kHz audio, 25 ms frames (400 samples) with a symmetric Hann window (gonum window.Hann,
 // w[k] = 0.5·(1 − cos(2πk/(N−1)))), zero-padded to a 512-point FFT, hop 10 ms (160 samples),
 // 40 triangular filters evenly spaced on the HTK Mel scale m = 2595·log10(1 + f/700) between
