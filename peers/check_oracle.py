@@ -10,7 +10,15 @@ oracle has no gradients: the compiled step's and snnTorch's gradients (input cur
 parameters, through the surrogate, the reset and every TS stage) must equal the loop's within --tol
 relative to the largest gradient.
 
+The released code's semantics (fits_torch.official_config): the neurons of the golden file
+internal/golden/official/neurons.json (M = 0..3, λ nested "official" or "paper", 2000 steps each) run
+again in the peer and in `fits simulate --engine=reference --ts-mix=official|paper`: every spike identical,
+every pre-reset voltage within --tol, and the peer equal to the golden file. Until the CLI has --ts-mix,
+only the cases where its fixed nesting (the paper's) gives the same neuron run: M ≤ 1 and the "paper"
+cases; the others are skipped with a message.
+
 Usage: python peers/check_oracle.py [--fits=bin/fits] [--steps=300] [--tol=1e-9] [--compile=true]
+                                    [--golden=internal/golden/official/neurons.json]
 Exit status: 0 when everything matches, 1 on a mismatch or a failed run, 2 on bad arguments.
 """
 
@@ -68,19 +76,35 @@ def currents(steps: int, drive_hz: float, neuron: int, gain: float, seed: int, d
     return [gain * (0.3 + 0.45 * math.sin(w * k + neuron) + 0.5 * (noise[k] - 0.5)) for k in range(steps)]
 
 
-def oracle(fits: str, case: Case, nrn: Neuron, path: str) -> tuple[list[int], list[float]]:
+def simulate_flags(fits: str) -> str:
+    """The help text of `fits simulate` (to see which flags this build has)."""
+    out = subprocess.run([fits, "simulate", "--help"], capture_output=True, text=True)
+    return out.stdout + out.stderr
+
+
+def has_ts_mix(fits: str) -> bool:
+    return "-ts-mix" in simulate_flags(fits)
+
+
+def run_oracle(args: list[str]) -> tuple[list[int], list[float]]:
+    out = subprocess.run(args, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)}: exit {out.returncode}: {out.stderr.strip()}")
+    got = json.loads(out.stdout)
+    return got["spikes"], got["v_pre"]
+
+
+def oracle(fits: str, case: Case, nrn: Neuron, path: str, ts_mix: bool = False) -> tuple[list[int], list[float]]:
     args = [fits, "simulate", "--engine=reference", "--json", f"--input={path}"]
+    if ts_mix:  # these cases are the paper's neuron (Eq. 10, Θ(0) = 1)
+        args.append("--ts-mix=paper")
     if case.kind == "lif":
         args.append("--model=lif")
     else:
         args += [f"--model={case.kind}", f"--fstar={nrn.fstar!r}"]
         if case.order:
             args += ["--beta=" + ",".join(repr(b) for b in nrn.beta), "--lambda=" + ",".join(repr(x) for x in nrn.lam)]
-    out = subprocess.run(args, capture_output=True, text=True)
-    if out.returncode != 0:
-        raise RuntimeError(f"{' '.join(args)}: exit {out.returncode}: {out.stderr.strip()}")
-    got = json.loads(out.stdout)
-    return got["spikes"], got["v_pre"]
+    return run_oracle(args)
 
 
 def torch_layer(case: Case, variant: str):
@@ -103,7 +127,8 @@ def torch_layer(case: Case, variant: str):
     return layer
 
 
-def check_case(case: Case, variants: list[str], fits: str, steps: int, tol: float, tmp: str, seed: int) -> list[str]:
+def check_case(case: Case, variants: list[str], fits: str, steps: int, tol: float, tmp: str, seed: int,
+               ts_mix: bool = False) -> list[str]:
     """Runs one case; returns the failures (empty when everything matches) and prints one line per variant."""
     dt = ft.default_config(case.kind, case.order).dt
     inputs = [currents(steps, x.drive_hz or x.fstar, j, case.gain, seed, dt) for j, x in enumerate(case.neurons)]
@@ -112,7 +137,7 @@ def check_case(case: Case, variants: list[str], fits: str, steps: int, tol: floa
         path = os.path.join(tmp, f"{case.kind}{case.order}-{j}.txt")
         with open(path, "w") as f:
             f.write("".join(f"{x!r}\n" for x in inputs[j]))
-        s, v = oracle(fits, case, nrn, path)
+        s, v = oracle(fits, case, nrn, path, ts_mix)
         if len(s) != steps:
             raise RuntimeError(f"oracle gave {len(s)} steps for {steps} inputs")
         want_s.append(s)
@@ -180,6 +205,72 @@ def check_gradients(case: Case, variants: list[str], current: torch.Tensor, tol:
     return problems
 
 
+def check_official(fits: str, golden: str, tol: float, tmp: str, ts_mix: bool) -> list[str]:
+    """The golden neurons (released semantics and the paper's) in the peer and in the oracle."""
+    import official_golden as og
+
+    with open(golden) as f:
+        cases = json.load(f)["cases"]
+    problems, remapped = [], []
+    for c in cases:
+        lam = c["lambda"]
+        if not ts_mix and c["m"] >= 2 and c["ts_mix"] != "paper":
+            remapped.append(c["name"])
+            lam = paper_lambdas(lam)
+        cfg = ft.official_config(c["m"], c["tau_m"], c["tau_a"], c["dt"], ts_mix=c["ts_mix"])
+        tr = og.simulate(cfg, c["f_hz"], c["beta"], c["lambda"], c["input"])
+        peer_s = [int(x) for x in tr["spikes"].tolist()]
+        peer_v = tr["v_mixed"].tolist()
+        path = os.path.join(tmp, f"golden-{c['name']}.txt")
+        with open(path, "w") as f:
+            f.write("".join(f"{x!r}\n" for x in c["input"]))
+        args = [fits, "simulate", "--engine=reference", "--json", f"--input={path}", f"--fstar={c['f_hz']!r}",
+                f"--tau-m={c['tau_m']!r}", f"--tau-a={c['tau_a']!r}", f"--dt={c['dt']!r}", f"--vth={c['vth']!r}"]
+        if c["m"]:
+            args += ["--model=fsts", "--beta=" + ",".join(repr(b) for b in c["beta"]),
+                     "--lambda=" + ",".join(repr(x) for x in lam)]
+        else:
+            args.append("--model=fs")
+        if ts_mix:
+            args.append(f"--ts-mix={c['ts_mix']}")
+        want_s, want_v = run_oracle(args)
+        n = len(c["input"])
+        spike_diff = sum(int(a != b) for a, b in zip(peer_s, want_s)) + abs(len(want_s) - n)
+        volt_err = max(abs(a - b) for a, b in zip(peer_v, want_v))
+        gold_diff = sum(int(a != b) for a, b in zip(peer_s, c["spikes"]))
+        gold_err = max(abs(a - b) for a, b in zip(peer_v, c["v_mixed"]))
+        ok = spike_diff == 0 and volt_err <= tol and gold_diff == 0 and gold_err <= tol
+        how = "remapped λ" if c["name"] in remapped else (f"--ts-mix={c['ts_mix']}" if ts_mix else "no --ts-mix")
+        print(f"peers-check: {c['name']:18s} M={c['m']} {c['ts_mix']:8s} ({how}) {n} steps, {sum(peer_s)} spikes: "
+              f"oracle {spike_diff} spikes differ, max |dV| = {volt_err:.2e}; golden {gold_diff} differ, "
+              f"max |dV| = {gold_err:.2e} ({'ok' if ok else 'MISMATCH'})", flush=True)
+        if not ok:
+            problems.append(f"{c['name']}: oracle {spike_diff} spikes differ (max |dV| {volt_err:.3e}), "
+                            f"golden {gold_diff} (max |dV| {gold_err:.3e})")
+    if not ts_mix:
+        print(f"peers-check: SKIP the --ts-mix check: `{fits} simulate` has no --ts-mix flag yet (its nesting is "
+              f"the paper's); the {len(remapped)} golden neurons with the official nesting at M >= 2 ran there "
+              f"with λ remapped to the paper's nesting instead", flush=True)
+    return problems
+
+
+def paper_lambdas(lam: list[float]) -> list[float]:
+    """The λ of Eq. 10's (outermost-first) nesting whose mix weights on Y0..YM equal those of the released
+    (innermost-first) nesting with λ: weights w0 = 1 − λ1, wm = λ1⋯λm(1 − λ(m+1)), wM = λ1⋯λM; Eq. 10 gives
+    wM = λ'M and wm = λ'm·Π_{j>m}(1 − λ'j), solved from m = M down. Spikes differ only where Ṽ = Vth."""
+    m = len(lam)
+    w, prod = [], 1.0
+    for i in range(m):
+        w.append(prod * (1 - lam[i]))
+        prod *= lam[i]
+    w.append(prod)  # w[0..M]
+    out, rest = [0.0] * m, 1.0  # rest = Π_{j>i}(1 − λ'j)
+    for i in range(m, 0, -1):
+        out[i - 1] = w[i] / rest
+        rest *= 1 - out[i - 1]
+    return out
+
+
 class Parser(argparse.ArgumentParser):
     def error(self, message):  # one line on stderr, exit status 2
         print(f"check_oracle: {message}", file=sys.stderr)
@@ -201,6 +292,9 @@ def main() -> int:
     p.add_argument("--tol", type=float, default=1e-9, help="largest allowed |ṼM − oracle|")
     p.add_argument("--compile", type=parse_bool, default=True, help="also check the torch.compile'd step")
     p.add_argument("--seed", type=int, default=7, help="seed of the input currents")
+    p.add_argument("--golden", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                                    "internal", "golden", "official", "neurons.json"),
+                   help="golden neurons of the released semantics (empty: skip that check)")
     a = p.parse_args()
     if a.steps < 10:
         p.error(f"--steps: {a.steps} (need at least 10)")
@@ -211,13 +305,19 @@ def main() -> int:
     torch.set_num_threads(1)
     variants = ["torch-loop"] + (["torch-compile"] if a.compile else []) + ["snntorch"]
     failures = []
+    ts_mix = has_ts_mix(a.fits)
     with tempfile.TemporaryDirectory(prefix="peers-check-") as tmp:
         os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(tmp, "inductor"))
         for case in CASES:
             try:
-                failures += check_case(case, variants, a.fits, a.steps, a.tol, tmp, a.seed)
+                failures += check_case(case, variants, a.fits, a.steps, a.tol, tmp, a.seed, ts_mix)
             except Exception as e:  # a failed run is a failed check
                 failures.append(f"{case.name}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+        if a.golden:
+            try:
+                failures += check_official(a.fits, a.golden, a.tol, tmp, ts_mix)
+            except Exception as e:
+                failures.append(f"golden neurons: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
     for f in failures:
         print(f"peers-check: FAIL {f}", file=sys.stderr)
     if failures:

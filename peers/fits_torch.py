@@ -24,6 +24,16 @@ each step's current with unbind (indexing current[:, k] instead makes autograd b
 gradient per step) and stacks the spikes once. FiTSLayer.compile_step swaps the step for the same step
 under torch.compile; SnnTorchLIF is snnTorch's Leaky configured as our LIF (see its docstring for what
 differs).
+
+The released code's semantics (the authors' PyTorch code; see official_config): the same FS module and
+all-pass stages, the λ-mix nested innermost first (b = VM; for m = M … 1: b = (1 − λm)·V(m−1) + λm·b;
+ṼM = b; ts_mix="official"), the spike S = 1 when ṼM > Vth (strict), the triangle surrogate
+α·max(0, 1 − α|ṼM − Vth|) with α = 2, the trainable coordinate f_raw = ln(f*/Hz) (target="log-hz") with
+no clip in the forward pass, and a frequency guard in the optimizer instead (FrequencyGuard: f* is kept at
+or below the target at `safety` × the Jury bound on κΔt²). The network of a training step (FeedForward
+with readout="sum" or "mean" and dropout masks per hidden layer) drops the spikes of every hidden layer
+with masks from the counter-based generator of fits/dropmask (dropout_mask), so the Go engines can draw
+the same masks.
 """
 
 from __future__ import annotations
@@ -33,11 +43,16 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 KINDS = ("lif", "fs", "fsts")
+TS_MIXES = ("official", "paper")  # λ-mix nesting (and spike comparison): the released code's, Eq. 10's
+TS_FORMS = ("direct", "tdf2")  # all-pass stage realisation: Eq. 9's direct form, transposed direct form II
+TARGETS = ("omega", "log-hz")  # trainable target coordinate: Ω* in rad/s, ln(f*/Hz)
+READOUTS = ("mean", "sum")  # pooling over time before the readout
 
 # torch.compile warns once that triton (the GPU kernel compiler) is absent; on the CPU it is not used.
 logging.getLogger("torch.utils.flop_counter").setLevel(logging.ERROR)
@@ -45,7 +60,9 @@ logging.getLogger("torch.utils.flop_counter").setLevel(logging.ERROR)
 
 @dataclass(frozen=True)
 class NeuronConfig:
-    """Constants and options of one layer of neurons (fits/neuron Config, DefaultConfig)."""
+    """Constants and options of one layer of neurons (fits/neuron Config). The defaults are the toolkit's
+    first form (Eq. 10's nesting with Θ(0) = 1, the 0.3-peak surrogate, Ω* clipped in the forward pass),
+    which the benchmark and the oracle check use; official_config gives the released code's neuron."""
 
     kind: str = "fs"
     order: int = 0  # TS cascade order M: ≥ 1 for fsts, 0 otherwise
@@ -61,6 +78,15 @@ class NeuronConfig:
     surrogate_scale: float = 0.3  # its peak at ṼM = Vth
     detach_reset: bool = False
     kappa_fraction: float = 0.99  # the clamp of Ω*: the target at this fraction of the Jury bound
+    ts_mix: str = "paper"  # "paper": Eq. 10 and S = Θ(ṼM − Vth) with Θ(0) = 1; "official": see official_config
+    ts_form: str = "direct"  # "direct" (Eq. 9) or "tdf2" (per stage Ym = −βm·Y(m−1) + Wm, Wm ← Y(m−1) + βm·Ym)
+    target: str = "omega"  # trainable coordinate: "omega" (omega_star, rad/s) or "log-hz" (f_raw = ln(f*/Hz))
+    forward_clip: bool = True  # clamp Ω* to [0, 2π·max_target_hz] in the forward pass
+
+    @property
+    def strict_spike(self) -> bool:
+        """S = 1 when ṼM > Vth (the released code) instead of ṼM ≥ Vth (Algorithm 1)."""
+        return self.ts_mix == "official"
 
     @property
     def mu(self) -> float:
@@ -85,6 +111,10 @@ class NeuronConfig:
     def validate(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"kind {self.kind!r} is not one of {', '.join(KINDS)}")
+        for name, value, valid in (("ts_mix", self.ts_mix, TS_MIXES), ("ts_form", self.ts_form, TS_FORMS),
+                                   ("target", self.target, TARGETS)):
+            if value not in valid:
+                raise ValueError(f"{name} {value!r} is not one of {', '.join(valid)}")
         if self.kind == "fsts" and self.order < 1:
             raise ValueError(f"kind fsts needs a TS order M >= 1, got {self.order}")
         if self.kind != "fsts" and self.order != 0:
@@ -99,6 +129,24 @@ class NeuronConfig:
 def default_config(kind: str, order: int = 0) -> NeuronConfig:
     """The paper's SHD/SSC settings (Appendix B) for a kind, as fits/neuron DefaultConfig."""
     cfg = NeuronConfig(kind=kind, order=order if kind == "fsts" else 0)
+    cfg.validate()
+    return cfg
+
+
+def official_config(order: int, tau_m: float = 0.04, tau_a: float = 0.2, dt: float = 0.004,
+                    target: str = "log-hz", ts_mix: str = "official", ts_form: str = "tdf2",
+                    alpha: float = 2.0) -> NeuronConfig:
+    """The released code's neuron (fs for M = 0, fsts for M ≥ 1): the λ-mix nested innermost first and
+    S = 1 when ṼM > Vth (ts_mix="official"; "paper" keeps everything else and switches to Eq. 10 and
+    ṼM ≥ Vth), the triangle surrogate α·max(0, 1 − α|ṼM − Vth|) (width 1/α, peak α), the trainable
+    coordinate ln(f*/Hz) (or Ω*), no clip of f* in the forward pass, the all-pass stages in transposed
+    direct form II. Constants default to SHD/SSC's (GSC: τm 0.1, τa 0.5, Δt 0.01). The initial f* span
+    [1, 50] Hz, cut to the stable range."""
+    f_max = min(50.0, max_target_hz(NeuronConfig(tau_m=tau_m, tau_a=tau_a, dt=dt)))
+    cfg = NeuronConfig(kind=kind_for_order(order), order=order, tau_m=tau_m, tau_a=tau_a, dt=dt,
+                       f_min_hz=min(1.0, f_max), f_max_hz=f_max,
+                       surrogate_width=1 / alpha, surrogate_scale=alpha, ts_mix=ts_mix, ts_form=ts_form,
+                       target=target, forward_clip=False)
     cfg.validate()
     return cfg
 
@@ -140,6 +188,19 @@ def max_target_hz(cfg: NeuronConfig) -> float:
     return omega_star_of_kappa(cfg.mu, cfg.rho, cfg.kappa_fraction * kmax) / (2 * math.pi)
 
 
+def jury_bound(cfg: NeuronConfig) -> float:
+    """The Jury bound on κΔt² of the semi-implicit FS update: (1 + μ̄)(1 + ρ̄)."""
+    return (1 + cfg.mu_bar) * (1 + cfg.rho_bar)
+
+
+def safe_target_hz(cfg: NeuronConfig, safety: float = 0.98) -> float:
+    """f_safe in Hz: the continuous-time target (Eq. 4) of κ with κΔt² = safety·(1 + μ̄)(1 + ρ̄), at most the
+    Nyquist frequency 1/(2Δt); the cap of FrequencyGuard (76.42 Hz at SHD/SSC's constants, 30.57 Hz at
+    GSC's)."""
+    kappa = safety * jury_bound(cfg) / (cfg.dt * cfg.dt)
+    return min(omega_star_of_kappa(cfg.mu, cfg.rho, kappa) / (2 * math.pi), 1 / (2 * cfg.dt))
+
+
 def log_spaced_hz(f_min: float, f_max: float, n: int) -> list[float]:
     """n frequencies evenly spaced on a log scale over [f_min, f_max] with exact endpoints
     (fits/theory LogSpacedHz)."""
@@ -155,32 +216,35 @@ def log_spaced_hz(f_min: float, f_max: float, n: int) -> list[float]:
 
 
 class TriangularSpike(torch.autograd.Function):
-    """S = Θ(u) with Θ(0) = 1 in the forward pass, dS/du = scale·max(0, 1 − |u|/width) in the backward."""
+    """S = Θ(u) in the forward pass (Θ(0) = 1, or 0 when strict), dS/du = scale·max(0, 1 − |u|/width) in the
+    backward."""
 
     @staticmethod
-    def forward(ctx, u: torch.Tensor, width: float, scale: float) -> torch.Tensor:
+    def forward(ctx, u: torch.Tensor, width: float, scale: float, strict: bool = False) -> torch.Tensor:
         ctx.save_for_backward(u)
         ctx.width, ctx.scale = width, scale
-        return (u >= 0).to(u.dtype)
+        return (u > 0).to(u.dtype) if strict else (u >= 0).to(u.dtype)
 
     @staticmethod
     def backward(ctx, grad: torch.Tensor):
         (u,) = ctx.saved_tensors
-        return grad * (ctx.scale * torch.clamp(1 - u.abs() / ctx.width, min=0)), None, None
+        return grad * (ctx.scale * torch.clamp(1 - u.abs() / ctx.width, min=0)), None, None, None
 
 
-def triangular_spike(width: float, scale: float) -> Callable[[torch.Tensor], torch.Tensor]:
-    """The spike function of u = v − Vth with the triangular surrogate of the given width and scale."""
+def triangular_spike(width: float, scale: float, strict: bool = False) -> Callable[[torch.Tensor], torch.Tensor]:
+    """The spike function of u = v − Vth with the triangular surrogate of the given width and scale; strict:
+    no spike at u = 0."""
 
     def spike(u: torch.Tensor) -> torch.Tensor:
-        return TriangularSpike.apply(u, width, scale)
+        return TriangularSpike.apply(u, width, scale, strict)
 
     return spike
 
 
-# A step maps (I[k], V[k], a[k], (V0[k], …, VM[k]), ηΔt, γΔt, (β1..βM), (λ1..λM), (1−λ1..1−λM)) to
-# (S[k+1], ṼM[k+1], V[k+1], a[k+1], (V0[k+1], …, VM[k+1])). For lif, a, ηΔt and γΔt are None; for M = 0
-# the stage tuple is empty.
+# A step maps (I[k], V[k], a[k], stages[k], ηΔt, γΔt, (β1..βM), (λ1..λM), (1−λ1..1−λM)) to
+# (S[k+1], ṼM[k+1], V[k+1], a[k+1], stages[k+1]). For lif, a, ηΔt and γΔt are None; for M = 0 the stage
+# tuple is empty. The stage tuple has M + 1 entries: (V0[k], …, VM[k]) in the direct form, and in the
+# transposed direct form II (V0[k], W1[k], …, WM[k]) with the stage states Wm.
 Step = Callable[..., tuple]
 
 
@@ -189,7 +253,8 @@ def make_step(cfg: NeuronConfig) -> Step:
     cfg.validate()
     mu_bar, rho_bar, vth, order = cfg.mu_bar, cfg.rho_bar, cfg.vth, cfg.order
     adapt, detach = cfg.kind != "lif", cfg.detach_reset
-    spike_of = triangular_spike(cfg.surrogate_width, cfg.surrogate_scale)
+    official, tdf2 = cfg.ts_mix == "official", cfg.ts_form == "tdf2"
+    spike_of = triangular_spike(cfg.surrogate_width, cfg.surrogate_scale, cfg.strict_spike)
 
     def step(current, v, a, stages, eta_dt, gamma_dt, betas, lambdas, one_minus_lambdas):
         # FS module (Eq. 6).
@@ -198,14 +263,27 @@ def make_step(cfg: NeuronConfig) -> Step:
             a = rho_bar * a + gamma_dt * v0
         else:
             v0 = mu_bar * v + current
-        # TS module (Eqs. 8-10).
-        mixed = v0
+        # TS module: the all-pass stages (Eq. 9, or the same transfer function in TDF-II) ...
+        outs = [v0]
         new = [v0]
         for m in range(1, order + 1):
-            vm = betas[m - 1] * (stages[m] - new[m - 1]) + stages[m - 1]
-            mixed = one_minus_lambdas[m - 1] * mixed + lambdas[m - 1] * vm
-            new.append(vm)
-        # Spike (Θ(0) = 1) and subtractive soft reset.
+            if tdf2:
+                ym = stages[m] - betas[m - 1] * outs[m - 1]
+                new.append(outs[m - 1] + betas[m - 1] * ym)
+            else:
+                ym = betas[m - 1] * (stages[m] - outs[m - 1]) + stages[m - 1]
+                new.append(ym)
+            outs.append(ym)
+        # ... and the λ-mix: Eq. 10 (outermost first) or the released nesting (innermost first).
+        if official:
+            mixed = outs[order]
+            for m in range(order, 0, -1):
+                mixed = one_minus_lambdas[m - 1] * outs[m - 1] + lambdas[m - 1] * mixed
+        else:
+            mixed = v0
+            for m in range(1, order + 1):
+                mixed = one_minus_lambdas[m - 1] * mixed + lambdas[m - 1] * outs[m]
+        # Spike and subtractive soft reset (a and the stage states are carried).
         s = spike_of(mixed - vth)
         reset = s * vth
         if detach:
@@ -220,7 +298,8 @@ def make_step(cfg: NeuronConfig) -> Step:
 
 class FiTSLayer(nn.Module):
     """A layer of n FiTS neurons (kind lif, fs or fsts). Parameters (shape [n], or [M, n] for the TS
-    coordinates): omega_star = Ω* in rad/s (fs, fsts), beta_hat and lambda_hat (fsts)."""
+    coordinates): the target coordinate (fs, fsts) omega_star = Ω* in rad/s (target="omega") or
+    f_raw = ln(f*/Hz) (target="log-hz"), beta_hat and lambda_hat (fsts)."""
 
     def __init__(self, n: int, cfg: NeuronConfig, dtype: torch.dtype = torch.float32):
         super().__init__()
@@ -228,7 +307,10 @@ class FiTSLayer(nn.Module):
         self.n, self.cfg = n, cfg
         if cfg.kind != "lif":
             f = torch.tensor(log_spaced_hz(cfg.f_min_hz, cfg.f_max_hz, n), dtype=torch.float64)
-            self.omega_star = nn.Parameter((2 * math.pi * f).to(dtype))
+            if cfg.target == "log-hz":
+                self.f_raw = nn.Parameter(torch.log(f).to(dtype))
+            else:
+                self.omega_star = nn.Parameter((2 * math.pi * f).to(dtype))
             self.omega_max = 2 * math.pi * max_target_hz(cfg)
         if cfg.kind == "fsts":
             m = cfg.order
@@ -245,13 +327,39 @@ class FiTSLayer(nn.Module):
         options.setdefault("dynamic", False)
         self.step = torch.compile(self.eager_step, **options)
 
+    def target_param(self) -> nn.Parameter:
+        """The trainable target coordinate: f_raw (target="log-hz") or omega_star (target="omega")."""
+        return self.f_raw if self.cfg.target == "log-hz" else self.omega_star
+
+    def omega(self) -> torch.Tensor:
+        """Ω* = 2π·f* in rad/s of every neuron, [n], unclipped: 2π·exp(f_raw) or omega_star."""
+        if self.cfg.target == "log-hz":
+            return 2 * math.pi * torch.exp(self.f_raw)
+        return self.omega_star
+
+    @torch.no_grad()
+    def set_neurons(self, f_hz: Sequence[float], beta: Optional[Sequence[Sequence[float]]] = None,
+                    lam: Optional[Sequence[Sequence[float]]] = None) -> None:
+        """Sets the target frequencies f* (Hz, [n]) and, for fsts, β and λ ([M][n]) through their
+        coordinates: f_raw = ln f* or Ω* = 2πf*, β̂ = atanh β, λ̂ = logit λ."""
+        p = self.target_param()
+        f = torch.tensor(list(f_hz), dtype=torch.float64)
+        p.copy_(torch.log(f) if self.cfg.target == "log-hz" else 2 * math.pi * f)
+        if self.cfg.kind == "fsts":
+            b = torch.tensor(beta, dtype=torch.float64).reshape(self.cfg.order, self.n)
+            l = torch.tensor(lam, dtype=torch.float64).reshape(self.cfg.order, self.n)
+            self.beta_hat.copy_(torch.atanh(b))
+            self.lambda_hat.copy_(torch.log(l) - torch.log1p(-l))
+
     def coefficients(self):
         """(ηΔt, γΔt, (βm), (λm), (1 − λm)), each [n]: computed once per forward, outside the loop."""
         cfg = self.cfg
         eta_dt = gamma_dt = None
         betas = lambdas = one_minus = ()
         if cfg.kind != "lif":
-            omega = torch.clamp(self.omega_star, 0, self.omega_max)
+            omega = self.omega()
+            if cfg.forward_clip:
+                omega = torch.clamp(omega, 0, self.omega_max)
             # ηΔt = γΔt = √(κΔt²) (η/γ = 1), as fits/neuron computes it.
             eta_dt = torch.sqrt(kappa_star(omega, cfg.mu, cfg.rho) * (cfg.dt * cfg.dt))
             gamma_dt = eta_dt
@@ -277,6 +385,24 @@ class FiTSLayer(nn.Module):
                 volts.append(v_pre)
         out = torch.stack(spikes, 1)
         return (out, torch.stack(volts, 1)) if return_voltage else out
+
+    def trace(self, current: torch.Tensor) -> dict[str, torch.Tensor]:
+        """The whole state over time for the input current [B, T, n], each [B, T, n]: spikes S[k+1],
+        v_mixed ṼM[k+1] (before the reset), v V[k+1] (after it), a a[k+1] (fs, fsts)."""
+        b, _, n = current.shape
+        zero = current.new_zeros(b, n)
+        v, a = zero, (zero if self.cfg.kind != "lif" else None)
+        stages = (zero,) * (self.cfg.order + 1) if self.cfg.order > 0 else ()
+        coeffs = self.coefficients()
+        out: dict[str, list] = {"spikes": [], "v_mixed": [], "v": [], "a": []}
+        for cur in current.unbind(1):
+            s, v_pre, v, a, stages = self.step(cur, v, a, stages, *coeffs)
+            out["spikes"].append(s)
+            out["v_mixed"].append(v_pre)
+            out["v"].append(v)
+            if a is not None:
+                out["a"].append(a)
+        return {k: torch.stack(x, 1) for k, x in out.items() if x}
 
 
 class SnnTorchLIF(nn.Module):
@@ -332,13 +458,19 @@ def fan_in_uniform_(linear: nn.Linear, generator: torch.Generator) -> None:
 
 class FeedForward(nn.Module):
     """Dense maps with bias, each followed by a layer of neurons: inputs [B, T, inputs] → hidden
-    [B, T, widths[i]]. With classes > 0 a linear readout of the time-averaged last layer (the mean readout,
-    W·mean_t(s) + b) and the mean cross-entropy; with classes = 0 the loss is Σ spikes of the last layer
-    (the Open Neuromorphic benchmark). neuron="snntorch" uses SnnTorchLIF (cfg.kind must be lif)."""
+    [B, T, widths[i]]. With classes > 0 a linear readout of the last layer pooled over time (readout="mean":
+    W·mean_t(s) + b, the toolkit's and sMNIST's; "sum": W·Σ_t s + b, the released code's for SHD, SSC and
+    GSC) and the mean cross-entropy; with classes = 0 the loss is Σ spikes of the last layer (the Open
+    Neuromorphic benchmark). neuron="snntorch" uses SnnTorchLIF (cfg.kind must be lif). Dropout: forward
+    and loss take one mask [B, T, width] per hidden layer (dropout_mask), multiplied into its spikes."""
 
     def __init__(self, inputs: int, widths: Sequence[int], classes: int, cfg: NeuronConfig,
-                 neuron: str = "fits", seed: int = 1, dtype: torch.dtype = torch.float32):
+                 neuron: str = "fits", seed: int = 1, dtype: torch.dtype = torch.float32,
+                 readout: str = "mean"):
         super().__init__()
+        if readout not in READOUTS:
+            raise ValueError(f"readout {readout!r} is not one of {', '.join(READOUTS)}")
+        self.pool = readout
         gen = torch.Generator().manual_seed(seed)
         self.dense = nn.ModuleList()
         self.neurons = nn.ModuleList()
@@ -358,18 +490,139 @@ class FeedForward(nn.Module):
         for layer in self.neurons:
             layer.compile_step(**options)
 
-    def forward(self, x: torch.Tensor) -> list[torch.Tensor]:
-        """The spikes of every hidden layer, each [B, T, width]."""
+    def forward(self, x: torch.Tensor, masks: Optional[Sequence[torch.Tensor]] = None) -> list[torch.Tensor]:
+        """The spikes of every hidden layer, each [B, T, width], times its dropout mask when masks are given
+        (what the next layer and the readout see)."""
         spikes, h = [], x
-        for dense, neurons in zip(self.dense, self.neurons):
+        for i, (dense, neurons) in enumerate(zip(self.dense, self.neurons)):
             h = neurons(dense(h))
+            if masks is not None:
+                h = h * masks[i]
             spikes.append(h)
         return spikes
 
-    def loss(self, x: torch.Tensor, labels: Optional[torch.Tensor]) -> tuple[torch.Tensor, list[torch.Tensor]]:
+    def logits(self, spikes: torch.Tensor) -> torch.Tensor:
+        """The readout of the last hidden layer's (dropped-out) spikes [B, T, width]: [B, classes]."""
+        return self.readout(spikes.sum(1) if self.pool == "sum" else spikes.mean(1))
+
+    def loss(self, x: torch.Tensor, labels: Optional[torch.Tensor],
+             masks: Optional[Sequence[torch.Tensor]] = None) -> tuple[torch.Tensor, list[torch.Tensor]]:
         """The scalar loss and the hidden spikes."""
-        spikes = self(x)
+        spikes = self(x, masks)
         if self.readout is None:
             return spikes[-1].sum(), spikes
-        logits = self.readout(spikes[-1].mean(1))
-        return F.cross_entropy(logits, labels), spikes
+        return F.cross_entropy(self.logits(spikes[-1]), labels), spikes
+
+
+# ---- dropout masks (fits/dropmask) -------------------------------------------------------------------------
+
+_U32 = np.uint32
+
+
+def _fmix32(h: np.ndarray) -> np.ndarray:
+    """MurmurHash3's 32-bit finalizer on uint32 arrays (wrapping arithmetic)."""
+    h = np.asarray(h, dtype=_U32)
+    with np.errstate(over="ignore"):
+        h = h ^ (h >> _U32(16))
+        h = h * _U32(0x85EBCA6B)
+        h = h ^ (h >> _U32(13))
+        h = h * _U32(0xC2B2AE35)
+        h = h ^ (h >> _U32(16))
+    return h
+
+
+def dropout_key(seed: int, step: int, layer: int) -> int:
+    """The mask key of hidden layer `layer` (0-based) at optimizer step `step` of the run with `seed`
+    (fits/dropmask Key); integers are taken modulo 2³²."""
+    k = _fmix32(_U32(seed & 0xFFFFFFFF) ^ _U32(0x243F6A88))
+    k = _fmix32(k ^ _U32(step & 0xFFFFFFFF))
+    with np.errstate(over="ignore"):
+        salt = (_U32(layer & 0xFFFFFFFF) + _U32(1)) * _U32(0x9E3779B9)
+    return int(_fmix32(k ^ salt))
+
+
+def dropout_bits(key: int, index: np.ndarray) -> np.ndarray:
+    """The 32 random bits of the mask elements `index` (uint32 array) under `key` (fits/dropmask Bits)."""
+    key32 = _U32(key)
+    with np.errstate(over="ignore"):
+        return _fmix32(_fmix32(np.asarray(index, dtype=_U32) + key32) ^ key32)
+
+
+def dropout_threshold(p: float) -> int:
+    """min(⌊p·2³²⌋, 2³² − 1): an element is kept when its bits are at least this."""
+    t = math.floor(p * 2.0 ** 32)
+    return max(0, min(t, 0xFFFFFFFF))
+
+
+def dropout_scale(p: float) -> float:
+    """The value of a kept element, float32(1/(1 − p)), as a Python float."""
+    return float(np.float32(1 / (1 - p)))
+
+
+def dropout_mask(seed: int, step: int, layer: int, p: float, batch: int, steps: int, neurons: int) -> np.ndarray:
+    """The float32 mask [batch, steps, neurons] of fits/dropmask Mask: element i = (b·T + t)·N + n is
+    float32(1/(1 − p)) when dropout_bits(key, i) ≥ dropout_threshold(p), else 0."""
+    if not 0 <= p < 1:
+        raise ValueError(f"dropout probability must lie in [0, 1), got {p}")
+    count = batch * steps * neurons
+    if count > 1 << 32:
+        raise ValueError(f"mask [{batch}, {steps}, {neurons}] has more than 2^32 elements")
+    bits = dropout_bits(dropout_key(seed, step, layer), np.arange(count, dtype=np.uint64).astype(_U32))
+    keep = bits >= _U32(dropout_threshold(p))
+    return np.where(keep, np.float32(dropout_scale(p)), np.float32(0)).reshape(batch, steps, neurons)
+
+
+# ---- the frequency guard ----------------------------------------------------------------------------------
+
+
+class FrequencyGuard:
+    """Keeps trainable log target frequencies f_raw = ln(f*/Hz) at or below ln f_safe (safe_target_hz) by
+    projection around an Adam step, the forward pass untouched. guard.step() replaces optimizer.step():
+
+      before: the gradient of an entry already on the cap (f_raw ≥ cap) is zeroed where it is negative
+              (a descent step would raise f_raw further);
+      after:  entries above the cap are set to it, their negative first moments (exp_avg) zeroed, and
+              counted in .projected (reset_count returns and clears it).
+
+    last_masked / last_projected hold the boolean masks of the latest step, per parameter."""
+
+    def __init__(self, optimizer: torch.optim.Optimizer, params_caps: Sequence[tuple[torch.Tensor, float]]):
+        self.optimizer = optimizer
+        self.params_caps = list(params_caps)
+        self.projected = 0
+        self.last_masked: list[torch.Tensor] = []
+        self.last_projected: list[torch.Tensor] = []
+
+    @torch.no_grad()
+    def before_step(self) -> None:
+        self.last_masked = []
+        for p, cap in self.params_caps:
+            masked = torch.zeros_like(p, dtype=torch.bool)
+            if p.grad is not None:
+                masked = (p >= cap) & (p.grad < 0)
+                p.grad[masked] = 0
+            self.last_masked.append(masked)
+
+    @torch.no_grad()
+    def after_step(self) -> None:
+        self.last_projected = []
+        for p, cap in self.params_caps:
+            over = p > cap
+            self.last_projected.append(over)
+            n = int(over.sum())
+            if n == 0:
+                continue
+            self.projected += n
+            p[over] = cap
+            m1 = self.optimizer.state.get(p, {}).get("exp_avg")
+            if m1 is not None:
+                m1[over & (m1 < 0)] = 0
+
+    def step(self) -> None:
+        self.before_step()
+        self.optimizer.step()
+        self.after_step()
+
+    def reset_count(self) -> int:
+        n, self.projected = self.projected, 0
+        return n
