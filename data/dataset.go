@@ -187,6 +187,9 @@ type Options struct {
 	// InputCounts asks spiking datasets (SHD, SSC and the espeak-ng digits) for spike counts per bin
 	// instead of binary inputs (a bin with several spikes is 1, the released code's default).
 	InputCounts bool
+	// AudioFrontEnd names the front end of the audio datasets (GSC and the espeak-ng digits through it):
+	// "" or "released" for the released code's recipe, "logmel" for the earlier log-Mel features.
+	AudioFrontEnd string
 }
 
 // Loader builds a dataset from options.

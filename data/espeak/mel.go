@@ -23,7 +23,11 @@ const MelName = "espeak-digits-mel"
 
 func init() {
 	data.Register(MelName, "the espeak-ng spoken digits through the GSC front end (the released recipe): [T=100, F=40], 20 classes", func(o data.Options) (*data.Dataset, error) {
-		return LoadMelDataset(o, DefaultConfig(), gsc.DefaultFrontEnd(), os.Stderr)
+		f, err := gsc.ParseFrontEnd(o.AudioFrontEnd)
+		if err != nil {
+			return nil, err
+		}
+		return LoadMelDataset(o, DefaultConfig(), f, os.Stderr)
 	})
 }
 

@@ -312,3 +312,22 @@ func BenchmarkClip(b *testing.B) {
 		e.LogMel(y, out)
 	}
 }
+
+func TestRegisteredFrontEndOption(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteSynth(dir, SynthConfig{PerWord: 3, Words: 2, Duration: 0.3, Seed: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := data.Load("gsc", data.Options{Dir: dir, AudioFrontEnd: "mfcc"}); err == nil || !strings.Contains(err.Error(), `unknown front end "mfcc"`) {
+		t.Errorf("unknown front end: %v", err)
+	}
+	for _, name := range []string{"", FrontEndLogMel} {
+		if _, err := data.Load("gsc", data.Options{Dir: dir, AudioFrontEnd: name}); err != nil {
+			t.Fatal(err)
+		}
+		f, _ := ParseFrontEnd(name)
+		if _, err := os.Stat(CachePath(dir, Test, f)); err != nil {
+			t.Errorf("front end %q: %v", name, err)
+		}
+	}
+}

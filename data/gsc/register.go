@@ -15,7 +15,11 @@ const smallN = 256
 
 func init() {
 	data.Register("gsc", "Google Speech Commands v0.02, 35 words, [T=100, F=40] the released recipe's mel spectrogram in dB, z-scored per clip, train/valid/test", func(o data.Options) (*data.Dataset, error) {
-		return LoadDataset(o, DefaultFrontEnd(), os.Stderr)
+		f, err := ParseFrontEnd(o.AudioFrontEnd)
+		if err != nil {
+			return nil, err
+		}
+		return LoadDataset(o, f, os.Stderr)
 	})
 }
 
