@@ -43,16 +43,17 @@ func FSModule(cfg neuron.Config, fHz float64) (theory.FS, error) {
 // λ = σ(λ̂₀) in every stage (Appendix B: β̂₀ = 0, λ̂₀ = −3).
 func initialTS(cfg neuron.Config, m int) theory.TS {
 	b, l := math.Tanh(cfg.BetaHatInit), 1/(1+math.Exp(-cfg.LambdaHatInit))
-	ts := theory.TS{Beta: make([]float64, m), Lambda: make([]float64, m)}
+	ts := theory.TS{Beta: make([]float64, m), Lambda: make([]float64, m), Nesting: cfg.TSMix.Nesting()}
 	for i := range m {
 		ts.Beta[i], ts.Lambda[i] = b, l
 	}
 	return ts
 }
 
-// learnedTS returns the TS module of parameter set i of a layer (Layer.Beta and Layer.Lambda).
+// learnedTS returns the TS module of parameter set i of a layer (Layer.Beta and Layer.Lambda), in the
+// λ-mix nesting the layer trained with.
 func learnedTS(l Layer, i int) theory.TS {
-	ts := theory.TS{Beta: make([]float64, len(l.Beta)), Lambda: make([]float64, len(l.Lambda))}
+	ts := theory.TS{Beta: make([]float64, len(l.Beta)), Lambda: make([]float64, len(l.Lambda)), Nesting: l.Neuron.TSMix.Nesting()}
 	for m := range l.Beta {
 		ts.Beta[m], ts.Lambda[m] = l.Beta[m][i], l.Lambda[m][i]
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/internal/golden"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 )
@@ -190,5 +191,64 @@ func TestAdamEpsilon(t *testing.T) {
 		if got := -float64(valuesOf(t, ctx, "/layer", "w")[0]) / 1e-2; math.Abs(got-c.want) > 1e-3*c.want {
 			t.Errorf("ε = %g: step %g·lr, want %g·lr", c.eps, got, c.want)
 		}
+	}
+}
+
+// TestGoldenGuard replays the PyTorch implementation of the released FrequencyGuard (internal/golden,
+// guard.json: 40 Adam steps of lr 0.02 on four ln f* entries pulled over the cap and back) with the same
+// gradients, in float32: the same entries masked and projected at every step, and ln f* and Adam's first
+// moment within float32 rounding.
+func TestGoldenGuard(t *testing.T) {
+	g, err := golden.Guard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := neuron.DefaultConfig(neuron.FS, 0)
+	cfg.TauM, cfg.TauA, cfg.Dt = g.TauM, g.TauA, g.Dt
+	fSafe, capValue, err := cfg.GuardCap(g.Safety)
+	if err != nil || math.Abs(fSafe-g.FSafeHz) > 1e-9 || math.Abs(capValue-g.FRawCap) > 1e-12 {
+		t.Fatalf("f_safe %.12g Hz (cap %.12g), %v; golden %.12g Hz (%.12g)", fSafe, capValue, err, g.FSafeHz, g.FRawCap)
+	}
+	for _, c := range g.Caps {
+		cc := cfg
+		cc.TauM, cc.TauA, cc.Dt = c.TauM, c.TauA, c.Dt
+		if f, _, err := cc.GuardCap(g.Safety); err != nil || math.Abs(f-c.FSafeHz) > 1e-9*c.FSafeHz {
+			t.Errorf("%s: f_safe %.12g, %v; golden %.12g", c.Name, f, err, c.FSafeHz)
+		}
+	}
+	if g.Adam.Eps != DefaultAdamEpsilon || g.Adam.WeightDecay != 0 {
+		t.Fatalf("golden Adam %+v", g.Adam)
+	}
+	x0 := make([]float32, len(g.InitFRaw))
+	for i, x := range g.InitFRaw {
+		x0[i] = float32(x)
+	}
+	ctx, opt := optimizerOn(t, neuron.VarLogTargetHz, x0, g.Adam.LR, len(g.Steps))
+	opt.EpochSteps = len(g.Steps) // one epoch: a constant learning rate
+	opt.Guard = map[string]float64{neuron.VarLogTargetHz: capValue}
+	total := int64(0)
+	for _, st := range g.Steps {
+		grad := make([]float32, len(st.Grad))
+		for i, x := range st.Grad {
+			grad[i] = float32(x)
+		}
+		if _, err := opt.Apply(map[string]*tensors.Tensor{"/layer/" + neuron.VarLogTargetHz: tensors.FromFlatDataAndDimensions(grad, len(grad))}); err != nil {
+			t.Fatal(err)
+		}
+		total += opt.Projections()
+		x := valuesOf(t, ctx, "/layer", neuron.VarLogTargetHz)
+		m1 := valuesOf(t, ctx, "/AdamOptimizer/layer", neuron.VarLogTargetHz+"_1st_moment")
+		for i := range x {
+			if math.Abs(float64(x[i])-st.FRawAfter[i]) > 2e-6 || math.Abs(float64(m1[i])-st.ExpAvg[i]) > 2e-6*math.Max(1, math.Abs(st.ExpAvg[i])) {
+				t.Fatalf("step %d entry %d: ln f* %.9g, first moment %.9g; golden %.9g, %.9g (masked %v, projected %v)",
+					st.Step, i, x[i], m1[i], st.FRawAfter[i], st.ExpAvg[i], st.Masked[i], st.Projected[i])
+			}
+		}
+		if total != int64(st.Count) {
+			t.Fatalf("step %d: %d projections so far, golden %d", st.Step, total, st.Count)
+		}
+	}
+	if total != int64(g.ProjectedTotal) {
+		t.Errorf("%d projections, golden %d", total, g.ProjectedTotal)
 	}
 }
