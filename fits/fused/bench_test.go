@@ -5,29 +5,44 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/fits-snn/fits/fits/dropmask"
 	"github.com/fits-snn/fits/fits/fused"
 )
 
 // BenchmarkKernel times Forward and Backward of one FS+TS layer (M = 2, adaptation on) at the kernel table's
-// shape, B = 128, T = 250, N = W neurons, on GOMAXPROCS host threads.
+// shape, B = 128, T = 250, N = W neurons, on GOMAXPROCS host threads: without dropout, with a time-shared
+// mask and with the per-step mask regenerated from its key (p = 0.5).
 func BenchmarkKernel(b *testing.B) {
 	for _, w := range []int{128, 512} {
 		k := kernelCase{adapt: true, m: 2, dims: []int{128, 250, w}}
 		c, s, cur, cot, _ := k.draw(rand.New(rand.NewPCG(1, 2)))
 		spikes, cotCur := make([]float32, len(cur)), make([]float32, len(cur))
-		b.Run(fmt.Sprintf("forward/W=%d", w), func(b *testing.B) {
-			for b.Loop() {
-				if _, err := fused.Forward(&c, s, cur, nil, spikes); err != nil {
-					b.Fatal(err)
+		shared := make([]float32, s.Batch*s.Neurons)
+		for i := range shared {
+			shared[i] = float32(2 * (i % 2))
+		}
+		for _, d := range []struct {
+			name string
+			drop *fused.Dropout
+		}{
+			{"none", nil},
+			{"shared", &fused.Dropout{Shared: shared}},
+			{"step", &fused.Dropout{Key: dropmask.Key(1, 0, 0), P: 0.5}},
+		} {
+			b.Run(fmt.Sprintf("forward/W=%d/dropout=%s", w, d.name), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := fused.Forward(&c, s, cur, d.drop, spikes); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
-		b.Run(fmt.Sprintf("backward/W=%d", w), func(b *testing.B) {
-			for b.Loop() {
-				if _, err := fused.Backward(&c, s, cur, cot, nil, cotCur); err != nil {
-					b.Fatal(err)
+			})
+			b.Run(fmt.Sprintf("backward/W=%d/dropout=%s", w, d.name), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := fused.Backward(&c, s, cur, cot, d.drop, cotCur); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }

@@ -34,6 +34,13 @@
 // and the coefficient cotangents ē = −Σ a·V̄0, ḡ = Σ V0·ā′, β̄m = Σ (Vm − n(m−1))·n̄m and
 // λ̄m = Σ (nm − Ṽ(m−1))·m̄m, summed over batch and steps (and over neurons sharing a parameter).
 //
+// # Dropout
+//
+// A layer's output is h = S·D for a dropout mask D (Dropout): a time-shared mask D[b, t, i] = Shared[b, i],
+// or the per-step mask of package fits/dropmask, D[b, t, i] = 1/(1 − p) when Bits(key, (b·T + t)·N + i) ≥
+// Threshold(p) and 0 otherwise, which the kernel regenerates from (key, p) in the forward and again in the
+// backward, where the cotangent of the spikes is S̄ = h̄·D. Nothing of size [batch, T, N] is read for it.
+//
 // # Layout
 //
 // The current, the spikes and their cotangents are row-major [batch, T, N], N = d1·…·dn the neurons of a
@@ -46,6 +53,8 @@ import (
 	"math"
 	"runtime"
 	"sync"
+
+	"github.com/fits-snn/fits/fits/dropmask"
 )
 
 // MaxOrder is the largest TS order M the kernel runs.
@@ -144,6 +153,54 @@ func (s Shape) check(arrays ...[]float32) error {
 	return nil
 }
 
+// Dropout is the dropout mask D that multiplies a layer's spikes: Forward writes S·D, Backward multiplies the
+// cotangent of its output by D. A nil *Dropout is no dropout (D = 1).
+type Dropout struct {
+	// Shared, when not nil, is a time-shared mask [batch, N]: D[b, t, i] = Shared[b·N + i].
+	Shared []float32
+	// Key and P define the per-step mask of package fits/dropmask when Shared is nil: D[b, t, i] =
+	// dropmask.Scale(P) when dropmask.Bits(Key, (b·T + t)·N + i) ≥ dropmask.Threshold(P), 0 otherwise (the
+	// values of dropmask.Mask for Key = dropmask.Key(seed, step, layer)). P lies in [0, 1).
+	Key uint32
+	P   float64
+}
+
+// mask is a Dropout as the kernel reads it.
+type mask struct {
+	shared         []float32 // [batch, N], or nil
+	step           bool      // the per-step mask of key, threshold and scale
+	key, threshold uint32
+	scale          float32
+}
+
+// compile checks d against s and returns the kernel's view of it (the zero mask, no dropout, for nil).
+func (d *Dropout) compile(s Shape) (mask, error) {
+	if d == nil {
+		return mask{}, nil
+	}
+	if d.Shared != nil {
+		if len(d.Shared) != s.Batch*s.Neurons {
+			return mask{}, fmt.Errorf("fused: dropout mask of %d values for [%d, %d]", len(d.Shared), s.Batch, s.Neurons)
+		}
+		return mask{shared: d.Shared}, nil
+	}
+	if err := dropmask.Check(d.P); err != nil {
+		return mask{}, fmt.Errorf("fused: %w", err)
+	}
+	if s.size() > 1<<32 {
+		return mask{}, fmt.Errorf("fused: a per-step dropout mask of [%d, %d, %d] has more than 2^32 elements", s.Batch, s.Steps, s.Neurons)
+	}
+	return mask{step: true, key: d.Key, threshold: dropmask.Threshold(d.P), scale: dropmask.Scale(d.P)}, nil
+}
+
+// stepAt returns D at flat index idx = (b·T + t)·N + i of a per-step mask.
+func (m *mask) stepAt(idx int) float32 {
+	if dropmask.Bits(m.key, uint32(idx)) >= m.threshold {
+		return m.scale
+	}
+	return 0
+}
+
 // expanded holds the coefficients repeated to one entry per neuron, and 1 − λm.
 type expanded struct {
 	mu, rho, vth, width, scale float32
@@ -203,15 +260,16 @@ func parallel(batch int, work func(worker, b int)) {
 	wg.Wait()
 }
 
-// Forward runs the layer over current [batch, T, N] from the zero state, writes its spikes S (exactly 0 or
-// 1) to out [batch, T, N], times dropout[b, i] when dropout ([batch, N], a time-shared mask) is not nil,
-// and returns the number of spikes of each batch element (before the mask).
-func Forward(c *Coefficients, s Shape, current, dropout, out []float32) ([]int, error) {
+// Forward runs the layer over current [batch, T, N] from the zero state, writes its output h = S·D to out
+// [batch, T, N] (S the spikes, exactly 0 or 1; D the dropout mask, 1 when dropout is nil), and returns the
+// number of spikes of each batch element (before the mask).
+func Forward(c *Coefficients, s Shape, current []float32, dropout *Dropout, out []float32) ([]int, error) {
 	if err := s.check(current, out); err != nil {
 		return nil, err
 	}
-	if dropout != nil && len(dropout) != s.Batch*s.Neurons {
-		return nil, fmt.Errorf("fused: dropout mask of %d values for [%d, %d]", len(dropout), s.Batch, s.Neurons)
+	drop, err := dropout.compile(s)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := c.check(s.Neurons); err != nil {
 		return nil, err
@@ -219,13 +277,9 @@ func Forward(c *Coefficients, s Shape, current, dropout, out []float32) ([]int, 
 	x := expand(c, s.Neurons)
 	counts := make([]int, s.Batch)
 	parallel(s.Batch, func(_, b int) {
-		var drop []float32
-		if dropout != nil {
-			drop = dropout[b*s.Neurons : (b+1)*s.Neurons]
-		}
-		i, count := x.forwardVector(s, b, current, drop, out)
+		i, count := x.forwardVector(s, b, current, &drop, out)
 		for ; i < s.Neurons; i++ {
-			count += x.forwardScalar(s, b, i, current, drop, out)
+			count += x.forwardScalar(s, b, i, current, &drop, out)
 		}
 		counts[b] = count
 	})
@@ -233,16 +287,17 @@ func Forward(c *Coefficients, s Shape, current, dropout, out []float32) ([]int, 
 }
 
 // Backward returns the cotangents of the coefficients and writes the cotangent of the current to cotCurrent
-// [batch, T, N], given current [batch, T, N] (Forward's input) and the cotangent of the spikes, which is
-// cotSpikes [batch, T, N] times dropout[b, i] when dropout ([batch, N], a time-shared mask the layer's
-// output was multiplied by) is not nil. The final state's cotangent is zero (the loss reads the spikes
-// only).
-func Backward(c *Coefficients, s Shape, current, cotSpikes, dropout, cotCurrent []float32) (Grads, error) {
-	if err := s.check(current, cotSpikes, cotCurrent); err != nil {
+// [batch, T, N], given current [batch, T, N] (Forward's input) and cotOut [batch, T, N], the cotangent of
+// the layer's output h = S·D: the cotangent of the spikes is S̄ = cotOut·D (D the dropout mask Forward
+// applied, 1 when dropout is nil; a per-step mask is regenerated, not read). The final state's cotangent is
+// zero (the loss reads the spikes only).
+func Backward(c *Coefficients, s Shape, current, cotOut []float32, dropout *Dropout, cotCurrent []float32) (Grads, error) {
+	if err := s.check(current, cotOut, cotCurrent); err != nil {
 		return Grads{}, err
 	}
-	if dropout != nil && len(dropout) != s.Batch*s.Neurons {
-		return Grads{}, fmt.Errorf("fused: dropout mask of %d values for [%d, %d]", len(dropout), s.Batch, s.Neurons)
+	drop, err := dropout.compile(s)
+	if err != nil {
+		return Grads{}, err
 	}
 	p, err := c.check(s.Neurons)
 	if err != nil {
@@ -258,7 +313,7 @@ func Backward(c *Coefficients, s Shape, current, cotSpikes, dropout, cotCurrent 
 	for w := range hist {
 		hist[w] = make([]float32, s.Steps*x.comps*vectorLanes)
 	}
-	in := backwardIn{current: current, cotSpikes: cotSpikes, dropout: dropout, cotCurrent: cotCurrent}
+	in := backwardIn{current: current, cotSpikes: cotOut, drop: &drop, cotCurrent: cotCurrent}
 	parallel(s.Batch, func(w, b int) {
 		a := acc[b*nacc*s.Neurons : (b+1)*nacc*s.Neurons]
 		for i := x.backwardVector(s, b, in, hist[w], a); i < s.Neurons; i++ {
@@ -290,9 +345,10 @@ func Backward(c *Coefficients, s Shape, current, cotSpikes, dropout, cotCurrent 
 	return g, nil
 }
 
-// backwardIn are Backward's arrays.
+// backwardIn are Backward's arrays and its dropout mask.
 type backwardIn struct {
-	current, cotSpikes, dropout, cotCurrent []float32
+	current, cotSpikes, cotCurrent []float32
+	drop                           *mask
 }
 
 // scalarState is the state of one neuron: V, a and the stages V0…VM.
@@ -332,14 +388,14 @@ func (x *expanded) stepScalar(i int, st *scalarState, in float32) float32 {
 	return spike
 }
 
-// forwardScalar runs neuron i of batch element b over the T steps (its output times drop[i] unless drop is
-// nil) and returns its number of spikes.
-func (x *expanded) forwardScalar(s Shape, b, i int, current, drop, out []float32) int {
+// forwardScalar runs neuron i of batch element b over the T steps (its output times the dropout mask) and
+// returns its number of spikes.
+func (x *expanded) forwardScalar(s Shape, b, i int, current []float32, drop *mask, out []float32) int {
 	var st scalarState
 	idx := b*s.Steps*s.Neurons + i
 	var d float32 = 1
-	if drop != nil {
-		d = drop[i]
+	if drop.shared != nil {
+		d = drop.shared[b*s.Neurons+i]
 	}
 	count := 0
 	for range s.Steps {
@@ -347,8 +403,10 @@ func (x *expanded) forwardScalar(s Shape, b, i int, current, drop, out []float32
 		if spike != 0 {
 			count++
 		}
-		if drop != nil {
+		if drop.shared != nil {
 			spike = spike * d
+		} else if drop.step {
+			spike = spike * drop.stepAt(idx)
 		}
 		out[idx] = spike
 		idx += s.Neurons
@@ -379,8 +437,8 @@ func (x *expanded) backwardScalar(s Shape, b, i int, in backwardIn, hist, acc []
 		}
 	}
 	var drop float32 = 1
-	if in.dropout != nil {
-		drop = in.dropout[b*n+i]
+	if in.drop.shared != nil {
+		drop = in.drop.shared[b*n+i]
 	}
 	var vBar, aBar, etaSum, gammaSum float32
 	var stageBar, nodes, mixes, nBar [MaxOrder + 1]float32
@@ -413,8 +471,10 @@ func (x *expanded) backwardScalar(s Shape, b, i int, in backwardIn, hist, acc []
 
 		// The reverse of the step.
 		sb := in.cotSpikes[idx]
-		if in.dropout != nil {
+		if in.drop.shared != nil {
 			sb = sb * drop
+		} else if in.drop.step {
+			sb = sb * in.drop.stepAt(idx)
 		}
 		if !x.detach {
 			sb = sb - vBar*x.vth

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fits-snn/fits/fits/dropmask"
 	"github.com/fits-snn/fits/fits/fused"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/scan"
@@ -26,7 +27,7 @@ type kernelCase struct {
 	detach bool
 	dims   []int // [batch, T, d1, …, dn]
 	shared bool  // one coefficient per channel (the last axis)
-	drop   bool  // a dropout mask [batch, N] multiplies the spikes' cotangent
+	drop   bool  // a time-shared dropout mask [batch, N] multiplies the spikes and their cotangent
 }
 
 func (k kernelCase) String() string {
@@ -153,12 +154,16 @@ func TestKernelMatchesScan(t *testing.T) {
 						refCot[j] = cot[j] * drop[b*s.Neurons+n]
 					}
 				}
+				var dropout *fused.Dropout
+				if drop != nil {
+					dropout = &fused.Dropout{Shared: drop}
+				}
 				spikes, out := make([]float32, len(cur)), make([]float32, len(cur))
 				counts, err := fused.Forward(&c, s, cur, nil, spikes)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := fused.Forward(&c, s, cur, drop, out); err != nil {
+				if _, err := fused.Forward(&c, s, cur, dropout, out); err != nil {
 					t.Fatal(err)
 				}
 				for j := range spikes {
@@ -174,7 +179,7 @@ func TestKernelMatchesScan(t *testing.T) {
 					}
 				}
 				cotCur := make([]float32, len(cur))
-				g, err := fused.Backward(&c, s, cur, cot, drop, cotCur)
+				g, err := fused.Backward(&c, s, cur, cot, dropout, cotCur)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -261,11 +266,19 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%s: Backward accepted it", tc.name)
 		}
 	}
-	if _, err := fused.Backward(&good, s, ok, ok, make([]float32, 7), make([]float32, 24)); err == nil {
+	if _, err := fused.Backward(&good, s, ok, ok, &fused.Dropout{Shared: make([]float32, 7)}, make([]float32, 24)); err == nil {
 		t.Error("a dropout mask of 7 values for [2, 4] accepted")
 	}
-	if _, err := fused.Forward(&good, s, ok, make([]float32, 9), make([]float32, 24)); err == nil {
+	if _, err := fused.Forward(&good, s, ok, &fused.Dropout{Shared: make([]float32, 9)}, make([]float32, 24)); err == nil {
 		t.Error("Forward accepted a dropout mask of 9 values for [2, 4]")
+	}
+	for _, p := range []float64{-0.5, 1, math.NaN()} {
+		if _, err := fused.Forward(&good, s, ok, &fused.Dropout{Key: 1, P: p}, make([]float32, 24)); err == nil {
+			t.Errorf("Forward accepted a per-step dropout probability %g", p)
+		}
+		if _, err := fused.Backward(&good, s, ok, ok, &fused.Dropout{Key: 1, P: p}, make([]float32, 24)); err == nil {
+			t.Errorf("Backward accepted a per-step dropout probability %g", p)
+		}
 	}
 	if _, err := fused.Forward(&good, s, ok, nil, make([]float32, 24)); err != nil {
 		t.Errorf("a valid LIF layer: %v", err)
@@ -290,7 +303,7 @@ func TestBackwardReproducible(t *testing.T) {
 	run := func(procs int) ([]float32, fused.Grads) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		out := make([]float32, len(cur))
-		g, err := fused.Backward(&c, s, cur, cot, nil, out)
+		g, err := fused.Backward(&c, s, cur, cot, &fused.Dropout{Key: 99, P: 0.4}, out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -338,7 +351,9 @@ func TestNonFinitePropagates(t *testing.T) {
 
 // TestVectorEqualsScalar gives neuron 8 of 9 (run by the scalar code) the coefficients, current and spike
 // cotangent of neuron 0 (run by the vector code where the build has it): every output must be identical to
-// the bit, for M = 0 and 2, with and without adaptation and dropout.
+// the bit, for M = 0 and 2, with and without adaptation and time-shared dropout. With per-step dropout, whose
+// mask differs between the two neurons, both must equal to the bit the run without dropout with the mask
+// applied by hand (stepReference), itself held to the lane copy.
 func TestVectorEqualsScalar(t *testing.T) {
 	t.Logf("vector code in this build: %v", fused.Vector())
 	for _, k := range []kernelCase{
@@ -346,6 +361,15 @@ func TestVectorEqualsScalar(t *testing.T) {
 		{adapt: false, m: 0, dims: []int{2, 60, 9}},
 		{adapt: true, m: 0, dims: []int{2, 60, 9}, detach: true},
 	} {
+		if !k.drop {
+			c, s, cur, cot, _ := k.draw(rand.New(rand.NewPCG(8, 9)))
+			for _, p := range []float64{0.5, 0.2} {
+				key := dropmask.Key(3, 17, 1)
+				if err := matchStepReference(&c, s, cur, cot, key, p); err != nil {
+					t.Errorf("%v, per-step dropout p = %g: %v", k, p, err)
+				}
+			}
+		}
 		c, s, cur, cot, _ := k.draw(rand.New(rand.NewPCG(8, 9)))
 		copyLane := func(a []float32, stride int) {
 			for r := 0; r < len(a)/stride; r++ {
@@ -359,10 +383,10 @@ func TestVectorEqualsScalar(t *testing.T) {
 		}
 		copyLane(cur, 9)
 		copyLane(cot, 9)
-		var drop []float32
+		var drop *fused.Dropout
 		if k.drop {
-			drop = []float32{2, 0, 2, 2, 0, 2, 2, 2, 2, 0, 2, 2, 0, 2, 2, 2, 2, 0}
-			copyLane(drop, 9)
+			drop = &fused.Dropout{Shared: []float32{2, 0, 2, 2, 0, 2, 2, 2, 2, 0, 2, 2, 0, 2, 2, 2, 2, 0}}
+			copyLane(drop.Shared, 9)
 		}
 		out, cotCur := make([]float32, len(cur)), make([]float32, len(cur))
 		if _, err := fused.Forward(&c, s, cur, drop, out); err != nil {
@@ -376,5 +400,132 @@ func TestVectorEqualsScalar(t *testing.T) {
 				t.Fatalf("%v, row %d: neuron 0 gives %g, %g; neuron 8 %g, %g", k, r, out[r*9], cotCur[r*9], out[r*9+8], cotCur[r*9+8])
 			}
 		}
+	}
+}
+
+// stepReference computes, without the kernel's per-step dropout, what Forward and Backward give with the
+// per-step mask D = dropmask.Mask of key and p: the spikes of a run without dropout times D (Forward's
+// output h), and Backward without dropout on the cotangent cot·D.
+func stepReference(c *fused.Coefficients, s fused.Shape, cur, cot []float32, key uint32, p float64) (out, cotCur []float32, g fused.Grads, err error) {
+	d := make([]float32, len(cur))
+	dropmask.Fill(d, key, p, 0)
+	out = make([]float32, len(cur))
+	if _, err = fused.Forward(c, s, cur, nil, out); err != nil {
+		return
+	}
+	masked := make([]float32, len(cot))
+	for i := range out {
+		out[i] *= d[i]
+		masked[i] = cot[i] * d[i]
+	}
+	cotCur = make([]float32, len(cur))
+	g, err = fused.Backward(c, s, cur, masked, nil, cotCur)
+	return
+}
+
+// matchStepReference runs Forward and Backward with the per-step dropout of key and p and reports where they
+// differ from stepReference by as much as a bit, and a mask that drops nothing or everything.
+func matchStepReference(c *fused.Coefficients, s fused.Shape, cur, cot []float32, key uint32, p float64) error {
+	wantOut, wantCot, wantG, err := stepReference(c, s, cur, cot, key, p)
+	if err != nil {
+		return err
+	}
+	drop := &fused.Dropout{Key: key, P: p}
+	out, cotCur := make([]float32, len(cur)), make([]float32, len(cur))
+	if _, err := fused.Forward(c, s, cur, drop, out); err != nil {
+		return err
+	}
+	g, err := fused.Backward(c, s, cur, cot, drop, cotCur)
+	if err != nil {
+		return err
+	}
+	dropped := 0
+	for i := range out {
+		if math.Float32bits(out[i]) != math.Float32bits(wantOut[i]) {
+			return fmt.Errorf("output %d (neuron %d): %g, reference %g", i, i%s.Neurons, out[i], wantOut[i])
+		}
+		if math.Float32bits(cotCur[i]) != math.Float32bits(wantCot[i]) {
+			return fmt.Errorf("cotangent of current %d (neuron %d): %g, reference %g", i, i%s.Neurons, cotCur[i], wantCot[i])
+		}
+		if wantCot[i] == 0 {
+			dropped++
+		}
+	}
+	if p > 0 && (dropped == 0 || dropped == len(out)) {
+		return fmt.Errorf("%d of %d cotangents are zero: the mask does not exercise dropout", dropped, len(out))
+	}
+	pairs := [][2][]float64{{g.EtaDt, wantG.EtaDt}, {g.GammaDt, wantG.GammaDt}}
+	for j := range g.Beta {
+		pairs = append(pairs, [2][]float64{g.Beta[j], wantG.Beta[j]}, [2][]float64{g.Lambda[j], wantG.Lambda[j]})
+	}
+	for j, pair := range pairs {
+		if !slices.Equal(pair[0], pair[1]) {
+			return fmt.Errorf("coefficient cotangent %d differs from the reference", j)
+		}
+	}
+	return nil
+}
+
+// TestStepDropoutMatchesMask holds the kernel's per-step dropout, regenerated from (key, p) in the forward
+// and in the backward, to the explicit mask [batch, T, N] of dropmask.Mask applied by hand: identical bits
+// for the output, the cotangent of the current and the coefficient cotangents, on layers whose neurons run
+// in the vector code and in the scalar code (N not a multiple of 8), with per-channel coefficients, the
+// detached reset, and several keys (seeds, steps, layers) and probabilities.
+func TestStepDropoutMatchesMask(t *testing.T) {
+	cases := []kernelCase{
+		{adapt: true, m: 2, dims: []int{3, 40, 70}},
+		{adapt: false, m: 0, dims: []int{2, 25, 21}},
+		{adapt: true, m: 1, dims: []int{2, 30, 3, 4, 5}, shared: true},
+		{adapt: true, m: 3, dims: []int{4, 20, 16}, detach: true},
+	}
+	for ci, k := range cases {
+		for _, key := range []struct {
+			seed, step int64
+			layer      int
+			p          float64
+		}{{1, 0, 0, 0.5}, {1, 1, 0, 0.5}, {1, 0, 1, 0.25}, {42, 1234567, 2, 0.65}} {
+			name := fmt.Sprintf("%v/seed=%d/step=%d/layer=%d/p=%g", k, key.seed, key.step, key.layer, key.p)
+			t.Run(name, func(t *testing.T) {
+				c, s, cur, cot, _ := k.draw(rand.New(rand.NewPCG(uint64(ci), 21)))
+				want, err := dropmask.Mask(key.seed, key.step, key.layer, key.p, s.Batch, s.Steps, s.Neurons)
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := make([]float32, len(want))
+				dropmask.Fill(d, dropmask.Key(key.seed, key.step, key.layer), key.p, 0)
+				if !slices.Equal(d, want) {
+					t.Fatal("dropmask.Fill and dropmask.Mask disagree")
+				}
+				if err := matchStepReference(&c, s, cur, cot, dropmask.Key(key.seed, key.step, key.layer), key.p); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	}
+}
+
+// TestStepDropoutZero checks that per-step dropout with p = 0 keeps every spike unscaled.
+func TestStepDropoutZero(t *testing.T) {
+	k := kernelCase{adapt: true, m: 1, dims: []int{2, 20, 19}}
+	c, s, cur, cot, _ := k.draw(rand.New(rand.NewPCG(3, 4)))
+	plain, out := make([]float32, len(cur)), make([]float32, len(cur))
+	if _, err := fused.Forward(&c, s, cur, nil, plain); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fused.Forward(&c, s, cur, &fused.Dropout{Key: 7}, out); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(plain, out) {
+		t.Error("per-step dropout with p = 0 changed the output")
+	}
+	plainCot, cotCur := make([]float32, len(cur)), make([]float32, len(cur))
+	if _, err := fused.Backward(&c, s, cur, cot, nil, plainCot); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fused.Backward(&c, s, cur, cot, &fused.Dropout{Key: 7}, cotCur); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(plainCot, cotCur) {
+		t.Error("per-step dropout with p = 0 changed the cotangent of the current")
 	}
 }

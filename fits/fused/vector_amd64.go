@@ -6,7 +6,12 @@ import "simd/archsimd"
 
 // The vector code runs 8 neurons per AVX2 instruction, each group of 8 over all T steps with its state in
 // registers: the same operations as stepScalar and backwardScalar, in the same order, each an IEEE float32
-// operation (no fused multiply-add), so the two give identical values.
+// operation (no fused multiply-add), so the two give identical values. The per-step dropout mask is the
+// same uint32 arithmetic as package dropmask's on 8 counters at once.
+//
+// Constants are broadcast once per call (vecConsts), outside the time loops: a broadcast can compile to a
+// legacy-SSE instruction (xorps for 0), and on Intel CPUs every legacy-SSE instruction between AVX ones
+// costs a transition of the vector registers' state.
 
 var hasAVX2 = archsimd.X86.AVX2()
 
@@ -17,10 +22,57 @@ const vectorLanes = 8
 // GOEXPERIMENT=simd on amd64 and run on a CPU with AVX2).
 func Vector() bool { return hasAVX2 }
 
-type vec = archsimd.Float32x8
+type (
+	vec  = archsimd.Float32x8
+	uvec = archsimd.Uint32x8
+)
 
 func load(s []float32, i int) vec { return archsimd.LoadFloat32x8Slice(s[i : i+vectorLanes]) }
 func splat(v float32) vec         { return archsimd.BroadcastFloat32x8(v) }
+
+// vecConsts are a call's scalar constants broadcast to the 8 lanes.
+type vecConsts struct {
+	mu, rho, vth, zero, one, width, scale vec
+	// The per-step dropout mask: its key, threshold and scale, fmix32's two multipliers and shift counts
+	// (16 and 13 in every lane: a shift by a constant count compiles to a legacy-SSE movq of the count into
+	// a vector register, inside the loop), the lane offsets 0…7 and the counter's increment per time step, N.
+	key, threshold, mul1, mul2, shift16, shift13, lanes, stride uvec
+	dropScale                                                   vec
+}
+
+// vecConsts returns the constants of a call on layers of n neurons with dropout mask drop.
+func (x *expanded) vecConsts(n int, drop *mask) *vecConsts {
+	k := &vecConsts{mu: splat(x.mu), rho: splat(x.rho), vth: splat(x.vth), zero: splat(0), one: splat(1),
+		width: splat(x.width), scale: splat(x.scale)}
+	if drop.step {
+		lanes := [vectorLanes]uint32{0, 1, 2, 3, 4, 5, 6, 7}
+		k.key, k.threshold = archsimd.BroadcastUint32x8(drop.key), archsimd.BroadcastUint32x8(drop.threshold)
+		k.mul1, k.mul2 = archsimd.BroadcastUint32x8(0x85EBCA6B), archsimd.BroadcastUint32x8(0xC2B2AE35)
+		k.shift16, k.shift13 = archsimd.BroadcastUint32x8(16), archsimd.BroadcastUint32x8(13)
+		k.lanes, k.stride = archsimd.LoadUint32x8(&lanes), archsimd.BroadcastUint32x8(uint32(n))
+		k.dropScale = splat(drop.scale)
+	}
+	return k
+}
+
+// counters returns the per-step mask's counters of the 8 elements from flat index idx on.
+func (k *vecConsts) counters(idx int) uvec {
+	return archsimd.BroadcastUint32x8(uint32(idx)).Add(k.lanes)
+}
+
+// fmixVec is dropmask's fmix32 (MurmurHash3's finalizer) on 8 lanes.
+func fmixVec(h uvec, k *vecConsts) uvec {
+	h = h.Xor(h.ShiftRight(k.shift16)).Mul(k.mul1)
+	h = h.Xor(h.ShiftRight(k.shift13)).Mul(k.mul2)
+	return h.Xor(h.ShiftRight(k.shift16))
+}
+
+// stepMask returns the per-step dropout mask of the 8 elements with counters ctr: dropmask.Scale(p) where
+// dropmask.Bits(key, ctr) ≥ dropmask.Threshold(p), 0 elsewhere.
+func stepMask(ctr uvec, k *vecConsts) vec {
+	h := fmixVec(fmixVec(ctr.Add(k.key), k).Xor(k.key), k)
+	return k.dropScale.Masked(h.Max(k.threshold).Equal(h)) // h ≥ threshold (unsigned) ⇔ max(h, threshold) = h
+}
 
 // vecCoefs are the coefficients of a group of 8 neurons.
 type vecCoefs struct {
@@ -45,8 +97,8 @@ type vecState struct {
 }
 
 // stepVec is stepScalar for a group of 8 neurons.
-func (x *expanded) stepVec(c *vecCoefs, st *vecState, in vec) vec {
-	mu, rho, vth := splat(x.mu), splat(x.rho), splat(x.vth)
+func (x *expanded) stepVec(c *vecCoefs, k *vecConsts, st *vecState, in vec) vec {
+	mu, rho, vth := k.mu, k.rho, k.vth
 	v0 := st.v.Mul(mu).Add(in)
 	if x.adapt {
 		v0 = v0.Sub(c.eta.Mul(st.a))
@@ -65,23 +117,25 @@ func (x *expanded) stepVec(c *vecCoefs, st *vecState, in vec) vec {
 		}
 	}
 	u := mixed.Sub(vth)
-	fire := u.GreaterEqual(splat(0))
+	fire := u.GreaterEqual(k.zero)
 	if x.strict {
-		fire = u.Greater(splat(0))
+		fire = u.Greater(k.zero)
 	}
-	spike := splat(1).Masked(fire).Add(u.Sub(u))
+	spike := k.one.Masked(fire).Add(u.Sub(u))
 	st.v = mixed.Sub(spike.Mul(vth))
 	return spike
 }
 
-// forwardVector runs the groups of 8 neurons of batch element b over the T steps (their output times drop
-// unless drop is nil) and returns how many neurons it ran and their number of spikes.
-func (x *expanded) forwardVector(s Shape, b int, current, drop, out []float32) (int, int) {
-	if !hasAVX2 {
-		return 0, 0
-	}
+// forwardVector runs the groups of 8 neurons of batch element b over the T steps (their output times the
+// dropout mask) and returns how many neurons it ran and their number of spikes.
+func (x *expanded) forwardVector(s Shape, b int, current []float32, drop *mask, out []float32) (int, int) {
 	n := s.Neurons
 	nv := n - n%vectorLanes
+	if !hasAVX2 || nv == 0 {
+		return 0, 0
+	}
+	k := x.vecConsts(n, drop)
+	shared, step := drop.shared != nil, drop.step
 	total := 0
 	var lanes [vectorLanes]float32
 	for i := 0; i < nv; i += vectorLanes {
@@ -90,14 +144,21 @@ func (x *expanded) forwardVector(s Shape, b int, current, drop, out []float32) (
 		var count vec // per lane at most T spikes: exact in float32
 		idx := b*s.Steps*n + i
 		var d vec
-		if drop != nil {
-			d = load(drop, i)
+		var ctr uvec
+		if shared {
+			d = load(drop.shared, b*n+i)
+		}
+		if step {
+			ctr = k.counters(idx)
 		}
 		for range s.Steps {
-			spike := x.stepVec(&c, &st, load(current, idx))
+			spike := x.stepVec(&c, k, &st, load(current, idx))
 			count = count.Add(spike)
-			if drop != nil {
+			if shared {
 				spike = spike.Mul(d)
+			} else if step {
+				spike = spike.Mul(stepMask(ctr, k))
+				ctr = ctr.Add(k.stride)
 			}
 			spike.StoreSlice(out[idx:])
 			idx += n
@@ -113,14 +174,16 @@ func (x *expanded) forwardVector(s Shape, b int, current, drop, out []float32) (
 // backwardVector is backwardScalar for the groups of 8 neurons of batch element b; it returns how many
 // neurons it ran. hist holds T × components × 8 values.
 func (x *expanded) backwardVector(s Shape, b int, in backwardIn, hist, acc []float32) int {
-	if !hasAVX2 {
-		return 0
-	}
 	n, m, comps := s.Neurons, x.m, x.comps
 	nv := n - n%vectorLanes
-	mu, rho, vth := splat(x.mu), splat(x.rho), splat(x.vth)
-	one, zero := splat(1), splat(0)
-	width, scale := splat(x.width), splat(x.scale)
+	if !hasAVX2 || nv == 0 {
+		return 0
+	}
+	cs := x.vecConsts(n, in.drop)
+	shared, step := in.drop.shared != nil, in.drop.step
+	mu, rho, vth := cs.mu, cs.rho, cs.vth
+	one, zero := cs.one, cs.zero
+	width, scale := cs.width, cs.scale
 	base := b * s.Steps * n
 	for i := 0; i < nv; i += vectorLanes {
 		c := x.vecCoefs(i)
@@ -139,12 +202,16 @@ func (x *expanded) backwardVector(s Shape, b int, in backwardIn, hist, acc []flo
 				k += vectorLanes
 			}
 			if t < s.Steps-1 {
-				x.stepVec(&c, &st, load(in.current, base+t*n+i))
+				x.stepVec(&c, cs, &st, load(in.current, base+t*n+i))
 			}
 		}
 		drop := one
-		if in.dropout != nil {
-			drop = load(in.dropout, b*n+i)
+		var ctr uvec
+		if shared {
+			drop = load(in.drop.shared, b*n+i)
+		}
+		if step {
+			ctr = cs.counters(base + (s.Steps-1)*n + i) // the last step's; the loop runs back in time
 		}
 		var vBar, aBar, etaSum, gammaSum vec
 		var stageBar, nodes, mixes, nBar [MaxOrder + 1]vec
@@ -177,8 +244,11 @@ func (x *expanded) backwardVector(s Shape, b int, in backwardIn, hist, acc []flo
 			surr := one.Sub(abs.Div(width)).Max(zero).Mul(scale)
 
 			sb := load(in.cotSpikes, idx)
-			if in.dropout != nil {
+			if shared {
 				sb = sb.Mul(drop)
+			} else if step {
+				sb = sb.Mul(stepMask(ctr, cs))
+				ctr = ctr.Sub(cs.stride)
 			}
 			if !x.detach {
 				sb = sb.Sub(vBar.Mul(vth))

@@ -10,7 +10,9 @@ const vectorLanes = 1
 func Vector() bool { return false }
 
 // forwardVector is absent from this build: every neuron runs the scalar code.
-func (x *expanded) forwardVector(_ Shape, _ int, _, _, _ []float32) (int, int) { return 0, 0 }
+func (x *expanded) forwardVector(_ Shape, _ int, _ []float32, _ *mask, _ []float32) (int, int) {
+	return 0, 0
+}
 
 // backwardVector is absent from this build: every neuron runs the scalar code.
 func (x *expanded) backwardVector(_ Shape, _ int, _ backwardIn, _, _ []float32) int {

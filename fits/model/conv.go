@@ -27,8 +27,10 @@ type ConvConfig struct {
 	Pooling Pooling
 	// Hidden is the number of units of the fully connected spiking block.
 	Hidden int
-	// Dropout is the time-shared dropout probability applied after every spiking block.
-	Dropout float64
+	// Dropout is the dropout probability applied after every spiking block, per time step or time-shared as
+	// DropoutMode says (as in Config).
+	Dropout     float64
+	DropoutMode DropoutMode
 	// Classes is the number of output classes (DVS Gesture: 11).
 	Classes int
 	// Readout and ReadoutTau are as in Config.
@@ -83,6 +85,9 @@ func (c ConvConfig) Validate() error {
 	case !(c.Dropout >= 0 && c.Dropout < 1):
 		return fmt.Errorf("model: dropout %g outside [0, 1)", c.Dropout)
 	}
+	if _, err := ParseDropoutMode(string(c.DropoutMode)); err != nil {
+		return err
+	}
 	for _, ch := range c.Channels {
 		if ch < 1 {
 			return fmt.Errorf("model: %d channels", ch)
@@ -114,8 +119,8 @@ func (c ConvConfig) Net(inputDims []int) (Net, error) {
 	if len(inputDims) != 3 {
 		return Net{}, fmt.Errorf("model: event frames must be [polarity, height, width] per step, got %v", inputDims)
 	}
-	net := Net{InputDims: append([]int(nil), inputDims...), Dropout: c.Dropout, Classes: c.Classes,
-		Readout: c.Readout, Alpha: readoutAlpha(c.ReadoutTau, c.Neuron)}
+	net := Net{InputDims: append([]int(nil), inputDims...), Dropout: c.Dropout, DropoutMode: c.DropoutMode,
+		Classes: c.Classes, Readout: c.Readout, Alpha: readoutAlpha(c.ReadoutTau, c.Neuron)}
 	h, w := inputDims[1], inputDims[2]
 	for i, ch := range c.Channels {
 		if h%c.Pool != 0 || w%c.Pool != 0 {
@@ -132,8 +137,8 @@ func (c ConvConfig) Net(inputDims []int) (Net, error) {
 }
 
 // Conv builds the convolutional network (see ConvConfig.Net) on x, event frames [batch, time, polarity,
-// height, width] (float32, polarity first as the DVS reader delivers them), with time-shared dropout drawn
-// when the context is training. Variables live in "conv_<i>/conv", "conv_<i>/neuron", "fc/dense",
+// height, width] (float32, polarity first as the DVS reader delivers them), with dropout drawn when the
+// context is training (as FeedForward). Variables live in "conv_<i>/conv", "conv_<i>/neuron", "fc/dense",
 // "fc/neuron" and "readout/dense". It panics, as graph-building functions do, on an invalid configuration.
 func Conv(ctx *context.Context, cfg ConvConfig, x *Node) Output {
 	if x.Rank() != 5 {

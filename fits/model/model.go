@@ -61,6 +61,38 @@ func ParseReadout(s string) (Readout, error) {
 	return "", fmt.Errorf("unknown readout %q (valid: %s)", s, strings.Join(names, ", "))
 }
 
+// DropoutMode selects how the dropout masks of a training step are drawn.
+type DropoutMode string
+
+const (
+	// DropoutStep draws an independent mask per example, time step and neuron, [batch, time, neurons...],
+	// as the released FiTS code's nn.Dropout on the spikes does (the default). The training engines of
+	// package fits/step draw it from the counter-based generator of package fits/dropmask, keyed by the
+	// run's seed, the global optimizer step and the block's index, so that every engine and a resumed run
+	// see the same masks.
+	DropoutStep DropoutMode = "step"
+	// DropoutShared draws one mask per example and neuron, [batch, 1, neurons...], shared by all time steps,
+	// from the context's random number generator: this toolkit's earlier dropout, kept for the runs made
+	// with it.
+	DropoutShared DropoutMode = "shared"
+)
+
+// DropoutModes lists the valid dropout modes, the default first.
+func DropoutModes() []DropoutMode { return []DropoutMode{DropoutStep, DropoutShared} }
+
+// ParseDropoutMode returns the dropout mode named s; "" means DropoutStep.
+func ParseDropoutMode(s string) (DropoutMode, error) {
+	if s == "" {
+		return DropoutStep, nil
+	}
+	for _, m := range DropoutModes() {
+		if strings.EqualFold(s, string(m)) {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("unknown dropout mode %q (valid: %s, %s)", s, DropoutStep, DropoutShared)
+}
+
 // Config describes the feedforward network.
 type Config struct {
 	// Neuron configures both hidden layers (kind, TS order M, time constants, Δt, target range).
@@ -69,9 +101,12 @@ type Config struct {
 	Width int
 	// Layers is the number of hidden layers (the paper: 2).
 	Layers int
-	// Dropout is the probability p of dropping a hidden neuron's spikes during training. The mask is drawn
-	// once per example and neuron and shared by all time steps; kept spikes are scaled by 1/(1−p).
+	// Dropout is the probability p of dropping a hidden neuron's spikes during training; kept spikes are
+	// scaled by 1/(1−p).
 	Dropout float64
+	// DropoutMode says whether the mask is drawn per time step (DropoutStep, the default "") or once per
+	// example and neuron for all time steps (DropoutShared).
+	DropoutMode DropoutMode
 	// Classes is the number of output classes.
 	Classes int
 	// Readout turns the per-step readout into logits; "" means ReadoutMean.
@@ -109,6 +144,9 @@ func (c Config) Validate() error {
 	case c.ReadoutTau < 0:
 		return fmt.Errorf("model: readout time constant %g s", c.ReadoutTau)
 	}
+	if _, err := ParseDropoutMode(string(c.DropoutMode)); err != nil {
+		return err
+	}
 	if c.Readout != "" {
 		if _, err := ParseReadout(string(c.Readout)); err != nil {
 			return err
@@ -128,8 +166,8 @@ type Output struct {
 // Net returns the feedforward network as data for inputs of features features per step: Layers dense
 // blocks "hidden_<i>" of Width neurons, then the classifier (see Net).
 func (c Config) Net(features int) Net {
-	net := Net{InputDims: []int{features}, Dropout: c.Dropout, Classes: c.Classes, Readout: c.Readout,
-		Alpha: readoutAlpha(c.ReadoutTau, c.Neuron)}
+	net := Net{InputDims: []int{features}, Dropout: c.Dropout, DropoutMode: c.DropoutMode, Classes: c.Classes,
+		Readout: c.Readout, Alpha: readoutAlpha(c.ReadoutTau, c.Neuron)}
 	for i := range c.Layers {
 		net.Blocks = append(net.Blocks, DenseBlock(fmt.Sprintf("hidden_%d", i), c.Width, c.Neuron))
 	}
@@ -138,8 +176,9 @@ func (c Config) Net(features int) Net {
 
 // FeedForward builds the feedforward network on x, the input [batch, time, features] (float32): for each
 // hidden layer, a dense map (with bias) of the previous layer's output at every time step to the input
-// current [batch, time, width], the FiTS neuron layer, and time-shared dropout (drawn here when the context
-// is training); then the classifier and the readout. Variables live in the scopes "hidden_<i>/dense",
+// current [batch, time, width], the FiTS neuron layer, and dropout (masks drawn here from the context's
+// random number generator when the context is training, per step or time-shared as cfg.DropoutMode says);
+// then the classifier and the readout. Variables live in the scopes "hidden_<i>/dense",
 // "hidden_<i>/neuron" and "readout/dense" of ctx; dense weights start from FanInUniform.
 // It panics, as graph-building functions do, on an invalid configuration; check cfg.Validate() first.
 func FeedForward(ctx *context.Context, cfg Config, x *Node) Output {
@@ -152,13 +191,29 @@ func FeedForward(ctx *context.Context, cfg Config, x *Node) Output {
 	return cfg.Net(x.Shape().Dimensions[2]).forwardTraining(ctx, x)
 }
 
-// forwardTraining is Forward with dropout masks drawn from the context when it is training.
+// forwardTraining is Forward with dropout masks drawn from the context's random number generator when it
+// is training: time-shared ones (DropoutMasks) in DropoutShared mode, [batch, time, OutDims...] ones in
+// DropoutStep mode (the distribution of the step engines' masks, not their fits/dropmask stream).
 func (n Net) forwardTraining(ctx *context.Context, x *Node) Output {
 	var masks []*Node
-	if ctx.IsTraining(x.Graph()) {
-		masks = n.DropoutMasks(ctx, x.Graph(), x.DType(), x.Shape().Dimensions[0])
+	if g := x.Graph(); ctx.IsTraining(g) {
+		masks = n.randomMasks(ctx, g, x.DType(), x.Shape().Dimensions[0], x.Shape().Dimensions[1])
 	}
 	return n.Forward(ctx, x, masks)
+}
+
+// randomMasks draws the dropout masks of a batch of steps time steps from the context's random number
+// generator: [batch, 1, OutDims...] per block in DropoutShared mode (DropoutMasks), [batch, steps,
+// OutDims...] in DropoutStep mode; nil without dropout.
+func (n Net) randomMasks(ctx *context.Context, g *Graph, dtype dtypes.DType, batch, steps int) []*Node {
+	if !n.StepDropout() {
+		return n.DropoutMasks(ctx, g, dtype, batch)
+	}
+	masks := make([]*Node, len(n.Blocks))
+	for i, b := range n.Blocks {
+		masks[i] = dropoutMask(ctx, g, dtype, append([]int{batch, steps}, b.OutDims...), n.Dropout)
+	}
+	return masks
 }
 
 // readoutAlpha returns α = exp(−Δt/τ_out) of the leaky-integrator readout (τ_out = τm when tau is 0).
@@ -179,11 +234,12 @@ func TimeSharedDropout(ctx *context.Context, x *Node, p float64) *Node {
 	}
 	dims := x.Shape().Clone().Dimensions
 	dims[1] = 1
-	return Mul(x, timeSharedMask(ctx, g, x.DType(), dims, p)) // the mask broadcasts over the time axis
+	return Mul(x, dropoutMask(ctx, g, x.DType(), dims, p)) // the mask broadcasts over the time axis
 }
 
-// timeSharedMask draws a dropout mask of dims [batch, 1, d...]: 0 with probability p, 1/(1−p) otherwise.
-func timeSharedMask(ctx *context.Context, g *Graph, dtype dtypes.DType, dims []int, p float64) *Node {
+// dropoutMask draws a dropout mask of dims ([batch, 1, d...] time-shared, [batch, time, d...] per step): 0
+// with probability p, 1/(1−p) otherwise, independently per element.
+func dropoutMask(ctx *context.Context, g *Graph, dtype dtypes.DType, dims []int, p float64) *Node {
 	keep := LessThan(ctx.RandomUniform(g, shapes.Make(dtype, dims...)), Scalar(g, dtype, 1-p))
 	return DivScalar(ConvertDType(keep, dtype), 1-p)
 }

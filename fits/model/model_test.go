@@ -224,6 +224,96 @@ func TestDefaultConvParamCount(t *testing.T) {
 	}
 }
 
+// TestTrainingMasks checks the masks FeedForward and Conv draw when training: [batch, T, W] masks whose
+// values are 0 or 1/(1 − p) and change over time in DropoutStep mode (the default), [batch, 1, W] ones in
+// DropoutShared mode, none without dropout.
+func TestTrainingMasks(t *testing.T) {
+	b := backend(t)
+	const batch, T, W, p = 4, 6, 40, 0.5
+	for _, mode := range []DropoutMode{"", DropoutStep, DropoutShared} {
+		cfg := DefaultConfig(neuron.FS, 0, W, 3)
+		cfg.Dropout, cfg.DropoutMode = p, mode
+		net := cfg.Net(2)
+		ctx := context.New()
+		if err := ctx.SetRNGStateFromSeed(5); err != nil {
+			t.Fatal(err)
+		}
+		out, err := context.ExecOnceN(b, ctx, func(ctx *context.Context, x *Node) []*Node {
+			return net.randomMasks(ctx, x.Graph(), dtypes.Float32, batch, T)
+		}, ramp(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out) != cfg.Layers {
+			t.Fatalf("mode %q: %d masks for %d layers", mode, len(out), cfg.Layers)
+		}
+		steps := T
+		if mode == DropoutShared {
+			steps = 1
+		}
+		for _, m := range out {
+			if got := m.Shape().Dimensions; !slices.Equal(got, []int{batch, steps, W}) {
+				t.Fatalf("mode %q: mask shape %v, want [%d %d %d]", mode, got, batch, steps, W)
+			}
+			v := tensors.MustCopyFlatData[float32](m)
+			changes, dropped := 0, 0
+			for i, x := range v {
+				if x != 0 && x != 2 {
+					t.Fatalf("mode %q: mask value %g", mode, x)
+				}
+				if x == 0 {
+					dropped++
+				}
+				if i >= W && (i/W)%steps != 0 && x != v[i-W] {
+					changes++
+				}
+			}
+			if frac := float64(dropped) / float64(len(v)); frac < 0.35 || frac > 0.65 {
+				t.Errorf("mode %q: %.2f of the mask dropped, want about %g", mode, frac, p)
+			}
+			if mode != DropoutShared && changes == 0 {
+				t.Errorf("mode %q: no mask value changes over time", mode)
+			}
+		}
+	}
+	net := DefaultConfig(neuron.FS, 0, W, 3).Net(2)
+	ctx := context.New()
+	g := NewGraph(b, "none")
+	if masks := net.randomMasks(ctx, g, dtypes.Float32, batch, T); masks != nil {
+		t.Errorf("%d masks without dropout", len(masks))
+	}
+	g.Finalize()
+}
+
+func TestParseDropoutMode(t *testing.T) {
+	for s, want := range map[string]DropoutMode{"": DropoutStep, "step": DropoutStep, "Shared": DropoutShared} {
+		if got, err := ParseDropoutMode(s); err != nil || got != want {
+			t.Errorf("ParseDropoutMode(%q) = %q, %v; want %q", s, got, err, want)
+		}
+	}
+	if _, err := ParseDropoutMode("time"); err == nil {
+		t.Error("unknown dropout mode accepted")
+	}
+	c := DefaultConfig(neuron.FS, 0, 8, 3)
+	c.Dropout = 0.3
+	if !c.Net(2).StepDropout() {
+		t.Error("the default mode does not drop per step")
+	}
+	c.DropoutMode = DropoutShared
+	if c.Net(2).StepDropout() {
+		t.Error("shared mode reports per-step dropout")
+	}
+	c.DropoutMode = "time"
+	if c.Validate() == nil || c.Net(2).Validate() == nil {
+		t.Error("a config or network with an unknown dropout mode validates")
+	}
+	cc := DefaultConvConfig(neuron.FS, 0)
+	cc.DropoutMode = "time"
+	if cc.Validate() == nil {
+		t.Error("a conv config with an unknown dropout mode validates")
+	}
+}
+
 func TestValidateAndParse(t *testing.T) {
 	if _, err := ParseReadout("LI-MAX"); err != nil {
 		t.Error(err)

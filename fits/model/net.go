@@ -12,7 +12,7 @@ import (
 )
 
 // Block is one spiking block of a network: a synaptic map applied at every time step, a layer of FiTS
-// neurons, and time-shared dropout of the spikes (during training).
+// neurons, and dropout of the spikes (during training).
 type Block struct {
 	// Scope is the block's context scope ("hidden_0", "conv_1", "fc"): the synapse's variables live in it,
 	// the neurons' in Scope/neuron.
@@ -43,8 +43,12 @@ type Net struct {
 	InputDims []int
 	// Blocks are the spiking blocks, input first.
 	Blocks []Block
-	// Dropout is the probability p of dropping a block's output unit for all time steps (Dropout masks).
+	// Dropout is the probability p of dropping a block's output unit during training.
 	Dropout float64
+	// DropoutMode draws the masks per time step (DropoutStep, the default "": [batch, time, OutDims...], from
+	// package fits/dropmask in the training engines) or once for all time steps (DropoutShared: [batch, 1,
+	// OutDims...], DropoutMasks).
+	DropoutMode DropoutMode
 	// Classes > 0 adds the linear classifier with the given Readout (Alpha is the leaky integrator's decay
 	// per step) and the cross-entropy loss. Classes = 0 has no classifier: the loss is the sum of the last
 	// block's spikes (the Open Neuromorphic benchmark's shape).
@@ -57,8 +61,9 @@ type Net struct {
 const ReadoutScope = "readout"
 
 // Forward builds the network on x [batch, time, InputDims...] in the context's scope, with the dropout masks
-// given (one per block, each [batch, 1, OutDims...], as DropoutMasks returns them; nil means no dropout).
-// Dense weights start from FanInUniform.
+// given (one per block, each [batch, 1, OutDims...] time-shared, as DropoutMasks returns them, or [batch,
+// time, OutDims...] per step; nil means no dropout): block i's output is h = s·mask_i. Dense weights start
+// from FanInUniform.
 func (n Net) Forward(ctx *context.Context, x *Node, masks []*Node) Output {
 	ctx = ctx.WithInitializer(FanInUniform(ctx))
 	var out Output
@@ -80,7 +85,8 @@ func maskAt(masks []*Node, i int) *Node {
 	return nil
 }
 
-// ApplyMask multiplies x [batch, time, d...] by a dropout mask [batch, 1, d...] (nil: x unchanged).
+// ApplyMask multiplies x [batch, time, d...] by a dropout mask [batch, 1, d...] (broadcast over time) or
+// [batch, time, d...] (nil: x unchanged).
 func ApplyMask(x, mask *Node) *Node {
 	if mask == nil {
 		return x
@@ -123,8 +129,8 @@ func RateSum(s, mask *Node) *Node {
 }
 
 // DropoutMasks draws one time-shared dropout mask per block, [batch, 1, OutDims...]: 0 with probability p,
-// 1/(1−p) otherwise, from the context's random number generator (whose state travels in checkpoints). It
-// returns nil when Dropout is 0.
+// 1/(1−p) otherwise, from the context's random number generator (whose state travels in checkpoints): the
+// masks of DropoutShared mode. It returns nil when Dropout is 0.
 func (n Net) DropoutMasks(ctx *context.Context, g *Graph, dtype dtypes.DType, batch int) []*Node {
 	p := n.Dropout
 	if p <= 0 {
@@ -132,9 +138,29 @@ func (n Net) DropoutMasks(ctx *context.Context, g *Graph, dtype dtypes.DType, ba
 	}
 	masks := make([]*Node, len(n.Blocks))
 	for i, b := range n.Blocks {
-		masks[i] = timeSharedMask(ctx, g, dtype, append([]int{batch, 1}, b.OutDims...), p)
+		masks[i] = dropoutMask(ctx, g, dtype, append([]int{batch, 1}, b.OutDims...), p)
 	}
 	return masks
+}
+
+// StepDropout reports whether the network has dropout drawn per time step (Dropout > 0 in DropoutStep
+// mode, the default).
+func (n Net) StepDropout() bool {
+	if n.Dropout <= 0 {
+		return false
+	}
+	m, err := ParseDropoutMode(string(n.DropoutMode))
+	return err == nil && m == DropoutStep
+}
+
+// OutSize returns the number of output units of block i per example and time step (the product of its
+// OutDims).
+func (n Net) OutSize(i int) int {
+	size := 1
+	for _, d := range n.Blocks[i].OutDims {
+		size *= d
+	}
+	return size
 }
 
 // Validate reports the first unusable part of the network.
@@ -144,6 +170,9 @@ func (n Net) Validate() error {
 	}
 	if !(n.Dropout >= 0 && n.Dropout < 1) {
 		return fmt.Errorf("model: dropout %g outside [0, 1)", n.Dropout)
+	}
+	if _, err := ParseDropoutMode(string(n.DropoutMode)); err != nil {
+		return err
 	}
 	if n.Classes == 1 || n.Classes < 0 {
 		return fmt.Errorf("model: %d classes", n.Classes)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fits-snn/fits/fits/events"
+	"github.com/fits-snn/fits/fits/fused"
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/scan"
@@ -41,7 +42,7 @@ type blockExecs struct {
 	synapse    *context.Exec       // h -> current [batch, T, out...]
 	synapseVJP *context.Exec       // (h, cot current) -> synapse gradients..., cot h (blocks after the first)
 	forward    *context.Exec       // (current, t0, state...) -> (spikes [batch, K, out...], final state...)
-	vjp        *context.Exec       // (current, t0, cot h, [dropout mask], state..., cot final..., acc...) -> (cot state..., cot current chunk, acc...)
+	vjp        *context.Exec       // (current, t0, cot h, [dropout mask [batch, 1 or T, out...]], state..., cot final..., acc...) -> (cot state..., cot current chunk, acc...)
 	join       *context.Exec       // (example mask, [dropout mask], spike chunks...) -> (h = spikes·mask, rate sum)
 	joinEval   *context.Exec       // (example mask, spike chunks...) -> (spikes, rate sum)
 	concat     *context.Exec       // (chunks...) -> concatenation along time
@@ -155,7 +156,11 @@ func (e *chunked) buildBlock(backend backends.Backend, i int, b model.Block) (*b
 		cotSpikes := sliceTime(in[2], in[1], e.k)
 		rest := in[3:]
 		if e.withDropout {
-			cotSpikes = Mul(cotSpikes, rest[0]) // h = spikes·mask, so cot spikes = cot h·mask
+			drop := rest[0] // time-shared [batch, 1, out...], or per step [batch, T, out...]: the chunk's part
+			if drop.Shape().Dimensions[1] != 1 {
+				drop = sliceTime(drop, in[1], e.k)
+			}
+			cotSpikes = Mul(cotSpikes, drop) // h = spikes·mask, so cot spikes = cot h·mask
 			rest = rest[1:]
 		}
 		state, cotFinal, acc := rest[:n], rest[n:2*n], rest[2*n:]
@@ -280,9 +285,10 @@ func (e *chunked) zeroState(be *blockExecs, batch int) []*tensors.Tensor {
 	return z
 }
 
-// forwardPass runs every block forward. It returns each block's input h (x first, then each block's output
-// after dropout), each block's current, the starting state of every chunk (when save), and the rate sums.
-func (e *chunked) forwardPass(b Batch, training, save bool) (hs, curs []*tensors.Tensor, saved [][][]*tensors.Tensor, rates []float64, err error) {
+// forwardPass runs every block forward, with the dropout masks drop (a training step's; the zero value in
+// evaluation). It returns each block's input h (x first, then each block's output after dropout), each
+// block's current, the starting state of every chunk (when save), and the rate sums.
+func (e *chunked) forwardPass(b Batch, drop dropouts, training, save bool) (hs, curs []*tensors.Tensor, saved [][][]*tensors.Tensor, rates []float64, err error) {
 	batch, steps := b.X.Shape().Dimensions[0], b.X.Shape().Dimensions[1]
 	if !e.fused {
 		if err = e.prepare(steps); err != nil {
@@ -307,12 +313,11 @@ func (e *chunked) forwardPass(b Batch, training, save bool) (hs, curs []*tensors
 			return
 		}
 		curs = append(curs, cur)
-		drop := e.dropout(b, i, training)
 		if e.fused {
 			// The kernel applies the dropout mask and counts the spikes itself: no join graph.
 			var h *tensors.Tensor
 			var rate float64
-			if h, rate, density, err = e.fusedForward(be, cur, b.Mask, drop); err != nil {
+			if h, rate, density, err = e.fusedForward(be, cur, b.Mask, drop.host(i)); err != nil {
 				return
 			}
 			hs = append(hs, h)
@@ -327,8 +332,8 @@ func (e *chunked) forwardPass(b Batch, training, save bool) (hs, curs []*tensors
 		exec := be.joinEval
 		if training {
 			exec = be.join
-			if drop != nil {
-				args = append(args, drop)
+			if m := drop.graph(i); m != nil {
+				args = append(args, m)
 			}
 		}
 		if outs, err = e.times.exec(exec, append(args, parts...)...); err != nil {
@@ -345,12 +350,58 @@ func (e *chunked) forwardPass(b Batch, training, save bool) (hs, curs []*tensors
 	return
 }
 
-// dropout returns block i's dropout mask of batch b: nil in evaluation or without dropout.
-func (e *chunked) dropout(b Batch, i int, training bool) *tensors.Tensor {
-	if !training || !e.withDropout {
-		return nil
+// dropouts are a training step's dropout masks as the engine reads them, one per block: tensors applied by
+// the graphs ([batch, 1, OutDims...] time-shared or [batch, T, OutDims...] per step), or, for the fused
+// engine, the kernel's descriptors. The zero value is no dropout.
+type dropouts struct {
+	graphs []*tensors.Tensor
+	hosts  []*fused.Dropout
+}
+
+func (d dropouts) graph(i int) *tensors.Tensor {
+	if i < len(d.graphs) {
+		return d.graphs[i]
 	}
-	return b.Dropout[i]
+	return nil
+}
+
+func (d dropouts) host(i int) *fused.Dropout {
+	if i < len(d.hosts) {
+		return d.hosts[i]
+	}
+	return nil
+}
+
+// dropout returns the dropout masks of training batch b: none without dropout; for the fused engine the
+// kernel's descriptors (the time-shared masks copied to the host, or the key of each block's per-step mask,
+// which the kernel regenerates); for the other engines the mask tensors (graphMasks; per-step ones are freed
+// with the call's arena).
+func (e *chunked) dropout(b Batch) (dropouts, error) {
+	var d dropouts
+	if !e.withDropout {
+		return d, nil
+	}
+	if !e.fused {
+		masks, owned, err := graphMasks(e.net, b)
+		if owned {
+			e.mem.keep(masks...)
+		}
+		d.graphs = masks
+		return d, err
+	}
+	d.hosts = make([]*fused.Dropout, len(e.blocks))
+	for i := range d.hosts {
+		if e.net.StepDropout() {
+			d.hosts[i] = &fused.Dropout{Key: b.StepMasks.Key(i), P: e.net.Dropout}
+			continue
+		}
+		shared, err := tensors.CopyFlatData[float32](b.Dropout[i])
+		if err != nil {
+			return d, err
+		}
+		d.hosts[i] = &fused.Dropout{Shared: shared}
+	}
+	return d, nil
 }
 
 // chunkForward runs a block's recurrence over its current chunk by chunk from the zero state and returns
@@ -382,7 +433,11 @@ func (e *chunked) Gradients(b Batch) (m Metrics, grads map[string]*tensors.Tenso
 		return
 	}
 	defer e.mem.free()
-	hs, curs, saved, rates, err := e.forwardPass(b, true, true)
+	drop, err := e.dropout(b)
+	if err != nil {
+		return
+	}
+	hs, curs, saved, rates, err := e.forwardPass(b, drop, true, true)
 	if err != nil {
 		return
 	}
@@ -414,7 +469,7 @@ func (e *chunked) Gradients(b Batch) (m Metrics, grads map[string]*tensors.Tenso
 		be := e.blocks[i]
 		if e.fused {
 			var cotCur *tensors.Tensor
-			if cotCur, err = e.fusedBackward(be, curs[i], cot, e.dropout(b, i, true), grads); err != nil {
+			if cotCur, err = e.fusedBackward(be, curs[i], cot, drop.host(i), grads); err != nil {
 				return
 			}
 			if be.eventDriven {
@@ -435,8 +490,8 @@ func (e *chunked) Gradients(b Batch) (m Metrics, grads map[string]*tensors.Tenso
 		cotParts := make([]any, len(e.starts))
 		for c := len(e.starts) - 1; c >= 0; c-- {
 			args := []any{curs[i], e.starts[c], cot}
-			if e.withDropout {
-				args = append(args, b.Dropout[i])
+			if m := drop.graph(i); m != nil {
+				args = append(args, m)
 			}
 			args = append(args, asAny(saved[i][c])...)
 			args = append(args, asAny(cotState)...)
@@ -490,7 +545,7 @@ func (e *chunked) Evaluate(b Batch) (Metrics, error) {
 		return Metrics{}, err
 	}
 	defer e.mem.free()
-	hs, _, _, rates, err := e.forwardPass(b, false, false)
+	hs, _, _, rates, err := e.forwardPass(b, dropouts{}, false, false)
 	if err != nil {
 		return Metrics{}, err
 	}

@@ -3,6 +3,7 @@ package step
 import (
 	"fmt"
 
+	"github.com/fits-snn/fits/fits/dropmask"
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -46,18 +47,22 @@ func InitVariables(backend backends.Backend, ctx *context.Context, net model.Net
 	return nil
 }
 
-// Masks draws the time-shared dropout masks of a network's training steps (model.Net.DropoutMasks) from the
-// random number generator of its context, whose state is saved with the checkpoints: a resumed run draws
-// the same masks as an uninterrupted one, and every engine receives the same masks.
+// Masks draws the dropout masks of a network's training steps. In model.DropoutStep mode (the default) it
+// names them, StepMasks{seed, step}, and every engine draws the masks it needs from package fits/dropmask:
+// the same masks for the same (seed, step, block), whatever the engine, and a resumed run draws what an
+// uninterrupted one would as long as the step is counted over the whole run. In model.DropoutShared mode it
+// draws time-shared masks (model.Net.DropoutMasks) from the random number generator of the run's context,
+// whose state is saved with the checkpoints.
 type Masks struct {
 	net  model.Net
+	seed int64
 	exec *context.Exec
 }
 
-// NewMasks returns the mask sampler of net; ctx is any scope of the run's context.
-func NewMasks(backend backends.Backend, ctx *context.Context, net model.Net) (*Masks, error) {
-	m := &Masks{net: net}
-	if net.Dropout <= 0 {
+// NewMasks returns the mask sampler of net for the run with this seed; ctx is any scope of the run's context.
+func NewMasks(backend backends.Backend, ctx *context.Context, net model.Net, seed int64) (*Masks, error) {
+	m := &Masks{net: net, seed: seed}
+	if net.Dropout <= 0 || net.StepDropout() {
 		return m, nil
 	}
 	var err error
@@ -67,13 +72,29 @@ func NewMasks(backend backends.Backend, ctx *context.Context, net model.Net) (*M
 	return m, err
 }
 
-// Draw returns one mask per block for a batch of the size of exampleMask ([batch]), or nil when the network
-// has no dropout. The caller owns the tensors.
-func (m *Masks) Draw(exampleMask *tensors.Tensor) ([]*tensors.Tensor, error) {
-	if m.exec == nil {
-		return nil, nil
+// Draw sets the dropout of b, a batch of a training step, for the optimizer step step (0-based, counted over
+// the whole run): b.StepMasks in model.DropoutStep mode, b.Dropout (one time-shared mask per block, drawn
+// for a batch of the size of b.Mask, owned by the caller) in model.DropoutShared mode, where step is unused.
+// Without dropout it leaves b as it is.
+func (m *Masks) Draw(b *Batch, step int64) error {
+	switch {
+	case m.net.Dropout <= 0:
+		return nil
+	case m.net.StepDropout():
+		if step < 0 {
+			return fmt.Errorf("step: dropout masks of step %d", step)
+		}
+		b.StepMasks = &StepMasks{Seed: m.seed, Step: step}
+		return nil
+	case m.exec == nil:
+		return fmt.Errorf("step: the mask sampler was not created by NewMasks")
 	}
-	return m.exec.Exec(exampleMask)
+	ts, err := m.exec.Exec(b.Mask)
+	if err != nil {
+		return err
+	}
+	b.Dropout = ts
+	return nil
 }
 
 // Close frees the compiled graph.
@@ -81,4 +102,47 @@ func (m *Masks) Close() {
 	if m.exec != nil {
 		m.exec.Finalize()
 	}
+}
+
+// StepMasks names the per-step dropout masks (model.DropoutStep) of one training step: block i's mask is
+// D_i = dropmask.Mask(Seed, Step, i, p, batch, T, n_i) of shape [batch, T, OutDims_i...] (n_i the product of
+// OutDims_i, p the network's Dropout), 1/(1 − p) for a kept unit and 0 for a dropped one; block i's output is
+// h_i = s_i·D_i.
+type StepMasks struct {
+	// Seed is the run's seed.
+	Seed int64
+	// Step is the optimizer step, 0-based and counted over the whole run.
+	Step int64
+}
+
+// Key returns the fits/dropmask key of block i's mask.
+func (m StepMasks) Key(block int) uint32 { return dropmask.Key(m.Seed, m.Step, block) }
+
+// Tensors returns the masks of net's blocks for a batch of batch examples of steps time steps, each
+// [batch, steps, OutDims...] (float32), on the host; the caller owns them.
+func (m StepMasks) Tensors(net model.Net, batch, steps int) ([]*tensors.Tensor, error) {
+	out := make([]*tensors.Tensor, len(net.Blocks))
+	for i, b := range net.Blocks {
+		flat, err := dropmask.Mask(m.Seed, m.Step, i, net.Dropout, batch, steps, net.OutSize(i))
+		if err != nil {
+			return nil, fmt.Errorf("step: block %s: %w", b.Scope, err)
+		}
+		out[i] = tensors.FromFlatDataAndDimensions(flat, append([]int{batch, steps}, b.OutDims...)...)
+	}
+	return out, nil
+}
+
+// graphMasks returns the dropout masks of training batch b for an engine that applies them in its graphs:
+// the batch's time-shared masks [batch, 1, OutDims...], or in model.DropoutStep mode the per-step masks
+// [batch, T, OutDims...] of b.StepMasks, which the caller frees (owned); nil without dropout.
+func graphMasks(net model.Net, b Batch) (masks []*tensors.Tensor, owned bool, err error) {
+	switch {
+	case net.Dropout <= 0:
+		return nil, false, nil
+	case net.StepDropout():
+		d := b.X.Shape().Dimensions
+		masks, err = b.StepMasks.Tensors(net, d[0], d[1])
+		return masks, true, err
+	}
+	return b.Dropout, false, nil
 }

@@ -20,9 +20,12 @@
 //     It is the oracle the tests hold the other engines to; its compile time and memory grow with
 //     batch × T × width, so nothing trains with it by default.
 //
-// Dropout masks are inputs of a step (drawn once per step by Masks from the context's random number
-// generator), so every engine applies the same time-shared mask in its forward pass and in the recomputed
-// backward. One Optimizer (Adam with a cosine-annealed learning rate, the paper's recipe) applies the
+// Dropout masks are inputs of a step, drawn once per step by Masks, so every engine applies the same masks in
+// its forward pass and in the recomputed backward: per-step masks [batch, T, OutDims...] (model.DropoutStep,
+// the default) named by the run's seed and the optimizer step (StepMasks) and drawn from package
+// fits/dropmask, as host tensors by the graph engines and inside the host kernel by the fused engine; or
+// time-shared masks [batch, 1, OutDims...] (model.DropoutShared) drawn from the context's random number
+// generator. One Optimizer (Adam with a cosine-annealed learning rate, the paper's recipe) applies the
 // gradients of any engine. Shapes: inputs [batch, time, features...] float32, labels [batch] int32, example
 // mask [batch] float32 (1 for real examples, 0 for padding).
 package step
@@ -99,8 +102,12 @@ type Batch struct {
 	// Mask is 1 for real examples and 0 for padding, [batch] (float32).
 	Mask *tensors.Tensor
 	// Dropout holds one time-shared mask per block, [batch, 1, OutDims...] (Masks.Draw), for a training
-	// step of a network with dropout; nil otherwise (evaluation, or no dropout).
+	// step of a network with dropout in model.DropoutShared mode; nil otherwise (evaluation, no dropout, or
+	// per-step dropout).
 	Dropout []*tensors.Tensor
+	// StepMasks names the per-step masks of a training step of a network with dropout in model.DropoutStep
+	// mode (Masks.Draw); nil otherwise.
+	StepMasks *StepMasks
 }
 
 // Metrics are a step's values summed over the batch's valid examples.
@@ -257,6 +264,15 @@ func asAny(ts []*tensors.Tensor) []any {
 	return out
 }
 
+// freeAll finalizes ts.
+func freeAll(ts []*tensors.Tensor) {
+	for _, t := range ts {
+		if t != nil {
+			_ = t.FinalizeAll()
+		}
+	}
+}
+
 // arena collects a call's intermediate tensors, freed at the end of the call.
 type arena []*tensors.Tensor
 
@@ -289,8 +305,11 @@ func checkBatch(net model.Net, b Batch, training bool) error {
 	if len(dims) != 2+len(net.InputDims) || !slices.Equal(dims[2:], net.InputDims) {
 		return fmt.Errorf("step: input %s does not match [batch, time, %v]", b.X.Shape(), net.InputDims)
 	}
-	if training && net.Dropout > 0 && len(b.Dropout) != len(net.Blocks) {
-		return fmt.Errorf("step: a training step with dropout needs %d masks, got %d", len(net.Blocks), len(b.Dropout))
+	if training && net.StepDropout() && b.StepMasks == nil {
+		return fmt.Errorf("step: a training step with per-step dropout needs its StepMasks (Masks.Draw)")
+	}
+	if training && net.Dropout > 0 && !net.StepDropout() && len(b.Dropout) != len(net.Blocks) {
+		return fmt.Errorf("step: a training step with time-shared dropout needs %d masks, got %d", len(net.Blocks), len(b.Dropout))
 	}
 	return nil
 }

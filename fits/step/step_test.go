@@ -54,6 +54,12 @@ func feedForwardNet(kind neuron.Kind, m int, readout model.Readout, dropout floa
 	return cfg.Net(4)
 }
 
+// sharedDropout returns net with time-shared dropout masks (model.DropoutShared).
+func sharedDropout(net model.Net) model.Net {
+	net.DropoutMode = model.DropoutShared
+	return net
+}
+
 func convNet(kind neuron.Kind, m int, dropout float64) model.Net {
 	cfg := model.DefaultConvConfig(kind, m)
 	cfg.Channels, cfg.Kernel, cfg.Pool, cfg.Hidden, cfg.Classes, cfg.Dropout = []int{2}, 3, 2, 4, 3, dropout
@@ -64,18 +70,20 @@ func convNet(kind neuron.Kind, m int, dropout float64) model.Net {
 	return net
 }
 
-// TestEnginesMatchUnrolled holds the chunked, stepwise and scan engines to the unrolled oracle: the same loss,
-// metrics and gradient of every trainable variable (within float32 rounding) on one training step, with
-// padded examples, for every readout, with and without dropout, for the feedforward and the conv network;
-// and the same metrics in evaluation.
+// TestEnginesMatchUnrolled holds the chunked, stepwise, scan and fused engines to the unrolled oracle: the
+// same loss, metrics and gradient of every trainable variable (within float32 rounding) on one training step,
+// with padded examples, for every readout, without dropout and with per-step (the default) and time-shared
+// dropout, for the feedforward and the conv network; and the same metrics in evaluation.
 func TestEnginesMatchUnrolled(t *testing.T) {
 	b := testBackend(t)
 	cases := []engineCase{
 		{"lif/mean", feedForwardNet(neuron.LIF, 0, model.ReadoutMean, 0), 6, 2},
-		{"fsts2/mean/dropout", feedForwardNet(neuron.FSTS, 2, model.ReadoutMean, 0.5), 6, 3},
-		{"fs/li-max/dropout", feedForwardNet(neuron.FS, 0, model.ReadoutLIMax, 0.3), 6, 2},
+		{"fsts2/mean/dropout-step", feedForwardNet(neuron.FSTS, 2, model.ReadoutMean, 0.5), 6, 3},
+		{"fs/li-max/dropout-step", feedForwardNet(neuron.FS, 0, model.ReadoutLIMax, 0.3), 6, 2},
+		{"fsts2/mean/dropout-shared", sharedDropout(feedForwardNet(neuron.FSTS, 2, model.ReadoutMean, 0.5)), 6, 3},
 		{"adaptlif/li-mean", feedForwardNet(neuron.AdaptLIF, 0, model.ReadoutLIMean, 0), 6, 0},
-		{"conv/fsts1/dropout", convNet(neuron.FSTS, 1, 0.25), 4, 2},
+		{"conv/fsts1/dropout-step", convNet(neuron.FSTS, 1, 0.25), 4, 2},
+		{"conv/fsts1/dropout-shared", sharedDropout(convNet(neuron.FSTS, 1, 0.25)), 4, 2},
 	}
 	if testing.Short() {
 		cases = cases[:2]
@@ -121,16 +129,16 @@ func matchUnrolled(t *testing.T, b backends.Backend, tc engineCase, names ...str
 	}
 	nonzeroBiases(t, mctx)
 	batch := batchOf(6, tc.steps, tc.net.InputDims, tc.net.Classes, 2)
-	masks, err := NewMasks(b, ctx, tc.net)
+	masks, err := NewMasks(b, ctx, tc.net, 11)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer masks.Close()
-	if batch.Dropout, err = masks.Draw(batch.Mask); err != nil {
+	if err := masks.Draw(&batch, 5); err != nil {
 		t.Fatal(err)
 	}
-	if (tc.net.Dropout > 0) != (batch.Dropout != nil) {
-		t.Fatalf("masks drawn: %d, dropout %g", len(batch.Dropout), tc.net.Dropout)
+	if step := tc.net.StepDropout(); (tc.net.Dropout > 0 && !step) != (batch.Dropout != nil) || step != (batch.StepMasks != nil) {
+		t.Fatalf("masks drawn: %d time-shared, per step %v; dropout %g, mode %q", len(batch.Dropout), batch.StepMasks, tc.net.Dropout, tc.net.DropoutMode)
 	}
 	want, wantGrads, wantEval := run(t, Unrolled, b, mctx, tc.net, batch, 0)
 	for _, name := range names {
@@ -264,7 +272,8 @@ func TestFusedEventDrivenSynapse(t *testing.T) {
 	saved := EventsMaxDensity
 	defer func() { EventsMaxDensity = saved }()
 	cases := []engineCase{
-		{"fsts2/dropout", feedForwardNet(neuron.FSTS, 2, model.ReadoutMean, 0.5), 6, 0},
+		{"fsts2/dropout-step", feedForwardNet(neuron.FSTS, 2, model.ReadoutMean, 0.5), 6, 0},
+		{"fsts2/dropout-shared", sharedDropout(feedForwardNet(neuron.FSTS, 2, model.ReadoutMean, 0.5)), 6, 0},
 		{"conv/fs", convNet(neuron.FS, 0, 0.25), 4, 0},
 	}
 	for _, threshold := range []float64{1.5, -1} {

@@ -74,19 +74,18 @@ func maskAt(masks []*Node, i int) *Node {
 
 func (e *unrolled) Name() string { return Unrolled }
 
-func (e *unrolled) args(b Batch, training bool) []any {
-	args := []any{b.X, labelsOf(b), b.Mask}
-	if training && e.withDropout {
-		args = append(args, asAny(b.Dropout)...)
-	}
-	return args
-}
-
 func (e *unrolled) Gradients(b Batch) (Metrics, map[string]*tensors.Tensor, error) {
 	if err := checkBatch(e.net, b, true); err != nil {
 		return Metrics{}, nil, err
 	}
-	outs, err := e.times.exec(e.grad, e.args(b, true)...)
+	masks, owned, err := graphMasks(e.net, b)
+	if owned {
+		defer freeAll(masks)
+	}
+	if err != nil {
+		return Metrics{}, nil, err
+	}
+	outs, err := e.times.exec(e.grad, append([]any{b.X, labelsOf(b), b.Mask}, asAny(masks)...)...)
 	if err != nil {
 		return Metrics{}, nil, err
 	}
@@ -106,8 +105,7 @@ func (e *unrolled) Evaluate(b Batch) (Metrics, error) {
 	if err := checkBatch(e.net, b, false); err != nil {
 		return Metrics{}, err
 	}
-	a := e.args(b, false)
-	outs, err := e.times.exec(e.eval, a[:3]...)
+	outs, err := e.times.exec(e.eval, b.X, labelsOf(b), b.Mask)
 	if err != nil {
 		return Metrics{}, err
 	}

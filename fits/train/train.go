@@ -15,6 +15,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
+	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
 )
 
 // Options are the parts of a run that are not hyperparameters.
@@ -173,7 +174,7 @@ func newRunner(cfg Config, sp splits, net Network, ctx *context.Context, b backe
 	if r.engine, err = step.New(cfg.Executor, b, mctx, net.Net, step.Options{Chunk: cfg.Chunk}); err != nil {
 		return nil, err
 	}
-	if r.masks, err = step.NewMasks(b, ctx, net.Net); err != nil {
+	if r.masks, err = step.NewMasks(b, ctx, net.Net, cfg.Seed); err != nil {
 		r.close()
 		return nil, err
 	}
@@ -225,9 +226,11 @@ func (r *runner) trainStep() (step.Metrics, float64, error) {
 		r.opt.Scales = r.cfg.TargetScales()
 	}
 	b := r.batch()
-	defer freeBatch(b)
+	defer func() { freeBatch(b) }() // with the masks Draw adds
 	var err error
-	if b.Dropout, err = r.masks.Draw(b.Mask); err != nil {
+	// The masks of the optimizer's next step: Adam's global step counts the updates of the whole run and is
+	// saved with the checkpoints, so a resumed run draws the masks an uninterrupted one would.
+	if err = r.masks.Draw(&b, optimizers.GetGlobalStep(r.ctx)); err != nil {
 		return step.Metrics{}, 0, err
 	}
 	m, grads, err := r.engine.Gradients(b)
