@@ -33,9 +33,10 @@ func splat(v float32) vec         { return archsimd.BroadcastFloat32x8(v) }
 // vecConsts are a call's scalar constants broadcast to the 8 lanes.
 type vecConsts struct {
 	mu, rho, vth, zero, one, width, scale vec
-	// The per-step dropout mask: its key, threshold and scale, fmix32's two multipliers and shift counts
-	// (16 and 13 in every lane: a shift by a constant count compiles to a legacy-SSE movq of the count into
-	// a vector register, inside the loop), the lane offsets 0…7 and the counter's increment per time step, N.
+	// The per-step dropout mask: its key, threshold and scale, fmix32's two multipliers, its shift counts
+	// 16 and 13 in every lane (shifts by a vector of counts: a shift by a constant count compiles to a
+	// legacy-SSE movq of the count at every use), the lane offsets 0…7 and the counter's increment per time
+	// step, N.
 	key, threshold, mul1, mul2, shift16, shift13, lanes, stride uvec
 	dropScale                                                   vec
 }
