@@ -105,7 +105,7 @@ type PlannedRun struct {
 // quick plan's, so these runs count as runs of the full quick plan too: a later reproduction without
 // FITS_QUICK only adds the missing ones.
 var CISubset = []string{
-	"shd-best/lif/w128", "shd-best/fsts-m2/w128", // Table 1 (SHD); Table 5, Figure 3 and notebook 13 read the FiTS run
+	"shd-best/lif/w128", "shd-best/fsts-m1/w128", // Table 1 (SHD); Table 5, Figure 3 and notebook 13 read the FiTS run
 	"shd-val/lif/w256", "shd-val/fsts-m2/w256", // Table 1 (SHD*)
 	"ssc/lif/w512", "ssc/adaptlif/w512", "ssc/fs-frozen/w512", "ssc/fs/w512", "ssc/fsts-m1/w512", "ssc/fsts-m2/w512", // Tables 1 (SSC), 3, 4, A.8
 	"gsc/lif/w512", "gsc/fsts-m1/w512", // Table 2

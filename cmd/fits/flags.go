@@ -10,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/fits-snn/fits/fits/neuron"
 )
 
 // inputError marks an error caused by bad user input: the CLI exits with status 2.
@@ -127,4 +129,18 @@ func writeJSON(w io.Writer, v any) error {
 	}
 	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
+}
+
+// tsMixFlag defines --ts-mix, the nesting of the TS module's λ-mix, on fs.
+func tsMixFlag(fs *flag.FlagSet) *string {
+	return fs.String("ts-mix", string(neuron.TSMixOfficial), "nesting of the TS module's lambda-mix: official (the released code: innermost first, a spike when V > Vth) or paper (Eq. 10, outermost first, V >= Vth); for M <= 1 the same neuron")
+}
+
+// parseTSMix returns the nesting named by --ts-mix (bad input otherwise).
+func parseTSMix(s string) (neuron.TSMix, error) {
+	m, err := neuron.ParseTSMix(s)
+	if err != nil {
+		return "", badInput("--ts-mix: %v", err)
+	}
+	return m, nil
 }

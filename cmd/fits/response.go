@@ -61,6 +61,7 @@ func runResponse(args []string, stdout, stderr io.Writer) error {
 	betaFlag := listFlag(fs, "beta", "", "comma-separated all-pass coefficients β_1..β_M, |β| < 1 (empty: M = 0)")
 	lambdaFlag := listFlag(fs, "lambda", "", "comma-separated mixing weights λ_1..λ_M in [0, 1] (same length as --beta)")
 	omegaFlag := listFlag(fs, "omega", "", "comma-separated ω in rad/sample within [0, π] (default: 31 points log-spaced over [π/1000, π])")
+	mixFlag := tsMixFlag(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -84,7 +85,11 @@ func runResponse(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ts := theory.TS{Beta: beta, Lambda: lambda}
+	mix, err := parseTSMix(*mixFlag)
+	if err != nil {
+		return err
+	}
+	ts := theory.TS{Beta: beta, Lambda: lambda, Nesting: mix.Nesting()}
 	if err := ts.Validate(); err != nil {
 		return badInput("--beta/--lambda: %v", err)
 	}

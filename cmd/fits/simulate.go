@@ -41,12 +41,17 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		" (default fs, or fsts when --beta is given; all give the same neuron for the same f*, beta, lambda), "+
 		"or lif (Eq. 1, η = γ = 0: no --fstar, --beta, --lambda; reference engine only)")
 	engineFlag := fs.String("engine", "reference", `"reference" (float64 fits/sim) or "graph" (the GoMLX layer, float32, on the active backend, in compiled chunks of 16 steps: memory and compile time do not grow with the input length)`)
+	mixFlag := tsMixFlag(fs)
 	backend := backendFlag(fs)
 	asJSON := fs.Bool("json", false, `print one JSON object {"spikes":[...],"v_pre":[...]}`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	c, err := cf.parse()
+	if err != nil {
+		return err
+	}
+	mix, err := parseTSMix(*mixFlag)
 	if err != nil {
 		return err
 	}
@@ -109,12 +114,13 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	var params sim.Params
 	if kind == neuron.LIF {
 		// Eq. 1: the FS update of Algorithm 1 with η = γ = 0 (the adaptation current stays zero).
-		params = sim.Params{Mu: c.Mu(), Rho: c.Rho(), Dt: c.Dt, Vth: vth}
+		params = sim.Params{Mu: c.Mu(), Rho: c.Rho(), Dt: c.Dt, Vth: vth, Nesting: mix.Nesting()}
 		if err := params.Validate(); err != nil {
 			return badInput("%v", err)
 		}
 	} else {
-		cfg := sim.Config{TauM: c.TauM, TauA: c.TauA, Dt: c.Dt, FStar: fstar, Beta: beta, Lambda: lambda, Vth: vth}
+		cfg := sim.Config{TauM: c.TauM, TauA: c.TauA, Dt: c.Dt, FStar: fstar, Beta: beta, Lambda: lambda, Vth: vth,
+			Nesting: mix.Nesting()}
 		if params, err = cfg.Params(); err != nil {
 			return badInput("%v", err)
 		}
@@ -142,8 +148,8 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		ncfg := neuron.DefaultConfig(kind, len(beta))
-		ncfg.TauM, ncfg.TauA, ncfg.Dt, ncfg.Vth = c.TauM, c.TauA, c.Dt, vth
-		ncfg.KappaFraction = 1 // the reference accepts any f* below the Jury bound: clamp only there
+		ncfg.TauM, ncfg.TauA, ncfg.Dt, ncfg.Vth, ncfg.TSMix = c.TauM, c.TauA, c.Dt, vth, mix
+		ncfg.KappaFraction = 1 // the reference accepts any f* below the Jury bound
 		b, err := openBackend(*backend)
 		if err != nil {
 			return err

@@ -31,6 +31,8 @@ type trainFlags struct {
 	resume, extend, asJSON, quiet bool
 	lr, dropout, seed, small      string
 	targetLR                      string
+	surrogateAlpha, guard, eps    string
+	tauM, tauA, dt, fMin, fMax    string
 	experiment, mode              string
 	// set holds the names of the flags given on the command line.
 	set map[string]bool
@@ -51,7 +53,25 @@ func bindTrainFlags(fs *flag.FlagSet, d train.Config) (*trainFlags, *string) {
 	fs.StringVar(&f.dropout, "dropout", fmt.Sprint(d.Dropout), "dropout probability of hidden neurons")
 	fs.StringVar(&f.seed, "seed", fmt.Sprint(d.Seed), "random seed (initialization, example order, dropout)")
 	fs.StringVar(&f.protocol, "protocol", string(d.Protocol), "model selection: best-test, val-split, official-val, final-epoch")
-	fs.StringVar(&f.cfg.Readout, "readout", d.Readout, "classifier readout: mean, li-max, li-mean")
+	fs.StringVar(&f.cfg.Readout, "readout", d.Readout, "classifier readout: sum (linear map of the spikes summed over time), mean, li-max, li-mean; empty: the dataset's default (sum; mean for sMNIST), as the released code")
+	fs.StringVar(&f.cfg.TSMix, "ts-mix", d.TSMix, "nesting of the TS module's lambda-mix: official (the released code: innermost first, spike when V > Vth) or paper (Eq. 10 outermost first, V >= Vth); the same neuron for M <= 1")
+	fs.StringVar(&f.cfg.Surrogate, "surrogate", d.Surrogate, "surrogate gradient of the spike: triangle (alpha*max(0, 1 - alpha*|V - Vth|), the released code) or bellec (0.3*max(0, 1 - |V - Vth|), this toolkit's first form)")
+	fs.StringVar(&f.surrogateAlpha, "surrogate-alpha", fmt.Sprint(d.SurrogateAlpha), "alpha of the triangle surrogate (peak alpha, half-width 1/alpha)")
+	fs.StringVar(&f.cfg.TargetCoordinate, "target-coordinate", d.TargetCoordinate, "trainable coordinate of the target frequency: log-hz (ln f*, the released code) or omega (Omega* in rad/s)")
+	fs.StringVar(&f.cfg.FInit, "f-init", d.FInit, "initial spacing of f* over its range: log or linear")
+	fs.StringVar(&f.guard, "freq-guard-safety", fmt.Sprint(d.FreqGuardSafety), "after every optimizer step project f* below this fraction of the Jury stability bound on kappa*dt^2 (0 = off)")
+	fs.BoolVar(&f.cfg.ForwardClip, "forward-clip", d.ForwardClip, "clamp f* in the forward pass at 0.99 of the Jury bound (this toolkit's first form; the neuron past the cap then gets no gradient)")
+	fs.StringVar(&f.cfg.DropoutMode, "dropout-mode", d.DropoutMode, "dropout masks: step (a fresh mask per example, time step and neuron, the released code) or shared (one mask for all time steps)")
+	fs.StringVar(&f.cfg.LRSchedule, "lr-schedule", d.LRSchedule, "cosine annealing of the learning rate stepped once per epoch (T_max = epochs) or every step")
+	fs.StringVar(&f.eps, "adam-epsilon", fmt.Sprint(d.AdamEpsilon), "Adam's epsilon")
+	fs.StringVar(&f.cfg.BiasInit, "bias-init", d.BiasInit, "initial dense biases: uniform (U(+-1/sqrt(fan_in)), as PyTorch's nn.Linear) or zero")
+	fs.StringVar(&f.tauM, "tau-m", fmt.Sprint(d.TauM), "membrane time constant tau_m in seconds (sMNIST: pixel steps); 0 keeps the dataset's (Appendix B)")
+	fs.StringVar(&f.tauA, "tau-a", fmt.Sprint(d.TauA), "adaptation time constant tau_a, same unit; 0 keeps the dataset's")
+	fs.StringVar(&f.dt, "dt", fmt.Sprint(d.Dt), "neuron time step dt, same unit; 0 keeps the dataset's time bin")
+	fs.StringVar(&f.fMin, "f-min", fmt.Sprint(d.FMinHz), "lower end of the initial f* range in Hz (sMNIST: cycles per step); 0 keeps the dataset's")
+	fs.StringVar(&f.fMax, "f-max", fmt.Sprint(d.FMaxHz), "upper end of the initial f* range; 0 keeps the dataset's")
+	fs.StringVar(&f.cfg.ValSplit, "val-split", d.ValSplit, "hold-out of --protocol=val-split: released (the released code's SHD* split, numpy RandomState(0).permutation) or stratified (this toolkit's first, stratified by class)")
+	fs.StringVar(&f.cfg.AdaptLIF, "adaptlif", d.AdaptLIF, "adaptive-LIF baseline: fixed (eta = gamma = sqrt(kappa_CT(0)), the released code) or learnable (eta, gamma trainable from 0)")
 	fs.StringVar(&f.cfg.Executor, "executor", d.Executor, "training engine: empty for fused on CPU and chunked on other backends; fused (each layer's recurrence as one call of the host kernel with the hand-derived adjoint of Algorithm 1), chunked (the recurrence in chunks of --chunk steps), stepwise (one step per call), scan (chunked with the hand-derived adjoint) or unrolled (one graph; the test oracle, slow to compile on long sequences)")
 	fs.IntVar(&f.cfg.Chunk, "chunk", d.Chunk, "time steps per call of the chunked engine (0: the largest divisor of T that is at most 5)")
 	fs.StringVar(&f.targetLR, "target-lr-scale", fmt.Sprint(d.TargetLRScale), "multiplier of the learning rate of the target frequency Ω* (0 or 1: the paper's single learning rate)")
@@ -190,6 +210,23 @@ func (f *trainFlags) config() (train.Config, error) {
 	if cfg.TargetLRScale, err = parseFloat("target-lr-scale", f.targetLR); err != nil {
 		return cfg, err
 	}
+	if cfg.SurrogateAlpha, err = parseFloat("surrogate-alpha", f.surrogateAlpha); err != nil {
+		return cfg, err
+	}
+	if cfg.FreqGuardSafety, err = parseFloat("freq-guard-safety", f.guard); err != nil {
+		return cfg, err
+	}
+	if cfg.AdamEpsilon, err = parseFloat("adam-epsilon", f.eps); err != nil {
+		return cfg, err
+	}
+	for _, o := range []struct {
+		flag, value string
+		dst         *float64
+	}{{"tau-m", f.tauM, &cfg.TauM}, {"tau-a", f.tauA, &cfg.TauA}, {"dt", f.dt, &cfg.Dt}, {"f-min", f.fMin, &cfg.FMinHz}, {"f-max", f.fMax, &cfg.FMaxHz}} {
+		if *o.dst, err = parseFloat(o.flag, o.value); err != nil {
+			return cfg, err
+		}
+	}
 	seed, err := parseFloat("seed", f.seed)
 	if err != nil || seed != float64(int64(seed)) {
 		return cfg, badInput("--seed: %q is not an integer", f.seed)
@@ -274,17 +311,28 @@ var trainConfigFlags = []struct {
 	{"dropout", func(c train.Config) string { return strconv.FormatFloat(c.Dropout, 'g', -1, 64) }},
 	{"seed", func(c train.Config) string { return strconv.FormatInt(c.Seed, 10) }},
 	{"protocol", func(c train.Config) string { return string(c.Protocol) }},
-	{"readout", func(c train.Config) string { return orDefault(c.Readout, train.DefaultConfig().Readout) }},
+	{"readout", func(c train.Config) string { return c.Resolved().Readout }},
 	{"executor", func(c train.Config) string { return c.Executor }},
 	{"chunk", func(c train.Config) string { return strconv.Itoa(c.Chunk) }},
 	{"target-lr-scale", func(c train.Config) string { return strconv.FormatFloat(c.TargetLRScale, 'g', -1, 64) }},
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+	{"ts-mix", func(c train.Config) string { return c.TSMix }},
+	{"surrogate", func(c train.Config) string { return c.Surrogate }},
+	{"surrogate-alpha", func(c train.Config) string { return strconv.FormatFloat(c.SurrogateAlpha, 'g', -1, 64) }},
+	{"target-coordinate", func(c train.Config) string { return c.TargetCoordinate }},
+	{"f-init", func(c train.Config) string { return c.FInit }},
+	{"freq-guard-safety", func(c train.Config) string { return strconv.FormatFloat(c.FreqGuardSafety, 'g', -1, 64) }},
+	{"forward-clip", func(c train.Config) string { return strconv.FormatBool(c.ForwardClip) }},
+	{"dropout-mode", func(c train.Config) string { return c.DropoutMode }},
+	{"lr-schedule", func(c train.Config) string { return c.LRSchedule }},
+	{"adam-epsilon", func(c train.Config) string { return strconv.FormatFloat(c.AdamEpsilon, 'g', -1, 64) }},
+	{"bias-init", func(c train.Config) string { return c.BiasInit }},
+	{"adaptlif", func(c train.Config) string { return c.AdaptLIF }},
+	{"val-split", func(c train.Config) string { return c.ValSplit }},
+	{"tau-m", func(c train.Config) string { return strconv.FormatFloat(c.TauM, 'g', -1, 64) }},
+	{"tau-a", func(c train.Config) string { return strconv.FormatFloat(c.TauA, 'g', -1, 64) }},
+	{"dt", func(c train.Config) string { return strconv.FormatFloat(c.Dt, 'g', -1, 64) }},
+	{"f-min", func(c train.Config) string { return strconv.FormatFloat(c.FMinHz, 'g', -1, 64) }},
+	{"f-max", func(c train.Config) string { return strconv.FormatFloat(c.FMaxHz, 'g', -1, 64) }},
 }
 
 func printResult(w io.Writer, r *train.Result, dir string) {

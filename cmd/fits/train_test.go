@@ -42,6 +42,21 @@ func TestTrainEvalBadInput(t *testing.T) {
 		{"negative width", []string{"train", "--width=-3"}, "width"},
 		{"fractional seed", []string{"train", "--seed=1.5"}, "--seed"},
 		{"existing run", []string{"train", "--out=" + busy}, "--resume"},
+		{"unknown ts-mix", []string{"train", "--ts-mix=nested"}, "--ts-mix"},
+		{"unknown surrogate", []string{"train", "--surrogate=atan"}, "--surrogate"},
+		{"bad surrogate alpha", []string{"train", "--surrogate-alpha=0"}, "--surrogate-alpha"},
+		{"non-numeric surrogate alpha", []string{"train", "--surrogate-alpha=two"}, "--surrogate-alpha"},
+		{"unknown target coordinate", []string{"train", "--target-coordinate=hz"}, "--target-coordinate"},
+		{"unknown f-init", []string{"train", "--f-init=mel"}, "--f-init"},
+		{"bad guard safety", []string{"train", "--freq-guard-safety=1.5"}, "--freq-guard-safety"},
+		{"non-numeric guard safety", []string{"train", "--freq-guard-safety=high"}, "--freq-guard-safety"},
+		{"unknown dropout mode", []string{"train", "--dropout-mode=frame"}, "--dropout-mode"},
+		{"unknown lr schedule", []string{"train", "--lr-schedule=linear"}, "--lr-schedule"},
+		{"bad adam epsilon", []string{"train", "--adam-epsilon=-1"}, "--adam-epsilon"},
+		{"unknown bias init", []string{"train", "--bias-init=normal"}, "--bias-init"},
+		{"unknown adaptlif", []string{"train", "--adaptlif=frozen"}, "--adaptlif"},
+		{"simulate unknown ts-mix", []string{"simulate", "--ts-mix=x", "--fstar=10", "--input=/dev/null"}, "--ts-mix"},
+		{"response unknown ts-mix", []string{"response", "--ts-mix=x"}, "--ts-mix"},
 		{"eval without checkpoint flag", []string{"eval"}, "--checkpoint"},
 		{"eval of an empty folder", []string{"eval", "--checkpoint=" + t.TempDir()}, "no checkpoint"},
 	} {
@@ -269,4 +284,44 @@ func garbleFile(t *testing.T, path string) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestTrainDefaultsAreReleased: `fits train` with no semantic flags records the released code's training
+// semantics in result.json, at the top level and in its config.
+func TestTrainDefaultsAreReleased(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := run("train", "--small", "--epochs=1", "--width=8", "--quiet", "--json", "--out="+out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, src := range []string{stdout, readFile(t, filepath.Join(out, train.ResultFile))} {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(src), &r); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]any{"ts_mix": "official", "surrogate_alpha": 2.0, "target_coordinate": "log-hz",
+			"freq_guard_safety": 0.98, "dropout_mode": "step", "readout": "sum", "lr_schedule": "epoch"}
+		cfg, _ := r["config"].(map[string]any)
+		for k, v := range want {
+			if r[k] != v || cfg[k] != v {
+				t.Errorf("%s: %v at the top level, %v in config; want %v", k, r[k], cfg[k], v)
+			}
+		}
+		epochs, _ := r["epochs"].([]any)
+		if len(epochs) != 1 {
+			t.Fatalf("%d epochs", len(epochs))
+		}
+		if _, ok := epochs[0].(map[string]any)["freq_projected"]; !ok {
+			t.Error("no freq_projected in the epoch record")
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -120,7 +120,7 @@ func (r *Run) Set(split Split) (*data.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr, val, test, err := train.ProtocolSplits(r.Config.Protocol, ds)
+	tr, val, test, err := train.ProtocolSplits(r.Config, ds)
 	if err != nil {
 		return nil, err
 	}

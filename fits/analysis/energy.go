@@ -268,7 +268,7 @@ func (r *Run) rateSet() (*data.Set, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	_, val, test, err := train.ProtocolSplits(r.Config.Protocol, ds)
+	_, val, test, err := train.ProtocolSplits(r.Config, ds)
 	if err != nil {
 		return nil, "", err
 	}

@@ -197,7 +197,7 @@ func TestAggregateAblationFull(t *testing.T) {
 
 func TestAggregateComparisonTable(t *testing.T) {
 	root := t.TempDir()
-	writeRun(t, root, "shd-best/fsts-m2/w128", Full, 1, 0.95, 400, -1, nil)
+	writeRun(t, root, "shd-best/fsts-m1/w128", Full, 1, 0.95, 400, -1, nil)
 	writeRun(t, root, "ssc/fsts-m2/w512", Full, 1, 0.78, 4000, -1, nil)
 	tr, err := Aggregate(root, "Table 1", Full)
 	if err != nil {
@@ -207,7 +207,7 @@ func TestAggregateComparisonTable(t *testing.T) {
 		t.Fatalf("Table 1: %d rows, params %v, info %v", len(tr.Rows), tr.HasParams, tr.InfoHeaders)
 	}
 	fits := findCell(t, tr, "SHD", "FiTS (ours)", "Acc.")
-	if fits.Experiment != "shd-best/fsts-m2/w128" || fits.Ours == nil || math.Abs(fits.Ours.Mean-95) > 1e-9 || fits.Ours.Std != nil ||
+	if fits.Experiment != "shd-best/fsts-m1/w128" || fits.Ours == nil || math.Abs(fits.Ours.Mean-95) > 1e-9 || fits.Ours.Std != nil ||
 		fits.PaperParamsM != 0.04 || fits.Params != 128000 || math.Abs(*fits.Diff-(95-95.31)) > 1e-9 {
 		t.Errorf("SHD FiTS cell %+v", fits)
 	}

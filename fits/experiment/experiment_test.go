@@ -105,7 +105,7 @@ func TestForTable(t *testing.T) {
 		{"2", 2, "gsc/lif/w512"},
 		{"table3", 24, "ssc/lif/w64"},
 		{"4", 6, "ssc/lif/w512"},
-		{"Table 5", 1, "shd-best/fsts-m2/w128"},
+		{"Table 5", 1, "shd-best/fsts-m1/w128"},
 		{"A.4", 36, "ssc/fs/w64"},
 		{"A.5", 24, "gsc/lif/w64"},
 		{"tableA6", 24, "shd-val/lif/w64"},
@@ -114,7 +114,7 @@ func TestForTable(t *testing.T) {
 		{"A.9", 1, "smnist/fsts-m1/w256"},
 		{"A.10", 4, "dvs/lif"},
 		{"fig2", 1, "gsc-org/fsts-m1/w512"},
-		{"Figure 3", 1, "shd-best/fsts-m2/w128"},
+		{"Figure 3", 1, "shd-best/fsts-m1/w128"},
 		{"Figure A.2", 1, "gsc-org/fsts-m1/w512"},
 	} {
 		es, err := ForTable(tc.label)
@@ -192,47 +192,23 @@ func TestQuickPlanSize(t *testing.T) {
 	}
 }
 
-// TestQuickTargetTravel checks the quick recipes' learning-rate multiplier of Ω*: the ratio of the full
-// and quick LR·steps products, worked out by hand for SSC at W = 512 (LR 6e-4, 100 epochs of ⌈75466/128⌉ =
-// 590 steps, against 5e-3 and 20 epochs of 512/64 = 8 steps: 35.4 / 0.8 = 44.25), none for the models
-// without a learnable target frequency, and the same ratio recomputed for every other quick recipe.
-func TestQuickTargetTravel(t *testing.T) {
-	for _, tc := range []struct {
-		id   string
-		want float64
-	}{
-		{"ssc/fs/w512", 44},
-		{"ssc/lif/w512", 0},
-		{"ssc/adaptlif/w512", 0},
-		{"ssc/fs-frozen/w512", 0},
-	} {
-		e, err := Lookup(tc.id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.Quick.TargetLRScale != tc.want || e.Full.TargetLRScale != 0 {
-			t.Errorf("%s: quick Ω* learning-rate scale %g, full %g; want %g and 0", tc.id, e.Quick.TargetLRScale, e.Full.TargetLRScale, tc.want)
-		}
-	}
+// TestOneLearningRate checks that no recipe, full or quick, scales the learning rate of f*: with the
+// released code's coordinate ln f* one learning rate serves every variable. Every recipe carries the
+// released code's training semantics.
+func TestOneLearningRate(t *testing.T) {
+	released := train.DefaultConfig()
 	for _, e := range All() {
-		if !e.HasQuick() || (e.Full.Model != "fs" && e.Full.Model != "fsts") {
-			continue
-		}
-		prefix, _, _ := strings.Cut(e.ID, "/")
-		var g grid
-		for _, c := range []grid{gridSSC, gridGSC, gridSHDVal, gridSHDBest, gridGSCOrg, gridSMNIST, gridDVS} {
-			if c.prefix == prefix {
-				g = c
+		for _, c := range []train.Config{e.Full, e.Quick} {
+			if c.Dataset == "" {
+				continue
 			}
-		}
-		p := quickPlan[g.prefix]
-		full := e.Full.LR * float64(e.Full.Epochs) * math.Ceil(float64(g.trainExamples)/float64(e.Full.Batch))
-		quick := e.Quick.LR * float64(e.Quick.Epochs) * math.Ceil(float64(p.trainExamples)/float64(e.Quick.Batch))
-		if s := e.Quick.TargetLRScale; s < 1 || math.Abs(s-full/quick) > 0.5+1e-9 && s != 1 {
-			t.Errorf("%s: scale %g, full travel %g, quick %g", e.ID, s, full, quick)
-		}
-		if !strings.Contains(e.QuickNote, "target frequency") {
-			t.Errorf("%s: the quick note does not state the scaled learning rate of Ω*: %q", e.ID, e.QuickNote)
+			if c.TargetLRScale != 0 {
+				t.Errorf("%s: learning-rate scale of f* %g, want none", e.ID, c.TargetLRScale)
+			}
+			if c.TSMix != released.TSMix || c.TargetCoordinate != released.TargetCoordinate || c.DropoutMode != released.DropoutMode ||
+				c.LRSchedule != released.LRSchedule || c.FreqGuardSafety != released.FreqGuardSafety || c.SurrogateAlpha != released.SurrogateAlpha {
+				t.Errorf("%s: semantics %+v, want the released code's", e.ID, c.Semantics())
+			}
 		}
 	}
 }
@@ -245,7 +221,11 @@ func TestFullRecipesFollowThePaper(t *testing.T) {
 	for _, e := range All() {
 		f := e.Full
 		prefix, _, _ := strings.Cut(e.ID, "/")
-		if f.Epochs != 100 || f.Batch != 128 || f.Protocol != protocols[prefix] {
+		batch := 128
+		if prefix == "smnist" {
+			batch = 256 // the released sMNIST config
+		}
+		if f.Epochs != 100 || f.Batch != batch || f.Protocol != protocols[prefix] {
 			t.Errorf("%s: epochs %d, batch %d, protocol %s", e.ID, f.Epochs, f.Batch, f.Protocol)
 		}
 		ds, ok := datasets[prefix]
@@ -336,5 +316,46 @@ func TestRunDirAndModes(t *testing.T) {
 		if got != tc.want || (err == nil) != tc.ok {
 			t.Errorf("ParseMode(%q) = %q, %v", tc.in, got, err)
 		}
+	}
+}
+
+// TestReleasedRecipeFields: every full cell carries the released code's training semantics and its neuron
+// constants explicitly, seeds 0-4; the SHD best-test FiTS cell and the sMNIST cell are the released
+// configs.
+func TestReleasedRecipeFields(t *testing.T) {
+	for _, e := range All() {
+		f := e.Full
+		if f.TauM <= 0 || f.TauA <= 0 || f.Dt <= 0 || f.FMinHz <= 0 || f.FMaxHz <= f.FMinHz || f.Readout == "" || f.FInit == "" ||
+			f.TSMix != "official" || f.SurrogateAlpha != 2 || f.TargetCoordinate != "log-hz" || f.FreqGuardSafety != 0.98 || f.DropoutMode != "step" {
+			t.Errorf("%s: full recipe %+v lacks a released field", e.ID, f)
+		}
+		if want := seedsUpTo(len(e.Seeds)); !slices.Equal(e.Seeds, want) || e.Seeds[0] != 0 {
+			t.Errorf("%s: seeds %v, want from 0", e.ID, e.Seeds)
+		}
+		if !strings.Contains(e.FullNote, "Table") && !strings.Contains(e.FullNote, "released") {
+			t.Errorf("%s: the note names no source: %q", e.ID, e.FullNote)
+		}
+	}
+	shd, err := Lookup("shd-best/fsts-m1/w128")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := shd.Full; f.M != 1 || f.Width != 128 || f.LR != 7.5e-3 || f.Dropout != 0.5 || f.Readout != "sum" {
+		t.Errorf("SHD best-test FiTS: %+v", f)
+	}
+	sm, err := Lookup("smnist/fsts-m1/w256")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := sm.Full; f.TauM != 20 || f.TauA != 150 || f.Dt != 1 || f.FMinHz != 0.001 || f.FMaxHz != 0.1 || f.FInit != "linear" ||
+		f.LR != 0.008 || f.Batch != 256 || f.Dropout != 0 || f.Readout != "mean" {
+		t.Errorf("sMNIST: %+v", f)
+	}
+	if f := sm.Quick; f.TauM != 20 || f.Dt != 1 || f.FInit != "linear" || f.Readout != "mean" {
+		t.Errorf("quick sMNIST does not keep the pixel-step constants: %+v", f)
+	}
+	ssc, _ := Lookup("ssc/fsts-m2/w512")
+	if q := ssc.Quick; q.TauM != 0 || q.Dt != 0 || q.Readout != "sum" {
+		t.Errorf("quick SSC stand-in keeps the full dataset's constants: %+v", q)
 	}
 }

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
@@ -38,12 +37,11 @@ import (
 const (
 	quickLR    = 5e-3
 	quickWidth = 64
-	// quickEngine is the engine of every quick stand-in: the one their reported numbers come from. With
-	// the fused engine (the default on CPU) the CI subset's SSC ladder gave LIF 12.11/12.11/14.84 %, FS
-	// frozen 93.36/79.30/68.75 % and FS 94.53/75.39/66.41 % (seeds 1/2/3): FS below FS frozen in the mean,
-	// where the chunked engine gives FS above it in every seed; the difference is float32 rounding
-	// growing over training, and both gaps are smaller than the seed spread.
-	quickEngine = train.ExecutorChunked
+	// quickEngine is the engine of every quick stand-in: the backend's default (the fused host kernel on
+	// XLA CPU), the fastest here. Engines agree to float32 rounding per step; over a run the rounding
+	// grows, so orderings within the seed spread can differ between engines (with the first semantics the
+	// SSC ladder's FS and FS frozen swapped between the chunked and the fused engine).
+	quickEngine = ""
 )
 
 // quickGrid is the quick plan of one grid.
@@ -115,30 +113,16 @@ func quickRecipe(g grid, full train.Config) (quick, bool) {
 	cfg.Epochs, cfg.Batch, cfg.LR, cfg.Dropout = p.epochs, p.batch, quickLR, 0
 	cfg.TrainLimit, cfg.TestLimit = p.trainLimit, p.testLimit
 	cfg.Seed = 0
-	// The quick numbers the README and the notebooks report were trained with the chunked engine; the
-	// stand-ins' orderings are within their seed spread, so another engine's float32 rounding can reorder
-	// them (with the fused engine the SSC ladder's FS and FS frozen swap, see quickEngine).
+	cfg.Readout = string(train.DefaultReadout(p.dataset))
+	if g != gridSMNIST {
+		// The stand-in's own constants (its dataset's time bin); quick sMNIST keeps the pixel-step ones.
+		cfg.TauM, cfg.TauA, cfg.Dt, cfg.FMinHz, cfg.FMaxHz = 0, 0, 0, 0, 0
+	}
 	cfg.Executor = quickEngine
+	// One learning rate for every variable, as the released code: its trainable coordinate ln f* moves f*
+	// by a fraction of itself per Adam step, so no quick recipe needs a larger learning rate for f*.
 	note := fmt.Sprintf("%s; width %d for the paper's %d, epochs %d, batch %d, learning rate %g, no dropout", p.note, w, full.Width, p.epochs, p.batch, quickLR)
-	if full.Model == "fs" || full.Model == "fsts" {
-		cfg.TargetLRScale = targetTravelScale(full, g.trainExamples, cfg, p.trainExamples)
-		note += fmt.Sprintf(", learning rate of the target frequency Ω* × %g (so that Ω* can travel as far as in the full recipe)", cfg.TargetLRScale)
-	}
 	return quick{cfg: cfg, note: note, fixture: p.fixture, seeds: append([]int64(nil), p.seeds...)}, true
-}
-
-// targetTravelScale returns the multiplier of the quick recipe's learning rate of Ω* (train.Config.
-// TargetLRScale) that lets Ω* travel as far as in the full recipe. Adam moves a parameter by at most
-// about the learning rate per step, so over a cosine schedule Ω* can travel at most about
-// LR·steps/2 rad/s: 17.7 rad/s (2.8 Hz) in the paper's SSC recipe at W = 512 (LR 6e-4, 100 epochs of
-// 590 steps), 0.4 rad/s in the quick schedule (LR 5e-3, 20 epochs of 8 steps) — too little for the
-// learned f* to differ from the frozen one, or for Table A.8's reset to change anything. The multiplier
-// is the ratio of the two LR·steps products, rounded to an integer (at least 1).
-func targetTravelScale(full train.Config, fullExamples int, quick train.Config, quickExamples int) float64 {
-	travel := func(c train.Config, examples int) float64 {
-		return c.LR * float64(c.Epochs*((examples+c.Batch-1)/c.Batch))
-	}
-	return max(1, math.Round(travel(full, fullExamples)/travel(quick, quickExamples)))
 }
 
 // quickCoverage names the paper widths of an experiment's grid that quick mode covers.

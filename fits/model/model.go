@@ -28,7 +28,6 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/layers"
 )
 
 // Readout selects how the classifier's per-step outputs [batch, time, classes] become logits [batch,
@@ -36,7 +35,10 @@ import (
 type Readout string
 
 const (
-	// ReadoutMean is the time average of the linear readout (the default).
+	// ReadoutSum is the linear readout of the spikes summed over time, W·Σ_t s[t] + b (the released code's
+	// readout for SHD, SSC and GSC).
+	ReadoutSum Readout = "sum"
+	// ReadoutMean is the time average of the linear readout (the released code's for sMNIST).
 	ReadoutMean Readout = "mean"
 	// ReadoutLIMax is the maximum over time of a non-spiking leaky integrator of the readout.
 	ReadoutLIMax Readout = "li-max"
@@ -45,7 +47,7 @@ const (
 )
 
 // Readouts lists the valid readouts.
-func Readouts() []Readout { return []Readout{ReadoutMean, ReadoutLIMax, ReadoutLIMean} }
+func Readouts() []Readout { return []Readout{ReadoutSum, ReadoutMean, ReadoutLIMax, ReadoutLIMean} }
 
 // ParseReadout returns the readout named s.
 func ParseReadout(s string) (Readout, error) {
@@ -113,6 +115,8 @@ type Config struct {
 	Readout Readout
 	// ReadoutTau is the time constant τ_out (s) of the leaky-integrator readouts; 0 means the neuron's τm.
 	ReadoutTau float64
+	// UniformBias draws the dense biases from U(±1/√fan_in) like the weights (Net.UniformBias).
+	UniformBias bool
 }
 
 // DefaultConfig returns the paper's feedforward network for a neuron kind and TS order: two hidden layers
@@ -167,7 +171,7 @@ type Output struct {
 // blocks "hidden_<i>" of Width neurons, then the classifier (see Net).
 func (c Config) Net(features int) Net {
 	net := Net{InputDims: []int{features}, Dropout: c.Dropout, DropoutMode: c.DropoutMode, Classes: c.Classes,
-		Readout: c.Readout, Alpha: readoutAlpha(c.ReadoutTau, c.Neuron)}
+		Readout: c.Readout, Alpha: readoutAlpha(c.ReadoutTau, c.Neuron), UniformBias: c.UniformBias}
 	for i := range c.Layers {
 		net.Blocks = append(net.Blocks, DenseBlock(fmt.Sprintf("hidden_%d", i), c.Width, c.Neuron))
 	}
@@ -252,10 +256,13 @@ func dropoutMask(ctx *context.Context, g *Graph, dtype dtypes.DType, dims []int,
 // same variables, one [batch, features]·[features, classes] product instead of a [batch·time, features]
 // one (whose forward and gradient XLA CPU ran about 100× slower than this form for 35 classes).
 func ApplyReadout(ctx *context.Context, h *Node, classes int, kind Readout, alpha float64) *Node {
-	if kind == "" || kind == ReadoutMean {
-		return layers.DenseWithBias(ctx, ReduceMean(h, 1), classes)
+	switch kind {
+	case "", ReadoutMean:
+		return Dense(ctx, ReduceMean(h, 1), classes)
+	case ReadoutSum:
+		return Dense(ctx, ReduceSum(h, 1), classes)
 	}
-	z := layers.DenseWithBias(ctx, h, classes) // [batch, time, classes]
+	z := Dense(ctx, h, classes) // [batch, time, classes]
 	switch kind {
 	case ReadoutLIMax:
 		return ReduceMax(LeakyIntegrator(z, alpha), 1)
@@ -278,6 +285,15 @@ func LeakyIntegrator(z *Node, alpha float64) *Node {
 	}
 	kernel := ConvertDType(Const(z.Graph(), tensors.FromFlatDataAndDimensions(k, T, T)), z.DType())
 	return Einsum("ts,bsn->btn", kernel, z)
+}
+
+// uniformInit returns the initializer that draws from U(−limit, limit) with the context's random number
+// generator.
+func uniformInit(ctx *context.Context, limit float64) context.VariableInitializer {
+	return func(g *Graph, shape shapes.Shape) *Node {
+		u := ctx.RandomUniform(g, shape) // [0, 1)
+		return AddScalar(MulScalar(u, 2*limit), -limit)
+	}
 }
 
 // FanInUniform returns the initializer that draws weights from U(−1/√fanIn, 1/√fanIn), where fanIn is the

@@ -49,7 +49,8 @@ func TestFeedForwardShapesAndParams(t *testing.T) {
 		neuron  int // trainable neuron scalars per hidden neuron
 	}{
 		{neuron.LIF, 0, ReadoutMean, 0},
-		{neuron.AdaptLIF, 0, ReadoutLIMax, 2},
+		{neuron.AdaptLIF, 0, ReadoutLIMax, 0}, // the released code's adaptive LIF: fixed κ_CT(0), nothing learned
+		{neuron.FS, 0, ReadoutSum, 1},
 		{neuron.FSFrozen, 0, ReadoutLIMean, 0},
 		{neuron.FS, 0, ReadoutMean, 1},
 		{neuron.FSTS, 2, ReadoutMean, 1 + 2*2},
@@ -434,5 +435,63 @@ func TestPool2D(t *testing.T) {
 	c.Pooling = "median"
 	if c.Validate() == nil {
 		t.Error("unknown pooling accepted")
+	}
+}
+
+// The sum readout is the linear map of the spikes summed over time: with the same variables its logits
+// minus the bias are T times the mean readout's. UniformBias draws every dense bias from U(±1/√fan_in)
+// (PyTorch's nn.Linear), not zero.
+func TestSumReadoutAndUniformBias(t *testing.T) {
+	b := backend(t)
+	const batch, T, F, W, C = 2, 7, 5, 4, 3
+	cfg := DefaultConfig(neuron.FS, 0, W, C)
+	cfg.UniformBias = true
+	ctx := context.New()
+	if err := ctx.SetRNGStateFromSeed(5); err != nil {
+		t.Fatal(err)
+	}
+	logits := func(r Readout) []float32 {
+		c := cfg
+		c.Readout = r
+		out, err := context.ExecOnceN(b, ctx.Checked(false), func(ctx *context.Context, x *Node) []*Node {
+			return []*Node{FeedForward(ctx, c, x).Logits}
+		}, ramp(batch, T, F))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tensors.MustCopyFlatData[float32](out[0])
+	}
+	mean, sum := logits(ReadoutMean), logits(ReadoutSum)
+	bias := ctx.GetVariableByScopeAndName("/readout/dense", "biases")
+	if bias == nil {
+		t.Fatal("no readout bias")
+	}
+	bv := tensors.MustCopyFlatData[float32](bias.MustValue())
+	for i := range mean {
+		c := i % C
+		if d := float64(sum[i]-bv[c]) - T*float64(mean[i]-bv[c]); math.Abs(d) > 1e-4 {
+			t.Errorf("logit %d: sum readout %g, T × mean readout %g (bias %g)", i, sum[i], T*mean[i], bv[c])
+		}
+	}
+	for _, v := range []struct {
+		scope string
+		fanIn int
+	}{{"/hidden_0/dense", F}, {"/hidden_1/dense", W}, {"/readout/dense", W}} {
+		x := ctx.GetVariableByScopeAndName(v.scope, "biases")
+		if x == nil {
+			t.Fatalf("no biases in %s", v.scope)
+		}
+		limit, nonzero := 1/math.Sqrt(float64(v.fanIn)), 0
+		for _, y := range tensors.MustCopyFlatData[float32](x.MustValue()) {
+			if math.Abs(float64(y)) > limit {
+				t.Errorf("%s: bias %g outside ±%g", v.scope, y, limit)
+			}
+			if y != 0 {
+				nonzero++
+			}
+		}
+		if nonzero == 0 {
+			t.Errorf("%s: every bias is zero", v.scope)
+		}
 	}
 }

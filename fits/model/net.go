@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -55,6 +56,9 @@ type Net struct {
 	Classes int
 	Readout Readout
 	Alpha   float64
+	// UniformBias draws the dense biases from U(±1/√fan_in) like the weights (PyTorch's nn.Linear, the
+	// released code); otherwise they start at zero.
+	UniformBias bool
 }
 
 // ReadoutScope is the context scope of the classifier's variables.
@@ -65,7 +69,7 @@ const ReadoutScope = "readout"
 // time, OutDims...] per step; nil means no dropout): block i's output is h = s·mask_i. Dense weights start
 // from FanInUniform.
 func (n Net) Forward(ctx *context.Context, x *Node, masks []*Node) Output {
-	ctx = ctx.WithInitializer(FanInUniform(ctx))
+	ctx = n.initializers(ctx)
 	var out Output
 	h := x
 	for i, b := range n.Blocks {
@@ -100,8 +104,22 @@ func (n Net) Head(ctx *context.Context, h *Node) *Node {
 	if n.Classes == 0 {
 		return nil
 	}
-	ctx = ctx.WithInitializer(FanInUniform(ctx))
+	ctx = n.initializers(ctx)
 	return ApplyReadout(ctx.In(ReadoutScope), h, n.Classes, n.Readout, n.Alpha)
+}
+
+// ParamUniformBias is the context parameter (bool) under which Net marks that Dense draws its biases from
+// U(±1/√fan_in) instead of zero.
+const ParamUniformBias = "model_uniform_bias"
+
+// initializers returns ctx with FanInUniform as its initializer and, with UniformBias, the parameter that
+// makes Dense draw its biases from U(±1/√fan_in).
+func (n Net) initializers(ctx *context.Context) *context.Context {
+	ctx = ctx.WithInitializer(FanInUniform(ctx))
+	if n.UniformBias {
+		ctx.SetParam(ParamUniformBias, true)
+	}
+	return ctx
 }
 
 // Loss returns the summed loss over the valid examples (mask [batch], 1 for real examples) and the number
@@ -216,7 +234,7 @@ func flattenFeatures(h *Node) *Node {
 }
 
 // Dense is the affine map of layers.DenseWithBias (variables "dense/weights" [in, out] and "dense/biases"
-// [out] in ctx) applied to x [batch, time, in], computed as one 2-D matrix product over [batch·time, in]. Its
+// [out] in ctx) applied to x [..., in] (any leading dimensions, e.g. [batch, time, in]), computed as one 2-D matrix product over [batch·time, in]. Its
 // weight gradient is then a plain [in, batch·time]·[batch·time, out] product; the einsum form contracts two
 // axes in the backward pass, which XLA CPU ran 5–20× slower (2 cores).
 func Dense(ctx *context.Context, x *Node, out int) *Node {
@@ -225,7 +243,11 @@ func Dense(ctx *context.Context, x *Node, out int) *Node {
 	in := dims[len(dims)-1]
 	g := x.Graph()
 	w := dctx.VariableWithShape("weights", shapes.Make(x.DType(), in, out)).ValueGraph(g)
-	b := dctx.VariableWithShape("biases", shapes.Make(x.DType(), out)).ValueGraph(g)
+	bctx := dctx
+	if context.GetParamOr(ctx, ParamUniformBias, false) {
+		bctx = dctx.WithInitializer(uniformInit(dctx, 1/math.Sqrt(float64(in))))
+	}
+	b := bctx.VariableWithShape("biases", shapes.Make(x.DType(), out)).ValueGraph(g)
 	rows := x.Shape().Size() / in
 	y := Add(Dot(Reshape(x, rows, in), w), Reshape(b, 1, out))
 	outDims := append(append([]int{}, dims[:len(dims)-1]...), out)

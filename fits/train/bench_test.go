@@ -34,7 +34,7 @@ func BenchmarkTrainStep(b *testing.B) {
 			}
 			cfg := DefaultConfig()
 			cfg.Model, cfg.M, cfg.Width, cfg.Batch, cfg.Epochs = bc.kind.String(), bc.order, bc.width, 128, 1
-			sp, err := protocolSplits(BestTest, ds)
+			sp, err := protocolSplits(cfg, ds)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -39,8 +39,9 @@ func checkRun(cfg Config, ds *data.Dataset, sp splits) error {
 }
 
 // resumedConfig returns the configuration saved in ctx (loaded from a checkpoint); with
-// opts.ExtendEpochs above its Epochs, the run is extended to that many epochs and ctx's hyperparameters
-// are updated, so that the next checkpoint records the new total.
+// opts.ExtendEpochs above its Epochs, the run is extended to that many epochs. ctx's hyperparameters are
+// written again, so that the next checkpoint records the new total and every semantic setting explicitly
+// (also those a checkpoint from before the settings existed implies).
 func resumedConfig(ctx *context.Context, opts Options) (Config, error) {
 	cfg, err := configOf(ctx)
 	if err != nil {
@@ -48,7 +49,7 @@ func resumedConfig(ctx *context.Context, opts Options) (Config, error) {
 	}
 	if opts.ExtendEpochs > cfg.Epochs {
 		cfg.Epochs = opts.ExtendEpochs
-		cfg.SetParams(ctx)
 	}
+	cfg.SetParams(ctx)
 	return cfg, nil
 }

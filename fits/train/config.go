@@ -21,6 +21,7 @@ package train
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/fits-snn/fits/data"
@@ -37,8 +38,9 @@ type Protocol string
 const (
 	// BestTest reports the best test accuracy over the epochs (the common SHD protocol).
 	BestTest Protocol = "best-test"
-	// ValSplit holds out ValFraction of the training set as validation and reports the test accuracy at the
-	// epoch of best validation accuracy (the paper's SHD* protocol).
+	// ValSplit holds out ValFraction of the training set as validation (the released code's split,
+	// data.OfficialValSplit: numpy's RandomState(0).permutation, the first max(1, int(0.2n)) indices) and
+	// reports the test accuracy at the epoch of best validation accuracy (the paper's SHD* protocol).
 	ValSplit Protocol = "val-split"
 	// OfficialVal uses the dataset's validation split and reports the test accuracy at the epoch of best
 	// validation accuracy (SSC, GSC).
@@ -50,10 +52,15 @@ const (
 )
 
 // ValFraction is the fraction of the training set that ValSplit holds out.
-const ValFraction = 0.2
+const ValFraction = data.OfficialValFraction
 
-// ValSplitSeed fixes the examples that ValSplit holds out, the same for every run and seed.
-const ValSplitSeed = 20240
+// ValSplitSeed fixes the examples that ValSplit holds out, the same for every run and seed: the released
+// code's valid_split_seed.
+const ValSplitSeed = 0
+
+// LegacyValSplitSeed fixed the stratified hold-out of this toolkit's first ValSplit (Config.ValSplit =
+// "stratified").
+const LegacyValSplitSeed = 20240
 
 // Protocols lists the valid protocols.
 func Protocols() []Protocol { return []Protocol{BestTest, ValSplit, OfficialVal, FinalEpoch} }
@@ -106,7 +113,8 @@ type Config struct {
 	Seed int64 `json:"seed"`
 	// Protocol is the model-selection protocol.
 	Protocol Protocol `json:"protocol"`
-	// Readout is the classifier's readout (model.Readouts); "" means the model's default.
+	// Readout is the classifier's readout (model.Readouts); "" means the dataset's default
+	// (DefaultReadout: "sum", or "mean" for sMNIST, as the released code).
 	Readout string `json:"readout,omitempty"`
 	// Executor is the engine that computes a training step's gradients and evaluates (package fits/step):
 	// "" for step.Default (fused on CPU backends, chunked elsewhere), "fused" (each hidden layer's
@@ -127,6 +135,174 @@ type Config struct {
 	// SSC recipe, under 1 rad/s in a 160-step quick run. The quick stand-ins scale it so that Ω* can travel
 	// as far as in the paper's schedule (experiment package).
 	TargetLRScale float64 `json:"target_lr_scale,omitempty"`
+
+	// The training semantics. The defaults are the released code's (the semantics that produced the
+	// paper's tables); the other values are the paper's text or this toolkit's first forms. A checkpoint
+	// or result written before these fields existed carries none of them and means Legacy's values.
+
+	// TSMix is the λ-mix's nesting and the spike's comparison (neuron.TSMix): "official" (innermost first,
+	// Ṽ > Vth) or "paper" (Eq. 10, Ṽ ≥ Vth).
+	TSMix string `json:"ts_mix"`
+	// Surrogate is the spike's pseudo-derivative: "triangle" (α·max(0, 1 − α|Ṽ − Vth|) with α =
+	// SurrogateAlpha, the released code's) or "bellec" (0.3·max(0, 1 − |Ṽ − Vth|), this toolkit's first).
+	Surrogate      string  `json:"surrogate"`
+	SurrogateAlpha float64 `json:"surrogate_alpha"`
+	// TargetCoordinate is the trainable coordinate of f*: "log-hz" (ln(f*/Hz)) or "omega" (Ω* in rad/s).
+	TargetCoordinate string `json:"target_coordinate"`
+	// FInit spaces the initial f*: "log" or "linear".
+	FInit string `json:"f_init"`
+	// FreqGuardSafety is the fraction of the Jury bound on κΔt² at which the optimizer projects f* after
+	// every step (step.Optimizer.Guard); 0 turns the guard off.
+	FreqGuardSafety float64 `json:"freq_guard_safety"`
+	// ForwardClip clamps f* in the forward pass at 0.99 of the Jury bound (this toolkit's first form).
+	ForwardClip bool `json:"forward_clip,omitempty"`
+	// DropoutMode is "step" (a fresh mask per example, time step and neuron) or "shared" (one mask per
+	// example and neuron for all time steps).
+	DropoutMode string `json:"dropout_mode"`
+	// LRSchedule steps the cosine annealing once per "epoch" (T_max = epochs, η_min = 0) or every "step".
+	LRSchedule string `json:"lr_schedule"`
+	// AdamEpsilon is Adam's ε.
+	AdamEpsilon float64 `json:"adam_epsilon"`
+	// BiasInit starts the dense biases "uniform" (U(±1/√fan_in), PyTorch's nn.Linear) or at "zero".
+	BiasInit string `json:"bias_init"`
+	// AdaptLIF is the adaptive-LIF baseline's coupling: "fixed" (η = γ = √κ_CT(0)) or "learnable" (η, γ
+	// trainable from zero).
+	AdaptLIF string `json:"adaptlif"`
+	// TauM, TauA and Dt override the neuron constants τm, τa and Δt (seconds; for sMNIST, pixel steps, as
+	// the released recipe counts time) and FMinHz, FMaxHz the initial range of f* (Hz; cycles per step for
+	// sMNIST); 0 keeps the dataset's (NeuronConfig: Appendix B's SHD/SSC or GSC constants, Δt the
+	// dataset's time bin).
+	TauM   float64 `json:"tau_m"`
+	TauA   float64 `json:"tau_a"`
+	Dt     float64 `json:"dt"`
+	FMinHz float64 `json:"f_min_hz"`
+	FMaxHz float64 `json:"f_max_hz"`
+	// ValSplit is the val-split protocol's hold-out: "released" (the released SHD* split) or "stratified"
+	// (this toolkit's first, stratified by class, seed LegacyValSplitSeed).
+	ValSplit string `json:"val_split"`
+}
+
+// Values of the semantic fields of Config.
+const (
+	SurrogateTriangle = "triangle"
+	SurrogateBellec   = "bellec"
+	ScheduleEpoch     = "epoch"
+	ScheduleStep      = "step"
+	BiasUniform       = "uniform"
+	BiasZero          = "zero"
+	AdaptLIFFixed     = "fixed"
+	AdaptLIFLearnable = "learnable"
+
+	ValSplitReleased   = "released"
+	ValSplitStratified = "stratified"
+)
+
+// WithReleasedSemantics returns c with the released code's training semantics (the defaults).
+func (c Config) WithReleasedSemantics() Config {
+	c.TSMix = string(neuron.TSMixOfficial)
+	c.Surrogate, c.SurrogateAlpha = SurrogateTriangle, neuron.DefaultSurrogateAlpha
+	c.TargetCoordinate, c.FInit = string(neuron.TargetLogHz), string(neuron.FInitLog)
+	c.FreqGuardSafety, c.ForwardClip = neuron.DefaultFreqGuardSafety, false
+	c.DropoutMode, c.LRSchedule = string(model.DropoutStep), ScheduleEpoch
+	c.AdamEpsilon, c.BiasInit, c.AdaptLIF = step.DefaultAdamEpsilon, BiasUniform, AdaptLIFFixed
+	c.ValSplit = ValSplitReleased
+	return c
+}
+
+// Legacy returns c with the semantics this toolkit trained with before it followed the released code:
+// the paper's nesting and ≥ spikes, the 0.3 surrogate of width 1, Ω* with the forward clip and no guard,
+// time-shared dropout, the mean readout (where c has none), the cosine stepped every step, Adam's
+// ε = 1e-7, zero biases, the learnable adaptive LIF and the stratified validation split. Runs written before the semantic fields existed
+// resume and evaluate with these.
+func (c Config) Legacy() Config {
+	c.TSMix = string(neuron.TSMixPaper)
+	c.Surrogate, c.SurrogateAlpha = SurrogateBellec, 0
+	c.TargetCoordinate, c.FInit = string(neuron.TargetOmega), string(neuron.FInitLog)
+	c.FreqGuardSafety, c.ForwardClip = 0, true
+	c.DropoutMode, c.LRSchedule = string(model.DropoutShared), ScheduleStep
+	c.AdamEpsilon, c.BiasInit, c.AdaptLIF = 1e-7, BiasZero, AdaptLIFLearnable
+	c.ValSplit = ValSplitStratified
+	if c.Readout == "" {
+		c.Readout = string(model.ReadoutMean)
+	}
+	return c
+}
+
+// DefaultReadout returns the readout a dataset trains with when Config.Readout is empty: the mean over
+// time for the sMNIST datasets (the released sMNIST recipe), the sum over time otherwise.
+func DefaultReadout(dataset string) model.Readout {
+	if strings.HasPrefix(dataset, "smnist") {
+		return model.ReadoutMean
+	}
+	return model.ReadoutSum
+}
+
+// Resolved returns c with an empty Readout replaced by the dataset's default, as a run records it.
+func (c Config) Resolved() Config {
+	if c.Readout == "" {
+		c.Readout = string(DefaultReadout(c.Dataset))
+	}
+	return c
+}
+
+// NeuronOptions sets the semantic options of c on a neuron configuration.
+func (c Config) NeuronOptions(n neuron.Config) neuron.Config {
+	n.TSMix = neuron.TSMix(c.TSMix)
+	n.TargetCoordinate = neuron.TargetCoordinate(c.TargetCoordinate)
+	n.FInit = neuron.FInit(c.FInit)
+	n.ForwardClip = c.ForwardClip
+	n.AdaptLIFLearnable = c.AdaptLIF == AdaptLIFLearnable
+	if c.Surrogate == SurrogateBellec {
+		n.Surrogate = neuron.BellecSurrogate
+	} else if c.SurrogateAlpha > 0 {
+		n.Surrogate = neuron.TriangleSurrogate(c.SurrogateAlpha)
+	}
+	return n
+}
+
+// validateSemantics reports the first invalid semantic field, naming the flag that sets it.
+func (c Config) validateSemantics() error {
+	oneOf := func(flag, v string, valid ...string) error {
+		if !contains(valid, v) {
+			return fmt.Errorf("--%s: unknown value %q (valid: %s)", flag, v, strings.Join(valid, ", "))
+		}
+		return nil
+	}
+	for _, e := range []error{
+		oneOf("ts-mix", c.TSMix, string(neuron.TSMixOfficial), string(neuron.TSMixPaper)),
+		oneOf("surrogate", c.Surrogate, SurrogateTriangle, SurrogateBellec),
+		oneOf("target-coordinate", c.TargetCoordinate, string(neuron.TargetLogHz), string(neuron.TargetOmega)),
+		oneOf("f-init", c.FInit, string(neuron.FInitLog), string(neuron.FInitLinear)),
+		oneOf("dropout-mode", c.DropoutMode, string(model.DropoutStep), string(model.DropoutShared)),
+		oneOf("lr-schedule", c.LRSchedule, ScheduleEpoch, ScheduleStep),
+		oneOf("bias-init", c.BiasInit, BiasUniform, BiasZero),
+		oneOf("adaptlif", c.AdaptLIF, AdaptLIFFixed, AdaptLIFLearnable),
+		oneOf("val-split", c.ValSplit, ValSplitReleased, ValSplitStratified),
+	} {
+		if e != nil {
+			return e
+		}
+	}
+	switch {
+	case c.Surrogate == SurrogateTriangle && !(c.SurrogateAlpha > 0 && c.SurrogateAlpha <= 100):
+		return fmt.Errorf("--surrogate-alpha: must lie in (0, 100], got %g", c.SurrogateAlpha)
+	case !(c.FreqGuardSafety >= 0 && c.FreqGuardSafety <= 1):
+		return fmt.Errorf("--freq-guard-safety: must lie in [0, 1] (0 = off), got %g", c.FreqGuardSafety)
+	case !(c.AdamEpsilon > 0 && c.AdamEpsilon < 1):
+		return fmt.Errorf("--adam-epsilon: must lie in (0, 1), got %g", c.AdamEpsilon)
+	}
+	for _, f := range []struct {
+		flag string
+		v    float64
+	}{{"tau-m", c.TauM}, {"tau-a", c.TauA}, {"dt", c.Dt}, {"f-min", c.FMinHz}, {"f-max", c.FMaxHz}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) {
+			return fmt.Errorf("--%s: must be positive and finite (0 keeps the dataset's), got %g", f.flag, f.v)
+		}
+	}
+	if c.FMinHz > 0 && c.FMaxHz > 0 && c.FMinHz > c.FMaxHz {
+		return fmt.Errorf("--f-min %g is above --f-max %g", c.FMinHz, c.FMaxHz)
+	}
+	return nil
 }
 
 // Executor names (Config.Executor): the engines of package fits/step.
@@ -140,8 +316,10 @@ const (
 // Executors lists the valid executor names ("" is valid too: step.Default of the backend).
 func Executors() []string { return step.Names() }
 
-// DefaultConfig returns the paper's recipe (100 epochs, batch 128) with the defaults of this toolkit for
-// the embedded synthetic task: FS neurons, width 64, learning rate 5e-3, no dropout, seed 1, best-test.
+// DefaultConfig returns the paper's recipe (100 epochs, batch 128) with the released code's training
+// semantics (WithReleasedSemantics; the readout is the dataset's default) and the defaults of this toolkit
+// for the embedded synthetic task: FS neurons, width 64, learning rate 5e-3, no dropout, seed 1,
+// best-test.
 func DefaultConfig() Config {
 	return Config{
 		Dataset:  "synthetic",
@@ -153,8 +331,7 @@ func DefaultConfig() Config {
 		Dropout:  0,
 		Seed:     1,
 		Protocol: BestTest,
-		Readout:  string(model.ReadoutMean),
-	}
+	}.WithReleasedSemantics()
 }
 
 // Validate reports the first invalid field. Errors for unknown names list the valid ones.
@@ -195,6 +372,9 @@ func (c Config) Validate() error {
 	case c.TrainLimit < 0 || c.TestLimit < 0:
 		return fmt.Errorf("train and test limits must be >= 0 (0 means all), got %d and %d", c.TrainLimit, c.TestLimit)
 	}
+	if err := c.validateSemantics(); err != nil {
+		return err
+	}
 	if c.Executor != "" && !contains(Executors(), c.Executor) {
 		return fmt.Errorf("unknown executor %q (valid: %s)", c.Executor, strings.Join(Executors(), ", "))
 	}
@@ -205,12 +385,13 @@ func (c Config) Validate() error {
 }
 
 // TargetScales returns the per-variable learning-rate multipliers of the optimizer (step.Optimizer.Scales):
-// TargetLRScale for both target-frequency variables, nil when it is 0 or 1.
+// TargetLRScale for every target-frequency variable, nil when it is 0 or 1.
 func (c Config) TargetScales() map[string]float64 {
 	if c.TargetLRScale == 0 || c.TargetLRScale == 1 {
 		return nil
 	}
-	return map[string]float64{neuron.VarOmegaStar: c.TargetLRScale, neuron.VarOmegaStarDT: c.TargetLRScale}
+	return map[string]float64{neuron.VarOmegaStar: c.TargetLRScale, neuron.VarOmegaStarDT: c.TargetLRScale,
+		neuron.VarLogTargetHz: c.TargetLRScale, neuron.VarLogTargetHzDT: c.TargetLRScale}
 }
 
 // Kind returns the neuron kind of Model (the empty, unregistered kind if the name is invalid; call
@@ -248,6 +429,25 @@ const (
 	ParamExecutor = "executor"
 	ParamChunk    = "chunk"
 	ParamTargetLR = "target_lr_scale"
+
+	ParamTSMix            = "ts_mix"
+	ParamSurrogate        = "surrogate"
+	ParamSurrogateAlpha   = "surrogate_alpha"
+	ParamTargetCoordinate = "target_coordinate"
+	ParamFInit            = "f_init"
+	ParamFreqGuardSafety  = "freq_guard_safety"
+	ParamForwardClip      = "forward_clip"
+	ParamDropoutMode      = "dropout_mode"
+	ParamLRSchedule       = "lr_schedule"
+	ParamAdamEpsilon      = "adam_epsilon"
+	ParamBiasInit         = "bias_init"
+	ParamAdaptLIF         = "adaptlif"
+	ParamValSplit         = "val_split"
+	ParamTauM             = "tau_m"
+	ParamTauA             = "tau_a"
+	ParamDt               = "dt"
+	ParamFMinHz           = "f_min_hz"
+	ParamFMaxHz           = "f_max_hz"
 )
 
 // SetParams stores the configuration as hyperparameters of ctx.
@@ -270,12 +470,36 @@ func (c Config) SetParams(ctx *context.Context) {
 		ParamExecutor: c.Executor,
 		ParamChunk:    c.Chunk,
 		ParamTargetLR: c.TargetLRScale,
+
+		ParamTSMix:            c.TSMix,
+		ParamSurrogate:        c.Surrogate,
+		ParamSurrogateAlpha:   c.SurrogateAlpha,
+		ParamTargetCoordinate: c.TargetCoordinate,
+		ParamFInit:            c.FInit,
+		ParamFreqGuardSafety:  c.FreqGuardSafety,
+		ParamForwardClip:      c.ForwardClip,
+		ParamDropoutMode:      c.DropoutMode,
+		ParamLRSchedule:       c.LRSchedule,
+		ParamAdamEpsilon:      c.AdamEpsilon,
+		ParamBiasInit:         c.BiasInit,
+		ParamAdaptLIF:         c.AdaptLIF,
+		ParamValSplit:         c.ValSplit,
+		ParamTauM:             c.TauM,
+		ParamTauA:             c.TauA,
+		ParamDt:               c.Dt,
+		ParamFMinHz:           c.FMinHz,
+		ParamFMaxHz:           c.FMaxHz,
 	})
 }
 
 // ConfigFromContext reads a configuration stored by SetParams (missing keys take DefaultConfig's values).
+// A context without the semantic keys (a checkpoint written before they existed) gets the Legacy semantics
+// it was trained with.
 func ConfigFromContext(ctx *context.Context) Config {
 	d := DefaultConfig()
+	if _, found := ctx.GetParam(ParamTSMix); !found {
+		d = d.Legacy()
+	}
 	return Config{
 		Dataset:    context.GetParamOr(ctx, ParamDataset, d.Dataset),
 		Small:      context.GetParamOr(ctx, ParamSmall, d.Small),
@@ -295,7 +519,50 @@ func ConfigFromContext(ctx *context.Context) Config {
 		Chunk:      context.GetParamOr(ctx, ParamChunk, d.Chunk),
 		// Checkpoints written before the field existed trained with the single learning rate.
 		TargetLRScale: context.GetParamOr(ctx, ParamTargetLR, d.TargetLRScale),
+
+		TSMix:            context.GetParamOr(ctx, ParamTSMix, d.TSMix),
+		Surrogate:        context.GetParamOr(ctx, ParamSurrogate, d.Surrogate),
+		SurrogateAlpha:   context.GetParamOr(ctx, ParamSurrogateAlpha, d.SurrogateAlpha),
+		TargetCoordinate: context.GetParamOr(ctx, ParamTargetCoordinate, d.TargetCoordinate),
+		FInit:            context.GetParamOr(ctx, ParamFInit, d.FInit),
+		FreqGuardSafety:  context.GetParamOr(ctx, ParamFreqGuardSafety, d.FreqGuardSafety),
+		ForwardClip:      context.GetParamOr(ctx, ParamForwardClip, d.ForwardClip),
+		DropoutMode:      context.GetParamOr(ctx, ParamDropoutMode, d.DropoutMode),
+		LRSchedule:       context.GetParamOr(ctx, ParamLRSchedule, d.LRSchedule),
+		AdamEpsilon:      context.GetParamOr(ctx, ParamAdamEpsilon, d.AdamEpsilon),
+		BiasInit:         context.GetParamOr(ctx, ParamBiasInit, d.BiasInit),
+		AdaptLIF:         context.GetParamOr(ctx, ParamAdaptLIF, d.AdaptLIF),
+		ValSplit:         context.GetParamOr(ctx, ParamValSplit, d.ValSplit),
+		TauM:             context.GetParamOr(ctx, ParamTauM, d.TauM),
+		TauA:             context.GetParamOr(ctx, ParamTauA, d.TauA),
+		Dt:               context.GetParamOr(ctx, ParamDt, d.Dt),
+		FMinHz:           context.GetParamOr(ctx, ParamFMinHz, d.FMinHz),
+		FMaxHz:           context.GetParamOr(ctx, ParamFMaxHz, d.FMaxHz),
 	}
+}
+
+// NeuronConfigFor returns NeuronConfig for cfg's model on ds with cfg's overrides of the constants
+// (TauM, TauA, Dt, FMinHz, FMaxHz where nonzero) and its semantic options (NeuronOptions).
+func NeuronConfigFor(cfg Config, ds *data.Dataset) (neuron.Config, error) {
+	n, err := NeuronConfig(cfg.Kind(), cfg.M, ds)
+	if err != nil && cfg.TauM == 0 && cfg.Dt == 0 {
+		return n, err
+	}
+	n = cfg.NeuronOptions(cfg.withConstants(n))
+	return n, n.Validate()
+}
+
+// withConstants returns n with cfg's nonzero overrides of τm, τa, Δt and the f* range.
+func (c Config) withConstants(n neuron.Config) neuron.Config {
+	for _, o := range []struct {
+		v   float64
+		dst *float64
+	}{{c.TauM, &n.TauM}, {c.TauA, &n.TauA}, {c.Dt, &n.Dt}, {c.FMinHz, &n.FMinHz}, {c.FMaxHz, &n.FMaxHz}} {
+		if o.v > 0 {
+			*o.dst = o.v
+		}
+	}
+	return n
 }
 
 // NeuronConfig returns the neuron constants for a dataset (Appendix B, table of neuron constants): GSC's

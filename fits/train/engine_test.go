@@ -19,7 +19,7 @@ func oneStep(t *testing.T, cfg Config) ([]float64, map[string][]float32) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := protocolSplits(cfg.Protocol, ds)
+	sp, err := protocolSplits(cfg, ds)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,7 +52,7 @@ func Evaluate(dir string, opts Options) (*EvalResult, error) {
 // before the network is built (see EvaluateWith).
 func evaluateCheckpoint(dir string, opts Options, modify func(ctx *context.Context) error) (*EvalResult, error) {
 	started := time.Now()
-	ctx, err := newContext(DefaultConfig())
+	ctx, err := loadContext(DefaultConfig().Seed) // the checkpoint brings the configuration
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func evaluateCheckpoint(dir string, opts Options, modify func(ctx *context.Conte
 	if err != nil {
 		return nil, err
 	}
-	sp, err := protocolSplits(cfg.Protocol, ds)
+	sp, err := protocolSplits(cfg, ds)
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}

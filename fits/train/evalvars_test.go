@@ -54,7 +54,7 @@ func TestEvaluateWith(t *testing.T) {
 		}
 		return float64(n) / float64(len(labels))
 	}
-	_, val, test, err := ProtocolSplits(cfg.Protocol, ds)
+	_, val, test, err := ProtocolSplits(cfg, ds)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,10 +24,11 @@ func HistoryFromContext(ctx *context.Context) ([]Epoch, error) {
 // cfg.TrainLimit training and cfg.TestLimit test examples when those are positive.
 func LoadDataset(cfg Config, opts Options) (*data.Dataset, error) { return loadDataset(cfg, opts) }
 
-// ProtocolSplits returns the sets a protocol trains on, selects on (nil under best-test) and tests on:
-// val-split holds out ValFraction of ds.Train (seed ValSplitSeed), official-val uses ds.Val.
-func ProtocolSplits(p Protocol, ds *data.Dataset) (train, val, test *data.Set, err error) {
-	sp, err := protocolSplits(p, ds)
+// ProtocolSplits returns the sets the protocol of cfg trains on, selects on (nil under best-test) and tests
+// on: val-split holds out the released SHD* split of ds.Train (data.OfficialValSplit, seed ValSplitSeed;
+// this toolkit's first stratified split with Config.ValSplit = "stratified"), official-val uses ds.Val.
+func ProtocolSplits(cfg Config, ds *data.Dataset) (train, val, test *data.Set, err error) {
+	sp, err := protocolSplits(cfg, ds)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -23,14 +23,14 @@ func TestFinalEpochProtocol(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fe, err := protocolSplits(FinalEpoch, ds)
+	fe, err := protocolSplits(withProtocol(FinalEpoch), ds)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fe.train != ds.Train || fe.test != ds.Test || fe.val != nil {
 		t.Errorf("final-epoch splits: train %p test %p val %p, want %p %p nil", fe.train, fe.test, fe.val, ds.Train, ds.Test)
 	}
-	if _, _, _, err := ProtocolSplits(FinalEpoch, &data.Dataset{Name: "x", Train: ds.Train, Test: ds.Test}); err != nil {
+	if _, _, _, err := ProtocolSplits(withProtocol(FinalEpoch), &data.Dataset{Name: "x", Train: ds.Train, Test: ds.Test}); err != nil {
 		t.Errorf("ProtocolSplits(final-epoch) on a dataset without validation split: %v", err)
 	}
 	// The summary selects the last epoch, not the best one.

@@ -35,6 +35,9 @@ type Epoch struct {
 	LR float64 `json:"lr"`
 	// Seconds is the wall time of the epoch (training and evaluation).
 	Seconds float64 `json:"seconds"`
+	// FreqProjected is the number of target-frequency entries the frequency guard projected onto its cap
+	// during the epoch (summed over steps; the released code's freq_projected).
+	FreqProjected int64 `json:"freq_projected"`
 }
 
 // Result is the content of result.json.
@@ -77,6 +80,30 @@ type Result struct {
 	Protocol Protocol `json:"protocol"`
 	Classes  int      `json:"classes"`
 	Config   Config   `json:"config"`
+	// Semantics repeats the run's training semantics (Config's fields of the same names) at the top level
+	// of result.json, where scripts look for them.
+	Semantics
+}
+
+// Semantics are the training-semantics settings of a run, under the keys result.json and the checkpoints
+// use (see Config for their meaning).
+type Semantics struct {
+	TSMix            string  `json:"ts_mix"`
+	SurrogateAlpha   float64 `json:"surrogate_alpha"`
+	TargetCoordinate string  `json:"target_coordinate"`
+	FInit            string  `json:"f_init"`
+	FreqGuardSafety  float64 `json:"freq_guard_safety"`
+	DropoutMode      string  `json:"dropout_mode"`
+	Readout          string  `json:"readout"`
+	LRSchedule       string  `json:"lr_schedule"`
+}
+
+// Semantics returns the semantics settings of c (Readout as resolved for the dataset).
+func (c Config) Semantics() Semantics {
+	c = c.Resolved()
+	return Semantics{TSMix: c.TSMix, SurrogateAlpha: c.SurrogateAlpha, TargetCoordinate: c.TargetCoordinate,
+		FInit: c.FInit, FreqGuardSafety: c.FreqGuardSafety, DropoutMode: c.DropoutMode, Readout: c.Readout,
+		LRSchedule: c.LRSchedule}
 }
 
 // summarize fills the protocol's summary numbers from the epochs.
@@ -126,7 +153,8 @@ func WriteResult(dir string, r *Result) error {
 	return atomicfile.WriteFile(filepath.Join(dir, ResultFile), append(b, '\n'))
 }
 
-// ReadResult reads dir/result.json.
+// ReadResult reads dir/result.json. A result written before the training-semantics fields existed (its
+// config has no ts_mix) gets the Legacy semantics it was trained with, in Config and at the top level.
 func ReadResult(dir string) (*Result, error) {
 	b, err := os.ReadFile(filepath.Join(dir, ResultFile))
 	if err != nil {
@@ -135,6 +163,10 @@ func ReadResult(dir string) (*Result, error) {
 	var r Result
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ResultFile), err)
+	}
+	if r.Config.TSMix == "" {
+		r.Config = r.Config.Legacy()
+		r.Semantics = r.Config.Semantics()
 	}
 	return &r, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/fits/model"
+	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/step"
 	"github.com/gomlx/gomlx/backends"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
@@ -75,12 +76,19 @@ type splits struct {
 	train, val, test *data.Set
 }
 
-func protocolSplits(p Protocol, ds *data.Dataset) (splits, error) {
-	switch p {
+func protocolSplits(cfg Config, ds *data.Dataset) (splits, error) {
+	switch p := cfg.Protocol; p {
 	case BestTest, FinalEpoch:
 		return splits{train: ds.Train, test: ds.Test}, nil
 	case ValSplit:
-		kept, held := ds.Train.SplitOff(ValFraction, ValSplitSeed)
+		if cfg.ValSplit == ValSplitStratified {
+			kept, held := ds.Train.SplitOff(ValFraction, LegacyValSplitSeed)
+			return splits{train: kept, val: held, test: ds.Test}, nil
+		}
+		kept, held, err := ds.Train.OfficialSplitOff(ValSplitSeed)
+		if err != nil {
+			return splits{}, err
+		}
 		return splits{train: kept, val: held, test: ds.Test}, nil
 	case OfficialVal:
 		if ds.Val == nil || ds.Val.N == 0 {
@@ -88,7 +96,7 @@ func protocolSplits(p Protocol, ds *data.Dataset) (splits, error) {
 		}
 		return splits{train: ds.Train, val: ds.Val, test: ds.Test}, nil
 	}
-	return splits{}, fmt.Errorf("unknown protocol %q", p)
+	return splits{}, fmt.Errorf("unknown protocol %q", cfg.Protocol)
 }
 
 // Network is the model of a run: the network as data (model.Net, which every engine of package fits/step
@@ -105,30 +113,38 @@ func (n Network) Build(ctx *context.Context, x *Node) model.Output { return n.Ne
 // NewNetwork returns the network a configuration describes for a dataset: the feedforward network for
 // inputs with flat features, the convolutional one for event frames [polarity, height, width].
 func NewNetwork(cfg Config, ds *data.Dataset) (Network, error) {
-	n, err := NeuronConfig(cfg.Kind(), cfg.M, ds)
+	n, err := NeuronConfigFor(cfg, ds)
 	if err != nil {
 		return Network{}, err
 	}
-	readout := model.ReadoutMean
+	readout := DefaultReadout(cfg.Dataset)
 	if cfg.Readout != "" {
 		if readout, err = model.ParseReadout(cfg.Readout); err != nil {
 			return Network{}, err
 		}
 	}
+	dropoutMode, err := model.ParseDropoutMode(cfg.DropoutMode)
+	if err != nil {
+		return Network{}, err
+	}
+	uniformBias := cfg.BiasInit == BiasUniform
 	if fs := ds.Train.FeatureShape; len(fs) == 3 {
 		// Event frames: the DVS Gesture constants of model.DefaultConvConfig (f* in [0.5, 5] Hz) with the
 		// dataset's time bin.
 		c := model.DefaultConvConfig(cfg.Kind(), cfg.M)
 		c.Neuron.Dt = ds.Dt
+		c.Neuron = cfg.NeuronOptions(cfg.withConstants(c.Neuron))
 		c.Hidden, c.Dropout, c.Classes, c.Readout = cfg.Width, cfg.Dropout, ds.Classes, readout
 		net, err := c.Net(fs)
 		if err != nil {
 			return Network{}, err
 		}
+		net.DropoutMode, net.UniformBias = dropoutMode, uniformBias
 		return Network{Net: net, Classes: ds.Classes}, nil
 	}
 	c := model.DefaultConfig(cfg.Kind(), cfg.M, cfg.Width, ds.Classes)
 	c.Neuron, c.Dropout, c.Readout = n, cfg.Dropout, readout
+	c.DropoutMode, c.UniformBias = dropoutMode, uniformBias
 	if err := c.Validate(); err != nil {
 		return Network{}, err
 	}
@@ -224,6 +240,13 @@ func (r *runner) trainStep() (step.Metrics, float64, error) {
 			return step.Metrics{}, 0, err
 		}
 		r.opt.Scales = r.cfg.TargetScales()
+		r.opt.Epsilon = r.cfg.AdamEpsilon
+		if r.cfg.LRSchedule == ScheduleEpoch {
+			r.opt.EpochSteps = r.steps
+		}
+		if r.opt.Guard, err = r.guard(); err != nil {
+			return step.Metrics{}, 0, err
+		}
 	}
 	b := r.batch()
 	defer func() { freeBatch(b) }() // with the masks Draw adds
@@ -244,6 +267,31 @@ func (r *runner) trainStep() (step.Metrics, float64, error) {
 	}()
 	lr, err := r.opt.Apply(grads)
 	return m, lr, err
+}
+
+// guard returns the frequency guard's caps by target-variable name (step.Optimizer.Guard), nil when the
+// run has no guard or no layer with a trainable target frequency.
+func (r *runner) guard() (map[string]float64, error) {
+	if r.cfg.FreqGuardSafety == 0 {
+		return nil, nil
+	}
+	caps := map[string]float64{}
+	for _, b := range r.net.Net.Blocks {
+		n := b.Neuron
+		if !n.Kind.HasTargetFrequency() {
+			continue
+		}
+		_, c, err := n.GuardCap(r.cfg.FreqGuardSafety)
+		if err != nil {
+			return nil, err
+		}
+		name := neuron.TargetVariable(n)
+		if old, ok := caps[name]; ok && old != c {
+			return nil, fmt.Errorf("frequency guard: layers with different caps (%g, %g) share the variable name %s", old, c, name)
+		}
+		caps[name] = c
+	}
+	return caps, nil
 }
 
 // fill copies the examples idx of set into the batch buffers; the rest of the batch repeats the first
@@ -314,11 +362,12 @@ func (r *runner) trainEpoch(epoch int, started time.Time, progress ProgressFunc)
 		}
 	}
 	return Epoch{
-		Epoch:       epoch + 1,
-		Loss:        sumLoss / float64(seen),
-		TrainAcc:    sumCorrect / float64(seen),
-		FiringRates: scale(sumRates, 1/float64(seen)),
-		LR:          lr,
+		Epoch:         epoch + 1,
+		Loss:          sumLoss / float64(seen),
+		TrainAcc:      sumCorrect / float64(seen),
+		FiringRates:   scale(sumRates, 1/float64(seen)),
+		LR:            lr,
+		FreqProjected: r.opt.Projections(),
 	}, nil, nil
 }
 
@@ -397,10 +446,20 @@ func backendOf(opts Options) (backends.Backend, string, error) {
 // newContext returns a context holding cfg as hyperparameters, with its random number generator seeded
 // from cfg.Seed (initialization and dropout masks).
 func newContext(cfg Config) (*context.Context, error) {
-	ctx := context.New()
+	ctx, err := loadContext(cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
 	cfg.SetParams(ctx)
-	ctx.SetParam(context.ParamInitialSeed, cfg.Seed)
-	if err := ctx.SetRNGStateFromSeed(cfg.Seed); err != nil {
+	return ctx, nil
+}
+
+// loadContext returns a context with the random number generator seeded from seed and no configuration:
+// a checkpoint loaded into it brings its own hyperparameters, and the keys it lacks stay missing.
+func loadContext(seed int64) (*context.Context, error) {
+	ctx := context.New()
+	ctx.SetParam(context.ParamInitialSeed, seed)
+	if err := ctx.SetRNGStateFromSeed(seed); err != nil {
 		return nil, err
 	}
 	return ctx, nil
@@ -412,7 +471,10 @@ func newContext(cfg Config) (*context.Context, error) {
 // uninterrupted one (wall times aside). A NaN or infinite loss stops training with a *NaNError.
 func TrainModel(cfg Config, opts Options) (*Result, error) {
 	started := time.Now()
-	ctx, err := newContext(cfg)
+	cfg = cfg.Resolved()
+	// A resumed run's hyperparameters come from its checkpoint alone (keys it lacks mean the semantics it
+	// was trained with, see ConfigFromContext): the context gets cfg's only when no checkpoint is loaded.
+	ctx, err := loadContext(cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -434,6 +496,9 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 			}
 		}
 	}
+	if !resumed {
+		cfg.SetParams(ctx)
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -445,7 +510,7 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := protocolSplits(cfg.Protocol, ds)
+	sp, err := protocolSplits(cfg, ds)
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
@@ -473,6 +538,7 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 	res := &Result{
 		Dataset: cfg.Dataset, Model: cfg.Model, M: cfg.M, Width: cfg.Width, Seed: cfg.Seed,
 		Backend: backendName, Engine: r.engine.Name(), Protocol: cfg.Protocol, Classes: ds.Classes, Config: cfg,
+		Semantics: cfg.Semantics(),
 	}
 	if len(history) < cfg.Epochs && progress != nil {
 		progress(Progress{Phase: PhaseCompile, Epoch: len(history) + 1, Epochs: cfg.Epochs,

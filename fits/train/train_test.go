@@ -118,7 +118,7 @@ func TestProtocolSplits(t *testing.T) {
 		{OfficialVal, 40, 8, true, true},
 	} {
 		t.Run(string(tc.p), func(t *testing.T) {
-			sp, err := protocolSplits(tc.p, ds)
+			sp, err := protocolSplits(withProtocol(tc.p), ds)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,17 +135,38 @@ func TestProtocolSplits(t *testing.T) {
 			}
 			noVal := *ds
 			noVal.Val = nil
-			if _, err := protocolSplits(tc.p, &noVal); (err != nil) != tc.wantErrWithout {
+			if _, err := protocolSplits(withProtocol(tc.p), &noVal); (err != nil) != tc.wantErrWithout {
 				t.Errorf("without an official validation split: error %v", err)
 			}
 		})
 	}
-	// val-split holds out the same examples for every run.
-	a, _ := protocolSplits(ValSplit, ds)
-	b, _ := protocolSplits(ValSplit, ds)
+	// val-split holds out the same examples for every run: the released split, the first
+	// max(1, int(0.2n)) of numpy's RandomState(0).permutation(n) (data.OfficialValSplit); the legacy
+	// stratified split holds out others.
+	a, _ := protocolSplits(withProtocol(ValSplit), ds)
+	b, _ := protocolSplits(withProtocol(ValSplit), ds)
 	if !slices.Equal(a.val.Inputs, b.val.Inputs) {
 		t.Error("val-split is not fixed")
 	}
+	idx, _, err := data.OfficialValSplit(ds.Train.N, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := ds.Train.Subset(idx); !slices.Equal(a.val.Inputs, want.Inputs) || !slices.Equal(a.val.Labels, want.Labels) {
+		t.Error("val-split does not hold out the released split")
+	}
+	legacy := withProtocol(ValSplit).Legacy()
+	c, _ := protocolSplits(legacy, ds)
+	if c.val.N != a.val.N || slices.Equal(c.val.Inputs, a.val.Inputs) {
+		t.Errorf("the stratified split (%d examples) should hold out as many but other examples than the released one (%d)", c.val.N, a.val.N)
+	}
+}
+
+// withProtocol returns DefaultConfig with protocol p.
+func withProtocol(p Protocol) Config {
+	c := DefaultConfig()
+	c.Protocol = p
+	return c
 }
 
 func TestSummarize(t *testing.T) {
