@@ -55,6 +55,7 @@ vet:
 gotest:
 	FITS_REQUIRE_XLA=1 go test -count=1 -timeout=30m ./...
 	GOEXPERIMENT= FITS_REQUIRE_XLA=1 go test -count=1 ./fits/fused
+	GOEXPERIMENT= FITS_REQUIRE_XLA=1 go test -count=1 -run 'TestGoldenSteps/.*/fused' ./fits/step
 
 # Every fuzz target briefly (FUZZTIME, default 5s each).
 fuzz:

@@ -188,7 +188,8 @@ func runState(dir string, want train.Config) (finished bool, stale string) {
 		what      string
 		got, want any
 	}{{"dataset", got.Dataset, want.Dataset}, {"model", got.Model, want.Model}, {"M", got.M, want.M},
-		{"width", got.Width, want.Width}, {"protocol", got.Protocol, want.Protocol}} {
+		{"width", got.Width, want.Width}, {"protocol", got.Protocol, want.Protocol},
+		{"training semantics", got.Semantics(), want.Semantics()}} {
 		if d.got != d.want {
 			diffs = append(diffs, fmt.Sprintf("%s %v, the recipe's is %v", d.what, d.got, d.want))
 		}

@@ -111,7 +111,7 @@ func TestPlan(t *testing.T) {
 		t.Errorf("finished: %v %v %v, want true false false", runs[0].Finished, runs[1].Finished, runs[2].Finished)
 	}
 	tab := RunSummary([]string{"A.9"}, runs)
-	if want := []string{"Table A.9", "1 / 5", "1", "3", "smnist/fsts-m1/w256 seed 2, smnist/fsts-m1/w256 seed 3, smnist/fsts-m1/w256 seed 4, smnist/fsts-m1/w256 seed 5"}; !slices.Equal(tab.Rows[0], want) {
+	if want := []string{"Table A.9", "1 / 5", "1", "3", "smnist/fsts-m1/w256 seed 1, smnist/fsts-m1/w256 seed 2, smnist/fsts-m1/w256 seed 3, smnist/fsts-m1/w256 seed 4"}; !slices.Equal(tab.Rows[0], want) {
 		t.Errorf("summary row %q, want %q", tab.Rows[0], want)
 	}
 

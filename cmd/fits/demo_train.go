@@ -145,7 +145,7 @@ func demoRunState(dir string, cfg train.Config) (demoState, error) {
 		return demoConflict, errors.New("is a file")
 	}
 	if res, err := train.ReadResult(dir); err == nil {
-		if res.Config == cfg {
+		if res.Config == cfg.Resolved() {
 			return demoFinished, nil
 		}
 		return demoConflict, fmt.Errorf("holds a finished run of another configuration (%s, %d epochs, width %d, batch %d, seed %d)",
@@ -153,7 +153,7 @@ func demoRunState(dir string, cfg train.Config) (demoState, error) {
 	}
 	if train.HoldsRun(dir) {
 		saved, _, _, err := train.SavedConfig(dir)
-		if err == nil && saved == cfg {
+		if err == nil && saved == cfg.Resolved() {
 			return demoInterrupted, nil
 		}
 		if err != nil {

@@ -81,25 +81,26 @@ func TestTrainExperimentFlags(t *testing.T) {
 	}{
 		{[]string{"--experiment=ssc/fsts-m2/w512"},
 			func(c train.Config) bool {
-				return c.Dataset == "ssc" && c.Width == 512 && c.M == 2 && c.LR == 4.5e-4 && c.Dropout == 0.55 && c.Epochs == 100 && c.Batch == 128 && c.Seed == 1 && c.Protocol == train.OfficialVal
-			}, filepath.Join("runs", "full", "ssc", "fsts-m2", "w512", "seed-1")},
+				return c.Dataset == "ssc" && c.Width == 512 && c.M == 2 && c.LR == 4.5e-4 && c.Dropout == 0.55 && c.Epochs == 100 && c.Batch == 128 && c.Seed == 0 && c.Protocol == train.OfficialVal &&
+					c.Readout == "sum" && c.TSMix == "official" && c.DropoutMode == "step"
+			}, filepath.Join("runs", "full", "ssc", "fsts-m2", "w512", "seed-0")},
 		{[]string{"--experiment=ssc/fsts-m2/w512", "--epochs=3", "--dropout=0", "--lr=5e-3", "--seed=4"},
 			func(c train.Config) bool {
 				return c.Dataset == "ssc" && c.Epochs == 3 && c.Dropout == 0 && c.LR == 5e-3 && c.Seed == 4
 			}, filepath.Join("runs", "full", "ssc", "fsts-m2", "w512", "seed-4")},
 		{[]string{"--experiment=ssc/fsts-m2/w512", "--mode=quick", "--width=16"},
 			func(c train.Config) bool {
-				return c.Dataset == "synthetic-shallow" && c.Width == 16 && c.M == 2 && c.Dropout == 0 && c.Seed == 1 && c.TargetLRScale == 33
+				return c.Dataset == "synthetic-shallow" && c.Width == 16 && c.M == 2 && c.Dropout == 0 && c.Seed == 1 && c.TargetLRScale == 0
 			}, filepath.Join("runs", "quick", "ssc", "fsts-m2", "w512", "seed-1")},
 		{[]string{"--experiment=shd-val/fs/w256", "--mode=quick"},
 			func(c train.Config) bool {
-				return c.Dataset == "espeak-digits" && c.Protocol == train.ValSplit && c.Executor == train.ExecutorChunked && c.Chunk == 0
+				return c.Dataset == "espeak-digits" && c.Protocol == train.ValSplit && c.Executor == "" && c.Chunk == 0
 			}, filepath.Join("runs", "quick", "shd-val", "fs", "w256", "seed-1")},
 		{[]string{"--experiment=dvs/fsts-m1", "--protocol=best-test"},
 			func(c train.Config) bool {
 				return c.Dataset == "dvsgesture" && c.Protocol == train.BestTest && c.Width == 128
 			},
-			filepath.Join("runs", "full", "dvs", "fsts-m1", "seed-1")},
+			filepath.Join("runs", "full", "dvs", "fsts-m1", "seed-0")},
 		{[]string{"--model=lif"}, // no experiment: the defaults of DefaultConfig
 			func(c train.Config) bool { return c.Dataset == "synthetic" && c.Model == "lif" && c.Epochs == 100 }, ""},
 	} {

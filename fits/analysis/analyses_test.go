@@ -246,12 +246,12 @@ func TestResetAndShuffleTargets(t *testing.T) {
 				}
 				fresh := context.New()
 				freshLayer(t, fresh.In("fresh"), l.Neuron, dims)
-				want := variable32(t, fresh, "/fresh", neuron.VarOmegaStar)
-				got := variable32(t, ctx, l.Scope, neuron.VarOmegaStar)
+				want := variable32(t, fresh, "/fresh", neuron.TargetVariable(l.Neuron))
+				got := variable32(t, ctx, l.Scope, neuron.TargetVariable(l.Neuron))
 				if !slices.Equal(got, want) {
 					t.Errorf("layer %s: reset gives %v, a fresh layer %v", l.Name, got, want)
 				}
-				if trained := variable32(t, lazyContext(t, tc.dir), l.Scope, neuron.VarOmegaStar); tc.name == "feedforward" && slices.Equal(trained, want) {
+				if trained := variable32(t, lazyContext(t, tc.dir), l.Scope, neuron.TargetVariable(l.Neuron)); tc.name == "feedforward" && slices.Equal(trained, want) {
 					t.Errorf("layer %s: the trained targets equal the initial ones: the test is vacuous", l.Name)
 				}
 				f, err := neuron.TargetFrequenciesHz(ctx.In(train.ModelScope).In(l.Name).In("neuron"), l.Neuron)
@@ -266,7 +266,7 @@ func TestResetAndShuffleTargets(t *testing.T) {
 			ctx = lazyContext(t, tc.dir)
 			before := map[string][]float32{}
 			for _, l := range layers {
-				before[l.Name] = slices.Clone(variable32(t, lazyContext(t, tc.dir), l.Scope, neuron.VarOmegaStar))
+				before[l.Name] = slices.Clone(variable32(t, lazyContext(t, tc.dir), l.Scope, neuron.TargetVariable(l.Neuron)))
 			}
 			perms, err := ShuffleTargets(ctx, layers, 3)
 			if err != nil {
@@ -274,7 +274,7 @@ func TestResetAndShuffleTargets(t *testing.T) {
 			}
 			moved := false
 			for li, l := range layers {
-				old, got := before[l.Name], variable32(t, ctx, l.Scope, neuron.VarOmegaStar)
+				old, got := before[l.Name], variable32(t, ctx, l.Scope, neuron.TargetVariable(l.Neuron))
 				perm := perms[li]
 				if !slices.Equal(perm, ShufflePermutation(3, li, len(old))) {
 					t.Errorf("layer %s: permutation %v is not ShufflePermutation's", l.Name, perm)

@@ -187,7 +187,7 @@ func TestLayers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ncfg, err := train.NeuronConfig(res.Config.Kind(), tc.m, ds)
+			ncfg, err := train.NeuronConfigFor(res.Config, ds)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/fits-snn/fits/fits/neuron"
-	"github.com/fits-snn/fits/fits/theory"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
@@ -139,13 +138,16 @@ func setRandomVariables(t testing.TB, ctx *context.Context, rng *rand.Rand, cfg 
 		switch name {
 		case neuron.VarEta, neuron.VarGamma:
 			ctx.VariableWithValue(name, newTensor(dtype, uniform(p, 5, 40), pshape...))
-		case neuron.VarOmegaStar, neuron.VarOmegaStarDT:
+		case neuron.VarOmegaStar, neuron.VarOmegaStarDT, neuron.VarLogTargetHz, neuron.VarLogTargetHzDT:
 			fmax, err := cfg.MaxTargetHz()
 			if err != nil {
 				t.Fatal(err)
 			}
-			omega := uniform(p, theory.RadPerSecFromHz(1), theory.RadPerSecFromHz(math.Min(60, fmax)))
-			ctx.VariableWithValue(name, newTensor(dtype, omega, pshape...))
+			f := uniform(p, 1, math.Min(60, fmax))
+			for i := range f {
+				f[i] = neuron.TargetValue(cfg, f[i])
+			}
+			ctx.VariableWithValue(name, newTensor(dtype, f, pshape...))
 		case neuron.VarBetaHat:
 			ctx.VariableWithValue(name, newTensor(dtype, uniform(cfg.Order*p, -1.5, 1.5), ts...))
 		case neuron.VarLambdaHat:

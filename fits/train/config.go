@@ -107,7 +107,7 @@ type Config struct {
 	Batch int `json:"batch"`
 	// LR is Adam's peak learning rate, annealed to 0 by a cosine over the run.
 	LR float64 `json:"lr"`
-	// Dropout is the probability of dropping a hidden neuron (time-shared mask, see model.TimeSharedDropout).
+	// Dropout is the probability of dropping a hidden neuron's spikes (masks as DropoutMode says).
 	Dropout float64 `json:"dropout"`
 	// Seed fixes the initialization, the order of the examples and the dropout masks.
 	Seed int64 `json:"seed"`
