@@ -210,19 +210,12 @@ func (f *trainFlags) config() (train.Config, error) {
 	if cfg.TargetLRScale, err = parseFloat("target-lr-scale", f.targetLR); err != nil {
 		return cfg, err
 	}
-	if cfg.SurrogateAlpha, err = parseFloat("surrogate-alpha", f.surrogateAlpha); err != nil {
-		return cfg, err
-	}
-	if cfg.FreqGuardSafety, err = parseFloat("freq-guard-safety", f.guard); err != nil {
-		return cfg, err
-	}
-	if cfg.AdamEpsilon, err = parseFloat("adam-epsilon", f.eps); err != nil {
-		return cfg, err
-	}
 	for _, o := range []struct {
 		flag, value string
 		dst         *float64
-	}{{"tau-m", f.tauM, &cfg.TauM}, {"tau-a", f.tauA, &cfg.TauA}, {"dt", f.dt, &cfg.Dt}, {"f-min", f.fMin, &cfg.FMinHz}, {"f-max", f.fMax, &cfg.FMaxHz}} {
+	}{{"surrogate-alpha", f.surrogateAlpha, &cfg.SurrogateAlpha}, {"freq-guard-safety", f.guard, &cfg.FreqGuardSafety},
+		{"adam-epsilon", f.eps, &cfg.AdamEpsilon}, {"tau-m", f.tauM, &cfg.TauM}, {"tau-a", f.tauA, &cfg.TauA},
+		{"dt", f.dt, &cfg.Dt}, {"f-min", f.fMin, &cfg.FMinHz}, {"f-max", f.fMax, &cfg.FMaxHz}} {
 		if *o.dst, err = parseFloat(o.flag, o.value); err != nil {
 			return cfg, err
 		}

@@ -3,6 +3,7 @@ package neuron
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/fits-snn/fits/fits/theory"
 )
@@ -89,11 +90,20 @@ const (
 
 // ParseTSMix returns the nesting named s ("official" or "paper").
 func ParseTSMix(s string) (TSMix, error) {
-	switch TSMix(s) {
-	case TSMixOfficial, TSMixPaper:
-		return TSMix(s), nil
+	return parseOption("ts-mix", s, TSMixOfficial, TSMixPaper)
+}
+
+// parseOption returns s as the option T when it is one of valid, else an error naming what and the valid
+// values.
+func parseOption[T ~string](what, s string, valid ...T) (T, error) {
+	names := make([]string, len(valid))
+	for i, v := range valid {
+		if string(v) == s {
+			return v, nil
+		}
+		names[i] = string(v)
 	}
-	return "", fmt.Errorf("unknown ts-mix %q (valid: official, paper)", s)
+	return "", fmt.Errorf("unknown %s %q (valid: %s)", what, s, strings.Join(names, ", "))
 }
 
 // Paper reports whether m is the paper's nesting ("" is the official one).
@@ -119,11 +129,7 @@ const (
 
 // ParseTargetCoordinate returns the coordinate named s ("log-hz" or "omega").
 func ParseTargetCoordinate(s string) (TargetCoordinate, error) {
-	switch TargetCoordinate(s) {
-	case TargetLogHz, TargetOmega:
-		return TargetCoordinate(s), nil
-	}
-	return "", fmt.Errorf("unknown target coordinate %q (valid: log-hz, omega)", s)
+	return parseOption("target coordinate", s, TargetLogHz, TargetOmega)
 }
 
 // FInit names the initial spacing of the target frequencies (Config.FInit).
@@ -138,11 +144,7 @@ const (
 
 // ParseFInit returns the spacing named s ("log" or "linear").
 func ParseFInit(s string) (FInit, error) {
-	switch FInit(s) {
-	case FInitLog, FInitLinear:
-		return FInit(s), nil
-	}
-	return "", fmt.Errorf("unknown f* initialization %q (valid: log, linear)", s)
+	return parseOption("f* initialization", s, FInitLog, FInitLinear)
 }
 
 // Surrogate is the triangular (piecewise-linear) surrogate gradient of the Heaviside spike function
