@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"math/cmplx"
 	"strings"
 	"testing"
 
@@ -122,5 +123,45 @@ func TestResponseBadInput(t *testing.T) {
 		{[]string{"response", "--json=maybe"}, "json"},
 	} {
 		checkBadInput(t, tc.args, tc.msg)
+	}
+}
+
+// TestResponseTSMix: `fits response --ts-mix` draws the TS module and the closed loop in the nesting asked
+// for: the released code's (the default) and the paper's differ for M = 2 and agree for M = 1, and the
+// official TS magnitude at M = 2 is |(1 − λ1) + λ1(1 − λ2)A1 + λ1λ2A1A2|.
+func TestResponseTSMix(t *testing.T) {
+	get := func(args ...string) responseOutput {
+		t.Helper()
+		code, stdout, stderr := run(append([]string{"response", "--json", "--omega=0.3,1.2"}, args...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var out responseOutput
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	two := []string{"--beta=0.5,-0.3", "--lambda=0.4,0.7"}
+	def, off, pap := get(two...), get(append(two, "--ts-mix=official")...), get(append(two, "--ts-mix=paper")...)
+	a := func(b, w float64) complex128 {
+		z := cmplx.Exp(complex(0, w))
+		return (1 - complex(b, 0)*z) / (z - complex(b, 0))
+	}
+	for i, w := range []float64{0.3, 1.2} {
+		want := cmplx.Abs(complex(0.6, 0) + complex(0.4*0.3, 0)*a(0.5, w) + complex(0.4*0.7, 0)*a(0.5, w)*a(-0.3, w))
+		if got := float64(off.TS.Magnitude[i]); math.Abs(got-want) > 1e-12 || def.TS.Magnitude[i] != off.TS.Magnitude[i] {
+			t.Errorf("ω = %g: official |G| %g (default %g), want %g", w, got, float64(def.TS.Magnitude[i]), want)
+		}
+		if off.TS.Magnitude[i] == pap.TS.Magnitude[i] || off.Neuron.Magnitude[i] == pap.Neuron.Magnitude[i] {
+			t.Errorf("ω = %g: the nestings give the same M = 2 response", w)
+		}
+	}
+	one := []string{"--beta=0.5", "--lambda=0.4"}
+	o1, p1 := get(append(one, "--ts-mix=official")...), get(append(one, "--ts-mix=paper")...)
+	for i := range o1.TS.Magnitude {
+		if o1.TS.Magnitude[i] != p1.TS.Magnitude[i] || o1.Neuron.GroupDelay[i] != p1.Neuron.GroupDelay[i] {
+			t.Errorf("M = 1: the nestings differ at ω index %d", i)
+		}
 	}
 }
