@@ -294,6 +294,14 @@ func TestGuardCap(t *testing.T) {
 	if f, capValue, _ := cfg.GuardCap(0.98); math.Abs(capValue-2*math.Pi*f) > 1e-9 {
 		t.Errorf("Ω* cap %g for f_safe %g Hz", capValue, f)
 	}
+	// With the DT-exact parameterization the guard caps ln f*_DT: the realized DT target at the same κ.
+	dt := DefaultConfig(FS, 0)
+	dt.DTExact = true
+	k := dt.Constants()
+	want, ok := k.DTTargetHz(0.98 * theory.KappaMaxSemiImplicit(k.Mu(), k.Rho(), k.Dt))
+	if f, capValue, err := dt.GuardCap(0.98); err != nil || !ok || math.Abs(f-want) > 1e-9 || math.Abs(capValue-math.Log(want)) > 1e-12 || TargetVariable(dt) != VarLogTargetHzDT {
+		t.Errorf("DT-exact guard: f_safe %g Hz (cap %g, variable %s), %v; want the DT target %g Hz", f, capValue, TargetVariable(dt), err, want)
+	}
 	for _, s := range []float64{0, -1, 1.5, math.NaN()} {
 		if _, _, err := cfg.GuardCap(s); err == nil {
 			t.Errorf("safety %g accepted", s)
