@@ -17,6 +17,7 @@ import (
 
 	"github.com/fits-snn/fits/fits/bench"
 	"github.com/fits-snn/fits/fits/fused"
+	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/paper"
 	"github.com/fits-snn/fits/xla"
@@ -48,8 +49,12 @@ type benchCell struct {
 	Time    int    `json:"time"`
 	Inputs  int    `json:"inputs"`
 	Classes int    `json:"classes"`
-	Iters   int    `json:"iters"`
-	Warmup  int    `json:"warmup"`
+	// Dropout is the per-step dropout probability of the hidden layers' spikes (masks drawn by the engine,
+	// regenerated in the fused kernel), Readout the classifier's readout over time.
+	Dropout float64 `json:"dropout"`
+	Readout string  `json:"readout,omitempty"`
+	Iters   int     `json:"iters"`
+	Warmup  int     `json:"warmup"`
 }
 
 // benchRow is a cell with its measurement and the published numbers beside it.
@@ -120,6 +125,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	steps := fs.Int("time", 0, "time steps T (0: the suite's, 250 or 500)")
 	inputs := fs.Int("inputs", 0, "input features (0: the suite's, 140 or n)")
 	classes := fs.Int("classes", -1, "classes of the readout (-1: the suite's, 35 or none; 0: spike-sum loss)")
+	dropout := fs.String("dropout", "-1", "per-step dropout probability of the hidden spikes, as the released code trains (-1: the suite's, 0.3 for kernel, 0 for open-neuromorphic)")
 	iters := fs.Int("iters", 5, "timed iterations per cell (the median is reported)")
 	warmup := fs.Int("warmup", 1, "untimed iterations after the first (compiling) one")
 	isolate := fs.Bool("isolate", true, "run each cell in a fresh process, so compile time and peak memory are per cell")
@@ -134,7 +140,19 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *internal != "" {
 		return runBenchCell(*internal, *backend, stdout, stderr)
 	}
+	p, err := parseFloat("dropout", *dropout)
+	if err != nil {
+		return err
+	}
+	if !(p == -1 || (p >= 0 && p < 1)) {
+		return badInput("--dropout: %g is not -1 or in [0, 1)", p)
+	}
 	cells, err := benchCells(*suite, *widths, *neurons, *ms, *lif, *variants, *chunk, *batch, *steps, *inputs, *classes, *iters, *warmup)
+	for i := range cells {
+		if p >= 0 {
+			cells[i].Dropout = p
+		}
+	}
 	if err == nil && *kinds != "" {
 		cells, err = withKinds(cells, *kinds, *ms)
 	}
@@ -381,7 +399,7 @@ func benchCells(suite, widths, neurons, ms string, lif bool, variants string, ch
 				c := benchCell{
 					Suite: suite, Model: md.kind.String(), Width: w, M: md.m, Variant: v,
 					Batch: base.Batch, Time: base.Time, Inputs: base.Inputs, Classes: base.Classes,
-					Iters: iters, Warmup: warmup,
+					Dropout: base.Dropout, Readout: string(base.Net().Readout), Iters: iters, Warmup: warmup,
 				}
 				if suite == suiteON {
 					c.Inputs = w
@@ -442,7 +460,10 @@ func (c benchCell) spec() (bench.Spec, error) {
 		s = bench.KernelSpec(c.Width, c.M)
 		s.Neuron = neuron.DefaultConfig(kind, c.M)
 	}
-	s.Batch, s.Time, s.Inputs, s.Classes = c.Batch, c.Time, c.Inputs, c.Classes
+	s.Batch, s.Time, s.Inputs, s.Classes, s.Dropout = c.Batch, c.Time, c.Inputs, c.Classes, c.Dropout
+	if c.Readout != "" {
+		s.Readout = model.Readout(c.Readout)
+	}
 	if err := s.Validate(); err != nil {
 		return s, badInput("%v", err)
 	}

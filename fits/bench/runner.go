@@ -34,10 +34,16 @@ type Options struct {
 	Chunk int
 }
 
-// Net returns the network of a Spec: one dense block "hidden_<i>" per width, and the mean readout with the
-// cross-entropy (Classes > 0) or the sum of the last layer's spikes as the loss (Classes = 0).
+// Net returns the network of a Spec: one dense block "hidden_<i>" per width, per-step dropout of
+// probability Dropout, and the readout (the sum over time by default) with the cross-entropy (Classes > 0)
+// or the sum of the last layer's spikes as the loss (Classes = 0).
 func (s Spec) Net() model.Net {
-	net := model.Net{InputDims: []int{s.Inputs}, Classes: s.Classes, Readout: model.ReadoutMean}
+	readout := s.Readout
+	if readout == "" {
+		readout = model.ReadoutSum
+	}
+	net := model.Net{InputDims: []int{s.Inputs}, Classes: s.Classes, Readout: readout, Dropout: s.Dropout,
+		DropoutMode: model.DropoutStep}
 	for i, w := range s.Widths {
 		net.Blocks = append(net.Blocks, model.DenseBlock(fmt.Sprintf("hidden_%d", i), w, s.Neuron))
 	}
@@ -129,6 +135,11 @@ func (r *Runner) makeInputs() {
 // trainable variable. The loss is the batch mean of the cross-entropy, or of the summed spikes.
 func (r *Runner) Iterate() error {
 	r.freeGrads()
+	if r.spec.Dropout > 0 {
+		// The same masks every iteration (the engine still draws them in every call), so that iterations
+		// repeat exactly.
+		r.batch.StepMasks = &step.StepMasks{Seed: int64(r.spec.Seed)}
+	}
 	m, grads, err := r.engine.Gradients(r.batch)
 	if err != nil {
 		return err
