@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/owned"
 )
 
 // Figure is one figure: a grid of gonum plots (panels) drawn together on one canvas.
@@ -184,6 +185,10 @@ func Save(fig *Figure, dir, name string) (svgPath, pngPath string, err error) {
 		return "", "", err
 	}
 	if err := atomicfile.WriteFile(pngPath, png); err != nil {
+		return "", "", err
+	}
+	// Recorded as written by fits, so that `fits figures` may replace them later (package owned).
+	if err := owned.Note(dir, name+".svg", name+".png"); err != nil {
 		return "", "", err
 	}
 	return svgPath, pngPath, nil

@@ -53,9 +53,20 @@ func runAggregate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *out != "" {
-		paths, err := experiment.WriteTable(*out, t)
+		if err := checkOutDir("out", *out); err != nil {
+			return err
+		}
+		var paths []string
+		_, inDir, err := writeStaged("out", *out, func(dir string) error {
+			var err error
+			paths, err = experiment.WriteTable(dir, t)
+			return err
+		})
 		if err != nil {
 			return err
+		}
+		for i, p := range paths {
+			paths[i] = inDir(p)
 		}
 		for _, p := range paths {
 			fmt.Fprintf(stderr, "wrote %s\n", p)

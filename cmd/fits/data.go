@@ -328,22 +328,19 @@ func runDataSynth(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutDir("out", *out); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
-	}
-	var err error
-	switch strings.ToLower(*format) {
-	case "shd", "ssc":
-		ds := strings.ToLower(*format)
-		err = synthSpikes(ds, *out, n(100), *seed)
-	case "gsc":
-		err = gsc.WriteSynth(*out, gsc.SynthConfig{PerWord: max(3, n(3)), Words: gsc.Classes, Duration: 1.0, Seed: *seed})
-	case "mnist":
-		err = mnist.WriteSynth(*out, n(100), *seed)
-	case "dvs":
-		users := max(2, n(3))
-		err = dvs.WriteSynth(*out, dvs.SynthConfig{Users: users, TrainUsers: users - 1, Gesture: 1.5, EventsPerSec: 5000, Seed: *seed})
-	}
+	_, _, err := writeStaged("out", *out, func(dir string) error {
+		switch strings.ToLower(*format) {
+		case "shd", "ssc":
+			return synthSpikes(strings.ToLower(*format), dir, n(100), *seed)
+		case "gsc":
+			return gsc.WriteSynth(dir, gsc.SynthConfig{PerWord: max(3, n(3)), Words: gsc.Classes, Duration: 1.0, Seed: *seed})
+		case "mnist":
+			return mnist.WriteSynth(dir, n(100), *seed)
+		default: // dvs
+			users := max(2, n(3))
+			return dvs.WriteSynth(dir, dvs.SynthConfig{Users: users, TrainUsers: users - 1, Gesture: 1.5, EventsPerSec: 5000, Seed: *seed})
+		}
+	})
 	if err != nil {
 		return err
 	}

@@ -157,4 +157,18 @@ func TestAggregateCommand(t *testing.T) {
 			t.Errorf("%s: %v (stderr %q)", name, err, stderr)
 		}
 	}
+	// Written by fits: a second run replaces them. A user's file of the same name is never replaced.
+	if status, _, stderr = run("aggregate", "--table=3", "--root="+root, "--out="+out); status != 0 {
+		t.Fatalf("second aggregate into its own folder: status %d: %s", status, stderr)
+	}
+	user := filepath.Join(t.TempDir(), "mine")
+	plantUserFile(t, filepath.Join(user, "table-3.md"))
+	status, _, stderr = run("aggregate", "--table=3", "--root="+root, "--out="+user)
+	if status != 2 || !strings.Contains(stderr, "table-3.md already exists and was not written by fits") {
+		t.Errorf("aggregate over a user's table-3.md: status %d, stderr %s", status, stderr)
+	}
+	checkUserFile(t, filepath.Join(user, "table-3.md"))
+	if _, err := os.Stat(filepath.Join(user, "table-3.csv")); err == nil {
+		t.Errorf("a refused aggregate wrote table-3.csv")
+	}
 }

@@ -65,11 +65,17 @@ func runFigures(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutDir("out", *out); err != nil {
 		return err
 	}
-	created := missingDirs(*out)
-	files, err := nb.SaveCatalog(*out, sel)
-	if err != nil {
-		removeEmptyDirs(created)
+	var files []string
+	_, inDir, err := writeStaged("out", *out, func(dir string) error {
+		var err error
+		files, err = nb.SaveCatalog(dir, sel)
 		return err
+	})
+	if err != nil {
+		return err
+	}
+	for i, f := range files {
+		files[i] = inDir(f)
 	}
 	if *asJSON {
 		return writeJSON(stdout, figuresOutput{Out: *out, Figures: names, Files: files})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/fits-snn/fits/internal/owned"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,8 +40,8 @@ func TestFiguresCommand(t *testing.T) {
 		}
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 4 {
-		t.Errorf("%d files written, want 4", len(entries))
+	if len(entries) != 5 { // and the record of the files written (package owned)
+		t.Errorf("%d files written, want 4 and %s", len(entries), owned.RecordFile)
 	}
 }
 

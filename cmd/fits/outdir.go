@@ -4,7 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
+
+	"github.com/fits-snn/fits/internal/owned"
 )
 
 // checkOutDir checks, before anything is written, that dir can receive a command's output: an existing
@@ -59,4 +62,36 @@ func removeEmptyDirs(dirs []string) {
 			return
 		}
 	}
+}
+
+// writeStaged runs write with a staging folder inside dir (the --flagName folder, created if missing),
+// then moves what it wrote into dir (package owned): a file of dir that fits did not write is never
+// replaced — the command is refused (bad input naming the file) and dir is left as it was. It returns the
+// paths written in dir, with the staging folder's prefix replaced by dir in what write reports through
+// the returned mapping function.
+func writeStaged(flagName, dir string, write func(staging string) error) (written []string, inDir func(string) string, err error) {
+	created := missingDirs(dir)
+	staging, err := owned.Stage(dir)
+	if err != nil {
+		removeEmptyDirs(created)
+		return nil, nil, err
+	}
+	inDir = func(p string) string {
+		if rel, err := filepath.Rel(staging, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.Join(dir, rel)
+		}
+		return p
+	}
+	if err := write(staging); err != nil {
+		os.RemoveAll(staging)
+		removeEmptyDirs(created)
+		return nil, inDir, err
+	}
+	written, err = owned.Publish(staging, dir)
+	var conflict *owned.ConflictError
+	if errors.As(err, &conflict) {
+		removeEmptyDirs(created)
+		return nil, inDir, badInput("--%s=%s: %v", flagName, dir, err)
+	}
+	return written, inDir, err
 }

@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/fits-snn/fits/data"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -165,6 +166,53 @@ func TestUntar(t *testing.T) {
 	os.WriteFile(src, mk(map[string]string{"a": "b"})[:20], 0o644)
 	if err := Untar(src, out, nil); err == nil {
 		t.Error("truncated archive extracted")
+	}
+	// Extracting again replaces what the first extraction wrote.
+	os.WriteFile(src, mk(map[string]string{"yes/0a7c2a8d_nohash_0.wav": "RIFF2"}), 0o644)
+	if err := Untar(src, out, nil); err != nil {
+		t.Errorf("extracting over its own files: %v", err)
+	}
+}
+
+// TestUntarNeverReplacesOrFollows: an entry never replaces a user's file in the target folder, never
+// writes through a symbolic link that exists there, and an entry without a file name is bad input.
+func TestUntarNeverReplacesOrFollows(t *testing.T) {
+	mk := func(name, body string) []byte {
+		var buf bytes.Buffer
+		tw := tar.NewWriter(&buf)
+		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg})
+		tw.Write([]byte(body))
+		tw.Close()
+		return gz(buf.Bytes())
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	outside := filepath.Join(dir, "outside")
+	os.MkdirAll(filepath.Join(out, "yes"), 0o755)
+	os.MkdirAll(outside, 0o755)
+	os.WriteFile(filepath.Join(out, "mine.txt"), []byte("mine"), 0o644)
+	os.Symlink(outside, filepath.Join(out, "link"))
+	os.Symlink(filepath.Join(outside, "f"), filepath.Join(out, "flink"))
+	src := filepath.Join(dir, "a.tar.gz")
+	for _, tc := range []struct{ entry, want string }{
+		{"mine.txt", "already exists and was not written by fits"},
+		{"link/evil", "symbolic link"},
+		{"flink", "symbolic link"},
+		{".", "not a file name"},
+		{"", "not a file name"},
+	} {
+		os.WriteFile(src, mk(tc.entry, "x"), 0o644)
+		err := Untar(src, out, nil)
+		var fe *data.FileError
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &fe) {
+			t.Errorf("entry %q: %v, want bad input with %q", tc.entry, err, tc.want)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "mine.txt")); string(b) != "mine" {
+		t.Errorf("the user's file now holds %q", b)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Errorf("written outside the target folder: %v", ents)
 	}
 }
 

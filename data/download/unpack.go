@@ -15,6 +15,7 @@ import (
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/progress"
 	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/owned"
 )
 
 // countingReader counts the compressed bytes read, for progress.
@@ -78,7 +79,10 @@ func isWriteError(err error) bool {
 }
 
 // Untar extracts a gzip-compressed tar archive into dir. Only regular files and folders are
-// extracted; entries that would land outside dir are an error.
+// extracted; entries that would land outside dir are an error. Extraction never follows a symbolic link
+// that exists in dir, and never replaces a file it did not write: an existing file is replaced only when
+// an earlier extraction (or another fits command) wrote it and it is unchanged since (the record of
+// package owned); any other existing file, link or entry without a file name is bad input naming it.
 func Untar(src, dir string, w io.Writer) error {
 	zr, f, bar, err := openGzip(src, w, "extract")
 	if err != nil {
@@ -89,6 +93,14 @@ func Untar(src, dir string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return err
+	}
+	rec, err := owned.Open(root)
+	if err != nil {
+		return err
+	}
+	defer rec.Save()
 	tr := tar.NewReader(zr)
 	for {
 		h, err := tr.Next()
@@ -102,32 +114,73 @@ func Untar(src, dir string, w io.Writer) error {
 		if filepath.IsAbs(name) || name == ".." || strings.HasPrefix(name, ".."+string(filepath.Separator)) {
 			return data.BadFile(fmt.Errorf("%s: entry %q escapes the target folder", src, h.Name))
 		}
+		if h.Typeflag != tar.TypeDir && h.Typeflag != tar.TypeReg {
+			continue // links and devices are not extracted
+		}
+		if name == "." || strings.TrimSpace(h.Name) == "" {
+			if h.Typeflag == tar.TypeDir {
+				continue // the target folder itself
+			}
+			return data.BadFile(fmt.Errorf("%s: entry %q is not a file name", src, h.Name))
+		}
+		if name == owned.RecordFile || strings.HasPrefix(filepath.Base(name), owned.StagingPrefix) {
+			return data.BadFile(fmt.Errorf("%s: entry %q has a name that fits reserves", src, h.Name))
+		}
+		if p, ok := linkOnTheWay(root, name); ok {
+			return data.BadFile(fmt.Errorf("%s: entry %q: %s exists in the target folder and is a symbolic link or a file (not followed, not replaced)", src, h.Name, p))
+		}
 		target := filepath.Join(root, name)
-		switch h.Typeflag {
-		case tar.TypeDir:
+		if h.Typeflag == tar.TypeDir {
 			if err := os.MkdirAll(target, 0o755); err != nil {
 				return err
 			}
-		case tar.TypeReg:
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return err
+			continue
+		}
+		if !rec.Replaceable(name) {
+			return data.BadFile(fmt.Errorf("%s: entry %q: %s already exists and was not written by fits (move it away and download again)", src, h.Name, target))
+		}
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		out, err := atomicfile.CreateTemp(target)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, tr); err != nil {
+			atomicfile.Discard(out)
+			if isWriteError(err) {
+				return fmt.Errorf("%s: %w", target, err)
 			}
-			out, err := os.Create(target)
-			if err != nil {
-				return err
-			}
-			if _, err := io.Copy(out, tr); err != nil {
-				out.Close()
-				if isWriteError(err) {
-					return fmt.Errorf("%s: %w", target, err)
-				}
-				return data.BadFile(fmt.Errorf("%s: %s: %w", src, h.Name, err))
-			}
-			if err := out.Close(); err != nil {
-				return err
-			}
+			return data.BadFile(fmt.Errorf("%s: %s: %w", src, h.Name, err))
+		}
+		if err := atomicfile.Commit(out, target); err != nil {
+			return err
+		}
+		if err := rec.Note(name); err != nil {
+			return err
 		}
 	}
 	bar.Done()
-	return nil
+	return rec.Save()
+}
+
+// linkOnTheWay returns the first existing path from root down to the parent of name (relative) that is
+// not a real folder: a symbolic link (even to a folder) or a file.
+func linkOnTheWay(root, name string) (string, bool) {
+	parts := strings.Split(name, string(filepath.Separator))
+	p := root
+	for _, part := range parts[:len(parts)-1] {
+		p = filepath.Join(p, part)
+		st, err := os.Lstat(p)
+		if err != nil {
+			return "", false // missing: created as a folder
+		}
+		if !st.IsDir() {
+			return p, true
+		}
+	}
+	if st, err := os.Lstat(filepath.Join(root, name)); err == nil && st.Mode()&os.ModeSymlink != 0 {
+		return filepath.Join(root, name), true
+	}
+	return "", false
 }

@@ -1,0 +1,301 @@
+// Package owned keeps, in each folder that a command writes into, the record of the files it wrote
+// there, so that a later command replaces only those and never a file of the user's.
+//
+// The record is the file .fits-owned in the folder, in the format of `sha256sum`: the SHA-256 and the
+// path (relative to the folder, with forward slashes) of every file written. A file in the folder may be
+// replaced when it is absent, or when the record lists it with the SHA-256 it has now (a file that was
+// written by a command and not changed since). Anything else — a user's file of the same name, a file
+// changed after it was written, a symbolic link, a folder — is refused.
+//
+// Publish moves a whole set of files, written first into a staging folder, into place: it checks every
+// destination before it moves any, so that a refused command changes nothing.
+package owned
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/fits-snn/fits/internal/atomicfile"
+)
+
+// RecordFile is the name of the record in each folder.
+const RecordFile = ".fits-owned"
+
+// StagingPrefix starts the names of the staging folders that Stage creates.
+const StagingPrefix = ".fits-staging-"
+
+// ConflictError reports destinations that hold files a command did not write.
+type ConflictError struct {
+	Dir   string
+	Paths []string // the conflicting destinations, relative to Dir
+}
+
+func (e *ConflictError) Error() string {
+	more := ""
+	if len(e.Paths) > 1 {
+		more = fmt.Sprintf(" (and %d more)", len(e.Paths)-1)
+	}
+	return fmt.Sprintf("%s already exists and was not written by fits%s: fits never replaces a file it did not write (move it away or choose another folder)",
+		filepath.Join(e.Dir, filepath.FromSlash(e.Paths[0])), more)
+}
+
+// Record is the parsed record of one folder.
+type Record struct {
+	dir  string
+	sums map[string]string // relative slash path -> hex SHA-256
+}
+
+// Open reads the record of dir; a folder without one (or a missing folder) has an empty record.
+func Open(dir string) (*Record, error) {
+	r := &Record{dir: dir, sums: map[string]string{}}
+	b, err := readSmall(filepath.Join(dir, RecordFile), 64<<20)
+	if errors.Is(err, fs.ErrNotExist) {
+		return r, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		sum, name, ok := strings.Cut(sc.Text(), "  ")
+		if ok && len(sum) == 2*sha256.Size && name != "" {
+			r.sums[name] = sum
+		}
+	}
+	return r, nil
+}
+
+// readSmall reads a regular file of at most limit bytes (no symbolic link, FIFO or device).
+func readSmall(path string, limit int64) ([]byte, error) {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s holds %d bytes, more than %d", path, st.Size(), limit)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
+}
+
+// fileSum returns the hex SHA-256 of the regular file path.
+func fileSum(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Replaceable reports whether rel (relative to the record's folder) may be written: nothing is there, or
+// the record lists the file with its current content. A symbolic link on the way, or a file where a
+// folder is needed, is never replaceable.
+func (r *Record) Replaceable(rel string) bool {
+	rel = filepath.ToSlash(filepath.Clean(rel))
+	parts := strings.Split(rel, "/")
+	p := r.dir
+	for i, part := range parts {
+		p = filepath.Join(p, part)
+		st, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+		if i < len(parts)-1 {
+			if !st.IsDir() { // a file or a link where a folder must be
+				return false
+			}
+			continue
+		}
+		if !st.Mode().IsRegular() {
+			return false
+		}
+		want, ok := r.sums[rel]
+		if !ok {
+			return false
+		}
+		got, err := fileSum(p)
+		return err == nil && got == want
+	}
+	return true
+}
+
+// Note records that rel now holds the file written by a command (its current content).
+func (r *Record) Note(rel string) error {
+	rel = filepath.ToSlash(filepath.Clean(rel))
+	sum, err := fileSum(filepath.Join(r.dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return err
+	}
+	r.sums[rel] = sum
+	return nil
+}
+
+// Save writes the record atomically.
+func (r *Record) Save() error {
+	names := make([]string, 0, len(r.sums))
+	for n := range r.sums {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b bytes.Buffer
+	for _, n := range names {
+		fmt.Fprintf(&b, "%s  %s\n", r.sums[n], n)
+	}
+	return atomicfile.WriteFile(filepath.Join(r.dir, RecordFile), b.Bytes())
+}
+
+// Check returns a *ConflictError when any of rels (relative to dir) may not be written.
+func Check(dir string, rels []string) error {
+	r, err := Open(dir)
+	if err != nil {
+		return err
+	}
+	var bad []string
+	for _, rel := range rels {
+		if !r.Replaceable(rel) {
+			bad = append(bad, filepath.ToSlash(rel))
+		}
+	}
+	if len(bad) > 0 {
+		return &ConflictError{Dir: dir, Paths: bad}
+	}
+	return nil
+}
+
+// WriteFiles writes files (relative path -> content) into dir, creating it if needed, after checking
+// that every one of them may be written (else a *ConflictError and nothing written), and records them.
+func WriteFiles(dir string, files map[string][]byte) error {
+	rels := make([]string, 0, len(files))
+	for rel := range files {
+		rels = append(rels, rel)
+	}
+	sort.Strings(rels)
+	if err := Check(dir, rels); err != nil {
+		return err
+	}
+	r, err := Open(dir)
+	if err != nil {
+		return err
+	}
+	for _, rel := range rels {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(p, files[rel]); err != nil {
+			return err
+		}
+		if err := r.Note(rel); err != nil {
+			return err
+		}
+	}
+	return r.Save()
+}
+
+// WriteFile is WriteFiles of one file, path.
+func WriteFile(path string, content []byte) error {
+	return WriteFiles(filepath.Dir(path), map[string][]byte{filepath.Base(path): content})
+}
+
+// Stage creates a staging folder inside dir (which it creates if needed) for a command to write into
+// before Publish moves its files into dir.
+func Stage(dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	return os.MkdirTemp(dir, StagingPrefix+"*")
+}
+
+// Publish moves every regular file of staging (made by Stage inside dir) to the same relative path in
+// dir, after checking that every destination may be written (else a *ConflictError and dir is left as
+// it was), records them, and removes staging in every case. It returns the paths written, in the order
+// of the walk (lexical).
+func Publish(staging, dir string) ([]string, error) {
+	defer os.RemoveAll(staging)
+	var rels []string
+	err := filepath.WalkDir(staging, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(staging, p)
+		if err != nil {
+			return err
+		}
+		if filepath.Base(rel) == RecordFile {
+			return nil // a record the writer kept in the staging folder
+		}
+		rels = append(rels, rel)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := Check(dir, rels); err != nil {
+		return nil, err
+	}
+	r, err := Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	var written []string
+	for _, rel := range rels {
+		to := filepath.Join(dir, rel)
+		err := os.MkdirAll(filepath.Dir(to), 0o755)
+		if err == nil {
+			err = os.Rename(filepath.Join(staging, rel), to)
+		}
+		if err == nil {
+			err = r.Note(rel)
+		}
+		if err != nil {
+			_ = r.Save() // what was moved stays recorded as written by a command
+			return written, err
+		}
+		written = append(written, to)
+	}
+	return written, r.Save()
+}
+
+// Note records in dir's record that the files rels (relative to dir) were just written by a command,
+// for writers that write in place (a notebook saving its figures).
+func Note(dir string, rels ...string) error {
+	r, err := Open(dir)
+	if err != nil {
+		return err
+	}
+	for _, rel := range rels {
+		if err := r.Note(rel); err != nil {
+			return err
+		}
+	}
+	return r.Save()
+}

@@ -1,0 +1,64 @@
+package owned
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestPublish: files a command wrote are replaced; a user's file, a changed file, a symbolic link on the
+// way (even one to a folder) are refused before anything moves.
+func TestPublish(t *testing.T) {
+	dir := t.TempDir()
+	stage := func(files map[string]string) string {
+		s, err := Stage(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rel, c := range files {
+			p := filepath.Join(s, rel)
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return s
+	}
+	if _, err := Publish(stage(map[string]string{"a": "1", "sub/b": "2"}), dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Publish(stage(map[string]string{"a": "3", "sub/b": "4"}), dir); err != nil {
+		t.Fatalf("replacing its own files: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a")); string(b) != "3" {
+		t.Errorf("a = %q, want 3", b)
+	}
+	os.WriteFile(filepath.Join(dir, "user"), []byte("mine"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a"), []byte("changed"), 0o644)
+	outside := t.TempDir()
+	os.Symlink(outside, filepath.Join(dir, "link"))
+	os.Symlink(filepath.Join(outside, "f"), filepath.Join(dir, "flink"))
+	for _, rel := range []string{"user", "a", "link/x", "flink"} {
+		_, err := Publish(stage(map[string]string{rel: "new", "c": "new"}), dir)
+		var conflict *ConflictError
+		if !errors.As(err, &conflict) {
+			t.Errorf("%s: %v, want a conflict", rel, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "c")); err == nil {
+			t.Errorf("%s: a refused publish moved c", rel)
+		}
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Errorf("written outside the folder through a link: %v", ents)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "user")); string(b) != "mine" {
+		t.Errorf("user file = %q", b)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if len(e.Name()) > len(StagingPrefix) && e.Name()[:len(StagingPrefix)] == StagingPrefix {
+			t.Errorf("staging folder %s left", e.Name())
+		}
+	}
+}
