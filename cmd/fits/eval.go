@@ -37,6 +37,12 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if err := checkBackendName(*backend); err != nil {
 		return err
 	}
+	// No other process trains or resumes the run while it is evaluated (train.LockRun).
+	unlock, err := train.LockRun(*dir, true)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	// Which checkpoint will be used: refuse before starting a backend when none is usable.
 	if _, _, _, err := train.SavedConfig(*dir); err != nil {
 		var ce *train.CheckpointError

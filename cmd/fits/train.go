@@ -165,29 +165,55 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := train.Options{Dir: out, Resume: f.resume, DataDir: f.dataDir,
 		Warn: func(line string) { fmt.Fprintf(stderr, "fits train: warning: %s\n", line) }}
-	switch {
-	case f.extend && !f.resume:
+	if f.extend && !f.resume {
 		return badInput("--extend continues a saved run: it needs --resume")
+	}
+	if _, err := os.Stat(out); f.resume && errors.Is(err, os.ErrNotExist) {
+		return badInput("--resume: %s does not exist (to start a new run there, drop --resume)", out)
+	}
+	// The run folder is locked (train.LockRun) from here until the command ends: a second process that
+	// trains, resumes or evaluates the same run is refused, naming this one.
+	created := missingDirs(out)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	unlock, err := train.LockRun(out, false)
+	if err != nil {
+		removeEmptyDirs(created)
+		return err
+	}
+	defer unlock()
+	fail := func(err error) error {
+		unlock()
+		removeEmptyDirs(created)
+		return err
+	}
+	switch {
 	case f.resume:
 		if opts.ExtendEpochs, err = f.checkResume(out); err != nil {
-			return err
+			return fail(err)
 		}
 	case train.HoldsRun(out):
-		return badInput("--out=%s already holds a run (add --resume to continue it, or choose another --out)", out)
+		return fail(badInput("--out=%s already holds a run (add --resume to continue it, or choose another --out)", out))
+	default:
+		if n := foreignEntries(out); n > 0 {
+			return fail(badInput("--out=%s holds %d entries and no run: fits train starts a run only in a new or empty folder (choose another --out)", out, n))
+		}
+	}
+	if st, err := os.Lstat(filepath.Join(out, train.ResultFile)); err == nil && !st.Mode().IsRegular() {
+		return fail(badInput("--out=%s: %s is not a regular file (move it away)", out, filepath.Join(out, train.ResultFile)))
 	}
 	b, err := openBackend(f.backend)
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	opts.Backend, opts.BackendName = b, backendName()
 	if !f.quiet {
 		opts.Progress = train.TerminalProgress(stderr)
 	}
-	created := missingDirs(out)
 	res, err := train.TrainModel(cfg, opts)
 	if err != nil {
-		removeEmptyDirs(created)
-		return err
+		return fail(err)
 	}
 	if f.asJSON {
 		return writeJSON(stdout, res)
@@ -245,7 +271,7 @@ func (f *trainFlags) checkResume(out string) (int, error) {
 	}
 	saved, _, _, err := train.SavedConfig(out)
 	var ce *train.CheckpointError
-	if errors.As(err, &ce) && len(ce.Skipped) == 0 {
+	if errors.As(err, &ce) && !ce.AnyCorrupt() {
 		if train.HoldsRun(out) {
 			return 0, badInput("--resume: %s holds a %s but no checkpoint to resume from (choose another --out for a new run)", out, train.ResultFile)
 		}
@@ -344,4 +370,20 @@ func printResult(w io.Writer, r *train.Result, dir string) {
 	fmt.Fprintf(w, "  firing rates      %s (spikes per neuron per bin)\n", strings.Join(rates, ", "))
 	fmt.Fprintf(w, "  wall time         %.1f s (compile %.1f s)\n", r.WallSeconds, r.CompileSeconds)
 	fmt.Fprintf(w, "  result            %s\n", filepath.Join(dir, train.ResultFile))
+}
+
+// foreignEntries counts the entries of dir other than the run's lock file: what a new run would be
+// mixed with.
+func foreignEntries(dir string) int {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range ents {
+		if e.Name() != train.LockFile {
+			n++
+		}
+	}
+	return n
 }

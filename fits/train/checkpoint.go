@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -33,15 +34,20 @@ import (
 //   - corrupt when they do not, or when its checksums name a file that is missing;
 //   - incomplete when it has no checksums and its files are cut short: a save that a killed process
 //     left; also a .bin or .sha256 without its .json;
-//   - unverified when it has no checksums but its files are complete: written before checksums existed,
-//     or a save killed just before its checksums. It is used only when the directory holds no intact
-//     checkpoint (a run of an older version); otherwise it counts as an unfinished save.
+//   - unverified when it has no checksums but its files are complete: a save killed just before its
+//     checksums, written before checksums existed, or one whose checksums were deleted. It is never
+//     loaded: integrity checking cannot be switched off by deleting checksums. (Whoever trusts its files
+//     records them with `sha256sum NAME.json NAME.bin > NAME.sha256` in the run's folder.)
+//
+// Every file is read only when it is a regular file of at most maxCheckpointFile bytes (never through a
+// symbolic link, a FIFO or a device), and the checksums cover everything loading reads.
 //
 // Loading takes the newest intact checkpoint and skips newer ones that are not, naming each. Resuming
-// (TrainModel with Options.Resume) removes incomplete checkpoints and unfinished saves, the process's own
-// leftovers, and moves corrupt checkpoints newer than the one it resumes from aside under the prefix
-// corruptPrefix, where the checkpoint code never looks again: nothing a user may want to inspect is
-// deleted.
+// (TrainModel with Options.Resume) removes incomplete checkpoints and unfinished saves newer than the one
+// it resumes from, the process's own leftovers, and moves corrupt checkpoints newer than it aside under
+// the prefix corruptPrefix, where the checkpoint code never looks again; in a directory without an intact
+// checkpoint, unverified ones are moved aside under untrustedPrefix and the run starts from its first
+// epoch, with a warning: nothing a user may want to inspect is deleted.
 
 // keepCheckpoints is the number of epoch checkpoints kept in a run's directory.
 const keepCheckpoints = 2
@@ -51,7 +57,11 @@ const (
 	checkpointPrefix = "checkpoint-"
 	sumSuffix        = ".sha256"
 	corruptPrefix    = "corrupt-"
+	untrustedPrefix  = "untrusted-"
 )
+
+// maxCheckpointFile is the largest checkpoint file read (4 GiB); a larger one is corrupt.
+const maxCheckpointFile = 4 << 30
 
 // Keys of the training state stored as context parameters next to the Config, so that they are saved
 // atomically with the variables in each checkpoint.
@@ -78,6 +88,8 @@ type Checkpoint struct {
 type SkippedCheckpoint struct {
 	Name   string `json:"name"`
 	Reason string `json:"reason"`
+	// Corrupt: its checksums do not match, or its content is inconsistent (not an unfinished save).
+	Corrupt bool `json:"corrupt,omitempty"`
 }
 
 // CheckpointError reports a run directory that holds no usable checkpoint: none at all, or none intact
@@ -86,6 +98,17 @@ type SkippedCheckpoint struct {
 type CheckpointError struct {
 	Dir     string
 	Skipped []SkippedCheckpoint
+}
+
+// AnyCorrupt reports whether any checkpoint skipped is corrupt; when none is, the directory holds only
+// unfinished saves or unverified checkpoints, and a resume starts the run from its first epoch.
+func (e *CheckpointError) AnyCorrupt() bool {
+	for _, s := range e.Skipped {
+		if s.Corrupt {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *CheckpointError) Error() string {
@@ -154,9 +177,15 @@ func inspect(dir, name string, forLoading bool) inspected {
 	c := inspected{name: name}
 	jsonPath := filepath.Join(dir, name+checkpoints.JsonNameSuffix)
 	binPath := filepath.Join(dir, name+checkpoints.BinDataSuffix)
-	sums, sumErr := os.ReadFile(filepath.Join(dir, name+sumSuffix))
-	jsonData, jsonErr := os.ReadFile(jsonPath)
-	binData, binErr := os.ReadFile(binPath)
+	sums, sumErr := readRegular(filepath.Join(dir, name+sumSuffix), 1<<20)
+	jsonData, jsonErr := readRegular(jsonPath, maxCheckpointFile)
+	binData, binErr := readRegular(binPath, maxCheckpointFile)
+	for _, e := range []error{sumErr, jsonErr, binErr} {
+		if e != nil && !errors.Is(e, os.ErrNotExist) {
+			c.state, c.reason = stateCorrupt, e.Error()
+			return c
+		}
+	}
 	switch {
 	case sumErr == nil:
 		if err := verifySums(sums, map[string][]byte{
@@ -173,7 +202,8 @@ func inspect(dir, name string, forLoading bool) inspected {
 		c.state, c.reason = stateIncomplete, "its files are cut short (an interrupted save)"
 		return c
 	default:
-		c.state, c.reason = stateUnverified, "no checksums were recorded (its save did not finish)"
+		c.state, c.reason = stateUnverified, fmt.Sprintf("no checksums: untrusted (a save that did not finish, or checksums deleted; if you trust its files: cd %s && sha256sum %s %s > %s)",
+			dir, name+checkpoints.JsonNameSuffix, name+checkpoints.BinDataSuffix, name+sumSuffix)
 	}
 	if forLoading {
 		if err := checkLayout(jsonData, int64(len(binData))); err != nil {
@@ -183,6 +213,36 @@ func inspect(dir, name string, forLoading bool) inspected {
 		c.jsonData, c.binData = jsonData, binData
 	}
 	return c
+}
+
+// readRegular reads the file at path when it is a regular file (a symbolic link is not followed; a FIFO,
+// device or folder is refused without blocking) of at most limit bytes.
+func readRegular(path string, limit int64) ([]byte, error) {
+	if st, err := os.Lstat(path); err != nil {
+		return nil, err
+	} else if st.Mode()&os.ModeSymlink != 0 {
+		return nil, fmt.Errorf("%s is a symbolic link, not a checkpoint file", filepath.Base(path))
+	}
+	f, err := openNoFollow(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", filepath.Base(path))
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s holds %d bytes, more than the %d a checkpoint file may", filepath.Base(path), st.Size(), limit)
+	}
+	b := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
+	}
+	return b, nil
 }
 
 func orNil(b []byte, err error) []byte {
@@ -322,12 +382,10 @@ func selectCheckpoint(dir string, forLoading bool) (selection, error) {
 		return selection{}, err
 	}
 	all := make([]inspected, len(names))
-	anyIntact := false
 	for i, n := range names {
 		// Full checks and contents only matter for the checkpoint that will be loaded; the rest are
 		// classified by their checksums alone.
 		all[i] = inspect(dir, n, false)
-		anyIntact = anyIntact || all[i].state == stateIntact
 	}
 	var sel selection
 	for i := len(all) - 1; i >= 0; i-- {
@@ -338,7 +396,7 @@ func selectCheckpoint(dir string, forLoading bool) (selection, error) {
 			}
 			continue
 		}
-		usable := c.state == stateIntact || (c.state == stateUnverified && !anyIntact)
+		usable := c.state == stateIntact
 		if usable && forLoading {
 			c = inspect(dir, c.name, true)
 			usable = c.state != stateCorrupt
@@ -355,7 +413,7 @@ func selectCheckpoint(dir string, forLoading bool) (selection, error) {
 func skippedOf(list []inspected) []SkippedCheckpoint {
 	out := make([]SkippedCheckpoint, len(list))
 	for i, c := range list {
-		out[i] = SkippedCheckpoint{Name: c.name, Reason: c.reason}
+		out[i] = SkippedCheckpoint{Name: c.name, Reason: c.reason, Corrupt: c.state == stateCorrupt}
 	}
 	return out
 }
@@ -455,10 +513,10 @@ func removeCheckpoint(dir, name string) {
 	}
 }
 
-// setAside renames the files of checkpoint name in dir with corruptPrefix (and a number when that name
+// setAside renames the files of checkpoint name in dir with prefix (and a number when that name
 // is taken) and returns the new base name.
-func setAside(dir, name string) (string, error) {
-	aside := corruptPrefix + name
+func setAside(dir, name, prefix string) (string, error) {
+	aside := prefix + name
 	for i := 2; ; i++ {
 		taken := false
 		for _, suffix := range []string{sumSuffix, checkpoints.JsonNameSuffix, checkpoints.BinDataSuffix} {
@@ -469,7 +527,7 @@ func setAside(dir, name string) (string, error) {
 		if !taken {
 			break
 		}
-		aside = fmt.Sprintf("%s%d-%s", corruptPrefix, i, name)
+		aside = fmt.Sprintf("%s%d-%s", prefix, i, name)
 	}
 	for _, suffix := range []string{sumSuffix, checkpoints.JsonNameSuffix, checkpoints.BinDataSuffix} {
 		from := filepath.Join(dir, name+suffix)
@@ -523,10 +581,19 @@ func prepareResume(opts Options) (string, []SkippedCheckpoint, error) {
 		if slices.ContainsFunc(sel.skipped, func(c inspected) bool { return c.state == stateCorrupt }) {
 			return "", nil, &CheckpointError{Dir: dir, Skipped: skippedOf(sel.skipped)}
 		}
+		var asideList []SkippedCheckpoint
 		for _, c := range sel.skipped {
-			removeCheckpoint(dir, c.name)
+			if c.state != stateUnverified {
+				removeCheckpoint(dir, c.name) // this process's own unfinished save
+				continue
+			}
+			aside, err := setAside(dir, c.name, untrustedPrefix)
+			if err != nil {
+				return "", nil, fmt.Errorf("setting the untrusted checkpoint %s aside: %w", c.name, err)
+			}
+			asideList = append(asideList, SkippedCheckpoint{Name: c.name, Reason: c.reason + "; kept as " + aside})
 		}
-		return "", nil, nil
+		return "", asideList, nil
 	}
 	var setAsideList []SkippedCheckpoint
 	for _, c := range sel.skipped {
@@ -534,7 +601,7 @@ func prepareResume(opts Options) (string, []SkippedCheckpoint, error) {
 			removeCheckpoint(dir, c.name) // this process's own unfinished save
 			continue
 		}
-		aside, err := setAside(dir, c.name)
+		aside, err := setAside(dir, c.name, corruptPrefix)
 		if err != nil {
 			return "", nil, fmt.Errorf("setting the corrupt checkpoint %s aside: %w", c.name, err)
 		}
@@ -563,6 +630,11 @@ func openCheckpoints(ctx *context.Context, opts Options) (*checkpoints.Handler, 
 		for _, s := range skipped {
 			opts.Warn(fmt.Sprintf("checkpoint %s in %s is corrupt (%s); resuming from %s (epoch %d)",
 				s.Name, opts.Dir, s.Reason, from, len(history)))
+		}
+	} else if opts.Warn != nil {
+		for _, s := range skipped {
+			opts.Warn(fmt.Sprintf("checkpoint %s in %s is not used (%s); the run starts from its first epoch",
+				s.Name, opts.Dir, s.Reason))
 		}
 	}
 	return h, from != "", nil

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gomlx/gomlx/pkg/ml/context"
@@ -99,7 +100,7 @@ func TestSelectCheckpoint(t *testing.T) {
 		{"save killed before its checksums", func(t *testing.T, dir string) {
 			fakeCheckpoint(t, dir, a, 3, true)
 			fakeCheckpoint(t, dir, b, 3, false)
-		}, a, []string{"no checksums were recorded"}},
+		}, a, []string{"no checksums: untrusted"}},
 		{"save killed while writing", func(t *testing.T, dir string) {
 			fakeCheckpoint(t, dir, a, 3, true)
 			fakeCheckpoint(t, dir, b, 3, false)
@@ -107,10 +108,24 @@ func TestSelectCheckpoint(t *testing.T) {
 			fakeCheckpoint(t, dir, c, 2, false)
 			os.Remove(filepath.Join(dir, c+".json"))
 		}, a, []string{"no " + c + ".json", "cut short"}},
-		{"older version, no checksums", func(t *testing.T, dir string) {
+		{"every checksum deleted", func(t *testing.T, dir string) { // integrity cannot be switched off
 			fakeCheckpoint(t, dir, a, 3, false)
 			fakeCheckpoint(t, dir, b, 3, false)
-		}, b, nil},
+		}, "", []string{"no checksums: untrusted", "no checksums: untrusted"}},
+		{"newest weights a link to /dev/zero", func(t *testing.T, dir string) {
+			fakeCheckpoint(t, dir, a, 3, true)
+			fakeCheckpoint(t, dir, b, 3, true)
+			os.Remove(filepath.Join(dir, b+".bin"))
+			os.Symlink("/dev/zero", filepath.Join(dir, b+".bin"))
+		}, a, []string{b + ".bin is a symbolic link"}},
+		{"newest weights a FIFO", func(t *testing.T, dir string) {
+			fakeCheckpoint(t, dir, a, 3, true)
+			fakeCheckpoint(t, dir, b, 3, true)
+			os.Remove(filepath.Join(dir, b+".bin"))
+			if err := syscall.Mkfifo(filepath.Join(dir, b+".bin"), 0o644); err != nil {
+				t.Skip(err)
+			}
+		}, a, []string{b + ".bin is not a regular file"}},
 		{"layout inconsistent with its checksums right", func(t *testing.T, dir string) {
 			fakeCheckpoint(t, dir, a, 3, true)
 			js := []byte(`{"Variables":[{"ParameterName":"/w","Dimensions":[1000000000000],"DType":"Float32","Pos":0,"Length":12}]}`)
@@ -323,4 +338,26 @@ func FuzzLoadCheckpoint(f *testing.F) {
 		}
 		_, _, _, _ = SavedConfig(dir)
 	})
+}
+
+// TestResumeSetsUntrustedAside: a run whose checksums were all deleted is not resumed from: its
+// checkpoints are kept under untrustedPrefix, reported, and the run starts again.
+func TestResumeSetsUntrustedAside(t *testing.T) {
+	dir := t.TempDir()
+	const a, b = "checkpoint-n0000001-a", "checkpoint-n0000002-b"
+	fakeCheckpoint(t, dir, a, 3, false)
+	fakeCheckpoint(t, dir, b, 3, false)
+	from, aside, err := prepareResume(Options{Dir: dir, Resume: true})
+	if err != nil || from != "" || len(aside) != 2 {
+		t.Fatalf("from %q, set aside %+v, %v", from, aside, err)
+	}
+	got := names(t, dir)
+	for _, n := range got {
+		if !strings.HasPrefix(n, untrustedPrefix) {
+			t.Errorf("%s not set aside", n)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("files %v, want the 4 files kept", got)
+	}
 }

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fits-snn/fits/fits/train"
+)
+
+// smallRun are the flags of a tiny training run.
+var smallRun = []string{"--dataset=synthetic", "--width=8", "--batch=16", "--train-limit=64", "--test-limit=64", "--quiet", "--epochs=1"}
+
+func trainArgs(extra ...string) []string {
+	return append(append([]string{"train"}, smallRun...), extra...)
+}
+
+// TestRunFolderLocked: while a process holds a run folder, a second train, resume or eval of it exits 2
+// naming the holder's pid and changes nothing; once released, the lock file is gone and the run proceeds.
+func TestRunFolderLocked(t *testing.T) {
+	dir := t.TempDir()
+	saveCheckpoint(t, dir)
+	before := snapshot(t, dir)
+	unlock, err := train.LockRun(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "is in use by process " + strconv.Itoa(os.Getpid())
+	for _, args := range [][]string{
+		{"train", "--resume", "--out=" + dir},
+		{"train", "--resume", "--extend", "--epochs=20", "--out=" + dir},
+		{"eval", "--checkpoint=" + dir},
+	} {
+		status, stdout, stderr := run(args...)
+		if status != 2 || stdout != "" || !strings.Contains(stderr, want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%v: status %d, stderr %q; want 2 and %q", args, status, stderr, want)
+		}
+	}
+	unlock()
+	unlock() // twice: nothing more happens
+	after := snapshot(t, dir)
+	if len(after) != len(before) {
+		t.Errorf("the folder changed: %d entries, was %d", len(after), len(before))
+	}
+	if _, err := os.Stat(filepath.Join(dir, train.LockFile)); !os.IsNotExist(err) {
+		t.Errorf("the lock file outlived its holder: %v", err)
+	}
+	// Released: a second holder takes it.
+	unlock, err = train.LockRun(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+}
+
+// TestTrainRefusesForeignFolders: fits train starts a run only in a new or empty folder (never in /, a
+// folder of the user's files), and checks its output before training.
+func TestTrainRefusesForeignFolders(t *testing.T) {
+	user := t.TempDir()
+	plantUserFile(t, filepath.Join(user, "notes.txt"))
+	resultDir := t.TempDir()
+	saveCheckpoint(t, resultDir)
+	if err := os.Mkdir(filepath.Join(resultDir, train.ResultFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{trainArgs("--out=" + user), "holds 1 entries and no run"},
+		{trainArgs("--out=/"), "and no run"},
+		{[]string{"train", "--resume", "--extend", "--epochs=5", "--out=" + resultDir}, "result.json is not a regular file"},
+	} {
+		status, _, stderr := run(tc.args...)
+		if status != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: status %d, stderr %q, want 2 and %q", tc.args, status, stderr, tc.want)
+		}
+	}
+	checkUserFile(t, filepath.Join(user, "notes.txt"))
+	if ents, _ := os.ReadDir(user); len(ents) != 1 {
+		t.Errorf("the user's folder holds %d entries, want 1", len(ents))
+	}
+}

@@ -1,0 +1,84 @@
+package train
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// LockFile is the file inside a run folder that exists while a process trains, resumes or evaluates the
+// run there: it holds that process's id and an exclusive advisory lock (flock), which the kernel releases
+// when the process ends, even by SIGKILL. The holder removes the file before it releases the lock, and a
+// process that takes the lock checks that the file it locked is still the one in the folder, so that a
+// lock is never held on a removed file. A second process that asks for the lock of a held folder gets a
+// *RunLockedError at once (it does not wait).
+const LockFile = ".fits-lock"
+
+// RunLockedError reports a run folder that another process holds locked.
+type RunLockedError struct {
+	Dir string
+	PID int // 0 when the holder's id could not be read
+}
+
+func (e *RunLockedError) Error() string {
+	holder := "another process"
+	if e.PID > 0 {
+		holder = "process " + strconv.Itoa(e.PID)
+	}
+	return fmt.Sprintf("%s is in use by %s (a fits train, --resume or eval of the same run): wait for it to end, or choose another folder", e.Dir, holder)
+}
+
+// LockRun takes the lock of run folder dir, which must exist, and returns the function that releases it
+// (and removes LockFile); calling it again does nothing. When another process holds it, the error is an *InputError wrapping a
+// *RunLockedError (the CLI exits with status 2). With readOnly, a folder in which the lock file cannot be
+// created (no write permission, a read-only file system) is used without a lock: nothing will be written
+// there.
+func LockRun(dir string, readOnly bool) (func(), error) {
+	path := filepath.Join(dir, LockFile)
+	for range 100 {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			if readOnly && (errors.Is(err, os.ErrPermission) || isReadOnlyFS(err)) {
+				return func() {}, nil
+			}
+			return nil, fmt.Errorf("locking the run folder: %w", err)
+		}
+		held, err := tryLockFile(f)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("locking the run folder %s: %w", dir, err)
+		}
+		if !held {
+			b := make([]byte, 32)
+			n, _ := f.ReadAt(b, 0)
+			f.Close()
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b[:n])))
+			return nil, &InputError{Err: &RunLockedError{Dir: dir, PID: pid}}
+		}
+		if !sameFile(f, path) { // its holder removed it before we locked it: lock the new one
+			f.Close()
+			continue
+		}
+		_ = f.Truncate(0)
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+		var once sync.Once
+		return func() {
+			once.Do(func() {
+				_ = os.Remove(path)
+				f.Close() // releases the lock
+			})
+		}, nil
+	}
+	return nil, fmt.Errorf("locking the run folder %s: its lock file keeps changing", dir)
+}
+
+// sameFile reports whether the open file f is still the file at path.
+func sameFile(f *os.File, path string) bool {
+	a, err1 := f.Stat()
+	b, err2 := os.Lstat(path)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
