@@ -249,6 +249,9 @@ func buildFixtures(t *testing.T, tmp string) {
 	write(p("empty.txt"), nil)
 	write(p("text.txt"), []byte("0.5\none\n"))
 	mustDo(os.MkdirAll(p("emptydir"), 0o755))
+	write(p("binary.txt"), []byte("0.5\n\x00\x1b[31m\xff\xfe\n"))
+	write(p("longword.txt"), []byte(strings.Repeat("x", 100000)))
+	mustDo(syscall.Mkfifo(p("fifo"), 0o644))
 
 	// SHD (and SSC): synthetic files in the official layout, then one fault per folder.
 	synth("shd", p("shd-good"), 8)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -10,6 +11,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
+	"unicode/utf8"
 
 	"github.com/fits-snn/fits/fits/neuron"
 )
@@ -56,6 +59,59 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// maxListFile is the largest file that --name=@FILE reads (16 MiB: millions of values).
+const maxListFile = 16 << 20
+
+// maxInputFile is the largest --input file of fits simulate (256 MiB).
+const maxInputFile = 256 << 20
+
+// openInputFile opens a file that a flag names, for reading: it must be a regular file (not a folder, a
+// FIFO or a device, which are refused without blocking) of at most limit bytes.
+func openInputFile(path string, limit int64) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		f.Close()
+		return nil, err
+	case st.IsDir():
+		f.Close()
+		return nil, fmt.Errorf("%s is a directory", path)
+	case !st.Mode().IsRegular():
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	case st.Size() > limit:
+		f.Close()
+		return nil, fmt.Errorf("%s holds %d bytes, more than the %d MiB such a file may", path, st.Size(), limit>>20)
+	}
+	return f, nil
+}
+
+// readInputFile reads a file that a flag names (openInputFile), at most limit bytes.
+func readInputFile(path string, limit int64) ([]byte, error) {
+	f, err := openInputFile(path, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
+}
+
+// shortQuote quotes s for a message, cut to 40 characters, with unprintable bytes escaped.
+func shortQuote(s string) string {
+	if len(s) > 40 {
+		cut := 40
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		return strconv.Quote(s[:cut]) + fmt.Sprintf("... (%d bytes)", len(s))
+	}
+	return strconv.Quote(s)
+}
+
 // listValue is the flag.Value of a list flag: comma-separated values, or "@FILE" to read them from a file
 // (values separated by commas, spaces or line breaks), for lists longer than a command line allows.
 type listValue struct{ s *string }
@@ -73,9 +129,12 @@ func (v listValue) Set(s string) error {
 		*v.s = s
 		return nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := readInputFile(path, maxListFile)
 	if err != nil {
 		return err
+	}
+	if bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
+		return fmt.Errorf("%s holds binary data, not a list of values", path)
 	}
 	*v.s = strings.Join(strings.FieldsFunc(string(b), func(r rune) bool {
 		return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r'
@@ -98,7 +157,7 @@ func listFlag(fs *flag.FlagSet, name, value, usage string) *string {
 func parseFloat(name, s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, badInput("--%s: %q is not a finite number", name, s)
+		return 0, badInput("--%s: %s is not a finite number", name, shortQuote(s))
 	}
 	return v, nil
 }

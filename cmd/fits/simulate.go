@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -195,7 +194,7 @@ func targetKindNames() []string {
 // readCurrents reads one finite number per line from path, with the line number of each (blank lines are
 // skipped). Any problem is bad input.
 func readCurrents(path string) (values []float64, lines []int, err error) {
-	f, err := os.Open(path)
+	f, err := openInputFile(path, maxInputFile)
 	if err != nil {
 		return nil, nil, badInput("--input: %v", err)
 	}
@@ -210,7 +209,7 @@ func readCurrents(path string) (values []float64, lines []int, err error) {
 		}
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, nil, badInput("--input: %s line %d: %q is not a finite number", path, line, s)
+			return nil, nil, badInput("--input: %s line %d: %s is not a finite number", path, line, shortQuote(s))
 		}
 		values = append(values, v)
 		lines = append(lines, line)

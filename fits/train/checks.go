@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/fits-snn/fits/data"
 	"github.com/gomlx/gomlx/pkg/ml/context"
@@ -35,7 +36,46 @@ func checkRun(cfg Config, ds *data.Dataset, sp splits) error {
 		}
 		return inputErrorf("the %s split of dataset %s holds no examples", s.name, ds.Name)
 	}
+	if cfg.Chunk > 0 && (cfg.Executor == "chunked" || cfg.Executor == "scan") && sp.train.T%cfg.Chunk != 0 {
+		return inputErrorf("--chunk=%d does not divide the T = %d time steps of dataset %s (use a divisor of %d, or 0 for the default)",
+			cfg.Chunk, sp.train.T, ds.Name, sp.train.T)
+	}
+	if est := MemoryEstimate(cfg, sp.train.T, sp.train.F, effectiveBatch(cfg, sp)); est > MaxRunMemory {
+		return inputErrorf("--batch=%d x --width=%d x T=%d steps need about %.1f GiB, more than the %d GiB cap (MaxRunMemory): use a smaller batch or width",
+			cfg.Batch, cfg.Width, sp.train.T, float64(est)/(1<<30), MaxRunMemory>>30)
+	}
 	return nil
+}
+
+// MaxRunMemory caps MemoryEstimate (64 GiB).
+const MaxRunMemory = 64 << 30
+
+// MemoryEstimate is a rough upper estimate of the bytes a run of cfg holds for a batch of batch
+// examples of T steps and F features: the inputs, the states kept for the backward pass (a few float32
+// values per neuron, time step and example) and the parameters with their optimizer state.
+func MemoryEstimate(cfg Config, T, F, batch int) int64 {
+	const statesPerNeuron = 8
+	per := float64(F) + float64(2*statesPerNeuron)*float64(cfg.Width)*float64(cfg.M+1)
+	est := 4 * float64(batch) * float64(T) * per
+	// The parameters with their gradients and Adam's two moments: at least the input and one recurrent
+	// matrix.
+	est += 4 * 4 * (float64(F)*float64(cfg.Width) + float64(cfg.Width)*float64(cfg.Width))
+	if est > math.MaxInt64/2 {
+		return math.MaxInt64 / 2
+	}
+	return int64(est)
+}
+
+// effectiveBatch is the batch of the runner's buffers: cfg.Batch, at most the largest split (a batch
+// larger than every split would only hold padding).
+func effectiveBatch(cfg Config, sp splits) int {
+	n := 1
+	for _, s := range []*data.Set{sp.train, sp.val, sp.test} {
+		if s != nil {
+			n = max(n, s.N)
+		}
+	}
+	return min(cfg.Batch, n)
 }
 
 // resumedConfig returns the configuration saved in ctx (loaded from a checkpoint); with

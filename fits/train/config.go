@@ -335,6 +335,18 @@ func DefaultConfig() Config {
 }
 
 // Validate reports the first invalid field. Errors for unknown names list the valid ones.
+// Caps on the sizes a configuration may ask for (Validate): far above any run of the paper (width 512,
+// batch 256, a few hundred epochs), low enough that absurd values fail at once instead of exhausting
+// memory or running for ever. Memory itself is checked against the estimate of MemoryEstimate once the
+// dataset is known (at most MaxRunMemory).
+const (
+	MaxWidth  = 1 << 16
+	MaxBatch  = 1 << 16
+	MaxEpochs = 1_000_000
+	// MaxExamples caps --train-limit and --test-limit.
+	MaxExamples = 1 << 30
+)
+
 func (c Config) Validate() error {
 	if !contains(data.Names(), c.Dataset) {
 		return &data.UnknownError{Name: c.Dataset, Valid: data.Names()}
@@ -371,6 +383,14 @@ func (c Config) Validate() error {
 		return fmt.Errorf("dropout must be in [0, 1), got %g", c.Dropout)
 	case c.TrainLimit < 0 || c.TestLimit < 0:
 		return fmt.Errorf("train and test limits must be >= 0 (0 means all), got %d and %d", c.TrainLimit, c.TestLimit)
+	case c.Width > MaxWidth:
+		return fmt.Errorf("width %d is above the cap of %d neurons per layer", c.Width, MaxWidth)
+	case c.Batch > MaxBatch:
+		return fmt.Errorf("batch %d is above the cap of %d examples per step", c.Batch, MaxBatch)
+	case c.Epochs > MaxEpochs:
+		return fmt.Errorf("epochs %d is above the cap of %d", c.Epochs, MaxEpochs)
+	case c.TrainLimit > MaxExamples || c.TestLimit > MaxExamples:
+		return fmt.Errorf("train and test limits must be at most %d, got %d and %d", MaxExamples, c.TrainLimit, c.TestLimit)
 	}
 	if err := c.validateSemantics(); err != nil {
 		return err

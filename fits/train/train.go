@@ -176,6 +176,7 @@ type runner struct {
 // newRunner creates (or, after loading a checkpoint, reads) the network's variables and the engine.
 func newRunner(cfg Config, sp splits, net Network, ctx *context.Context, b backends.Backend) (*runner, error) {
 	r := &runner{cfg: cfg, sp: sp, net: net, ctx: ctx, backend: b}
+	r.cfg.Batch = effectiveBatch(cfg, sp) // never a buffer larger than every split
 	r.steps = (sp.train.N + cfg.Batch - 1) / cfg.Batch
 	set := sp.train
 	r.x = make([]float32, cfg.Batch*set.T*set.F)
