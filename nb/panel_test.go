@@ -1,9 +1,7 @@
 package nb
 
 import (
-	"encoding/json"
 	"math"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -53,14 +51,16 @@ func TestPanelCurves(t *testing.T) {
 		}
 	}
 	// f* = 90 Hz is above the semi-implicit limit (77.2 Hz at SSC constants): flagged unstable.
-	if p.data.Stable[p.index(1, 0, 2)] || !p.data.Stable[p.index(1, 0, 1)] {
-		t.Errorf("stability flags %v", p.data.Stable)
+	unstable, _ := p.Series("mag", "dt", 1, 0, 2)
+	stable, _ := p.Series("mag", "dt", 1, 0, 1)
+	if !unstable.Alt || stable.Alt {
+		t.Errorf("stability flags: f* = 90 Hz drawn unstable %v, f* = 20 Hz %v", unstable.Alt, stable.Alt)
 	}
 	// The realized DT target is Theorem 2's.
 	k20, _ := theory.SSC.KappaForTargetHz(20)
 	want, _ := theory.SSC.DTTargetHz(k20)
-	if got := p.data.FDT[p.index(1, 0, 1)]; got == nil || math.Abs(*got-want) > 1e-3 {
-		t.Errorf("f*_DT = %v, want %g", got, want)
+	if got, _ := p.Series("mag", "fdt", 1, 0, 1); len(got.X) != 1 || math.Abs(got.X[0]-want) > 1e-3*want {
+		t.Errorf("f*_DT = %v, want %g", got.X, want)
 	}
 	if _, _, _, err := p.Curves(2, 0, 0); err == nil {
 		t.Error("out-of-range slider position accepted")
@@ -88,23 +88,20 @@ func TestPanelHTML(t *testing.T) {
 	}
 	// The initial paths are drawn in Go from the initial slider position.
 	f, ct, _, _ := p.Curves(1, 0, 1)
-	if d := p.axes().path(f, ct); !strings.Contains(h, `data-curve="ct" d="`+d+`"`) || len(d) < 100 {
+	ax := newGridAxes(p.plots[0])
+	if d := ax.path(SeriesLine, PanelData{X: f, Y: ct}, nil); !strings.Contains(h, `data-curve="ct" d="`+d+`"`) || len(d) < 100 {
 		t.Errorf("initial CT path missing or short (%d chars)", len(d))
 	}
 	// The embedded data parses and holds every grid combination.
-	m := regexp.MustCompile(`var D = (\{.*?\}), A = `).FindStringSubmatch(h)
-	if m == nil {
-		t.Fatal("no embedded data")
+	d := embeddedData(t, h)
+	if n := len(cfg.TauM) * len(cfg.TauA) * len(cfg.FStar); len(d.Frames) != n {
+		t.Errorf("embedded data has %d frames, want %d", len(d.Frames), n)
 	}
-	var d panelData
-	if err := json.Unmarshal([]byte(m[1]), &d); err != nil {
-		t.Fatalf("embedded data: %v", err)
+	if g := d.Plots[0].Grid; g < 0 || len(d.Arrays[g]) != cfg.Points {
+		t.Errorf("frequency grid of %d points, want %d", len(d.Arrays[g]), cfg.Points)
 	}
-	if n := len(cfg.TauM) * len(cfg.TauA) * len(cfg.FStar); len(d.CT) != n || len(d.DT) != n || len(d.Kappa) != n || len(d.Stable) != n {
-		t.Errorf("embedded data has %d/%d/%d/%d curves, want %d", len(d.CT), len(d.DT), len(d.Kappa), len(d.Stable), n)
-	}
-	if len(d.F) != cfg.Points || len(d.CT[0]) != cfg.Points {
-		t.Errorf("%d frequencies, %d CT points, want %d", len(d.F), len(d.CT[0]), cfg.Points)
+	if strings.Contains(h, "<script>") && !strings.Contains(d.Readouts[0], "κ*") {
+		t.Errorf("read-out %q", d.Readouts[0])
 	}
 	// Two panels on one page get different ids.
 	q, _ := NewPanel(cfg)

@@ -83,8 +83,9 @@ func HTML(html string) {
 // Table shows t as an HTML table.
 func Table(t nb.Table) { HTML(t.HTML()) }
 
-// Panel shows the interactive panel p (HTML + JS, data embedded).
-func Panel(p *nb.Panel) error {
+// Panel shows an interactive panel (HTML + JS, data embedded): nb.Panel, nb.GridPanel or any panel built
+// on it.
+func Panel(p interface{ HTML() (string, error) }) error {
 	html, err := p.HTML()
 	if err != nil {
 		return err
