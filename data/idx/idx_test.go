@@ -3,6 +3,8 @@ package idx
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
+	"github.com/fits-snn/fits/data"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,7 +60,7 @@ func TestReadErrors(t *testing.T) {
 		{"no dims", []byte{0, 0, 8, 0}, "zero dimensions"},
 		{"short dims", []byte{0, 0, 8, 2, 0, 0, 0, 1}, "truncated"},
 		{"zero dim", []byte{0, 0, 8, 1, 0, 0, 0, 0}, "dimension 0 is zero"},
-		{"huge", []byte{0, 0, 8, 2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, "more than"},
+		{"huge", []byte{0, 0, 8, 2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, "dimensions [4294967295]... hold more than"},
 		{"short data", []byte{0, 0, 0x0c, 1, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0}, "truncated: dimensions [2] need 8 bytes of int32 data, found 6"},
 		{"trailing", []byte{0, 0, 8, 1, 0, 0, 0, 1, 7, 9}, "trailing bytes"},
 	} {
@@ -122,4 +124,27 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("round trip changed the bytes")
 		}
 	})
+}
+
+// TestReadFileBoundsHeaderClaims: a header that claims more data than the file can hold (uncompressed:
+// its size; gzip: MaxGzipRatio times it) is refused before any data is read.
+func TestReadFileBoundsHeaderClaims(t *testing.T) {
+	dir := t.TempDir()
+	hdr := []byte{0, 0, 8, 3, 0, 0x1e, 0x84, 0x80, 0, 0, 0, 28, 0, 0, 0, 28} // 2 000 000 images
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(hdr)
+	zw.Write(make([]byte, 1<<16))
+	zw.Close()
+	for name, content := range map[string][]byte{"bomb.gz": buf.Bytes(), "plain": append(hdr, make([]byte, 1000)...)} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadFile(p)
+		var fe *data.FileError
+		if err == nil || !strings.Contains(err.Error(), "more than the file can hold") || !errors.As(err, &fe) {
+			t.Errorf("%s: %v, want the header claim refused as a bad file", name, err)
+		}
+	}
 }
