@@ -309,6 +309,9 @@ func buildFixtures(t *testing.T, tmp string) {
 	write(p("wav-text.wav"), []byte("not a WAV file at all"))
 	write(p("wav-stereo.wav"), wavHeader(16000, 2, 16, 1000))
 	mustDo(gsc.WriteWAV(p("wav-empty.wav"), nil, 16000))
+	write(p("wav-0bit.wav"), wavHeader(16000, 1, 0, 1000))
+	write(p("wav-huge.wav"), wavHeader(16000, 1, 16, 1000))
+	mustDo(os.Truncate(p("wav-huge.wav"), 80<<20)) // sparse: a 40-minute clip
 
 	// MNIST (gzipped IDX).
 	synth("mnist", p("mnist-good"), 20)

@@ -16,10 +16,26 @@ import (
 // SampleRate is the sampling rate of Speech Commands clips, in Hz.
 const SampleRate = 16000
 
+// MaxWAVBytes caps the size of a WAV file that ReadWAV reads (64 MiB: about 35 minutes of 16 kHz mono
+// 16-bit audio; a Speech Commands clip is 32 KB).
+const MaxWAVBytes = 64 << 20
+
 // ReadWAV reads a mono 16-bit PCM WAV file sampled at rate Hz and returns its samples scaled to
 // [-1, 1) (divided by 32768). Any other rate, channel count, bit depth or encoding is an error
 // naming the file (a data.FileError).
 func ReadWAV(path string, rate int) ([]float64, error) {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil, data.BadFile(err)
+	case st.IsDir():
+		return nil, data.BadFile(fmt.Errorf("%s: is a directory, not a WAV file", path))
+	case !st.Mode().IsRegular():
+		return nil, data.BadFile(fmt.Errorf("%s: not a regular file", path))
+	case st.Size() > MaxWAVBytes:
+		return nil, data.BadFile(fmt.Errorf("%s: %d bytes, more than the %d MiB a WAV file may hold here (%.0f minutes at 16 kHz)",
+			path, st.Size(), MaxWAVBytes>>20, float64(MaxWAVBytes)/2/SampleRate/60))
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, data.BadFile(err)
@@ -110,6 +126,9 @@ func checkRIFF(b []byte) error {
 			return fmt.Errorf("malformed WAV: fmt chunk of %d bytes, want at least 16", size)
 		case id == "fmt ":
 			fmtSeen = true
+			if bits := binary.LittleEndian.Uint16(b[pos+8+14:]); bits == 0 {
+				return fmt.Errorf("0-bit samples, want 16-bit")
+			}
 		case id == "data":
 			dataSeen = true
 		}

@@ -112,7 +112,7 @@ func (a *Array) Float64At(i int) float64 {
 
 // Read decodes one uncompressed IDX stream. It fails on a bad magic number, an unknown type code,
 // a zero or oversized dimension, a truncated body, and bytes after the last element.
-func Read(r io.Reader) (*Array, error) { return readLimited(r, -1) }
+func Read(r io.Reader) (*Array, error) { return readLimited(r, -1, false) }
 
 // MaxGzipRatio bounds how much a gzip-compressed IDX file may expand: its header may claim at most
 // MaxGzipRatio times the compressed size, plus 1 MiB (MNIST's files expand about 5 times). A header that
@@ -122,7 +122,7 @@ const MaxGzipRatio = 100
 
 // readLimited is Read with the data bytes capped at limit (negative: no cap): a header that claims more
 // is refused before reading.
-func readLimited(r io.Reader, limit int64) (*Array, error) {
+func readLimited(r io.Reader, limit int64, compressed bool) (*Array, error) {
 	var magic [4]byte
 	if _, err := io.ReadFull(r, magic[:]); err != nil {
 		return nil, fmt.Errorf("reading magic number: %w", truncated(err))
@@ -156,8 +156,11 @@ func readLimited(r io.Reader, limit int64) (*Array, error) {
 		}
 	}
 	want := int(n) * t.Size()
-	if limit >= 0 && int64(want) > limit {
-		return nil, fmt.Errorf("its header claims dimensions %v (%d bytes of %s data), more than the file can hold (%d bytes)", a.Dims, want, t, limit)
+	switch {
+	case limit >= 0 && int64(want) > limit && compressed:
+		return nil, fmt.Errorf("its header claims dimensions %v (%d bytes of %s data), more than the file can hold (%d bytes, %d times its compressed size)", a.Dims, want, t, limit, MaxGzipRatio)
+	case limit >= 0 && int64(want) > limit:
+		return nil, fmt.Errorf("truncated: dimensions %v need %d bytes of %s data, more than the file can hold (%d bytes)", a.Dims, want, t, limit)
 	}
 	// Grow the buffer as data arrives, so a header that lies about its size costs no memory.
 	var buf bytes.Buffer
@@ -199,11 +202,11 @@ func ReadFile(path string) (_ *Array, err error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
-	limit := st.Size()
+	limit, compressed := st.Size(), false
 	br := bufio.NewReaderSize(f, 1<<16)
 	var r io.Reader = br
 	if head, _ := br.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
-		limit = MaxGzipRatio*st.Size() + 1<<20
+		limit, compressed = MaxGzipRatio*st.Size()+1<<20, true
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
@@ -211,7 +214,7 @@ func ReadFile(path string) (_ *Array, err error) {
 		defer zr.Close()
 		r = zr
 	}
-	a, err := readLimited(r, limit)
+	a, err := readLimited(r, limit, compressed)
 	if err != nil {
 		if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, io.ErrUnexpectedEOF) {
 			err = fmt.Errorf("truncated or corrupt gzip stream: %w", err)
