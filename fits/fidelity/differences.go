@@ -54,7 +54,7 @@ const whyReleased = "the released code's runs produced the paper's tables, so it
 func Differences() []Difference {
 	return []Difference{
 		{
-			Aspect: "λ nesting (M ≥ 2)", Paper: "Eq. 10, Algorithm 1 (lines 6-7)",
+			Aspect: "λ nesting (M ≥ 2)", Paper: "Eq. 10, Algorithm 1 (the TS loop)",
 			PaperForm:    "outermost first: Ṽ_m = (1 − λ_m)·Ṽ_{m−1} + λ_m·V_m from Ṽ_0 = V_0; for M = 2, (1−λ1)(1−λ2)V0 + λ1(1−λ2)V1 + λ2V2",
 			Released:     "innermost first: b = V_M, then b = (1 − λ_m)·V_{m−1} + λ_m·b for m = M … 1; for M = 2, (1−λ1)V0 + λ1(1−λ2)V1 + λ1λ2V2",
 			ReleasedFile: "fits/reference.py, fits/kernels/fits_kernel.py",
@@ -62,8 +62,8 @@ func Differences() []Difference {
 			Why: whyReleased + "; the two agree for M ≤ 1 and differ from M = 2 on (22-1009 spike mismatches per 2000 steps in 20 random neurons)",
 		},
 		{
-			Aspect: "spike comparison", Paper: "Algorithm 1 (line 9): S = Θ(Ṽ_M − V_th)",
-			PaperForm:    "Heaviside step, S = 1 when Ṽ ≥ V_th (Θ(0) = 1)",
+			Aspect: "spike comparison", Paper: "Algorithm 1: S[k+1] = Θ(Ṽ_M[k+1] − V_th)",
+			PaperForm:    "a Heaviside step Θ, its value at 0 not given; this toolkit's first form read it as S = 1 when Ṽ ≥ V_th",
 			Released:     "strict: S = 1 when Ṽ > V_th",
 			ReleasedFile: "fits/reference.py, fits/kernels/fits_kernel.py",
 			Option:       "--ts-mix=paper (carries the nesting and the comparison together)", Default: "strict >", Variant: VariantTSMixPaper,
@@ -214,7 +214,7 @@ func Differences() []Difference {
 			Why: whyReleased + "; the quick stand-ins keep seeds 1-3",
 		},
 		{
-			Aspect: "all-pass stage form", Paper: "Eq. 9, Algorithm 1 (line 6)",
+			Aspect: "all-pass stage form", Paper: "Eq. 9, Algorithm 1 (the all-pass stage)",
 			PaperForm:    "direct form V_m[k+1] = β_m(V_m[k] − V_{m−1}[k+1]) + V_{m−1}[k]",
 			Released:     "transposed direct form II per stage (Y_m = −β_m·Y_{m−1} + W_m, W_m ← Y_{m−1} + β_m·Y_m), zero initial state",
 			ReleasedFile: "fits/reference.py",

@@ -350,7 +350,7 @@ func TestTrainAndMeasure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := TrainMissing(foreignPlan, b, nil); err == nil || !strings.Contains(err.Error(), "not touched") {
+	if err := TrainMissing(foreignPlan, b, "xla:cpu", nil); err == nil || !strings.Contains(err.Error(), "not touched") {
 		t.Errorf("a foreign folder: %v", err)
 	}
 	if entries, _ := os.ReadDir(foreign); len(entries) != 1 {
@@ -371,7 +371,7 @@ func TestTrainAndMeasure(t *testing.T) {
 			started++
 		}
 	}
-	if err := TrainMissing(plan, b, progress); err != nil {
+	if err := TrainMissing(plan, b, "xla:cpu", progress); err != nil {
 		t.Fatal(err)
 	}
 	if started != 4 || finished != 4 || skipped != 0 {
@@ -389,7 +389,7 @@ func TestTrainAndMeasure(t *testing.T) {
 		}
 	}
 	started, finished, skipped = 0, 0, 0
-	if err := TrainMissing(plan, b, progress); err != nil {
+	if err := TrainMissing(plan, b, "xla:cpu", progress); err != nil {
 		t.Fatal(err)
 	}
 	if started != 0 || finished != 0 || skipped != 4 {

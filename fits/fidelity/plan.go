@@ -91,12 +91,12 @@ type Event struct {
 }
 
 // TrainMissing trains every run of the plan that has no result.json, in order, with train.TrainModel on
-// backend b, reporting to progress (nil: nothing). A finished run is skipped, after checking that its
-// result was trained with the planned configuration (an error otherwise: delete its folder to train it
-// again). A folder that exists without MarkerFile is never written to (an error), unless it is empty; a
-// folder with the marker and a checkpoint but no result is resumed. Every run is tried; the errors are
-// returned together.
-func TrainMissing(plan []Run, b backends.Backend, progress func(Event)) error {
+// backend b (named backendName in the results, e.g. "xla:cpu"; "" for b.Name()), reporting to progress
+// (nil: nothing). A finished run is skipped, after checking that its result was trained with the planned
+// configuration (an error otherwise: delete its folder to train it again). A folder that exists without
+// MarkerFile is never written to (an error), unless it is empty; a folder with the marker and a
+// checkpoint but no result is resumed. Every run is tried; the errors are returned together.
+func TrainMissing(plan []Run, b backends.Backend, backendName string, progress func(Event)) error {
 	if b == nil {
 		return errors.New("fidelity: no backend")
 	}
@@ -128,7 +128,7 @@ func TrainMissing(plan []Run, b backends.Backend, progress func(Event)) error {
 		}
 		emit(ev)
 		started := time.Now()
-		res, err := train.TrainModel(r.Config, train.Options{Dir: r.Dir, Resume: resume, Backend: b,
+		res, err := train.TrainModel(r.Config, train.Options{Dir: r.Dir, Resume: resume, Backend: b, BackendName: backendName,
 			Progress: func(p train.Progress) {
 				e := ev
 				e.Train = &p
