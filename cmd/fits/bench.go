@@ -93,6 +93,10 @@ type benchOutput struct {
 	Published   []paper.FrameworkRuntime `json:"published,omitempty"`
 	// Peers are the PyTorch rows measured with --peers (peers/bench.py), interleaved with ours.
 	Peers []peersRow `json:"peers,omitempty"`
+	// FusedKernel times the host kernel of the fused variant alone (fits/fused, one hidden layer of each
+	// fused cell's network, forward and backward) with every ISA this build and CPU run, and gives its vector
+	// code's speed-up over its scalar code (--kernel-iters).
+	FusedKernel []bench.KernelMeasurement `json:"fused_kernel,omitempty"`
 }
 
 type benchHost struct {
@@ -103,6 +107,8 @@ type benchHost struct {
 	Memory string `json:"memory,omitempty"`
 	// FusedVector: the fused engine's kernel runs its SIMD code (built with GOEXPERIMENT=simd, AVX2 CPU).
 	FusedVector bool `json:"fused_vector"`
+	// FusedISA is the instruction set the fused engine's kernel runs: scalar, avx2 or avx512.
+	FusedISA string `json:"fused_isa"`
 	// GlibcTunables is GLIBC_TUNABLES of the benchmark (and of the PyTorch peers it starts), which fits
 	// sets to glibc.malloc.hugetlb=1 unless FITS_MALLOC_HUGEPAGES=0.
 	GlibcTunables string `json:"glibc_tunables,omitempty"`
@@ -133,6 +139,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	internal := fs.String("internal-cell", "", "(internal) run one cell given as JSON and print its measurement")
 	peers := fs.Bool("peers", false, "also time the same networks in PyTorch (timestep loop, torch.compile, snnTorch for LIF) after each cell's variants, from the pinned .venv-peers (make peers-setup)")
 	peerThreads := fs.Int("peer-threads", runtime.NumCPU(), "--peers: torch.set_num_threads")
+	kernelIters := fs.Int("kernel-iters", 3, "timed calls of the fused variant's host kernel alone per ISA (scalar, avx2, avx512), after the cells, for its vector/scalar speed-up; 0: none")
 	backend := backendFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -158,6 +165,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if err != nil {
 		return err
+	}
+	if *kernelIters < 0 {
+		return badInput("--kernel-iters: %d is negative", *kernelIters)
 	}
 
 	out := benchOutput{
@@ -229,6 +239,16 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	fillSpeedups(out.Rows)
 	fillPeerSpeedups(out.Rows, out.Peers)
+	if *kernelIters > 0 {
+		for _, layer := range kernelLayers(cells) {
+			fmt.Fprintf(stderr, "fits bench: host kernel alone, W=%d M=%d: every ISA, %d calls each\n", layer.Width, layer.M, *kernelIters)
+			km, err := bench.MeasureKernel(layer, *kernelIters)
+			if err != nil {
+				return fmt.Errorf("host kernel: %w", err)
+			}
+			out.FusedKernel = append(out.FusedKernel, km)
+		}
+	}
 	if *asJSON {
 		if err := writeJSON(stdout, out); err != nil {
 			return err
@@ -285,6 +305,26 @@ func withKinds(cells []benchCell, list, ms string) ([]benchCell, error) {
 		}
 	}
 	return out, nil
+}
+
+// kernelLayers returns the distinct hidden layers (as the host kernel runs them) of the fused cells.
+func kernelLayers(cells []benchCell) []bench.KernelLayer {
+	var out []bench.KernelLayer
+	seen := map[bench.KernelLayer]bool{}
+	for _, c := range cells {
+		if c.Variant != string(bench.Fused) {
+			continue
+		}
+		s, err := c.spec()
+		if err != nil {
+			continue // the cell's row carries the error
+		}
+		if l := bench.KernelLayerOf(s); !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // sameNetwork reports whether two cells time the same network (they may differ in the variant).
@@ -587,7 +627,7 @@ func fillSpeedups(rows []benchRow) {
 
 func hostInfo() benchHost {
 	h := benchHost{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), FusedVector: fused.Vector(),
-		GlibcTunables: os.Getenv("GLIBC_TUNABLES")}
+		FusedISA: fused.ActiveISA().String(), GlibcTunables: os.Getenv("GLIBC_TUNABLES")}
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
@@ -640,6 +680,16 @@ func printBench(w io.Writer, out benchOutput) {
 				continue
 			}
 			fmt.Fprintf(w, "  %-5s W=%-5d M=%d %-14s median %.1f ms, compile %.1f s\n", p.Model, p.Width, p.M, p.Variant, p.MedianMs, p.CompileS)
+		}
+	}
+	if len(out.FusedKernel) > 0 {
+		fmt.Fprintf(w, "\nhost kernel of the fused variant alone (one hidden layer, median ms of one call, GOMAXPROCS threads):\n")
+		for _, k := range out.FusedKernel {
+			fmt.Fprintf(w, "  B=%d T=%d W=%d M=%d:", k.Batch, k.Time, k.Width, k.M)
+			for _, t := range k.Timings {
+				fmt.Fprintf(w, "  %s %.1f forward, %.1f backward;", t.ISA, t.ForwardMs, t.BackwardMs)
+			}
+			fmt.Fprintf(w, "  %s vs scalar %.1fx forward, %.1fx backward\n", k.DefaultISA, k.ForwardVsScalar, k.BackwardVsScalar)
 		}
 	}
 	fmt.Fprintf(w, "\npeak memory: %s\n", out.PeakNote)

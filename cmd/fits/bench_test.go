@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fits-snn/fits/fits/bench"
+	"github.com/fits-snn/fits/fits/fused"
 )
 
 func TestBenchBadInput(t *testing.T) {
@@ -23,6 +24,7 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"bench", "--variant=nosuch"}, "unknown variant"},
 		{[]string{"bench", "--variant=,"}, "no variant"},
 		{[]string{"bench", "--iters=0"}, "--iters"},
+		{[]string{"bench", "--kernel-iters=-1"}, "--kernel-iters"},
 		{[]string{"bench", "--warmup=-1"}, "--warmup"},
 		{[]string{"bench", "--batch=-4"}, "--batch"},
 		{[]string{"bench", "--time=-1"}, "--time"},
@@ -183,5 +185,53 @@ func TestBenchWithKinds(t *testing.T) {
 	}
 	if _, err := withKinds(cells, "nosuch", ""); err == nil || !strings.Contains(err.Error(), "nosuch") {
 		t.Errorf("unknown kind: %v", err)
+	}
+}
+
+// TestBenchFusedKernelJSON runs one tiny fused cell and checks the host kernel's section of the JSON: the
+// cell's hidden layer timed with every ISA this build and CPU run, the default ISA's speed-up over the
+// scalar code, and the machine's kernel ISA; a run without the fused variant has no such section.
+func TestBenchFusedKernelJSON(t *testing.T) {
+	args := []string{"bench", "--isolate=false", "--json", "--width=12", "--m=1", "--batch=2", "--time=5", "--inputs=3",
+		"--classes=2", "--iters=1", "--warmup=0", "--kernel-iters=2"}
+	status, stdout, stderr := runCLI(append(args, "--variant=fused")...)
+	if status != 0 {
+		t.Fatalf("status %d, stderr %q", status, stderr)
+	}
+	var out benchOutput
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Machine.FusedISA != fused.ActiveISA().String() {
+		t.Errorf("machine's fused_isa %q, the kernel runs %v", out.Machine.FusedISA, fused.ActiveISA())
+	}
+	if len(out.FusedKernel) != 1 {
+		t.Fatalf("%d host kernel measurements, want 1: %+v", len(out.FusedKernel), out.FusedKernel)
+	}
+	k := out.FusedKernel[0]
+	if k.Width != 12 || k.M != 1 || k.Batch != 2 || k.Time != 5 || !k.Adapt {
+		t.Errorf("kernel layer %+v, want the cell's: B = 2, T = 5, W = 12, M = 1 with adaptation", k.KernelLayer)
+	}
+	supported := 0
+	for _, isa := range fused.ISAs() {
+		if isa.Supported() {
+			supported++
+		}
+	}
+	if len(k.Timings) != supported || k.Timings[0].ISA != "scalar" || k.DefaultISA != fused.ActiveISA().String() {
+		t.Errorf("timings %+v with default %q, want one per supported ISA from scalar on", k.Timings, k.DefaultISA)
+	}
+	if !(k.ForwardVsScalar > 0) || !(k.BackwardVsScalar > 0) {
+		t.Errorf("vector/scalar ratios %g, %g", k.ForwardVsScalar, k.BackwardVsScalar)
+	}
+	if !strings.Contains(stdout, `"forward_vector_vs_scalar"`) {
+		t.Error("no forward_vector_vs_scalar in the JSON")
+	}
+	status, stdout, stderr = runCLI(append(args, "--variant=unrolled")...)
+	if status != 0 {
+		t.Fatalf("unrolled: status %d, stderr %q", status, stderr)
+	}
+	if strings.Contains(stdout, "fused_kernel") {
+		t.Error("a run without the fused variant has a fused_kernel section")
 	}
 }

@@ -70,6 +70,8 @@ func bindTrainFlags(fs *flag.FlagSet, d train.Config) (*trainFlags, *string) {
 	fs.StringVar(&f.dt, "dt", fmt.Sprint(d.Dt), "neuron time step dt, same unit; 0 keeps the dataset's time bin")
 	fs.StringVar(&f.fMin, "f-min", fmt.Sprint(d.FMinHz), "lower end of the initial f* range in Hz (sMNIST: cycles per step); 0 keeps the dataset's")
 	fs.StringVar(&f.fMax, "f-max", fmt.Sprint(d.FMaxHz), "upper end of the initial f* range; 0 keeps the dataset's")
+	fs.BoolVar(&f.cfg.InputCounts, "input-counts", d.InputCounts, "feed SHD/SSC/espeak-digits spike counts per bin instead of the released code's binary bins")
+	fs.StringVar(&f.cfg.AudioFrontEnd, "frontend", d.AudioFrontEnd, "audio front end of gsc and espeak-digits-mel: released (librosa's recipe, the default) or logmel (this toolkit's first features)")
 	fs.StringVar(&f.cfg.ValSplit, "val-split", d.ValSplit, "hold-out of --protocol=val-split: released (the released code's SHD* split, numpy RandomState(0).permutation) or stratified (this toolkit's first, stratified by class)")
 	fs.StringVar(&f.cfg.AdaptLIF, "adaptlif", d.AdaptLIF, "adaptive-LIF baseline: fixed (eta = gamma = sqrt(kappa_CT(0)), the released code) or learnable (eta, gamma trainable from 0)")
 	fs.StringVar(&f.cfg.Executor, "executor", d.Executor, "training engine: empty for fused on CPU and chunked on other backends; fused (each layer's recurrence as one call of the host kernel with the hand-derived adjoint of Algorithm 1), chunked (the recurrence in chunks of --chunk steps), stepwise (one step per call), scan (chunked with the hand-derived adjoint) or unrolled (one graph; the test oracle, slow to compile on long sequences)")
@@ -347,6 +349,8 @@ var trainConfigFlags = []struct {
 	{"bias-init", func(c train.Config) string { return c.BiasInit }},
 	{"adaptlif", func(c train.Config) string { return c.AdaptLIF }},
 	{"val-split", func(c train.Config) string { return c.ValSplit }},
+	{"input-counts", func(c train.Config) string { return strconv.FormatBool(c.InputCounts) }},
+	{"frontend", func(c train.Config) string { return c.AudioFrontEnd }},
 	{"tau-m", func(c train.Config) string { return strconv.FormatFloat(c.TauM, 'g', -1, 64) }},
 	{"tau-a", func(c train.Config) string { return strconv.FormatFloat(c.TauA, 'g', -1, 64) }},
 	{"dt", func(c train.Config) string { return strconv.FormatFloat(c.Dt, 'g', -1, 64) }},

@@ -63,8 +63,9 @@ func LoadRuns(dirs []string, opts Options) ([]*Run, error) {
 		return nil, errors.New("no run folder given")
 	}
 	type key struct {
-		name  string
-		small bool
+		name          string
+		small, counts bool
+		frontEnd      string
 	}
 	shared := map[key]*data.Dataset{}
 	var runs []*Run
@@ -74,10 +75,10 @@ func LoadRuns(dirs []string, opts Options) ([]*Run, error) {
 			return nil, err
 		}
 		if opts.Dataset == nil {
-			k := key{r.Config.Dataset, r.Config.Small}
+			k := key{r.Config.Dataset, r.Config.Small, r.Config.InputCounts, r.Config.AudioFrontEnd}
 			ds, ok := shared[k]
 			if !ok {
-				if ds, err = data.Load(k.name, data.Options{Dir: opts.DataDir, Small: k.small}); err != nil {
+				if ds, err = data.Load(k.name, r.Config.DataOptions(opts.DataDir)); err != nil {
 					return nil, fmt.Errorf("run %s: %w", dir, err)
 				}
 				shared[k] = ds

@@ -177,6 +177,11 @@ type Config struct {
 	Dt     float64 `json:"dt"`
 	FMinHz float64 `json:"f_min_hz"`
 	FMaxHz float64 `json:"f_max_hz"`
+	// InputCounts feeds spiking datasets (SHD, SSC, the espeak-ng digits) spike counts per bin instead of the
+	// released code's binary bins; AudioFrontEnd names the audio datasets' front end ("" or "released": the
+	// released code's librosa recipe; "logmel": this toolkit's first log-Mel features). See data.Options.
+	InputCounts   bool   `json:"input_counts,omitempty"`
+	AudioFrontEnd string `json:"frontend,omitempty"`
 	// ValSplit is the val-split protocol's hold-out: "released" (the released SHD* split) or "stratified"
 	// (this toolkit's first, stratified by class, seed LegacyValSplitSeed).
 	ValSplit string `json:"val_split"`
@@ -206,13 +211,21 @@ func (c Config) WithReleasedSemantics() Config {
 	c.DropoutMode, c.LRSchedule = string(model.DropoutStep), ScheduleEpoch
 	c.AdamEpsilon, c.BiasInit, c.AdaptLIF = step.DefaultAdamEpsilon, BiasUniform, AdaptLIFFixed
 	c.ValSplit = ValSplitReleased
+	c.InputCounts, c.AudioFrontEnd = false, ""
 	return c
+}
+
+// DataOptions returns the options of data.Load for this run's inputs (dir is the dataset folder, "" for
+// the default).
+func (c Config) DataOptions(dir string) data.Options {
+	return data.Options{Dir: dir, Small: c.Small, InputCounts: c.InputCounts, AudioFrontEnd: c.AudioFrontEnd}
 }
 
 // Legacy returns c with the semantics this toolkit trained with before it followed the released code:
 // the paper's nesting and ≥ spikes, the 0.3 surrogate of width 1, Ω* with the forward clip and no guard,
 // time-shared dropout, the mean readout (where c has none), the cosine stepped every step, Adam's
-// ε = 1e-7, zero biases, the learnable adaptive LIF and the stratified validation split. Runs written before the semantic fields existed
+// ε = 1e-7, zero biases, the learnable adaptive LIF, the stratified validation split, spike counts and the
+// log-Mel front end. Runs written before the semantic fields existed
 // resume and evaluate with these.
 func (c Config) Legacy() Config {
 	c.TSMix = string(neuron.TSMixPaper)
@@ -222,6 +235,7 @@ func (c Config) Legacy() Config {
 	c.DropoutMode, c.LRSchedule = string(model.DropoutShared), ScheduleStep
 	c.AdamEpsilon, c.BiasInit, c.AdaptLIF = 1e-7, BiasZero, AdaptLIFLearnable
 	c.ValSplit = ValSplitStratified
+	c.InputCounts, c.AudioFrontEnd = true, "logmel"
 	if c.Readout == "" {
 		c.Readout = string(model.ReadoutMean)
 	}
@@ -298,6 +312,9 @@ func (c Config) validateSemantics() error {
 		if !(f.v >= 0) || math.IsInf(f.v, 0) {
 			return fmt.Errorf("--%s: must be positive and finite (0 keeps the dataset's), got %g", f.flag, f.v)
 		}
+	}
+	if c.AudioFrontEnd != "" && c.AudioFrontEnd != "released" && c.AudioFrontEnd != "logmel" {
+		return fmt.Errorf("--frontend: unknown value %q (valid: released, logmel)", c.AudioFrontEnd)
 	}
 	if c.FMinHz > 0 && c.FMaxHz > 0 && c.FMinHz > c.FMaxHz {
 		return fmt.Errorf("--f-min %g is above --f-max %g", c.FMinHz, c.FMaxHz)
@@ -463,6 +480,8 @@ const (
 	ParamBiasInit         = "bias_init"
 	ParamAdaptLIF         = "adaptlif"
 	ParamValSplit         = "val_split"
+	ParamInputCounts      = "input_counts"
+	ParamFrontEnd         = "frontend"
 	ParamTauM             = "tau_m"
 	ParamTauA             = "tau_a"
 	ParamDt               = "dt"
@@ -504,6 +523,8 @@ func (c Config) SetParams(ctx *context.Context) {
 		ParamBiasInit:         c.BiasInit,
 		ParamAdaptLIF:         c.AdaptLIF,
 		ParamValSplit:         c.ValSplit,
+		ParamInputCounts:      c.InputCounts,
+		ParamFrontEnd:         c.AudioFrontEnd,
 		ParamTauM:             c.TauM,
 		ParamTauA:             c.TauA,
 		ParamDt:               c.Dt,
@@ -553,6 +574,8 @@ func ConfigFromContext(ctx *context.Context) Config {
 		BiasInit:         context.GetParamOr(ctx, ParamBiasInit, d.BiasInit),
 		AdaptLIF:         context.GetParamOr(ctx, ParamAdaptLIF, d.AdaptLIF),
 		ValSplit:         context.GetParamOr(ctx, ParamValSplit, d.ValSplit),
+		InputCounts:      context.GetParamOr(ctx, ParamInputCounts, d.InputCounts),
+		AudioFrontEnd:    context.GetParamOr(ctx, ParamFrontEnd, d.AudioFrontEnd),
 		TauM:             context.GetParamOr(ctx, ParamTauM, d.TauM),
 		TauA:             context.GetParamOr(ctx, ParamTauA, d.TauA),
 		Dt:               context.GetParamOr(ctx, ParamDt, d.Dt),

@@ -51,7 +51,8 @@ func TestLegacyRunKeepsItsSemantics(t *testing.T) {
 	want := saved.Legacy()
 	if saved != want || saved.TSMix != string(neuron.TSMixPaper) || saved.TargetCoordinate != string(neuron.TargetOmega) ||
 		saved.DropoutMode != string(model.DropoutShared) || saved.Readout != string(model.ReadoutMean) || !saved.ForwardClip ||
-		saved.FreqGuardSafety != 0 || saved.LRSchedule != ScheduleStep || saved.AdamEpsilon != 1e-7 || saved.Surrogate != SurrogateBellec {
+		saved.FreqGuardSafety != 0 || saved.LRSchedule != ScheduleStep || saved.AdamEpsilon != 1e-7 || saved.Surrogate != SurrogateBellec ||
+		!saved.InputCounts || saved.AudioFrontEnd != "logmel" || saved.ValSplit != ValSplitStratified {
 		t.Fatalf("legacy checkpoint reads as %+v, want the legacy semantics %+v", saved, want)
 	}
 

@@ -416,7 +416,7 @@ func loadDataset(cfg Config, opts Options) (*data.Dataset, error) {
 	ds := opts.Dataset
 	if ds == nil {
 		var err error
-		if ds, err = data.Load(cfg.Dataset, data.Options{Dir: opts.DataDir, Small: cfg.Small}); err != nil {
+		if ds, err = data.Load(cfg.Dataset, cfg.DataOptions(opts.DataDir)); err != nil {
 			return nil, err
 		}
 	} else if err := ds.Validate(); err != nil {
