@@ -74,7 +74,8 @@ func bindTrainFlags(fs *flag.FlagSet, d train.Config) (*trainFlags, *string) {
 	fs.StringVar(&f.cfg.AudioFrontEnd, "frontend", d.AudioFrontEnd, "audio front end of gsc and espeak-digits-mel: released (librosa's recipe, the default) or logmel (this toolkit's first features)")
 	fs.StringVar(&f.cfg.ValSplit, "val-split", d.ValSplit, "hold-out of --protocol=val-split: released (the released code's SHD* split, numpy RandomState(0).permutation) or stratified (this toolkit's first, stratified by class)")
 	fs.StringVar(&f.cfg.AdaptLIF, "adaptlif", d.AdaptLIF, "adaptive-LIF baseline: fixed (eta = gamma = sqrt(kappa_CT(0)), the released code) or learnable (eta, gamma trainable from 0)")
-	fs.StringVar(&f.cfg.Executor, "executor", d.Executor, "training engine: empty for fused on CPU and chunked on other backends; fused (each layer's recurrence as one call of the host kernel with the hand-derived adjoint of Algorithm 1), chunked (the recurrence in chunks of --chunk steps), stepwise (one step per call), scan (chunked with the hand-derived adjoint) or unrolled (one graph; the test oracle, slow to compile on long sequences)")
+	fs.StringVar(&f.cfg.Executor, "engine", d.Executor, "training engine: empty for fused on CPU and chunked on other backends; fused (each layer's recurrence as one call of the host kernel with the hand-derived adjoint of Algorithm 1), chunked (the recurrence in chunks of --chunk steps), stepwise (one step per call), scan (chunked with the hand-derived adjoint) or unrolled (one graph; the test oracle, slow to compile on long sequences)")
+	fs.StringVar(&f.cfg.Executor, "executor", d.Executor, "the same as --engine (its earlier name, kept as an alias)")
 	fs.IntVar(&f.cfg.Chunk, "chunk", d.Chunk, "time steps per call of the chunked engine (0: the largest divisor of T that is at most 5)")
 	fs.StringVar(&f.targetLR, "target-lr-scale", fmt.Sprint(d.TargetLRScale), "multiplier of the learning rate of the target frequency Ω* (0 or 1: the paper's single learning rate)")
 	fs.StringVar(&f.out, "out", "", "run directory for checkpoints and result.json (default runs/DATASET-MODEL-mM-wW-sSEED; with --experiment runs/MODE/ID/seed-SEED)")
@@ -333,6 +334,7 @@ var trainConfigFlags = []struct {
 	{"seed", func(c train.Config) string { return strconv.FormatInt(c.Seed, 10) }},
 	{"protocol", func(c train.Config) string { return string(c.Protocol) }},
 	{"readout", func(c train.Config) string { return c.Resolved().Readout }},
+	{"engine", func(c train.Config) string { return c.Executor }},
 	{"executor", func(c train.Config) string { return c.Executor }},
 	{"chunk", func(c train.Config) string { return strconv.Itoa(c.Chunk) }},
 	{"target-lr-scale", func(c train.Config) string { return strconv.FormatFloat(c.TargetLRScale, 'g', -1, 64) }},

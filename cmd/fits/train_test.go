@@ -37,6 +37,7 @@ func TestTrainEvalBadInput(t *testing.T) {
 		{"unknown protocol", []string{"train", "--protocol=cv"}, "official-val"},
 		{"unknown readout", []string{"train", "--readout=last"}, "li-max"},
 		{"unknown executor", []string{"train", "--executor=fast"}, "chunked"},
+		{"unknown engine", []string{"train", "--engine=fast"}, "--engine"},
 		{"fsts needs m", []string{"train", "--model=fsts"}, "M >= 1"},
 		{"bad lr", []string{"train", "--lr=fast"}, "--lr"},
 		{"negative width", []string{"train", "--width=-3"}, "width"},

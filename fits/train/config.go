@@ -413,7 +413,7 @@ func (c Config) Validate() error {
 		return err
 	}
 	if c.Executor != "" && !contains(Executors(), c.Executor) {
-		return fmt.Errorf("unknown executor %q (valid: %s)", c.Executor, strings.Join(Executors(), ", "))
+		return fmt.Errorf("--engine: unknown engine %q (valid: %s)", c.Executor, strings.Join(Executors(), ", "))
 	}
 	if c.Chunk < 0 {
 		return fmt.Errorf("chunk must be >= 0 (0 means the default), got %d", c.Chunk)
