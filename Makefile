@@ -18,7 +18,7 @@ help:
 	@echo "make test       gofmt, go vet, go test, fuzz targets briefly, notebooks headless, browser test, Slurm sweep"
 	@echo "make lab        JupyterLab with the GoNB kernel on localhost"
 	@echo "make notebooks  execute every notebook headless"
-	@echo "make e2e        real-browser test of notebook 01"
+	@echo "make e2e        real-browser test of the panels of notebooks 01-04 and 03b"
 	@echo "make figures    regenerate figures/ (SVG + PNG)"
 	@echo "make reproduce  the paper's tables and figures: runs, every notebook, test-output/report/index.html"
 	@echo "make slurm-test a fits sweep as a Slurm array job on a single-node cluster started here (root)"

@@ -29,7 +29,8 @@ notebooks-check:
 notebooks-strip:
 	@$(VENV_PY) scripts/run_notebooks.py --strip
 
-# Real browser: JupyterLab + Debian chromium run notebook 01 and move a slider of its panel.
+# Real browser: JupyterLab + Debian chromium run notebooks 01, 02, 03, 03b and 04, drag the sliders of their
+# panels and compare the drawn curves with the library (tests/e2e/expect), in the lab and in exported HTML.
 # Screenshots go to test-output/e2e/.
 e2e: jupyter-setup
 	@node tests/e2e/run.js

@@ -581,6 +581,7 @@ type gridLegend struct{ Text, Color, Dash string }
 
 type gridPlotView struct {
 	Name, Title, XLabel, YLabel string
+	Axes                        string // the pixel mapping as JSON (data-axes), for tests that read curves back
 	W, H, X0, X1, Y0, Y1        float64
 	XTicks, YTicks              []gridTick
 	Series                      []gridSeriesView
@@ -622,7 +623,11 @@ func (g *GridPanel) HTML() (string, error) {
 	v.Readout = fr.Readout
 	for p, pl := range g.plots {
 		a := newGridAxes(pl)
-		pv := gridPlotView{Name: pl.Name, Title: pl.Title, XLabel: pl.X.Label, YLabel: pl.Y.Label,
+		axes, err := json.Marshal(a)
+		if err != nil {
+			return "", err
+		}
+		pv := gridPlotView{Name: pl.Name, Title: pl.Title, XLabel: pl.X.Label, YLabel: pl.Y.Label, Axes: string(axes),
 			W: a.W, H: a.H, X0: a.X0, X1: a.X1, Y0: a.Y0, Y1: a.Y1}
 		for _, t := range a.xTick {
 			pv.XTicks = append(pv.XTicks, gridTick{math.Round(a.px(t)*10) / 10, tickLabel(t)})
@@ -673,7 +678,7 @@ var gridTemplate = template.Must(template.New("grid").Parse(`<div class="fits-pa
 <div style="display:flex;flex-wrap:wrap;gap:6px 14px">
 {{range $p := .Plots}}<div style="width:{{.W}}px"><div style="font-weight:bold;margin:2px 0 0 8px">{{.Title}}</div>
 <div style="margin:0 0 2px 8px;font-size:12px">{{range .Legend}}<span style="color:{{.Color}};margin-right:10px;white-space:nowrap">{{if .Dash}}╌{{else}}━{{end}} {{.Text}}</span>{{end}}</div>
-<svg data-plot="{{.Name}}" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" xmlns="http://www.w3.org/2000/svg" style="background:#fff">
+<svg data-plot="{{.Name}}" data-axes="{{.Axes}}" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" xmlns="http://www.w3.org/2000/svg" style="background:#fff">
 <defs><clipPath id="{{$.ID}}-{{.Name}}-clip"><rect x="{{.X0}}" y="{{.Y0}}" width="{{.PlotW}}" height="{{.PlotH}}"/></clipPath></defs>
 <g stroke="#e3e3e3" stroke-width="1">{{range .XTicks}}<line x1="{{.Pos}}" x2="{{.Pos}}" y1="{{$p.Y0}}" y2="{{$p.Y1}}"/>{{end}}{{range .YTicks}}<line x1="{{$p.X0}}" x2="{{$p.X1}}" y1="{{.Pos}}" y2="{{.Pos}}"/>{{end}}</g>
 <g font-size="11" fill="#333">{{range .XTicks}}<text x="{{.Pos}}" y="{{$p.Y1}}" dy="14" text-anchor="middle">{{.Label}}</text>{{end}}{{range .YTicks}}<text x="{{$p.X0}}" y="{{.Pos}}" dx="-4" dy="4" text-anchor="end">{{.Label}}</text>{{end}}</g>

@@ -104,7 +104,7 @@ func TestGridPanelHTMLMatchesFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`data-param="a" type="range" min="0" max="2" step="1" value="1"`, `data-param="b" type="checkbox"`,
-		`data-plot="p"`, `data-curve="line"`, `data-curve="band"`, `data-role="readout"`, `>a = 2<`} {
+		`data-plot="p" data-axes="{&#34;x0&#34;:56,`, `data-curve="line"`, `data-curve="band"`, `data-role="readout"`, `>a = 2<`} {
 		if !strings.Contains(h, want) {
 			t.Errorf("HTML lacks %s", want)
 		}

@@ -1,18 +1,21 @@
 #!/usr/bin/env node
-// Real-browser end-to-end test of the notebook toolkit.
+// Real-browser end-to-end test of the notebook toolkit's interactive panels (notebooks 01, 02, 03, 03b, 04).
 //
-//  1. Copies notebooks/01_target_frequency.ipynb (and setup.sh) into test-output/e2e/work/notebooks/, so
-//     JupyterLab's autosave never writes outputs into the committed notebook.
+//  1. Copies the notebooks (and setup.sh) into test-output/e2e/work/notebooks/, so JupyterLab's autosave
+//     never writes outputs into the committed notebooks.
 //  2. Starts JupyterLab from .venv on 127.0.0.1 (free port, random token) with the GoNB kernel.
-//  3. Opens the notebook in Debian's chromium (playwright-core, no browser download), runs all cells
-//     through the Run menu, waits until every cell has run, the kernel is idle and the panel is drawn.
-//  4. Moves two sliders of the interactive panel (a mouse drag on one, input/change events on another) and
-//     checks that the plotted SVG paths and the read-out change.
+//  3. For each notebook: opens it in Debian's chromium (playwright-core, no browser download), runs all
+//     cells through the Run menu, waits until every cell has run and the kernel is idle.
+//  4. Drags a slider of its panel with the mouse (and flips its toggle, sets other sliders by input/change
+//     events), checks that the drawn SVG paths and the read-out change, and reads the drawn curves back
+//     through the plot's axes: they must match the values that tests/e2e/expect computes at that setting
+//     by direct fits/theory and fits/sim calls.
 //  5. Saves the executed notebook, exports it to HTML with nbconvert, opens that file in the browser with
-//     no server behind it and checks that the panel still redraws when a slider moves.
+//     no server behind it, moves another slider and checks the curves again.
 //  6. Saves screenshots under test-output/e2e/, shuts JupyterLab down, exits non-zero on any failure.
 //
-// Bounded: the whole run is aborted after E2E_TIMEOUT_S seconds (default 300).
+// E2E_NOTEBOOKS (comma-separated prefixes, e.g. "01,03b") limits the notebooks. Bounded: the whole run
+// is aborted after E2E_TIMEOUT_S seconds (default 1500).
 'use strict';
 
 const { chromium } = require('playwright-core');
@@ -26,10 +29,21 @@ const path = require('path');
 const ROOT = path.resolve(__dirname, '..', '..');
 const OUT = path.join(ROOT, 'test-output', 'e2e');
 const WORK = path.join(OUT, 'work');
-const NOTEBOOK = '01_target_frequency.ipynb';
+// Each notebook, its panel (the expect helper's name), the slider dragged with the mouse, sliders set
+// before (by events), the toggle flipped, and the sliders moved in the exported HTML.
+const ALL_NOTEBOOKS = [
+  { file: '01_target_frequency.ipynb', panel: 'target', drag: 'fstar', then: { taum: 0 }, exported: { taua: 0 }, figs: 3, tables: 1 },
+  { file: '02_discretization.ipynb', panel: 'disc', drag: 'fstar', toggle: 'exact', exported: { dt: 1 }, figs: 3, tables: 1 },
+  { file: '03_temporal_shaping.ipynb', panel: 'ts', drag: 'lambda1', before: { m: 2 }, toggle: 'nesting', exported: { beta1: 0 }, figs: 3, tables: 1 },
+  { file: '03b_single_neuron.ipynb', panel: 'play', drag: 'fstar', before: { m: 2, lambda: 0 }, toggle: 'nesting', exported: { input: 3 }, figs: 0, tables: 0 },
+  { file: '04_pole_vs_target.ipynb', panel: 'pole', drag: 'kappa', exported: { mu: 0 }, figs: 1, tables: 1 },
+];
+const ONLY = (process.env.E2E_NOTEBOOKS || '').split(',').filter(Boolean);
+const NOTEBOOKS = ALL_NOTEBOOKS.filter((n) => ONLY.length === 0 || ONLY.some((p) => n.file.startsWith(p + '_')));
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const TOTAL_TIMEOUT_MS = 1000 * Number(process.env.E2E_TIMEOUT_S || 300);
-const RUN_TIMEOUT_MS = 240 * 1000; // running all cells of notebook 01 (compiles Go on first run)
+const TOTAL_TIMEOUT_MS = 1000 * Number(process.env.E2E_TIMEOUT_S || 1500);
+const RUN_TIMEOUT_MS = 300 * 1000; // running all cells of one notebook (compiles Go on first run)
+const EXPECT = path.join(OUT, 'expect'); // tests/e2e/expect, built once
 
 const t0 = Date.now();
 function log(msg) {
@@ -57,7 +71,7 @@ function goBin() {
 function prepareWork() {
   fs.rmSync(OUT, { recursive: true, force: true });
   fs.mkdirSync(path.join(WORK, 'notebooks'), { recursive: true });
-  for (const f of [NOTEBOOK, 'setup.sh']) {
+  for (const f of [...NOTEBOOKS.map((n) => n.file), 'setup.sh']) {
     fs.copyFileSync(path.join(ROOT, 'notebooks', f), path.join(WORK, 'notebooks', f));
   }
 }
@@ -141,11 +155,11 @@ function check(cond, msg) {
   log(`ok: ${msg}`);
 }
 
-async function runNotebook(page, lab) {
+async function runNotebook(page, lab, NOTEBOOK) {
   const url = `${lab.base}/lab/tree/notebooks/${NOTEBOOK}?token=${lab.token}`;
   await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60000 });
   await page.locator('.jp-Notebook .jp-Cell').first().waitFor({ timeout: 60000 });
-  log('notebook opened');
+  log(`${NOTEBOOK} opened`);
   // Wait for the GoNB kernel to be ready (the toolbar's kernel name and an idle status).
   await page.locator('.jp-NotebookPanel-toolbar').getByText('Go (gonb)').first().waitFor({ timeout: 60000 });
   // GoNB reports its status only around executions, so before the first run the status bar may say
@@ -214,61 +228,151 @@ async function waitStatus(page, ok, timeoutMs) {
   }
 }
 
-async function checkOutputs(page) {
+async function checkOutputs(page, nbk) {
   const errors = await page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]').allInnerTexts();
   const failed = errors.filter((t) => /exit status [1-9]|panic:|error:/i.test(t));
   check(failed.length === 0, `no cell failed (stderr outputs: ${failed.length ? JSON.stringify(failed).slice(0, 400) : 'none'})`);
   const figs = await page.locator('.jp-OutputArea-output img[src^="data:image/png"]').count();
-  check(figs >= 3, `figures rendered inline (${figs} found)`);
+  check(figs >= nbk.figs, `figures rendered inline (${figs} found)`);
   const tables = await page.locator('.jp-OutputArea-output table.fits-table').count();
-  check(tables >= 1, `tables rendered (${tables} found)`);
+  check(tables >= nbk.tables, `tables rendered (${tables} found)`);
 }
 
-async function exercisePanel(page) {
-  const panel = page.locator('.fits-panel').first();
-  await panel.waitFor({ timeout: 30000 });
-  await panel.scrollIntoViewIfNeeded();
-  // The script ran: it fills the value labels and the read-out.
-  const readout = panel.locator('[data-role=readout]');
-  await page.waitForFunction((el) => el.textContent.includes('κ*'), await readout.elementHandle(), { timeout: 30000 });
-  check(true, 'panel script ran (read-out filled)');
-  await panel.screenshot({ path: path.join(OUT, 'panel-before.png') });
+// curves returns the d attribute of every path of the panel, keyed plot/curve.
+async function curves(panel) {
+  return panel.evaluate((root) => {
+    const out = {};
+    for (const svg of root.querySelectorAll('svg[data-plot]')) {
+      for (const p of svg.querySelectorAll('path[data-curve]')) out[svg.dataset.plot + '/' + p.dataset.curve] = p.getAttribute('d');
+    }
+    return out;
+  });
+}
 
-  const ct = panel.locator('path[data-curve=ct]');
-  const dt = panel.locator('path[data-curve=dt]');
-  const before = { ct: await ct.getAttribute('d'), dt: await dt.getAttribute('d'), text: await readout.textContent() };
-  check(before.ct && before.ct.length > 100, `CT path drawn (${before.ct.length} chars)`);
+// setControl sets a slider's index (or a checkbox) and dispatches input and change events.
+async function setControl(panel, name, value) {
+  await panel.locator(`input[data-param=${name}]`).evaluate((el, v) => {
+    if (el.type === 'checkbox') el.checked = !!v;
+    else el.value = String(v);
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+  }, value);
+}
 
-  // 1. Move the f* slider with the mouse, as a user would: press on the thumb and drag it to 80% of
-  //    the track (the browser fires input and change events itself).
-  const fstar = panel.locator('input[data-param=fstar]');
-  const v0 = Number(await fstar.inputValue());
-  const box = await fstar.boundingBox();
-  const max = Number(await fstar.getAttribute('max'));
+// dragSlider drags a slider's thumb with the mouse to 80 % of its track, as a user would; the browser
+// fires input and change events itself.
+async function dragSlider(page, panel, name) {
+  const el = panel.locator(`input[data-param=${name}]`);
+  await el.scrollIntoViewIfNeeded();
+  const v0 = Number(await el.inputValue());
+  const max = Number(await el.getAttribute('max'));
+  const box = await el.boundingBox();
   const thumbX = box.x + 8 + (box.width - 16) * (v0 / max);
   await page.mouse.move(thumbX, box.y + box.height / 2);
   await page.mouse.down();
   await page.mouse.move(box.x + box.width * 0.8, box.y + box.height / 2, { steps: 8 });
   await page.mouse.up();
-  const v1 = Number(await fstar.inputValue());
-  check(v1 > v0, `f* slider dragged with the mouse (${v0} -> ${v1})`);
-  const afterKey = { ct: await ct.getAttribute('d'), dt: await dt.getAttribute('d'), text: await readout.textContent() };
-  check(afterKey.ct !== before.ct, 'CT path redrawn after the f* slider was dragged');
-  check(afterKey.dt !== before.dt, 'DT path redrawn after the f* slider was dragged');
-  check(afterKey.text !== before.text, `read-out updated: "${afterKey.text.slice(0, 90)}..."`);
+  const v1 = Number(await el.inputValue());
+  check(v1 !== v0, `${name} slider dragged with the mouse (${v0} -> ${v1})`);
+}
 
-  // 2. Set the τm slider's value and dispatch input/change events.
-  const taum = panel.locator('input[data-param=taum]');
-  await taum.evaluate((el) => {
-    el.value = '0';
-    el.dispatchEvent(new Event('input', { bubbles: true }));
-    el.dispatchEvent(new Event('change', { bubbles: true }));
-  });
-  const afterTau = await ct.getAttribute('d');
-  check(afterTau !== afterKey.ct, 'CT path redrawn after the τm slider moved');
-  const label = await panel.locator('[data-value=taum]').textContent();
-  check(label.trim() === '10 ms', `τm label shows the new value (${label.trim()})`);
-  await panel.screenshot({ path: path.join(OUT, 'panel-after.png') });
+// changed checks that at least one drawn curve and the read-out changed.
+function changed(before, after, what) {
+  const diff = Object.keys(after.d).filter((k) => after.d[k] !== before.d[k]);
+  check(diff.length > 0, `${what}: curves redrawn (${diff.join(', ')})`);
+  check(after.text !== before.text, `${what}: read-out updated ("${after.text.slice(0, 80)}...")`);
+}
+
+async function snapshot(panel) {
+  return { d: await curves(panel), text: await panel.locator('[data-role=readout]').textContent() };
+}
+
+// matchesLibrary reads the drawn curves back to data through each plot's axes (data-axes) and compares
+// them with tests/e2e/expect's values at the panel's current setting (data-state).
+async function matchesLibrary(panel, name, what) {
+  const state = await panel.getAttribute('data-state');
+  const want = JSON.parse(execFileSync(EXPECT, ['-panel', name, '-state', state], { encoding: 'utf8' }));
+  for (const c of want) {
+    c.pts = c.pts || [];
+    const got = await panel.evaluate((root, c) => {
+      const svg = root.querySelector(`svg[data-plot=${c.plot}]`);
+      const A = JSON.parse(svg.dataset.axes);
+      const d = svg.querySelector(`path[data-curve=${c.curve}]`).getAttribute('d');
+      const cmd = c.kind === 'line' || c.kind === 'path' ? /[ML](-?[\d.]+),(-?[\d.]+)/g : /M(-?[\d.]+),(-?[\d.]+)/g;
+      const pts = [];
+      for (let m; (m = cmd.exec(d));) pts.push([+m[1], +m[2]]);
+      return { A, pts };
+    }, c);
+    const A = got.A;
+    const t = (v, l) => (l ? Math.log10(v) : v);
+    const px = (x) => A.x0 + (t(x, A.xl) - t(A.a0, A.xl)) / (t(A.a1, A.xl) - t(A.a0, A.xl)) * (A.x1 - A.x0);
+    const py = (y) => A.y1 - (t(y, A.yl) - t(A.b0, A.yl)) / (t(A.b1, A.yl) - t(A.b0, A.yl)) * (A.y1 - A.y0);
+    let compared = 0;
+    let worst = 0;
+    for (const [x, y] of c.pts) {
+      const ex = px(x);
+      if (!(ex >= A.x0 - 0.5 && ex <= A.x1 + 0.5)) continue;
+      if (c.kind === 'vlines') {
+        const best = Math.min(...got.pts.map((p) => Math.abs(p[0] - ex)));
+        worst = Math.max(worst, best);
+        compared++;
+        continue;
+      }
+      const ey = py(y);
+      if (!(ey >= A.y0 && ey <= A.y1)) continue; // outside the plot: clipped
+      if (c.kind === 'points' || c.kind === 'path') {
+        const best = Math.min(...got.pts.map((p) => Math.hypot(p[0] - ex, p[1] - ey)));
+        worst = Math.max(worst, best);
+      } else {
+        // the drawn vertex nearest in x must be at this x and height
+        let bi = 0;
+        for (let i = 1; i < got.pts.length; i++) if (Math.abs(got.pts[i][0] - ex) < Math.abs(got.pts[bi][0] - ex)) bi = i;
+        const p = got.pts[bi];
+        if (!p || Math.abs(p[0] - ex) > 0.6) throw new Error(`${what}: ${c.plot}/${c.curve} has no vertex at x = ${x} (${ex.toFixed(1)} px)`);
+        worst = Math.max(worst, Math.abs(p[1] - ey));
+      }
+      compared++;
+    }
+    const need = c.kind === 'line' ? Math.min(5, c.pts.length) : 1;
+    check(compared >= need || (c.kind === 'vlines' && c.pts.length === 0 && got.pts.length === 0),
+      `${what}: ${c.plot}/${c.curve} compared at ${compared} points`);
+    if (c.kind === 'vlines' && c.pts.length === 0) continue;
+    check(worst <= 1.2, `${what}: ${c.plot}/${c.curve} matches the library within ${worst.toFixed(2)} px`);
+    if (c.kind === 'vlines') check(c.kind !== 'vlines' || got.pts.length === c.pts.filter(([x]) => px(x) >= A.x0 - 0.5 && px(x) <= A.x1 + 0.5).length,
+      `${what}: ${c.plot}/${c.curve} draws ${got.pts.length} marks, the library ${c.pts.length}`);
+  }
+}
+
+async function exercisePanel(page, nbk) {
+  const panel = page.locator('.jp-NotebookPanel:not(.lm-mod-hidden) .fits-panel').first();
+  await panel.waitFor({ timeout: 30000 });
+  await panel.scrollIntoViewIfNeeded();
+  await page.waitForFunction((el) => el.hasAttribute('data-state'), await panel.elementHandle(), { timeout: 30000 });
+  check(true, `${nbk.file}: panel script ran`);
+  const shot = nbk.file.replace(/\.ipynb$/, '');
+  await panel.screenshot({ path: path.join(OUT, `${shot}-panel-before.png`) });
+  await matchesLibrary(panel, nbk.panel, 'initial setting');
+  for (const [k, v] of Object.entries(nbk.before || {})) await setControl(panel, k, v);
+  let before = await snapshot(panel);
+  await dragSlider(page, panel, nbk.drag);
+  let after = await snapshot(panel);
+  changed(before, after, `after dragging ${nbk.drag}`);
+  await matchesLibrary(panel, nbk.panel, `after dragging ${nbk.drag}`);
+  for (const [k, v] of Object.entries(nbk.then || {})) {
+    before = after;
+    await setControl(panel, k, v);
+    after = await snapshot(panel);
+    changed(before, after, `after setting ${k}`);
+    await matchesLibrary(panel, nbk.panel, `after setting ${k}`);
+  }
+  if (nbk.toggle) {
+    before = after;
+    await panel.locator(`input[data-param=${nbk.toggle}]`).click();
+    after = await snapshot(panel);
+    changed(before, after, `after clicking ${nbk.toggle}`);
+    await matchesLibrary(panel, nbk.panel, `after clicking ${nbk.toggle}`);
+  }
+  await panel.screenshot({ path: path.join(OUT, `${shot}-panel-after.png`) });
 }
 
 // saveNotebook saves the open notebook (with its outputs) to the work copy through JupyterLab.
@@ -283,28 +387,31 @@ async function saveNotebook(page) {
 
 // checkExportedHTML exports the saved work copy to HTML and checks the panel there, with no kernel and
 // no server: the data and the script travel inside the page.
-async function checkExportedHTML(context) {
-  const src = path.join(WORK, 'notebooks', NOTEBOOK);
-  const html = path.join(OUT, NOTEBOOK.replace(/\.ipynb$/, '.html'));
+async function checkExportedHTML(context, nbk) {
+  const src = path.join(WORK, 'notebooks', nbk.file);
+  const html = path.join(OUT, nbk.file.replace(/\.ipynb$/, '.html'));
   execFileSync(path.join(ROOT, '.venv', 'bin', 'jupyter'),
     ['nbconvert', '--to', 'html', '--output-dir', OUT, src], { stdio: ['ignore', 'ignore', 'pipe'] });
-  check(fs.existsSync(html), `exported ${path.relative(ROOT, html)}`);
+  check(fs.existsSync(html), `exported ${path.relative(ROOT, html)} (${(fs.statSync(html).size / 1e6).toFixed(2)} MB)`);
   const page = await context.newPage();
   try {
     await page.goto('file://' + html, { waitUntil: 'domcontentloaded', timeout: 60000 });
     const panel = page.locator('.fits-panel').first();
     await panel.waitFor({ timeout: 30000 });
-    const readout = panel.locator('[data-role=readout]');
-    await page.waitForFunction((el) => el.textContent.includes('κ*'), await readout.elementHandle(), { timeout: 30000 });
-    const ct = panel.locator('path[data-curve=ct]');
-    const before = await ct.getAttribute('d');
-    await panel.locator('input[data-param=taua]').evaluate((el) => {
-      el.value = '0';
-      el.dispatchEvent(new Event('input', { bubbles: true }));
-    });
-    check((await ct.getAttribute('d')) !== before, 'exported HTML: CT path redrawn after the τa slider moved');
+    await page.waitForFunction((el) => el.hasAttribute('data-state'), await panel.elementHandle(), { timeout: 30000 });
+    await matchesLibrary(panel, nbk.panel, 'exported HTML, initial setting');
+    for (const [k, v] of Object.entries(nbk.exported)) {
+      const before = await snapshot(panel);
+      await setControl(panel, k, v);
+      changed(before, await snapshot(panel), `exported HTML: ${k} moved`);
+      await matchesLibrary(panel, nbk.panel, `exported HTML: after moving ${k}`);
+    }
+    const before = await snapshot(panel);
+    await dragSlider(page, panel, nbk.drag);
+    changed(before, await snapshot(panel), `exported HTML: ${nbk.drag} dragged`);
+    await matchesLibrary(panel, nbk.panel, `exported HTML: after dragging ${nbk.drag}`);
     await panel.scrollIntoViewIfNeeded();
-    await panel.screenshot({ path: path.join(OUT, 'exported-panel.png') });
+    await panel.screenshot({ path: path.join(OUT, nbk.file.replace(/\.ipynb$/, '-exported-panel.png')) });
   } finally {
     await page.close();
   }
@@ -312,7 +419,10 @@ async function checkExportedHTML(context) {
 
 async function main() {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: run make setup (apt-get install chromium)`);
+  check(NOTEBOOKS.length > 0, `notebooks: ${NOTEBOOKS.map((n) => n.file).join(', ')}`);
   prepareWork();
+  execFileSync('go', ['build', '-o', EXPECT, './tests/e2e/expect'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  log('built tests/e2e/expect (the library values the panels must draw)');
   let lab = null;
   let context = null;
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fits-e2e-chromium-'));
@@ -328,24 +438,32 @@ async function main() {
         '--disable-dev-shm-usage',
       ],
     });
-    const page = context.pages()[0] || (await context.newPage());
-    page.setDefaultTimeout(60000);
-    const consoleErrors = [];
-    page.on('pageerror', (e) => consoleErrors.push(String(e)));
-    try {
-      await runNotebook(page, lab);
-      await page.screenshot({ path: path.join(OUT, 'notebook-run.png') });
-      await checkOutputs(page);
-      await exercisePanel(page);
-      await page.screenshot({ path: path.join(OUT, 'notebook-final.png') });
-      await saveNotebook(page);
-    } catch (e) {
-      await page.screenshot({ path: path.join(OUT, 'failure.png') }).catch(() => {});
-      throw e;
+    for (const nbk of NOTEBOOKS) {
+      const page = await context.newPage();
+      page.setDefaultTimeout(60000);
+      const consoleErrors = [];
+      page.on('pageerror', (e) => consoleErrors.push(String(e)));
+      const shot = nbk.file.replace(/\.ipynb$/, '');
+      try {
+        await runNotebook(page, lab, nbk.file);
+        await checkOutputs(page, nbk);
+        await exercisePanel(page, nbk);
+        await page.screenshot({ path: path.join(OUT, `${shot}-final.png`) });
+        await saveNotebook(page);
+      } catch (e) {
+        await page.screenshot({ path: path.join(OUT, `${shot}-failure.png`) }).catch(() => {});
+        throw e;
+      }
+      const panelErrors = consoleErrors.filter((e) => /fits|panel/i.test(e));
+      check(panelErrors.length === 0, `no script error from the panel (${panelErrors.join('; ') || 'none'})`);
+      // Shut the notebook's kernel down and close it before the next one (2 cores; JupyterLab would
+      // otherwise restore it in a hidden tab).
+      await page.evaluate(() => window.jupyterapp.commands.execute('kernelmenu:shutdown')).catch(() => {});
+      await page.evaluate(() => window.jupyterapp.commands.execute('application:close-all')).catch(() => {});
+      await page.waitForTimeout(1000);
+      await page.close();
+      await checkExportedHTML(context, nbk);
     }
-    const panelErrors = consoleErrors.filter((e) => /fits|panel/i.test(e));
-    check(panelErrors.length === 0, `no script error from the panel (${panelErrors.join('; ') || 'none'})`);
-    await checkExportedHTML(context);
   } finally {
     if (context) await context.close().catch(() => {});
     await stopLab(lab);
