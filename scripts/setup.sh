@@ -10,9 +10,12 @@ command -v go >/dev/null || { echo "setup: Go is not installed (need Go >= 1.26)
 command -v python3 >/dev/null || { echo "setup: python3 is not installed"; exit 1; }
 
 # System packages from Debian: libhdf5-dev (SHD/SSC readers, cgo), espeak-ng (spoken digits made on the
-# machine), pkg-config. Installed only when missing; needs root (or sudo).
+# machine), pkg-config, binutils (GNU objdump: the tests disassemble the x86-64 vector kernels; on other
+# architectures the x86-64 cross binutils). Installed only when missing; needs root (or sudo).
+objdump_pkg=binutils
+[[ $(dpkg --print-architecture 2>/dev/null || echo amd64) == amd64 ]] || objdump_pkg=binutils-x86-64-linux-gnu
 need=()
-for pkg in libhdf5-dev pkg-config espeak-ng; do
+for pkg in libhdf5-dev pkg-config espeak-ng "$objdump_pkg"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if (( ${#need[@]} )); then

@@ -687,7 +687,7 @@ func printBench(w io.Writer, out benchOutput) {
 		for _, k := range out.FusedKernel {
 			fmt.Fprintf(w, "  B=%d T=%d W=%d M=%d:", k.Batch, k.Time, k.Width, k.M)
 			for _, t := range k.Timings {
-				fmt.Fprintf(w, "  %s %.1f forward, %.1f backward;", t.ISA, t.ForwardMs, t.BackwardMs)
+				fmt.Fprintf(w, "  %s %.3g forward, %.3g backward;", t.ISA, t.ForwardMs, t.BackwardMs)
 			}
 			fmt.Fprintf(w, "  %s vs scalar %.1fx forward, %.1fx backward\n", k.DefaultISA, k.ForwardVsScalar, k.BackwardVsScalar)
 		}

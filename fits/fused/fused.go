@@ -275,9 +275,11 @@ func Forward(c *Coefficients, s Shape, current []float32, dropout *Dropout, out 
 		return nil, err
 	}
 	x := expand(c, s.Neurons)
+	isa := ActiveISA()
+	work := make([]vecWork, workers(s.Batch))
 	counts := make([]int, s.Batch)
-	parallel(s.Batch, func(_, b int) {
-		i, count := x.forwardVector(s, b, current, &drop, out)
+	parallel(s.Batch, func(w, b int) {
+		i, count := x.forwardVector(isa, s, b, current, &drop, out, &work[w])
 		for ; i < s.Neurons; i++ {
 			count += x.forwardScalar(s, b, i, current, &drop, out)
 		}
@@ -309,14 +311,20 @@ func Backward(c *Coefficients, s Shape, current, cotOut []float32, dropout *Drop
 	// does not depend on which goroutine ran which element (training is reproducible to the bit).
 	nacc := 2 + 2*x.m
 	acc := make([]float32, s.Batch*nacc*s.Neurons)
+	isa := ActiveISA()
+	lanes := 1
+	if isa != Scalar {
+		lanes = maxLanes
+	}
 	hist := make([][]float32, workers(s.Batch))
 	for w := range hist {
-		hist[w] = make([]float32, s.Steps*x.comps*vectorLanes)
+		hist[w] = make([]float32, s.Steps*x.comps*lanes)
 	}
+	work := make([]vecWork, workers(s.Batch))
 	in := backwardIn{current: current, cotSpikes: cotOut, drop: &drop, cotCurrent: cotCurrent}
 	parallel(s.Batch, func(w, b int) {
 		a := acc[b*nacc*s.Neurons : (b+1)*nacc*s.Neurons]
-		for i := x.backwardVector(s, b, in, hist[w], a); i < s.Neurons; i++ {
+		for i := x.backwardVector(isa, s, b, &in, hist[w], a, &work[w]); i < s.Neurons; i++ {
 			x.backwardScalar(s, b, i, in, hist[w], a)
 		}
 	})

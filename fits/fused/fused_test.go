@@ -353,9 +353,18 @@ func TestNonFinitePropagates(t *testing.T) {
 // cotangent of neuron 0 (run by the vector code where the build has it): every output must be identical to
 // the bit, for M = 0 and 2, with and without adaptation and time-shared dropout. With per-step dropout, whose
 // mask differs between the two neurons, both must equal to the bit the run without dropout with the mask
-// applied by hand (stepReference), itself held to the lane copy.
+// applied by hand (stepReference), itself held to the lane copy. It runs with every ISA this build and CPU
+// support (with AVX512 the 9 neurons run as one group of 8 and one scalar neuron).
 func TestVectorEqualsScalar(t *testing.T) {
-	t.Logf("vector code in this build: %v", fused.Vector())
+	for _, isa := range supportedISAs(t) {
+		t.Run(isa.String(), func(t *testing.T) {
+			useISA(t, isa)
+			vectorEqualsScalar(t)
+		})
+	}
+}
+
+func vectorEqualsScalar(t *testing.T) {
 	for _, k := range []kernelCase{
 		{adapt: true, m: 2, dims: []int{2, 60, 9}, drop: true},
 		{adapt: false, m: 0, dims: []int{2, 60, 9}},

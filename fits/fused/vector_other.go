@@ -2,19 +2,21 @@
 
 package fused
 
-// vectorLanes is the number of neurons one vector instruction handles (1: this build has no vector code).
-const vectorLanes = 1
+// maxLanes is the widest group of neurons a vector kernel runs (1: this build has no vector code).
+const maxLanes = 1
 
-// Vector reports whether this build runs the kernel's inner loops with SIMD instructions (built with
-// GOEXPERIMENT=simd on amd64 and run on a CPU with AVX2).
-func Vector() bool { return false }
+// supported reports whether this build and CPU run isa: only Scalar without GOEXPERIMENT=simd on amd64.
+func supported(isa ISA) bool { return isa == Scalar }
+
+// vecWork is a worker's memory for the vector kernels (none in this build).
+type vecWork struct{}
 
 // forwardVector is absent from this build: every neuron runs the scalar code.
-func (x *expanded) forwardVector(_ Shape, _ int, _ []float32, _ *mask, _ []float32) (int, int) {
+func (x *expanded) forwardVector(_ ISA, _ Shape, _ int, _ []float32, _ *mask, _ []float32, _ *vecWork) (int, int) {
 	return 0, 0
 }
 
 // backwardVector is absent from this build: every neuron runs the scalar code.
-func (x *expanded) backwardVector(_ Shape, _ int, _ backwardIn, _, _ []float32) int {
+func (x *expanded) backwardVector(_ ISA, _ Shape, _ int, _ *backwardIn, _, _ []float32, _ *vecWork) int {
 	return 0
 }

@@ -1,0 +1,311 @@
+//go:build goexperiment.simd && amd64
+
+package fused
+
+import "simd/archsimd"
+
+// The AVX2 kernels: groups of lanes8 = 8 neurons, each group over all T steps. kernel16_amd64.go is this
+// file for AVX-512, generated from it (go test ./fits/fused -run TestKernel16Generated -update); edit this
+// one. The rules of vector_amd64.go hold: no struct zeroing or copying of vector data, no scalar float
+// operation, nothing but VEX or EVEX code (TestNoLegacySSE).
+
+// lanes8 is the number of neurons one instruction of these kernels handles.
+const lanes8 = 8
+
+type (
+	vec8  = archsimd.Float32x8
+	uvec8 = archsimd.Uint32x8
+)
+
+func load8(s []float32, i int) vec8 { return archsimd.LoadFloat32x8Slice(s[i : i+lanes8]) }
+
+// consts8 are a call's scalar constants broadcast to every lane, once per call (outside the time loops).
+type consts8 struct {
+	mu, rho, vth, zero, one, width, scale vec8
+	// The per-step dropout mask: its key, threshold and scale, fmix32's two multipliers, its shift counts
+	// 16 and 13 in every lane (shifts by a vector of counts: a shift by a constant count compiles to a
+	// legacy-SSE movq of the count at every use), the lane offsets 0, 1, … and the counter's increment per
+	// time step, N.
+	key, threshold, mul1, mul2, shift16, shift13, lanes, stride uvec8
+	dropScale                                                   vec8
+}
+
+// setConsts8 sets k to the constants of a call on layers of n neurons with dropout mask drop.
+func (x *expanded) setConsts8(k *consts8, n int, drop *mask) {
+	k.mu, k.rho, k.vth = archsimd.BroadcastFloat32x8(x.mu), archsimd.BroadcastFloat32x8(x.rho), archsimd.BroadcastFloat32x8(x.vth)
+	k.zero, k.one = vec8{}, archsimd.BroadcastFloat32x8(1)
+	k.width, k.scale = archsimd.BroadcastFloat32x8(x.width), archsimd.BroadcastFloat32x8(x.scale)
+	if drop.step {
+		k.key, k.threshold = archsimd.BroadcastUint32x8(drop.key), archsimd.BroadcastUint32x8(drop.threshold)
+		k.mul1, k.mul2 = archsimd.BroadcastUint32x8(0x85EBCA6B), archsimd.BroadcastUint32x8(0xC2B2AE35)
+		k.shift16, k.shift13 = archsimd.BroadcastUint32x8(16), archsimd.BroadcastUint32x8(13)
+		k.lanes, k.stride = archsimd.LoadUint32x8Slice(laneOffsets[:lanes8]), archsimd.BroadcastUint32x8(uint32(n))
+		k.dropScale = archsimd.BroadcastFloat32x8(drop.scale)
+	}
+}
+
+// counters8 returns the per-step mask's counters of the lanes from flat index idx on.
+func (k *consts8) counters8(idx int) uvec8 {
+	return archsimd.BroadcastUint32x8(uint32(idx)).Add(k.lanes)
+}
+
+// fmix8 is dropmask's fmix32 (MurmurHash3's finalizer) on every lane.
+func fmix8(h uvec8, k *consts8) uvec8 {
+	h = h.Xor(h.ShiftRight(k.shift16)).Mul(k.mul1)
+	h = h.Xor(h.ShiftRight(k.shift13)).Mul(k.mul2)
+	return h.Xor(h.ShiftRight(k.shift16))
+}
+
+// stepMask8 returns the per-step dropout mask of the elements with counters ctr: dropmask.Scale(p) where
+// dropmask.Bits(key, ctr) ≥ dropmask.Threshold(p), 0 elsewhere.
+func stepMask8(ctr uvec8, k *consts8) vec8 {
+	h := fmix8(fmix8(ctr.Add(k.key), k).Xor(k.key), k)
+	return k.dropScale.Masked(h.Max(k.threshold).Equal(h)) // h ≥ threshold (unsigned) ⇔ max(h, threshold) = h
+}
+
+// coefs8 are the coefficients of a group of neurons.
+type coefs8 struct {
+	eta, gamma                vec8
+	beta, lambda, oneMinusLam [MaxOrder]vec8
+}
+
+// loadCoefs8 sets c to the coefficients of the group from neuron i on.
+func (x *expanded) loadCoefs8(c *coefs8, i int) {
+	if x.adapt {
+		c.eta, c.gamma = load8(x.eta, i), load8(x.gamma, i)
+	}
+	for j := range x.m {
+		c.beta[j], c.lambda[j], c.oneMinusLam[j] = load8(x.beta[j], i), load8(x.lambda[j], i), load8(x.oneMinusLam[j], i)
+	}
+}
+
+// state8 is the state of a group of neurons.
+type state8 struct {
+	v, a  vec8
+	stage [MaxOrder + 1]vec8
+}
+
+// reset8 sets the state of order m to zero, lane by lane.
+func (st *state8) reset8(m int) {
+	st.v, st.a = vec8{}, vec8{}
+	for j := 0; m > 0 && j <= m; j++ {
+		st.stage[j] = vec8{}
+	}
+}
+
+// work8 is the memory of these kernels: a call's constants, a group's coefficients, state and the adjoint's
+// arrays. It lives in the caller's buffer (vecWork), neither zeroed nor copied by the compiler.
+type work8 struct {
+	k                            consts8
+	c                            coefs8
+	st, pre                      state8
+	stageBar, nodes, mixes, nBar [MaxOrder + 1]vec8
+	betaSum, lambdaSum           [MaxOrder]vec8
+	counts                       [lanes8]int32
+}
+
+// step8 is stepScalar for a group of neurons.
+func (x *expanded) step8(c *coefs8, k *consts8, st *state8, in vec8) vec8 {
+	mu, rho, vth := k.mu, k.rho, k.vth
+	v0 := st.v.Mul(mu).Add(in)
+	if x.adapt {
+		v0 = v0.Sub(c.eta.Mul(st.a))
+		st.a = st.a.Mul(rho).Add(c.gamma.Mul(v0))
+	}
+	mixed := v0
+	if m := x.m; m > 0 {
+		prevOld, prevNew := st.stage[0], v0
+		st.stage[0] = v0
+		for j := 1; j <= m; j++ {
+			old := st.stage[j]
+			nj := c.beta[j-1].Mul(old.Sub(prevNew)).Add(prevOld)
+			st.stage[j] = nj
+			mixed = c.oneMinusLam[j-1].Mul(mixed).Add(c.lambda[j-1].Mul(nj))
+			prevOld, prevNew = old, nj
+		}
+	}
+	u := mixed.Sub(vth)
+	fire := u.GreaterEqual(k.zero)
+	if x.strict {
+		fire = u.Greater(k.zero)
+	}
+	spike := k.one.Masked(fire).Add(u.Sub(u))
+	st.v = mixed.Sub(spike.Mul(vth))
+	return spike
+}
+
+// forward8 runs the groups of neurons of batch element b from neuron `from` on over the T steps (their
+// output times the dropout mask); it returns the first neuron it did not run and the number of spikes.
+func (x *expanded) forward8(s Shape, b, from int, current []float32, drop *mask, out []float32, w *work8) (int, int) {
+	n := s.Neurons
+	if from+lanes8 > n {
+		return from, 0
+	}
+	k, c, st := &w.k, &w.c, &w.st
+	x.setConsts8(k, n, drop)
+	shared, step := drop.shared != nil, drop.step
+	total := 0
+	i := from
+	for ; i+lanes8 <= n; i += lanes8 {
+		x.loadCoefs8(c, i)
+		st.reset8(x.m)
+		count := vec8{} // per lane at most T spikes: exact in float32
+		idx := b*s.Steps*n + i
+		var d vec8
+		var ctr uvec8
+		if shared {
+			d = load8(drop.shared, b*n+i)
+		}
+		if step {
+			ctr = k.counters8(idx)
+		}
+		for range s.Steps {
+			spike := x.step8(c, k, st, load8(current, idx))
+			count = count.Add(spike)
+			if shared {
+				spike = spike.Mul(d)
+			} else if step {
+				spike = spike.Mul(stepMask8(ctr, k))
+				ctr = ctr.Add(k.stride)
+			}
+			spike.StoreSlice(out[idx:])
+			idx += n
+		}
+		count.ConvertToInt32().Store(&w.counts)
+		for j := range w.counts { // by index: ranging over the array's values would copy it
+			total += int(w.counts[j])
+		}
+	}
+	return i, total
+}
+
+// backward8 is backwardScalar for the groups of neurons of batch element b from neuron `from` on; it returns
+// the first neuron it did not run. hist holds at least T × components × lanes8 values.
+func (x *expanded) backward8(s Shape, b, from int, in *backwardIn, hist, acc []float32, w *work8) int {
+	n, m, comps := s.Neurons, x.m, x.comps
+	if from+lanes8 > n {
+		return from
+	}
+	cs, c, st, pre := &w.k, &w.c, &w.st, &w.pre
+	x.setConsts8(cs, n, in.drop)
+	shared, step := in.drop.shared != nil, in.drop.step
+	mu, rho, vth := cs.mu, cs.rho, cs.vth
+	one, zero := cs.one, cs.zero
+	width, scale := cs.width, cs.scale
+	base := b * s.Steps * n
+	i := from
+	for ; i+lanes8 <= n; i += lanes8 {
+		x.loadCoefs8(c, i)
+		// The state before every step.
+		st.reset8(m)
+		for t := range s.Steps {
+			h := hist[t*comps*lanes8:]
+			st.v.StoreSlice(h)
+			k := lanes8
+			if x.adapt {
+				st.a.StoreSlice(h[k:])
+				k += lanes8
+			}
+			for j := 0; m > 0 && j <= m; j++ {
+				st.stage[j].StoreSlice(h[k:])
+				k += lanes8
+			}
+			if t < s.Steps-1 {
+				x.step8(c, cs, st, load8(in.current, base+t*n+i))
+			}
+		}
+		drop := one
+		var ctr uvec8
+		if shared {
+			drop = load8(in.drop.shared, b*n+i)
+		}
+		if step {
+			ctr = cs.counters8(base + (s.Steps-1)*n + i) // the last step's; the loop runs back in time
+		}
+		var vBar, aBar, etaSum, gammaSum vec8
+		stageBar, nodes, mixes, nBar := &w.stageBar, &w.nodes, &w.mixes, &w.nBar
+		betaSum, lambdaSum := &w.betaSum, &w.lambdaSum
+		for j := 0; m > 0 && j <= m; j++ {
+			stageBar[j] = vec8{}
+		}
+		for j := range m {
+			betaSum[j], lambdaSum[j] = vec8{}, vec8{}
+		}
+		for t := s.Steps - 1; t >= 0; t-- {
+			h := hist[t*comps*lanes8:]
+			pre.v = load8(h, 0)
+			k := lanes8
+			if x.adapt {
+				pre.a = load8(h, k)
+				k += lanes8
+			}
+			for j := 0; m > 0 && j <= m; j++ {
+				pre.stage[j] = load8(h, k)
+				k += lanes8
+			}
+			idx := base + t*n + i
+			v0 := pre.v.Mul(mu).Add(load8(in.current, idx))
+			if x.adapt {
+				v0 = v0.Sub(c.eta.Mul(pre.a))
+			}
+			nodes[0], mixes[0] = v0, v0
+			for j := 1; j <= m; j++ {
+				nodes[j] = c.beta[j-1].Mul(pre.stage[j].Sub(nodes[j-1])).Add(pre.stage[j-1])
+				mixes[j] = c.oneMinusLam[j-1].Mul(mixes[j-1]).Add(c.lambda[j-1].Mul(nodes[j]))
+			}
+			u := mixes[m].Sub(vth)
+			abs := u.Max(zero.Sub(u))
+			surr := one.Sub(abs.Div(width)).Max(zero).Mul(scale)
+
+			sb := load8(in.cotSpikes, idx)
+			if shared {
+				sb = sb.Mul(drop)
+			} else if step {
+				sb = sb.Mul(stepMask8(ctr, cs))
+				ctr = ctr.Sub(cs.stride)
+			}
+			if !x.detach {
+				sb = sb.Sub(vBar.Mul(vth))
+			}
+			uBar := vBar.Add(surr.Mul(sb))
+			v0Bar := uBar
+			if m > 0 {
+				mBar := uBar
+				for j := m; j >= 1; j-- {
+					nb := stageBar[j].Add(c.lambda[j-1].Mul(mBar))
+					if j < m {
+						nb = nb.Sub(c.beta[j].Mul(nBar[j+1]))
+					}
+					nBar[j] = nb
+					betaSum[j-1] = betaSum[j-1].Add(pre.stage[j].Sub(nodes[j-1]).Mul(nb))
+					lambdaSum[j-1] = lambdaSum[j-1].Add(nodes[j].Sub(mixes[j-1]).Mul(mBar))
+					mBar = c.oneMinusLam[j-1].Mul(mBar)
+				}
+				v0Bar = mBar.Add(stageBar[0]).Sub(c.beta[0].Mul(nBar[1]))
+				stageBar[0] = nBar[1]
+				for j := 1; j <= m; j++ {
+					sbj := c.beta[j-1].Mul(nBar[j])
+					if j < m {
+						sbj = sbj.Add(nBar[j+1])
+					}
+					stageBar[j] = sbj
+				}
+			}
+			if x.adapt {
+				v0Bar = v0Bar.Add(c.gamma.Mul(aBar))
+				etaSum = etaSum.Add(pre.a.Mul(v0Bar))
+				gammaSum = gammaSum.Add(v0.Mul(aBar))
+				aBar = aBar.Mul(rho).Sub(c.eta.Mul(v0Bar))
+			}
+			vBar = v0Bar.Mul(mu)
+			v0Bar.StoreSlice(in.cotCurrent[idx:])
+		}
+		etaSum.StoreSlice(acc[i:])
+		gammaSum.StoreSlice(acc[n+i:])
+		for j := range m {
+			betaSum[j].StoreSlice(acc[(2+j)*n+i:])
+			lambdaSum[j].StoreSlice(acc[(2+m+j)*n+i:])
+		}
+	}
+	return i
+}
