@@ -189,6 +189,9 @@ func NewGridPanel(spec GridPanelSpec) (*GridPanel, error) {
 				d := &ss[s]
 				kind := g.plots[p].Series[s].Kind
 				d.X, d.Y = g.roundAll(d.X), g.roundAll(d.Y)
+				if kind != SeriesLine && d.X == nil {
+					d.X = []float64{} // only line series take the plot's grid: no X is no marks
+				}
 				switch {
 				case kind == SeriesLine && d.X == nil && len(d.Y) != len(g.plots[p].Grid):
 					return nil, fmt.Errorf("panel: frame %v, %s/%s: %d values on a grid of %d", g.state(at), g.plots[p].Name, g.plots[p].Series[s].Name, len(d.Y), len(g.plots[p].Grid))

@@ -89,6 +89,20 @@ func TestGridPanelFramesAndIndex(t *testing.T) {
 	if want := []float64{4, 7, math.NaN(), 31}; len(d.X) != 4 || d.Y[0] != want[0] || d.Y[1] != want[1] || !math.IsNaN(d.Y[2]) || d.Y[3] != want[3] {
 		t.Errorf("line at (2, 1): x %v y %v", d.X, d.Y)
 	}
+	// A band, marker or point series without X draws nothing (it does not take the plot's grid).
+	empty, err := NewGridPanel(GridPanelSpec{
+		Controls: []PanelControl{{Name: "a", Values: []float64{1}}},
+		Plots: []PanelPlot{{Name: "p", X: PanelAxis{Min: 1, Max: 10}, Y: PanelAxis{Min: 0, Max: 1}, Grid: []float64{1, 2, 3, 4},
+			Series: []PanelSeries{{Name: "band", Kind: SeriesBands}, {Name: "mark", Kind: SeriesVLines}}}},
+		Frame: func([]int) (PanelFrame, error) { return PanelFrame{Series: [][]PanelData{{{}, {}}}}, nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eh, _ := empty.HTML()
+	if !strings.Contains(eh, `data-curve="band" d=""`) || !strings.Contains(eh, `data-curve="mark" d=""`) || !strings.Contains(eh, ",0,") {
+		t.Error("a series with no X is drawn on the plot's grid")
+	}
 	if _, err := g.Index([]int{3, 0}); err == nil {
 		t.Error("out-of-range index accepted")
 	}
