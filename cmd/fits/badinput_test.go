@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -284,6 +285,19 @@ func buildFixtures(t *testing.T, tmp string) {
 		return f.WriteInts("labels", h5.U16, []int64{0, 1})
 	})
 	write(p("cache-bad", "shd_train.t250-d1000ms-c700g5.fitsds"), []byte("FITSDS garbage, not a cache"))
+	// A file on which the HDF5 C library crashes in its VLEN read (20 random bytes overwritten): read in
+	// a child process first, it is reported as corrupt (data/shd's checkIsolated).
+	crashSp, crashLabels, err := shd.Synthesize(shd.SynthConfig{Samples: 40, Classes: 20, MeanSpikes: 200, Channels: 700, Duration: 1, Seed: 1})
+	mustDo(err)
+	mustDo(os.MkdirAll(p("shd-crash"), 0o755))
+	mustDo(shd.WriteFile(p("shd-crash", "shd_train.h5"), crashSp, crashLabels, shd.WriteOptions{}))
+	crash, err := os.ReadFile(p("shd-crash", "shd_train.h5"))
+	mustDo(err)
+	rng := rand.New(rand.NewPCG(6, 7))
+	for range 20 {
+		crash[rng.IntN(len(crash))] = byte(rng.IntN(256))
+	}
+	write(p("shd-crash", "shd_train.h5"), crash)
 	synth("ssc", p("ssc-trunc"), 8)
 	truncate(p("ssc-trunc", "ssc_valid.h5"), 0.5)
 

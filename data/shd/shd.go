@@ -243,7 +243,19 @@ type File struct {
 // Open opens a split file and checks its layout: spikes/times a VLEN of floats, spikes/units a VLEN
 // of integers, labels integers in 0..classes-1, and all three of the same length. Errors are
 // data.FileErrors that name the file.
+//
+// The file is read first in a child process (checkIsolated): a file that crashes the HDF5 library there
+// is reported as corrupt instead of taking this process down.
 func Open(path string, classes int) (_ *File, err error) {
+	defer func() { err = data.BadFile(err) }()
+	if err := checkIsolated(path, classes); err != nil {
+		return nil, err
+	}
+	return open(path, classes)
+}
+
+// open is Open without the child process.
+func open(path string, classes int) (_ *File, err error) {
 	defer func() { err = data.BadFile(err) }()
 	h, err := h5.Open(path)
 	if err != nil {

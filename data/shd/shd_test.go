@@ -2,6 +2,7 @@ package shd
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -418,4 +419,94 @@ func BenchmarkConvertSHD(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*len(labels))/b.Elapsed().Seconds(), "samples/s")
+}
+
+// FuzzMutatedFile reads SHD and SSC files whose bytes the fuzzer mutates (byte flips in the HDF5
+// structures, the global heap of the VLEN rows, the B-trees): Open and reading every sample and the
+// metadata must either succeed or fail with a data.FileError naming the file — in particular, a file on
+// which the HDF5 C library crashes is reported as corrupt (checkIsolated), never a crash of this process.
+func FuzzMutatedFile(f *testing.F) {
+	dir := f.TempDir()
+	for i, ds := range []string{SHD, SSC} {
+		classes, _ := Classes(ds)
+		sp, labels, err := Synthesize(SynthConfig{Samples: 3, Classes: classes, MeanSpikes: 20, Channels: Channels, Duration: 1, Seed: uint64(i + 1)})
+		if err != nil {
+			f.Fatal(err)
+		}
+		p := filepath.Join(dir, ds+".h5")
+		if err := WriteFile(p, sp, labels, WriteOptions{Keys: []string{"a"}, Speakers: []int64{1, 2, 3}}); err != nil {
+			f.Fatal(err)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, uint8(i))
+	}
+	f.Fuzz(func(t *testing.T, content []byte, which uint8) {
+		if len(content) > 1<<20 {
+			return
+		}
+		ds := []string{SHD, SSC}[which%2]
+		classes, _ := Classes(ds)
+		path := filepath.Join(t.TempDir(), ds+"_train.h5")
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		file, err := Open(path, classes)
+		if err == nil {
+			defer file.Close()
+			for start := 0; start < file.Len() && err == nil; start += 64 {
+				_, err = file.Read(start, min(64, file.Len()-start))
+			}
+			if err == nil {
+				_, err = file.ReadExtra()
+			}
+		}
+		if err != nil && (!data.IsBadFile(err) || !strings.Contains(err.Error(), path)) {
+			t.Fatalf("%v is not a data.FileError naming the file", err)
+		}
+	})
+}
+
+// crashingFile writes to path an SHD file with 20 random bytes overwritten, a mutation on which the HDF5
+// C library (1.10–1.14) crashes in its VLEN read.
+func crashingFile(t testing.TB, path string) {
+	t.Helper()
+	dir := t.TempDir()
+	sp, labels, err := Synthesize(SynthConfig{Samples: 40, Classes: SHDClasses, MeanSpikes: 200, Channels: Channels, Duration: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, "a.h5")
+	if err := WriteFile(src, sp, labels, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(6, 7))
+	for range 20 {
+		b[r.IntN(len(b))] = byte(r.IntN(256))
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCrashingFileIsolated: a file on which the HDF5 library crashes is reported as a corrupt file
+// naming it; this process goes on.
+func TestCrashingFileIsolated(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shd_train.h5")
+	crashingFile(t, path)
+	f, err := Open(path, SHDClasses)
+	if err == nil {
+		f.Close()
+		t.Fatal("the corrupt file opened")
+	}
+	if !data.IsBadFile(err) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("%v is not a data.FileError naming the file", err)
+	}
+	t.Log(err)
 }

@@ -1,0 +1,76 @@
+package shd
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+)
+
+// The HDF5 C library can crash (a segmentation fault in its VLEN read) on a corrupt file, which would
+// take the process down with a trace. So Open first reads the whole file in a child process — this same
+// executable, started with the environment variable checkEnv naming the file — and only when the child
+// finished does it read the file itself. A child that ends any other way than with its own exit status
+// (checkOK, or checkBadFile for a file the Go code refused: this process then meets the same error and
+// reports it) crashed: the file is reported as corrupt, one line, bad input. The init function below
+// makes every binary that links this package (the fits CLI, test binaries, fuzzers) able to serve as
+// the child.
+const (
+	checkEnv        = "FITS_SHD_CHECK_FILE"
+	checkClassesEnv = "FITS_SHD_CHECK_CLASSES"
+	checkOK         = 0
+	checkBadFile    = 3
+)
+
+func init() {
+	if path := os.Getenv(checkEnv); path != "" {
+		classes, _ := strconv.Atoi(os.Getenv(checkClassesEnv))
+		if err := readAll(path, classes); err != nil {
+			os.Exit(checkBadFile)
+		}
+		os.Exit(checkOK)
+	}
+}
+
+// readAll opens path in this process and reads every sample and the metadata.
+func readAll(path string, classes int) error {
+	f, err := open(path, classes)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	const chunk = 256
+	for start := 0; start < f.Len(); start += chunk {
+		if _, err := f.Read(start, min(chunk, f.Len()-start)); err != nil {
+			return err
+		}
+	}
+	_, err = f.ReadExtra()
+	return err
+}
+
+// checkIsolated reads path in a child process (see above) and returns an error only when the child
+// crashed. Where no child can be started, the file is read in this process alone.
+func checkIsolated(path string, classes int) error {
+	if os.Getenv(checkEnv) != "" {
+		return nil // this is the child
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), checkEnv+"="+path, checkClassesEnv+"="+strconv.Itoa(classes), "GOTRACEBACK=none")
+	err = cmd.Run() // stdin, stdout and stderr: the null device (the library's diagnostics are not shown)
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &exit) && exit.ExitCode() == checkBadFile:
+		return nil
+	case errors.As(err, &exit):
+		return fmt.Errorf("%s: corrupt HDF5 file: the HDF5 reader crashed on it (%v)", path, exit.ProcessState)
+	}
+	return nil // the child could not start: read in this process alone
+}
