@@ -204,10 +204,13 @@ func runDataVerify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	bad := 0
+	bad, unverified := 0, 0
 	for _, s := range st {
-		if s.State == "missing" || s.State == "mismatch" {
+		switch s.State {
+		case "missing", "mismatch":
 			bad++
+		case "unverified":
+			unverified++
 		}
 	}
 	if *asJSON {
@@ -221,6 +224,10 @@ func runDataVerify(args []string, stdout, stderr io.Writer) error {
 	}
 	if bad > 0 {
 		return badInput("%d of %d files of %s missing or corrupt in %s", bad, len(st), ds, d)
+	}
+	if unverified > 0 {
+		fmt.Fprintf(stderr, "fits data verify: warning: %d of %d files of %s are unverified: no published digest is pinned for them in this version, and the folder's own %s is no proof\n",
+			unverified, len(st), ds, download.SumsFile)
 	}
 	return nil
 }

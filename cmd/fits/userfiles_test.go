@@ -1,6 +1,9 @@
 package main
 
 import (
+	"crypto/sha256"
+	"fmt"
+	"github.com/fits-snn/fits/data/download"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,5 +79,27 @@ func TestWritersNeverReplaceUserFiles(t *testing.T) {
 			}
 			checkUserFile(t, filepath.Join(fresh, tc.file))
 		})
+	}
+}
+
+// TestVerifyDoesNotVouchForPlantedFiles: files whose only checksum is the folder's own SHA256SUMS (which
+// whoever planted them can write) are reported unverified by `fits data verify`, never ok.
+func TestVerifyDoesNotVouchForPlantedFiles(t *testing.T) {
+	m, _ := download.Lookup("shd")
+	dir := t.TempDir()
+	var sums strings.Builder
+	for _, f := range m.Files {
+		content := []byte("planted " + f.Name)
+		if err := os.WriteFile(filepath.Join(dir, f.Name), content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&sums, "%x  %s\n", sha256.Sum256(content), f.Name)
+	}
+	if err := os.WriteFile(filepath.Join(dir, download.SumsFile), []byte(sums.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	status, stdout, stderr := run("data", "verify", "--dataset=shd", "--dir="+dir)
+	if strings.Contains(stdout, "ok ") || !strings.Contains(stdout, "unverified") || !strings.Contains(stderr, "unverified") {
+		t.Errorf("status %d\nstdout:\n%s\nstderr:\n%s", status, stdout, stderr)
 	}
 }

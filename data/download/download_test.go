@@ -78,9 +78,21 @@ func TestDownloadResumeVerifyGunzip(t *testing.T) {
 	if !strings.Contains(string(sums), shaHex(gzData)+"  a.h5.gz") {
 		t.Errorf("SHA256SUMS = %q", sums)
 	}
+	// No digest of a.h5.gz is pinned in the manifest: the folder's own SHA256SUMS, which anyone who can
+	// plant the file can write, is no proof, so offline verification does not say "ok".
 	st, err := Verify(m, dir, nil)
-	if err != nil || len(st) != 1 || st[0].State != "ok" {
+	if err != nil || len(st) != 1 || st[0].State != "unverified" || !strings.Contains(st[0].Detail, SumsFile) {
 		t.Fatalf("verify %+v %v", st, err)
+	}
+	planted := t.TempDir()
+	os.WriteFile(filepath.Join(planted, "a.h5.gz"), []byte("planted"), 0o644)
+	os.WriteFile(filepath.Join(planted, SumsFile), []byte(shaHex([]byte("planted"))+"  a.h5.gz\n"), 0o644)
+	if st, err := Verify(m, planted, nil); err != nil || st[0].State != "unverified" {
+		t.Fatalf("a planted file vouched for by a planted %s: %+v %v", SumsFile, st, err)
+	}
+	pinned := Manifest{Files: []File{{Name: "a.h5.gz", SHA256: shaHex([]byte("other"))}}}
+	if st, _ := Verify(pinned, planted, nil); st[0].State != "mismatch" {
+		t.Errorf("a planted file against a pinned digest: %q", st[0].State)
 	}
 	// Offline, a second Download accepts the file recorded in SHA256SUMS and fetches nothing.
 	srv.Close()

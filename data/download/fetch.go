@@ -380,7 +380,8 @@ type Status struct {
 }
 
 // Verify checks the files of a manifest in dir against the pinned checksums, or, for files without
-// one, against SHA256SUMS. It never downloads.
+// one, against SHA256SUMS: a mismatch is reported, but a match with the folder's own SHA256SUMS is only
+// "unverified" (anyone who can write the files can write it), never "ok". It never downloads.
 func Verify(m Manifest, dir string, w io.Writer) ([]Status, error) {
 	sums, err := readSums(dir)
 	if err != nil {
@@ -396,8 +397,10 @@ func Verify(m Manifest, dir string, w io.Writer) ([]Status, error) {
 			continue
 		}
 		want := expected{sha: f.SHA256, md5: f.MD5}
+		fromFolder := false
 		if want.sha == "" && want.md5 == "" {
 			want.sha = sums[f.Name]
+			fromFolder = want.sha != ""
 		}
 		sha, err := checkFile(path, want, w)
 		st.SHA256 = sha
@@ -408,7 +411,10 @@ func Verify(m Manifest, dir string, w io.Writer) ([]Status, error) {
 		case err != nil:
 			return nil, err
 		case want.sha == "" && want.md5 == "":
-			st.State = "unverified"
+			st.State, st.Detail = "unverified", "no published digest is pinned for it and none was recorded"
+		case fromFolder:
+			// The folder's own SHA256SUMS vouches only for what was written there, by anyone: no proof.
+			st.State, st.Detail = "unverified", "no published digest is pinned for it; it matches only the folder's own "+SumsFile+", which is no proof"
 		default:
 			st.State = "ok"
 		}
