@@ -82,11 +82,19 @@ type Instruction struct {
 	Addr  uint64
 	Bytes []byte
 	Text  string
-	// File and Line are its source position (the inlined function's for inlined code); File is empty when
-	// the line table does not cover Addr.
+	// Frames are its source positions, innermost first: the line it was compiled from (in the inlined
+	// function, for inlined code), then the line of each call that inlined it, out to the function of its
+	// symbol. Empty when the debug information does not cover Addr.
+	Frames []Frame
+}
+
+// Frame is a source position.
+type Frame struct {
 	File string
 	Line int
 }
+
+func (f Frame) String() string { return fmt.Sprintf("%s:%d", f.File, f.Line) }
 
 var vectorReg = regexp.MustCompile(`%[xyz]mm[0-9]+\b`)
 
@@ -124,12 +132,28 @@ func (in Instruction) Vector() bool {
 	return in.TouchesVectorRegister() || op == "vzeroupper" || op == "vzeroall"
 }
 
-// Position returns "file:line", or the address when the line is unknown.
-func (in Instruction) Position() string {
-	if in.File == "" {
-		return fmt.Sprintf("%#x", in.Addr)
+// Source returns the innermost of the instruction's frames in a file of the source directory dir (the
+// package's import path in a program built with -trimpath), or its innermost frame when none is; false when
+// it has no frame.
+func (in Instruction) Source(dir string) (Frame, bool) {
+	if len(in.Frames) == 0 {
+		return Frame{}, false
 	}
-	return fmt.Sprintf("%s:%d", in.File, in.Line)
+	for _, f := range in.Frames {
+		if d, _ := splitFile(f.File); d == dir {
+			return f, true
+		}
+	}
+	return in.Frames[0], true
+}
+
+// splitFile splits a file name at its last slash.
+func splitFile(name string) (dir, file string) {
+	i := strings.LastIndexByte(name, '/')
+	if i < 0 {
+		return "", name
+	}
+	return name[:i], name[i+1:]
 }
 
 // Function is a disassembled function.
@@ -154,9 +178,36 @@ type Finding struct {
 	Instruction
 }
 
-// String names the instruction, its source line, its encoding and address, and the function.
+// Package returns the import path of the package of the finding's function.
+func (f Finding) Package() string {
+	name := f.Func
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		if j := strings.IndexByte(name[i:], '.'); j >= 0 {
+			return name[:i+j]
+		}
+	}
+	pkg, _, _ := strings.Cut(name, ".")
+	return pkg
+}
+
+// String names the instruction and its source line in the function's package (the innermost one there),
+// then its encoding, address and function, and for inlined code the chain of source lines, innermost first
+// (e.g. an archsimd function's line in the kernel's line).
 func (f Finding) String() string {
-	return fmt.Sprintf("%s: %s (legacy SSE: % x at %#x, in %s)", f.Position(), f.Text, f.Bytes, f.Addr, f.Func)
+	src, ok := f.Source(f.Package())
+	pos := fmt.Sprintf("%#x", f.Addr)
+	if ok {
+		pos = src.String()
+	}
+	msg := fmt.Sprintf("%s: %s (legacy SSE: % x at %#x, in %s", pos, f.Text, f.Bytes, f.Addr, f.Func)
+	if len(f.Frames) > 1 {
+		chain := make([]string, len(f.Frames))
+		for i, fr := range f.Frames {
+			chain[i] = fr.String()
+		}
+		msg += "; inlined: " + strings.Join(chain, " in ")
+	}
+	return msg + ")"
 }
 
 // Disassemble returns the functions of program (an x86-64 ELF file with a symbol table and DWARF line
@@ -189,7 +240,7 @@ func Disassemble(objdump, program, prefix string) ([]Function, error) {
 		return nil, nil
 	}
 	sort.Slice(spans, func(i, j int) bool { return spans[i].lo < spans[j].lo })
-	lines, err := readLines(f, spans[0].lo, spans[len(spans)-1].hi)
+	lines, err := readDebug(f, spans[0].lo, spans[len(spans)-1].hi)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +275,7 @@ func Disassemble(objdump, program, prefix string) ([]Function, error) {
 		if in.Addr < spans[k].lo {
 			continue
 		}
-		in.File, in.Line = lines.at(in.Addr)
+		in.Frames = lines.frames(in.Addr)
 		spans[k].function.Instructions = append(spans[k].function.Instructions, in)
 	}
 	if err := sc.Err(); err != nil {
@@ -254,18 +305,28 @@ func parseLine(line string) (Instruction, bool) {
 	return Instruction{Addr: addr, Bytes: code, Text: text}, true
 }
 
-// lineTable maps addresses to source lines.
-type lineTable struct {
-	addr []uint64
-	file []string
-	line []int
+// debugInfo maps addresses to source lines and inlined calls.
+type debugInfo struct {
+	addr    []uint64
+	file    []string
+	line    []int
+	inlines []inlineSite
 }
 
-// readLines reads the DWARF line table rows of [lo, hi) (and the row before lo).
-func readLines(f *elf.File, lo, hi uint64) (*lineTable, error) {
+// inlineSite is the code of one inlined call: its address ranges, its depth in the debug information's
+// tree (deeper is further inside), and the position of the call.
+type inlineSite struct {
+	ranges [][2]uint64
+	depth  int
+	call   Frame
+}
+
+// readDebug reads the DWARF line table rows of [lo, hi) (and those up to 64 KiB before lo) and the inlined
+// calls of the functions that overlap [lo, hi).
+func readDebug(f *elf.File, lo, hi uint64) (*debugInfo, error) {
 	d, err := f.DWARF()
 	if err != nil {
-		return nil, fmt.Errorf("vexcheck: DWARF line table: %w", err)
+		return nil, fmt.Errorf("vexcheck: DWARF: %w", err)
 	}
 	type row struct {
 		addr uint64
@@ -274,34 +335,81 @@ func readLines(f *elf.File, lo, hi uint64) (*lineTable, error) {
 		end  bool // the end of a sequence: no line from here on
 	}
 	var rows []row
+	info := &debugInfo{}
+	overlaps := func(rs [][2]uint64) bool {
+		for _, r := range rs {
+			if r[0] < hi && r[1] > lo {
+				return true
+			}
+		}
+		return false
+	}
 	r := d.Reader()
 	for {
-		e, err := r.Next()
+		cu, err := r.Next()
 		if err != nil {
 			return nil, fmt.Errorf("vexcheck: DWARF: %w", err)
 		}
-		if e == nil {
+		if cu == nil {
 			break
 		}
-		if e.Tag != dwarf.TagCompileUnit {
+		if cu.Tag != dwarf.TagCompileUnit {
 			r.SkipChildren()
 			continue
 		}
-		r.SkipChildren()
-		lr, err := d.LineReader(e)
-		if err != nil || lr == nil {
+		var files []*dwarf.LineFile
+		if lr, err := d.LineReader(cu); err == nil && lr != nil {
+			var le dwarf.LineEntry
+			for lr.Next(&le) == nil {
+				if le.Address >= hi || le.Address+1<<16 < lo {
+					continue
+				}
+				if le.EndSequence || le.File == nil {
+					rows = append(rows, row{addr: le.Address, end: true})
+					continue
+				}
+				rows = append(rows, row{addr: le.Address, file: le.File.Name, line: le.Line})
+			}
+			files = lr.Files()
+		}
+		if !cu.Children {
 			continue
 		}
-		var le dwarf.LineEntry
-		for lr.Next(&le) == nil {
-			if le.Address >= hi || le.Address+1<<16 < lo {
+		// The unit's tree: functions outside [lo, hi) skipped, inlined calls recorded at their depth.
+		for level := 1; level > 0; {
+			e, err := r.Next()
+			if err != nil {
+				return nil, fmt.Errorf("vexcheck: DWARF: %w", err)
+			}
+			if e == nil {
+				break
+			}
+			if e.Tag == 0 {
+				level--
 				continue
 			}
-			if le.EndSequence || le.File == nil {
-				rows = append(rows, row{addr: le.Address, end: true})
-				continue
+			rs, _ := d.Ranges(e)
+			switch e.Tag {
+			case dwarf.TagSubprogram:
+				if !overlaps(rs) {
+					r.SkipChildren()
+					continue
+				}
+			case dwarf.TagInlinedSubroutine:
+				site := inlineSite{ranges: rs, depth: level}
+				if k, ok := e.Val(dwarf.AttrCallFile).(int64); ok && k > 0 && int(k) < len(files) && files[k] != nil {
+					site.call.File = files[k].Name
+				}
+				if l, ok := e.Val(dwarf.AttrCallLine).(int64); ok {
+					site.call.Line = int(l)
+				}
+				if site.call.File != "" && overlaps(rs) {
+					info.inlines = append(info.inlines, site)
+				}
 			}
-			rows = append(rows, row{addr: le.Address, file: le.File.Name, line: le.Line})
+			if e.Children {
+				level++
+			}
 		}
 	}
 	// At one address the end of a sequence comes before the start of the next.
@@ -311,20 +419,33 @@ func readLines(f *elf.File, lo, hi uint64) (*lineTable, error) {
 		}
 		return rows[i].end && !rows[j].end
 	})
-	t := &lineTable{}
 	for _, r := range rows {
-		t.addr, t.file, t.line = append(t.addr, r.addr), append(t.file, r.file), append(t.line, r.line)
+		info.addr, info.file, info.line = append(info.addr, r.addr), append(info.file, r.file), append(info.line, r.line)
 	}
-	return t, nil
+	return info, nil
 }
 
-// at returns the source line of addr ("", 0 when unknown).
-func (t *lineTable) at(addr uint64) (string, int) {
+// frames returns the source positions of addr, innermost first (none when its line is unknown).
+func (t *debugInfo) frames(addr uint64) []Frame {
 	i := sort.Search(len(t.addr), func(i int) bool { return t.addr[i] > addr }) - 1
-	if i < 0 {
-		return "", 0
+	if i < 0 || t.file[i] == "" {
+		return nil
 	}
-	return t.file[i], t.line[i]
+	out := []Frame{{t.file[i], t.line[i]}}
+	var sites []inlineSite
+	for _, s := range t.inlines {
+		for _, r := range s.ranges {
+			if r[0] <= addr && addr < r[1] {
+				sites = append(sites, s)
+				break
+			}
+		}
+	}
+	sort.SliceStable(sites, func(i, j int) bool { return sites[i].depth > sites[j].depth })
+	for _, s := range sites {
+		out = append(out, s.call)
+	}
+	return out
 }
 
 // Check returns the legacy-SSE instructions of every function among funcs that holds vector code.

@@ -70,10 +70,15 @@ func TestFindsLegacySSE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := 0
+	var line, inlined, callee int
 	for i, l := range strings.Split(string(src), "\n") {
-		if strings.Contains(l, "// legacy SSE here") {
+		switch {
+		case strings.Contains(l, "// legacy SSE here"):
 			line = i + 1
+		case strings.Contains(l, "// legacy SSE inlined here"):
+			inlined = i + 1
+		case strings.Contains(l, "// legacy SSE in product"):
+			callee = i + 1
 		}
 	}
 	bin, err := Build(t.TempDir(), "./testdata/bad")
@@ -91,17 +96,26 @@ func TestFindsLegacySSE(t *testing.T) {
 	if !vector["main.mixed"] || !vector["main.clean"] {
 		t.Fatalf("main.mixed and main.clean must hold vector code: %v", vector)
 	}
-	found := false
+	found, foundInlined := false, false
 	for _, f := range Check(funcs) {
 		t.Log(f)
-		switch {
-		case f.Func == "main.clean":
+		if f.Func == "main.clean" {
 			t.Errorf("a finding in main.clean: %v", f)
-		case f.Func == "main.mixed" && strings.HasSuffix(f.File, "testdata/bad/main.go") && f.Line == line:
+		}
+		if f.Func != "main.mixed" || !strings.HasSuffix(f.Frames[0].File, "testdata/bad/main.go") {
+			continue
+		}
+		switch {
+		case f.Frames[0].Line == line && len(f.Frames) == 1:
 			found = true
+		case f.Frames[0].Line == callee && len(f.Frames) == 2 && f.Frames[1].Line == inlined:
+			foundInlined = true
 		}
 	}
 	if !found {
 		t.Errorf("no legacy-SSE instruction reported at testdata/bad/main.go:%d", line)
+	}
+	if !foundInlined {
+		t.Errorf("no legacy-SSE instruction reported at testdata/bad/main.go:%d, inlined at line %d", callee, inlined)
 	}
 }

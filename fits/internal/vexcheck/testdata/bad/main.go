@@ -7,14 +7,20 @@ import (
 	"simd/archsimd"
 )
 
-// mixed squares x[:8] with AVX and returns a·x[0] in scalar code: the Go compiler's scalar float multiply
-// is legacy SSE.
+// mixed squares x[:8] with AVX and returns a·x[0] + x[1]·x[2] in scalar code: the Go compiler's scalar float
+// multiply is legacy SSE, here and in the inlined call of product.
 //
 //go:noinline
 func mixed(x []float32, a float32) float32 {
 	v := archsimd.LoadFloat32x8Slice(x[:8])
 	v.Mul(v).StoreSlice(x[:8])
-	return a * x[0] // legacy SSE here
+	return a*x[0] + // legacy SSE here
+		product(x[1], x[2]) // legacy SSE inlined here
+}
+
+// product is inlined into its callers.
+func product(a, b float32) float32 {
+	return a * b // legacy SSE in product
 }
 
 // clean squares x[:8] with AVX and clears the upper halves of the vector registers.
