@@ -1,11 +1,13 @@
 package shd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
+	"time"
 )
 
 // The HDF5 C library can crash (a segmentation fault in its VLEN read) on a corrupt file, which would
@@ -13,7 +15,8 @@ import (
 // executable, started with the environment variable checkEnv naming the file — and only when the child
 // finished does it read the file itself. A child that ends any other way than with its own exit status
 // (checkOK, or checkBadFile for a file the Go code refused: this process then meets the same error and
-// reports it) crashed: the file is reported as corrupt, one line, bad input. The init function below
+// reports it) crashed, and one that runs past its time limit is stopped: either way the file is reported
+// as corrupt, one line, bad input. The init function below
 // makes every binary that links this package (the fits CLI, test binaries, fuzzers) able to serve as
 // the child.
 const (
@@ -60,7 +63,14 @@ func checkIsolated(path string, classes int) error {
 	if err != nil {
 		return nil
 	}
-	cmd := exec.Command(exe)
+	// A child that loops for ever on a corrupt file is stopped: a minute, plus a second per MiB.
+	limit := time.Minute
+	if st, err := os.Stat(path); err == nil {
+		limit += time.Duration(st.Size()>>20) * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe)
 	cmd.Env = append(os.Environ(), checkEnv+"="+path, checkClassesEnv+"="+strconv.Itoa(classes), "GOTRACEBACK=none")
 	err = cmd.Run() // stdin, stdout and stderr: the null device (the library's diagnostics are not shown)
 	var exit *exec.ExitError
@@ -69,6 +79,8 @@ func checkIsolated(path string, classes int) error {
 		return nil
 	case errors.As(err, &exit) && exit.ExitCode() == checkBadFile:
 		return nil
+	case ctx.Err() != nil:
+		return fmt.Errorf("%s: corrupt HDF5 file: the HDF5 reader did not finish reading it within %v", path, limit)
 	case errors.As(err, &exit):
 		return fmt.Errorf("%s: corrupt HDF5 file: the HDF5 reader crashed on it (%v)", path, exit.ProcessState)
 	}
