@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -72,7 +73,8 @@ func (f constantsFlags) parse() (theory.Constants, error) {
 	if c.Dt, err = parseFloat("dt", *f.dt); err != nil {
 		return c, err
 	}
-	if err := c.Validate(); err != nil {
+	err = c.Validate()
+	if err != nil && !errors.Is(err, theory.ErrTooManySteps) {
 		return c, badInput("%v", err)
 	}
 	// The stability bounds grow as 1/dt²: for a tiny dt they overflow float64 and every later number
@@ -81,6 +83,9 @@ func (f constantsFlags) parse() (theory.Constants, error) {
 		math.IsInf(j.FStarMaxSemiImplicitHz, 0) {
 		return c, badInput("--dt: %g s is too small: the semi-implicit Jury stability bound of Appendix A.2 "+
 			"(f*max about 1/(pi dt) = %.3g Hz) cannot be computed in float64; use a larger --dt", c.Dt, 1/(math.Pi*c.Dt))
+	}
+	if err != nil { // a time constant too long for dt
+		return c, badInput("%v", err)
 	}
 	return c, nil
 }

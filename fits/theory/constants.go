@@ -23,8 +23,16 @@ var (
 	GSC = Constants{TauM: 0.1, TauA: 0.5, Dt: 0.01}
 )
 
-// Validate reports whether the constants are usable: τm, τa and Δt finite and positive, and Δt smaller
-// than both time constants, so that 0 < μ̄ < 1 and 0 < ρ̄ < 1 as Theorem 2 (Appendix A.3) assumes.
+// MaxStepsPerTau caps τm/Δt and τa/Δt: beyond it 1 − Δt/τ is 1 to within float64 rounding, and the
+// closed forms give κ = NaN.
+const MaxStepsPerTau = 1e9
+
+// ErrTooManySteps is wrapped by Validate's error for a time constant above MaxStepsPerTau steps.
+var ErrTooManySteps = errors.New("the closed forms lose all precision (kappa would not be finite)")
+
+// Validate reports whether the constants are usable: τm, τa and Δt finite and positive, Δt smaller
+// than both time constants, so that 0 < μ̄ < 1 and 0 < ρ̄ < 1 as Theorem 2 (Appendix A.3) assumes, and
+// neither time constant more than MaxStepsPerTau steps long.
 func (c Constants) Validate() error {
 	for _, p := range []struct {
 		name string
@@ -36,6 +44,14 @@ func (c Constants) Validate() error {
 	}
 	if c.Dt >= c.TauM {
 		return fmt.Errorf("dt (%g s) must be smaller than tau-m (%g s)", c.Dt, c.TauM)
+	}
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"tau-m", c.TauM}, {"tau-a", c.TauA}} {
+		if p.v/c.Dt > MaxStepsPerTau {
+			return fmt.Errorf("%s (%g s) spans more than %g time steps of dt = %g s: %w", p.name, p.v, MaxStepsPerTau, c.Dt, ErrTooManySteps)
+		}
 	}
 	if c.Dt >= c.TauA {
 		return fmt.Errorf("dt (%g s) must be smaller than tau-a (%g s)", c.Dt, c.TauA)
