@@ -390,6 +390,11 @@ func buildFixtures(t *testing.T, tmp string) {
 			truncate(m, 0.5)
 		}
 	}
+	// Checkpoints whose checksums are right but whose content is not: named and skipped like corrupt ones.
+	saveCheckpointWith(t, p("ck-width16"), func(ctx *context.Context) { ctx.SetParam(train.ParamWidth, 16) })
+	saveCheckpointWith(t, p("ck-eight"), func(ctx *context.Context) { ctx.SetParam(train.ParamWidth, "eight") })
+	saveCheckpointWith(t, p("ck-izh"), func(ctx *context.Context) { ctx.SetParam(train.ParamModel, "izh") })
+	saveCheckpointWith(t, p("ck-history"), func(ctx *context.Context) { ctx.SetParam("train_history", `[{"epoch":1},{"epo`) })
 	write(p("demo-user", "lif-m0-e20-w64-b64-s1", "notes.txt"), []byte("my notes\n"))
 	write(p("result-only", "result.json"), []byte("{}\n"))
 }
@@ -431,7 +436,11 @@ func wavHeader(rate, channels, bits, n int) []byte {
 
 // saveCheckpoint writes into dir a checkpoint as `fits train` saves it (the configuration below as
 // hyperparameters, one variable, and the SHA-256 of both files), without training.
-func saveCheckpoint(t *testing.T, dir string) {
+func saveCheckpoint(t *testing.T, dir string) { saveCheckpointWith(t, dir, nil) }
+
+// saveCheckpointWith is saveCheckpoint with modify applied to the context before it is saved: content
+// that is inconsistent although its checksums are right.
+func saveCheckpointWith(t *testing.T, dir string, modify func(ctx *context.Context)) {
 	t.Helper()
 	cfg := train.DefaultConfig()
 	cfg.Small, cfg.Model, cfg.Width, cfg.Epochs, cfg.Batch, cfg.LR, cfg.Seed = true, "lif", 8, 3, 32, 0.01, 3
@@ -440,6 +449,10 @@ func saveCheckpoint(t *testing.T, dir string) {
 	cfg.SetParams(ctx)
 	ctx.SetParam("train_history", `[{"epoch":1},{"epoch":2}]`)
 	ctx.In("model").VariableWithValue("w", []float32{1, 2, 3})
+	ctx.In("model").In("hidden_0").In("dense").VariableWithValue("biases", make([]float32, 8))
+	if modify != nil {
+		modify(ctx)
+	}
 	h, err := checkpoints.Build(ctx).Dir(dir).WithCompression(checkpoints.BinUncompressed).Done()
 	if err != nil {
 		t.Fatal(err)
@@ -462,7 +475,7 @@ func saveCheckpoint(t *testing.T, dir string) {
 	if err := os.WriteFile(filepath.Join(dir, names[0]+".sha256"), []byte(sums.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if !train.HasCheckpoint(dir) {
+	if modify == nil && !train.HasCheckpoint(dir) {
 		t.Fatalf("%s: the fixture checkpoint is not usable", dir)
 	}
 }

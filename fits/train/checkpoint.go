@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -367,6 +368,55 @@ func dtypeSize(dt dtypes.DType) (n int) {
 	return dt.Size()
 }
 
+// hiddenBiases matches the variables that hold one value per neuron of a hidden dense layer.
+var hiddenBiases = regexp.MustCompile(`^/model/hidden_[0-9]+/dense/biases$`)
+
+// checkContent checks what a checkpoint holds beyond its layout: the configuration parses and is valid,
+// the training history parses and numbers its epochs 1, 2, ... up to at most the configured number, and
+// the hidden layers' biases have the configured width. A checkpoint that fails is corrupt (skipped and
+// named like one whose checksums do not match), even when its checksums are right.
+func checkContent(jsonData, binData []byte) error {
+	ctx := context.New()
+	if err := loadFromMemory(ctx, jsonData, binData, false); err != nil {
+		return err
+	}
+	cfg, err := configOf(ctx)
+	if err != nil {
+		return fmt.Errorf("its configuration does not parse: %v", err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("its configuration is invalid: %v", err)
+	}
+	history, _, err := loadState(ctx)
+	if err != nil {
+		return err
+	}
+	for i, e := range history {
+		if e.Epoch != i+1 {
+			return fmt.Errorf("its training history is inconsistent: entry %d is epoch %d", i+1, e.Epoch)
+		}
+	}
+	if len(history) > cfg.Epochs {
+		return fmt.Errorf("its training history holds %d epochs of the %d configured", len(history), cfg.Epochs)
+	}
+	var layout struct {
+		Variables []struct {
+			ParameterName string
+			Dimensions    []int
+		}
+	}
+	if err := json.Unmarshal(jsonData, &layout); err != nil {
+		return fmt.Errorf("its JSON file does not parse: %v", err)
+	}
+	for _, v := range layout.Variables {
+		name := strings.TrimPrefix(v.ParameterName, "var:")
+		if hiddenBiases.MatchString(name) && (len(v.Dimensions) != 1 || v.Dimensions[0] != cfg.Width) {
+			return fmt.Errorf("variable %s has dimensions %v, but the configuration says width %d", name, v.Dimensions, cfg.Width)
+		}
+	}
+	return nil
+}
+
 // selection is the outcome of looking through a run's checkpoints, newest first.
 type selection struct {
 	chosen  *inspected  // the newest usable checkpoint (nil: none)
@@ -399,6 +449,11 @@ func selectCheckpoint(dir string, forLoading bool) (selection, error) {
 		usable := c.state == stateIntact
 		if usable && forLoading {
 			c = inspect(dir, c.name, true)
+			if c.state != stateCorrupt {
+				if err := checkContent(c.jsonData, c.binData); err != nil {
+					c.state, c.reason, c.jsonData, c.binData = stateCorrupt, err.Error(), nil, nil
+				}
+			}
 			usable = c.state != stateCorrupt
 		}
 		if usable {
