@@ -235,6 +235,10 @@ func expand(c *Coefficients, n int) *expanded {
 	return x
 }
 
+// histBudget bounds a worker's buffer for the state the backward vector kernels recompute, bytes (a
+// variable for the tests).
+var histBudget = 4 << 20
+
 // workers is the number of goroutines parallel uses for a batch: min(GOMAXPROCS, batch), at least 1.
 func workers(batch int) int { return max(1, min(runtime.GOMAXPROCS(0), batch)) }
 
@@ -312,13 +316,13 @@ func Backward(c *Coefficients, s Shape, current, cotOut []float32, dropout *Drop
 	nacc := 2 + 2*x.m
 	acc := make([]float32, s.Batch*nacc*s.Neurons)
 	isa := ActiveISA()
-	lanes := 1
+	size := s.Steps * x.comps // the scalar code's
 	if isa != Scalar {
-		lanes = maxLanes
+		size = max(size, histSize(s.Neurons, s.Steps, x.comps))
 	}
 	hist := make([][]float32, workers(s.Batch))
 	for w := range hist {
-		hist[w] = make([]float32, s.Steps*x.comps*lanes)
+		hist[w] = make([]float32, size)
 	}
 	work := make([]vecWork, workers(s.Batch))
 	in := backwardIn{current: current, cotSpikes: cotOut, drop: &drop, cotCurrent: cotCurrent}

@@ -14,14 +14,14 @@ import (
 var update = flag.Bool("update", false, "TestKernel16Generated: rewrite kernel16_amd64.go from kernel8_amd64.go")
 
 // header16 replaces the 8-lane file's first comment block (from "// The AVX2 kernels" to the blank line).
-const header16 = `// The AVX-512 kernels: groups of lanes16 = 16 neurons, each group over all T steps, generated from
+const header16 = `// The AVX-512 kernels: groups of lanes16 = 16 neurons, all groups step by step, generated from
 // kernel8_amd64.go (the same code with 16 lanes). The rules of vector_amd64.go hold: no struct zeroing or
 // copying of vector data, no scalar float operation, nothing but VEX or EVEX code (TestNoLegacySSE).
 `
 
 var (
 	// The identifiers of kernel8_amd64.go that end in 8, and archsimd's 8-lane types and functions.
-	ident8 = regexp.MustCompile(`\b(lanes|vec|uvec|load|consts|coefs|state|work|step|stepMask|fmix|counters|forward|backward|setConsts|loadCoefs|reset)8\b`)
+	ident8 = regexp.MustCompile(`\b(lanes|vec|uvec|load|consts|coefs|state|adjoint|temps|work|grow|step|stepMask|fmix|counters|forward|backward|setConsts|loadCoefs|reset)8\b`)
 	simd8  = regexp.MustCompile(`\b(\w*)(Float32|Uint32|Int32|Mask32)x8`)
 	// What must not be left after the rewrite: an identifier ending in 8 or an 8-lane archsimd name.
 	left8 = regexp.MustCompile(`\b[A-Za-z_]\w*8\b|(Float32|Uint32|Int32|Mask32)x8`)

@@ -74,9 +74,9 @@ func sameBits(a, b []float32) error {
 
 // TestISAsAgree runs Forward and Backward with every ISA this build and CPU support on layers whose neurons
 // fall into 16-lane groups, 8-lane groups and scalar neurons (N = 45 = 2·16 + 8 + 5, 70 and 13), for M = 0…3,
-// with and without adaptation, strict spikes, the detached reset, time-shared and per-step dropout: the
-// outputs, spike counts, cotangents of the current and coefficient cotangents must equal the scalar code's
-// to the bit.
+// with and without adaptation, strict spikes, the detached reset, time-shared and per-step dropout, the
+// backward kernels running all groups together, one at a time, or three at a time: the outputs, spike
+// counts, cotangents of the current and coefficient cotangents must equal the scalar code's to the bit.
 func TestISAsAgree(t *testing.T) {
 	isas := supportedISAs(t)
 	if len(isas) == 1 {
@@ -115,10 +115,28 @@ func TestISAsAgree(t *testing.T) {
 			case "step":
 				drop = &fused.Dropout{Key: dropmask.Key(int64(i), 3, 1), P: 0.3}
 			}
+			// The backward kernels in blocks of all groups (the default budget), of one group, and of three
+			// groups of 8 neurons (one of 16).
+			comps := 1
+			if v.k.adapt {
+				comps++
+			}
+			if v.k.m > 0 {
+				comps += v.k.m + 1
+			}
+			budgets := []int{0, 1, 3 * 4 * s.Steps * comps * 8}
 			var want kernelRun
-			for _, isa := range isas {
+			for _, run := range isaRuns(isas, budgets) {
+				isa := run.isa
 				useISA(t, isa)
-				got := runKernel(t, &c, s, cur, cot, drop)
+				var got kernelRun
+				if run.budget > 0 {
+					prev := fused.SetHistBudget(run.budget)
+					got = runKernel(t, &c, s, cur, cot, drop)
+					fused.SetHistBudget(prev)
+				} else {
+					got = runKernel(t, &c, s, cur, cot, drop)
+				}
 				if isa == fused.Scalar {
 					want = got
 					fired := 0
@@ -131,13 +149,13 @@ func TestISAsAgree(t *testing.T) {
 					continue
 				}
 				if err := sameBits(got.out, want.out); err != nil {
-					t.Errorf("%v output: %v", isa, err)
+					t.Errorf("%v output: %v", run, err)
 				}
 				if !slices.Equal(got.counts, want.counts) {
-					t.Errorf("%v spike counts %v, scalar %v", isa, got.counts, want.counts)
+					t.Errorf("%v spike counts %v, scalar %v", run, got.counts, want.counts)
 				}
 				if err := sameBits(got.cotCur, want.cotCur); err != nil {
-					t.Errorf("%v cotangent of the current: %v", isa, err)
+					t.Errorf("%v cotangent of the current: %v", run, err)
 				}
 				pairs := [][2][]float64{{got.g.EtaDt, want.g.EtaDt}, {got.g.GammaDt, want.g.GammaDt}}
 				for j := range got.g.Beta {
@@ -145,12 +163,40 @@ func TestISAsAgree(t *testing.T) {
 				}
 				for j, p := range pairs {
 					if !slices.Equal(p[0], p[1]) {
-						t.Errorf("%v coefficient cotangent %d differs from the scalar code's", isa, j)
+						t.Errorf("%v coefficient cotangent %d differs from the scalar code's", run, j)
 					}
 				}
 			}
 		})
 	}
+}
+
+// isaRun is an ISA and the backward kernels' budget for the recomputed state (0: the default).
+type isaRun struct {
+	isa    fused.ISA
+	budget int
+}
+
+func (r isaRun) String() string {
+	if r.budget == 0 {
+		return r.isa.String()
+	}
+	return fmt.Sprintf("%v (state budget %d bytes)", r.isa, r.budget)
+}
+
+// isaRuns returns the scalar run first, then every vector ISA with each budget.
+func isaRuns(isas []fused.ISA, budgets []int) []isaRun {
+	var out []isaRun
+	for _, isa := range isas {
+		if isa == fused.Scalar {
+			out = append([]isaRun{{isa: isa}}, out...)
+			continue
+		}
+		for _, b := range budgets {
+			out = append(out, isaRun{isa, b})
+		}
+	}
+	return out
 }
 
 // TestSetISA checks that SetISA refuses an ISA the build or CPU cannot run and changes nothing then, and

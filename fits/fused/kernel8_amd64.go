@@ -4,9 +4,9 @@ package fused
 
 import "simd/archsimd"
 
-// The AVX2 kernels: groups of lanes8 = 8 neurons, each group over all T steps. kernel16_amd64.go is this
-// file for AVX-512, generated from it (go test ./fits/fused -run TestKernel16Generated -update); edit this
-// one. The rules of vector_amd64.go hold: no struct zeroing or copying of vector data, no scalar float
+// The AVX2 kernels: groups of lanes8 = 8 neurons, all groups step by step. kernel16_amd64.go is this file
+// for AVX-512, generated from it (go test ./fits/fused -run TestKernel16Generated -update); edit this one.
+// The rules of vector_amd64.go hold: no struct zeroing or copying of vector data, no scalar float
 // operation, nothing but VEX or EVEX code (TestNoLegacySSE).
 
 // lanes8 is the number of neurons one instruction of these kernels handles.
@@ -93,15 +93,40 @@ func (st *state8) reset8(m int) {
 	}
 }
 
-// work8 is the memory of these kernels: a call's constants, a group's coefficients, state and the adjoint's
-// arrays. It lives in the caller's buffer (vecWork), neither zeroed nor copied by the compiler.
-type work8 struct {
-	k                            consts8
-	c                            coefs8
-	st, pre                      state8
-	stageBar, nodes, mixes, nBar [MaxOrder + 1]vec8
+// adjoint8 is the adjoint's state of a group of neurons (the cotangents after the step, the coefficient
+// cotangents summed so far) and the group's dropout mask and counters.
+type adjoint8 struct {
+	vBar, aBar, etaSum, gammaSum vec8
+	stageBar                     [MaxOrder + 1]vec8
 	betaSum, lambdaSum           [MaxOrder]vec8
-	counts                       [lanes8]int32
+	drop                         vec8
+	ctr                          uvec8
+}
+
+// temps8 are one step's values of the adjoint, recomputed for one group after the other.
+type temps8 struct {
+	pre                state8
+	nodes, mixes, nBar [MaxOrder + 1]vec8
+}
+
+// work8 is the memory of these kernels: a call's constants, the coefficients, state, spike counts and
+// adjoints of a block of groups, and one step's temporaries. It lives in the caller's buffer (vecWork),
+// neither zeroed nor copied by the compiler.
+type work8 struct {
+	k      consts8
+	c      []coefs8
+	st     []state8
+	adj    []adjoint8
+	count  []vec8
+	tmp    temps8
+	counts [lanes8]int32
+}
+
+// grow8 makes w hold blocks of ng groups.
+func (w *work8) grow8(ng int) {
+	if len(w.c) < ng {
+		w.c, w.st, w.adj, w.count = make([]coefs8, ng), make([]state8, ng), make([]adjoint8, ng), make([]vec8, ng)
+	}
 }
 
 // step8 is stepScalar for a group of neurons.
@@ -135,177 +160,206 @@ func (x *expanded) step8(c *coefs8, k *consts8, st *state8, in vec8) vec8 {
 }
 
 // forward8 runs the groups of neurons of batch element b from neuron `from` on over the T steps (their
-// output times the dropout mask); it returns the first neuron it did not run and the number of spikes.
+// output times the dropout mask); it returns the first neuron it did not run and the number of spikes. It
+// runs all groups together, one after the other within each step: their recurrences are independent chains
+// of dependent instructions, which the CPU overlaps, and each step reads and writes a contiguous row.
 func (x *expanded) forward8(s Shape, b, from int, current []float32, drop *mask, out []float32, w *work8) (int, int) {
 	n := s.Neurons
-	if from+lanes8 > n {
+	ng := (n - from) / lanes8
+	if ng == 0 {
 		return from, 0
 	}
-	k, c, st := &w.k, &w.c, &w.st
+	w.grow8(ng)
+	k := &w.k
 	x.setConsts8(k, n, drop)
 	shared, step := drop.shared != nil, drop.step
-	total := 0
-	i := from
-	for ; i+lanes8 <= n; i += lanes8 {
-		x.loadCoefs8(c, i)
-		st.reset8(x.m)
-		count := vec8{} // per lane at most T spikes: exact in float32
-		idx := b*s.Steps*n + i
-		var d vec8
-		var ctr uvec8
+	base := b*s.Steps*n + from
+	for g := range ng {
+		x.loadCoefs8(&w.c[g], from+g*lanes8)
+		w.st[g].reset8(x.m)
+		w.count[g] = vec8{} // per lane at most T spikes: exact in float32
+		a := &w.adj[g]
 		if shared {
-			d = load8(drop.shared, b*n+i)
+			a.drop = load8(drop.shared, b*n+from+g*lanes8)
 		}
 		if step {
-			ctr = k.counters8(idx)
+			a.ctr = k.counters8(base + g*lanes8)
 		}
-		for range s.Steps {
-			spike := x.step8(c, k, st, load8(current, idx))
-			count = count.Add(spike)
+	}
+	idx := base
+	for range s.Steps {
+		for g := range ng {
+			a, j := &w.adj[g], idx+g*lanes8
+			spike := x.step8(&w.c[g], k, &w.st[g], load8(current, j))
+			w.count[g] = w.count[g].Add(spike)
 			if shared {
-				spike = spike.Mul(d)
+				spike = spike.Mul(a.drop)
 			} else if step {
-				spike = spike.Mul(stepMask8(ctr, k))
-				ctr = ctr.Add(k.stride)
+				spike = spike.Mul(stepMask8(a.ctr, k))
+				a.ctr = a.ctr.Add(k.stride)
 			}
-			spike.StoreSlice(out[idx:])
-			idx += n
+			spike.StoreSlice(out[j:])
 		}
-		count.ConvertToInt32().Store(&w.counts)
+		idx += n
+	}
+	total := 0
+	for g := range ng {
+		w.count[g].ConvertToInt32().Store(&w.counts)
 		for j := range w.counts { // by index: ranging over the array's values would copy it
 			total += int(w.counts[j])
 		}
 	}
-	return i, total
+	return from + ng*lanes8, total
 }
 
-// backward8 is backwardScalar for the groups of neurons of batch element b from neuron `from` on; it returns
-// the first neuron it did not run. hist holds at least T × components × lanes8 values.
+// backward8 is backwardScalar for the groups of neurons of batch element b from neuron `from` on, in blocks
+// of groups whose recomputed state fits hist (backwardBlock), the groups of a block together as forward8
+// runs them; it returns the first neuron it did not run.
 func (x *expanded) backward8(s Shape, b, from int, in *backwardIn, hist, acc []float32, w *work8) int {
 	n, m, comps := s.Neurons, x.m, x.comps
 	if from+lanes8 > n {
 		return from
 	}
-	cs, c, st, pre := &w.k, &w.c, &w.st, &w.pre
+	block := backwardBlock(n, s.Steps, comps, lanes8)
+	w.grow8(block)
+	cs, tmp := &w.k, &w.tmp
 	x.setConsts8(cs, n, in.drop)
 	shared, step := in.drop.shared != nil, in.drop.step
 	mu, rho, vth := cs.mu, cs.rho, cs.vth
 	one, zero := cs.one, cs.zero
 	width, scale := cs.width, cs.scale
 	base := b * s.Steps * n
+	stride := comps * lanes8 // one group's state in hist
 	i := from
-	for ; i+lanes8 <= n; i += lanes8 {
-		x.loadCoefs8(c, i)
+	for i+lanes8 <= n {
+		ng := min(block, (n-i)/lanes8)
+		row := ng * stride // one step's state of the block in hist
+		for g := range ng {
+			x.loadCoefs8(&w.c[g], i+g*lanes8)
+			w.st[g].reset8(m)
+		}
 		// The state before every step.
-		st.reset8(m)
 		for t := range s.Steps {
-			h := hist[t*comps*lanes8:]
-			st.v.StoreSlice(h)
-			k := lanes8
-			if x.adapt {
-				st.a.StoreSlice(h[k:])
-				k += lanes8
+			for g := range ng {
+				st := &w.st[g]
+				h := hist[t*row+g*stride:]
+				st.v.StoreSlice(h)
+				k := lanes8
+				if x.adapt {
+					st.a.StoreSlice(h[k:])
+					k += lanes8
+				}
+				for j := 0; m > 0 && j <= m; j++ {
+					st.stage[j].StoreSlice(h[k:])
+					k += lanes8
+				}
+				if t < s.Steps-1 {
+					x.step8(&w.c[g], cs, st, load8(in.current, base+t*n+i+g*lanes8))
+				}
 			}
+		}
+		for g := range ng {
+			a := &w.adj[g]
+			a.vBar, a.aBar, a.etaSum, a.gammaSum = vec8{}, vec8{}, vec8{}, vec8{}
 			for j := 0; m > 0 && j <= m; j++ {
-				st.stage[j].StoreSlice(h[k:])
-				k += lanes8
+				a.stageBar[j] = vec8{}
 			}
-			if t < s.Steps-1 {
-				x.step8(c, cs, st, load8(in.current, base+t*n+i))
+			for j := range m {
+				a.betaSum[j], a.lambdaSum[j] = vec8{}, vec8{}
 			}
-		}
-		drop := one
-		var ctr uvec8
-		if shared {
-			drop = load8(in.drop.shared, b*n+i)
-		}
-		if step {
-			ctr = cs.counters8(base + (s.Steps-1)*n + i) // the last step's; the loop runs back in time
-		}
-		var vBar, aBar, etaSum, gammaSum vec8
-		stageBar, nodes, mixes, nBar := &w.stageBar, &w.nodes, &w.mixes, &w.nBar
-		betaSum, lambdaSum := &w.betaSum, &w.lambdaSum
-		for j := 0; m > 0 && j <= m; j++ {
-			stageBar[j] = vec8{}
-		}
-		for j := range m {
-			betaSum[j], lambdaSum[j] = vec8{}, vec8{}
+			a.drop = one
+			if shared {
+				a.drop = load8(in.drop.shared, b*n+i+g*lanes8)
+			}
+			if step {
+				a.ctr = cs.counters8(base + (s.Steps-1)*n + i + g*lanes8) // the last step's; the loop runs back in time
+			}
 		}
 		for t := s.Steps - 1; t >= 0; t-- {
-			h := hist[t*comps*lanes8:]
-			pre.v = load8(h, 0)
-			k := lanes8
-			if x.adapt {
-				pre.a = load8(h, k)
-				k += lanes8
-			}
-			for j := 0; m > 0 && j <= m; j++ {
-				pre.stage[j] = load8(h, k)
-				k += lanes8
-			}
-			idx := base + t*n + i
-			v0 := pre.v.Mul(mu).Add(load8(in.current, idx))
-			if x.adapt {
-				v0 = v0.Sub(c.eta.Mul(pre.a))
-			}
-			nodes[0], mixes[0] = v0, v0
-			for j := 1; j <= m; j++ {
-				nodes[j] = c.beta[j-1].Mul(pre.stage[j].Sub(nodes[j-1])).Add(pre.stage[j-1])
-				mixes[j] = c.oneMinusLam[j-1].Mul(mixes[j-1]).Add(c.lambda[j-1].Mul(nodes[j]))
-			}
-			u := mixes[m].Sub(vth)
-			abs := u.Max(zero.Sub(u))
-			surr := one.Sub(abs.Div(width)).Max(zero).Mul(scale)
-
-			sb := load8(in.cotSpikes, idx)
-			if shared {
-				sb = sb.Mul(drop)
-			} else if step {
-				sb = sb.Mul(stepMask8(ctr, cs))
-				ctr = ctr.Sub(cs.stride)
-			}
-			if !x.detach {
-				sb = sb.Sub(vBar.Mul(vth))
-			}
-			uBar := vBar.Add(surr.Mul(sb))
-			v0Bar := uBar
-			if m > 0 {
-				mBar := uBar
-				for j := m; j >= 1; j-- {
-					nb := stageBar[j].Add(c.lambda[j-1].Mul(mBar))
-					if j < m {
-						nb = nb.Sub(c.beta[j].Mul(nBar[j+1]))
-					}
-					nBar[j] = nb
-					betaSum[j-1] = betaSum[j-1].Add(pre.stage[j].Sub(nodes[j-1]).Mul(nb))
-					lambdaSum[j-1] = lambdaSum[j-1].Add(nodes[j].Sub(mixes[j-1]).Mul(mBar))
-					mBar = c.oneMinusLam[j-1].Mul(mBar)
+			for g := range ng {
+				c, a := &w.c[g], &w.adj[g]
+				pre, nodes, mixes, nBar, stageBar := &tmp.pre, &tmp.nodes, &tmp.mixes, &tmp.nBar, &a.stageBar
+				h := hist[t*row+g*stride:]
+				pre.v = load8(h, 0)
+				k := lanes8
+				if x.adapt {
+					pre.a = load8(h, k)
+					k += lanes8
 				}
-				v0Bar = mBar.Add(stageBar[0]).Sub(c.beta[0].Mul(nBar[1]))
-				stageBar[0] = nBar[1]
+				for j := 0; m > 0 && j <= m; j++ {
+					pre.stage[j] = load8(h, k)
+					k += lanes8
+				}
+				idx := base + t*n + i + g*lanes8
+				v0 := pre.v.Mul(mu).Add(load8(in.current, idx))
+				if x.adapt {
+					v0 = v0.Sub(c.eta.Mul(pre.a))
+				}
+				nodes[0], mixes[0] = v0, v0
 				for j := 1; j <= m; j++ {
-					sbj := c.beta[j-1].Mul(nBar[j])
-					if j < m {
-						sbj = sbj.Add(nBar[j+1])
-					}
-					stageBar[j] = sbj
+					nodes[j] = c.beta[j-1].Mul(pre.stage[j].Sub(nodes[j-1])).Add(pre.stage[j-1])
+					mixes[j] = c.oneMinusLam[j-1].Mul(mixes[j-1]).Add(c.lambda[j-1].Mul(nodes[j]))
 				}
+				u := mixes[m].Sub(vth)
+				abs := u.Max(zero.Sub(u))
+				surr := one.Sub(abs.Div(width)).Max(zero).Mul(scale)
+
+				sb := load8(in.cotSpikes, idx)
+				if shared {
+					sb = sb.Mul(a.drop)
+				} else if step {
+					sb = sb.Mul(stepMask8(a.ctr, cs))
+					a.ctr = a.ctr.Sub(cs.stride)
+				}
+				vBar := a.vBar
+				if !x.detach {
+					sb = sb.Sub(vBar.Mul(vth))
+				}
+				uBar := vBar.Add(surr.Mul(sb))
+				v0Bar := uBar
+				if m > 0 {
+					mBar := uBar
+					for j := m; j >= 1; j-- {
+						nb := stageBar[j].Add(c.lambda[j-1].Mul(mBar))
+						if j < m {
+							nb = nb.Sub(c.beta[j].Mul(nBar[j+1]))
+						}
+						nBar[j] = nb
+						a.betaSum[j-1] = a.betaSum[j-1].Add(pre.stage[j].Sub(nodes[j-1]).Mul(nb))
+						a.lambdaSum[j-1] = a.lambdaSum[j-1].Add(nodes[j].Sub(mixes[j-1]).Mul(mBar))
+						mBar = c.oneMinusLam[j-1].Mul(mBar)
+					}
+					v0Bar = mBar.Add(stageBar[0]).Sub(c.beta[0].Mul(nBar[1]))
+					stageBar[0] = nBar[1]
+					for j := 1; j <= m; j++ {
+						sbj := c.beta[j-1].Mul(nBar[j])
+						if j < m {
+							sbj = sbj.Add(nBar[j+1])
+						}
+						stageBar[j] = sbj
+					}
+				}
+				if x.adapt {
+					aBar := a.aBar
+					v0Bar = v0Bar.Add(c.gamma.Mul(aBar))
+					a.etaSum = a.etaSum.Add(pre.a.Mul(v0Bar))
+					a.gammaSum = a.gammaSum.Add(v0.Mul(aBar))
+					a.aBar = aBar.Mul(rho).Sub(c.eta.Mul(v0Bar))
+				}
+				a.vBar = v0Bar.Mul(mu)
+				v0Bar.StoreSlice(in.cotCurrent[idx:])
 			}
-			if x.adapt {
-				v0Bar = v0Bar.Add(c.gamma.Mul(aBar))
-				etaSum = etaSum.Add(pre.a.Mul(v0Bar))
-				gammaSum = gammaSum.Add(v0.Mul(aBar))
-				aBar = aBar.Mul(rho).Sub(c.eta.Mul(v0Bar))
+		}
+		for g := range ng {
+			a, j := &w.adj[g], i+g*lanes8
+			a.etaSum.StoreSlice(acc[j:])
+			a.gammaSum.StoreSlice(acc[n+j:])
+			for l := range m {
+				a.betaSum[l].StoreSlice(acc[(2+l)*n+j:])
+				a.lambdaSum[l].StoreSlice(acc[(2+m+l)*n+j:])
 			}
-			vBar = v0Bar.Mul(mu)
-			v0Bar.StoreSlice(in.cotCurrent[idx:])
 		}
-		etaSum.StoreSlice(acc[i:])
-		gammaSum.StoreSlice(acc[n+i:])
-		for j := range m {
-			betaSum[j].StoreSlice(acc[(2+j)*n+i:])
-			lambdaSum[j].StoreSlice(acc[(2+m+j)*n+i:])
-		}
+		i += ng * lanes8
 	}
 	return i
 }

@@ -4,11 +4,17 @@ package fused
 
 import "simd/archsimd"
 
-// The vector code runs a group of neurons per instruction, 8 with AVX2 (kernel8_amd64.go) and 16 with
-// AVX-512 (kernel16_amd64.go, generated from the 8-lane file), each group over all T steps: the same
-// operations as stepScalar and backwardScalar, in the same order, each an IEEE float32 operation (no fused
-// multiply-add), so every ISA gives identical values. The per-step dropout mask is the same uint32
-// arithmetic as package dropmask's on a vector of counters.
+// The vector code runs a group of neurons per instruction, 16 with AVX-512 (kernel16_amd64.go, generated
+// from the 8-lane file) and 8 with AVX2 (kernel8_amd64.go; with AVX-512 for the neurons left after the
+// groups of 16): the same operations as stepScalar and backwardScalar, in the same order, each an IEEE
+// float32 operation (no fused multiply-add), so every ISA gives identical values. The per-step dropout mask
+// is the same uint32 arithmetic as package dropmask's on a vector of counters.
+//
+// Time runs in the outer loop and the groups of a layer in the inner one (the backward pass in blocks of
+// groups whose recomputed state fits histBudget): one group's step is a chain of dependent instructions,
+// and the CPU overlaps the chains of the independent groups; each step reads and writes a contiguous row
+// of the current and the spikes. Running one group over all T steps before the next was latency-bound and
+// read the [batch, T, N] arrays in strided columns (on an Intel Xeon, 1.5-2x slower at W = 128 and 512).
 //
 // No legacy-SSE instruction: on Intel CPUs every legacy (non-VEX) SSE instruction that runs while the upper
 // halves of the vector registers hold AVX data costs a transition of their state (AMD CPUs do not pay it),
@@ -46,6 +52,23 @@ func supported(isa ISA) bool {
 	return false
 }
 
+// backwardBlock returns how many groups of lanes neurons the backward kernels run together on a layer of n
+// neurons, T = steps steps and comps state components: all of the layer's groups, or as many as keep their
+// recomputed state (T × comps × lanes values a group) within histBudget; at least one.
+func backwardBlock(n, steps, comps, lanes int) int {
+	return max(1, min(n/lanes, histBudget/(4*steps*comps*lanes)))
+}
+
+// histSize is the size of a worker's buffer for the state the backward kernels recompute on a layer of n
+// neurons.
+func histSize(n, steps, comps int) int {
+	size := 0
+	for _, lanes := range []int{lanes8, lanes16} {
+		size = max(size, backwardBlock(n, steps, comps, lanes)*lanes*steps*comps)
+	}
+	return size
+}
+
 // vecWork is a worker's memory for the vector kernels.
 type vecWork struct {
 	w8  work8
@@ -68,7 +91,7 @@ func (x *expanded) forwardVector(isa ISA, s Shape, b int, current []float32, dro
 }
 
 // backwardVector runs the adjoint of the vector groups of neurons of batch element b with isa and returns
-// the first neuron it did not run. hist holds at least T × components × maxLanes values.
+// the first neuron it did not run. hist holds at least histSize(N, T, components) values.
 func (x *expanded) backwardVector(isa ISA, s Shape, b int, in *backwardIn, hist, acc []float32, w *vecWork) int {
 	if isa == Scalar {
 		return 0

@@ -2,11 +2,11 @@
 
 package fused
 
-// maxLanes is the widest group of neurons a vector kernel runs (1: this build has no vector code).
-const maxLanes = 1
-
 // supported reports whether this build and CPU run isa: only Scalar without GOEXPERIMENT=simd on amd64.
 func supported(isa ISA) bool { return isa == Scalar }
+
+// histSize is the size of a worker's buffer for the recomputed state of the vector kernels (none here).
+func histSize(_, _, _ int) int { return 0 }
 
 // vecWork is a worker's memory for the vector kernels (none in this build).
 type vecWork struct{}
