@@ -41,6 +41,16 @@
 // Threshold(p) and 0 otherwise, which the kernel regenerates from (key, p) in the forward and again in the
 // backward, where the cotangent of the spikes is S̄ = h̄·D. Nothing of size [batch, T, N] is read for it.
 //
+// # Instruction sets
+//
+// Built with GOEXPERIMENT=simd on amd64, the kernel runs 16 neurons per instruction with AVX-512 or 8 with
+// AVX2, whichever is the widest the CPU has (DefaultISA; SetISA picks another, Scalar included); otherwise
+// it runs the scalar code. Every ISA computes the same float32 operations in the same order, so the results
+// are identical to the bit. The vector code holds no legacy (non-VEX) SSE instruction, in its time loops or
+// around them: on Intel CPUs each one that runs while the upper halves of the vector registers hold AVX
+// data costs a transition of their state, and a few per step took the AVX2 code down to scalar speed.
+// TestNoLegacySSE disassembles the kernels and keeps it so (vector_amd64.go says how the code avoids them).
+//
 // # Layout
 //
 // The current, the spikes and their cotangents are row-major [batch, T, N], N = d1·…·dn the neurons of a
