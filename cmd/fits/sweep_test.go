@@ -9,6 +9,7 @@ import (
 
 	"github.com/fits-snn/fits/fits/experiment"
 	"github.com/fits-snn/fits/fits/sweep"
+	"github.com/fits-snn/fits/fits/train"
 )
 
 // sweepTable returns the SSC ablation table and an experiment of it with a quick recipe.
@@ -116,5 +117,23 @@ func TestSweepEmitDryRunCollect(t *testing.T) {
 	status, _, stderr = run("sweep", "--experiments="+id, "--mode=full", "--out="+root, "--collect")
 	if status != 2 || !strings.Contains(stderr, "quick") {
 		t.Errorf("full-mode collect in a quick-mode root: %d %q", status, stderr)
+	}
+}
+
+// A run folder that holds only the log fits sweep opens before it starts fits train is still a new run's
+// folder.
+func TestTrainStartsBesideSweepLog(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, sweep.LogFile), []byte("sweep: starting\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run("train", "--small", "--epochs=1", "--width=4", "--quiet", "--out="+out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, train.ResultFile)); err != nil {
+		t.Error(err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fits-snn/fits/fits/experiment"
 	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/fits/sweep"
 	"github.com/fits-snn/fits/fits/train"
 )
 
@@ -378,8 +379,9 @@ func printResult(w io.Writer, r *train.Result, dir string) {
 	fmt.Fprintf(w, "  result            %s\n", filepath.Join(dir, train.ResultFile))
 }
 
-// foreignEntries counts the entries of dir other than the run's lock file: what a new run would be
-// mixed with.
+// foreignEntries counts the entries of dir other than the run's lock file and the log that `fits sweep`
+// opens in a run's folder before it starts `fits train` there (sweep.LogFile; fits train never writes
+// it): what a new run would be mixed with.
 func foreignEntries(dir string) int {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -387,7 +389,7 @@ func foreignEntries(dir string) int {
 	}
 	n := 0
 	for _, e := range ents {
-		if e.Name() != train.LockFile {
+		if e.Name() != train.LockFile && e.Name() != sweep.LogFile {
 			n++
 		}
 	}
