@@ -157,6 +157,9 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 		return badInput("give --runs or --root, not both")
 	case *runsFlag != "":
 		dirs = splitList(*runsFlag)
+		if len(dirs) == 0 {
+			return badInput("--runs=%s names no run folder", *runsFlag)
+		}
 		for _, d := range dirs {
 			if st, err := os.Stat(d); err != nil || !st.IsDir() {
 				return badInput("--runs: %s is not a folder", d)

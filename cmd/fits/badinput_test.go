@@ -397,6 +397,7 @@ func buildFixtures(t *testing.T, tmp string) {
 	saveCheckpointWith(t, p("ck-history"), func(ctx *context.Context) { ctx.SetParam("train_history", `[{"epoch":1},{"epo`) })
 	write(p("demo-user", "lif-m0-e20-w64-b64-s1", "notes.txt"), []byte("my notes\n"))
 	write(p("result-only", "result.json"), []byte("{}\n"))
+	write(p("bad-result", "result.json"), []byte("{bad\n"))
 }
 
 // writeH5 writes an HDF5 file with the datasets that fill writes.

@@ -209,7 +209,7 @@ func sweepLocal(g *sweep.Grid, workers int, quiet, asJSON bool, stdout, stderr i
 
 // sweepError turns the errors caused by the choice of --out into bad input (exit status 2).
 func sweepError(err error) error {
-	if errors.Is(err, sweep.ErrLocked) || errors.Is(err, sweep.ErrOtherMode) {
+	if errors.Is(err, sweep.ErrLocked) || errors.Is(err, sweep.ErrOtherMode) || errors.Is(err, sweep.ErrSlurmRoot) {
 		return badInput("%v", err)
 	}
 	return err

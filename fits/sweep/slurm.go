@@ -48,6 +48,9 @@ var (
 	wordRe = regexp.MustCompile(`^[A-Za-z0-9_.:,=+@/-]*$`)
 )
 
+// ErrSlurmRoot is wrapped by EmitSlurm's error for a root folder whose path Slurm cannot take.
+var ErrSlurmRoot = errors.New("Slurm's #SBATCH --output cannot hold spaces, line breaks or %: choose a folder without them")
+
 // Validate reports the first invalid option.
 func (o SlurmOptions) Validate() error {
 	switch {
@@ -144,7 +147,7 @@ func EmitSlurm(g *Grid, o SlurmOptions) (string, error) {
 		return "", errors.New("the grid has no runs")
 	}
 	if strings.ContainsAny(g.Root, " \t\n%") {
-		return "", fmt.Errorf("root %q: Slurm's #SBATCH --output cannot hold spaces or %%", g.Root)
+		return "", fmt.Errorf("root %q: %w", g.Root, ErrSlurmRoot)
 	}
 	if err := checkMode(g); err != nil {
 		return "", err

@@ -2,6 +2,7 @@ package train
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -154,15 +155,19 @@ func WriteResult(dir string, r *Result) error {
 }
 
 // ReadResult reads dir/result.json. A result written before the training-semantics fields existed (its
-// config has no ts_mix) gets the Legacy semantics it was trained with, in Config and at the top level.
+// config has no ts_mix) gets the Legacy semantics it was trained with, in Config and at the top level. A
+// file that is not a regular file of at most 64 MiB holding a result is an *InputError.
 func ReadResult(dir string) (*Result, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ResultFile))
+	b, err := readRegular(filepath.Join(dir, ResultFile), maxResultFile)
 	if err != nil {
-		return nil, err
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		return nil, &InputError{Err: fmt.Errorf("%s: %w", filepath.Join(dir, ResultFile), err)}
 	}
 	var r Result
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ResultFile), err)
+		return nil, &InputError{Err: fmt.Errorf("%s: not a result of fits train: %w", filepath.Join(dir, ResultFile), err)}
 	}
 	if r.Config.TSMix == "" {
 		r.Config = r.Config.Legacy()
@@ -170,3 +175,6 @@ func ReadResult(dir string) (*Result, error) {
 	}
 	return &r, nil
 }
+
+// maxResultFile caps the size of a result.json that is read (64 MiB).
+const maxResultFile = 64 << 20
