@@ -83,3 +83,29 @@ func TestTrainRefusesForeignFolders(t *testing.T) {
 		t.Errorf("the user's folder holds %d entries, want 1", len(ents))
 	}
 }
+
+// TestResumeAfterFailedFirstSave: a run whose first checkpoint save failed (disk full, a kill) leaves
+// only its own partial files: --resume starts it from its first epoch instead of refusing it.
+func TestResumeAfterFailedFirstSave(t *testing.T) {
+	dir := t.TempDir()
+	saveCheckpoint(t, dir)
+	matches, _ := filepath.Glob(filepath.Join(dir, "checkpoint-*"))
+	for _, m := range matches {
+		switch {
+		case strings.HasSuffix(m, ".sha256"):
+			os.Remove(m) // the save was cut before its checksums
+		case strings.HasSuffix(m, ".bin"):
+			os.Truncate(m, 3)
+		}
+	}
+	if status, _, stderr := run(trainArgs("--out=" + dir)...); status != 2 || !strings.Contains(stderr, "add --resume") {
+		t.Errorf("without --resume: status %d, stderr %q", status, stderr)
+	}
+	status, _, stderr := run(trainArgs("--resume", "--out="+dir)...)
+	if status != 0 {
+		t.Fatalf("--resume: status %d, stderr %q", status, stderr)
+	}
+	if !train.HasCheckpoint(dir) {
+		t.Error("no intact checkpoint after the resumed run")
+	}
+}

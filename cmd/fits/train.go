@@ -276,7 +276,7 @@ func (f *trainFlags) checkResume(out string) (int, error) {
 	saved, _, _, err := train.SavedConfig(out)
 	var ce *train.CheckpointError
 	if errors.As(err, &ce) && !ce.AnyCorrupt() {
-		if train.HoldsRun(out) {
+		if _, err := os.Lstat(filepath.Join(out, train.ResultFile)); err == nil {
 			return 0, badInput("--resume: %s holds a %s but no checkpoint to resume from (choose another --out for a new run)", out, train.ResultFile)
 		}
 		return 0, nil // no checkpoint yet: the run starts from its first epoch, with these flags
