@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -394,6 +395,9 @@ func buildFixtures(t *testing.T, tmp string) {
 	saveCheckpointWith(t, p("ck-width16"), func(ctx *context.Context) { ctx.SetParam(train.ParamWidth, 16) })
 	saveCheckpointWith(t, p("ck-eight"), func(ctx *context.Context) { ctx.SetParam(train.ParamWidth, "eight") })
 	saveCheckpointWith(t, p("ck-izh"), func(ctx *context.Context) { ctx.SetParam(train.ParamModel, "izh") })
+	saveCheckpointWith(t, p("ck-nan"), func(ctx *context.Context) {
+		ctx.In("model").VariableWithValue("nanw", []float32{1, float32(math.NaN())})
+	})
 	saveCheckpointWith(t, p("ck-history"), func(ctx *context.Context) { ctx.SetParam("train_history", `[{"epoch":1},{"epo`) })
 	write(p("demo-user", "lif-m0-e20-w64-b64-s1", "notes.txt"), []byte("my notes\n"))
 	write(p("result-only", "result.json"), []byte("{}\n"))

@@ -3,6 +3,7 @@ package train
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -373,7 +374,8 @@ var hiddenBiases = regexp.MustCompile(`^/model/hidden_[0-9]+/dense/biases$`)
 
 // checkContent checks what a checkpoint holds beyond its layout: the configuration parses and is valid,
 // the training history parses and numbers its epochs 1, 2, ... up to at most the configured number, and
-// the hidden layers' biases have the configured width. A checkpoint that fails is corrupt (skipped and
+// the hidden layers' biases have the configured width, and the model's float variables are finite. A
+// checkpoint that fails is corrupt (skipped and
 // named like one whose checksums do not match), even when its checksums are right.
 func checkContent(jsonData, binData []byte) error {
 	ctx := context.New()
@@ -403,6 +405,8 @@ func checkContent(jsonData, binData []byte) error {
 		Variables []struct {
 			ParameterName string
 			Dimensions    []int
+			DType         dtypes.DType
+			Pos, Length   int64
 		}
 	}
 	if err := json.Unmarshal(jsonData, &layout); err != nil {
@@ -413,8 +417,36 @@ func checkContent(jsonData, binData []byte) error {
 		if hiddenBiases.MatchString(name) && (len(v.Dimensions) != 1 || v.Dimensions[0] != cfg.Width) {
 			return fmt.Errorf("variable %s has dimensions %v, but the configuration says width %d", name, v.Dimensions, cfg.Width)
 		}
+		if !strings.HasPrefix(name, "/"+modelScope+"/") || v.Pos < 0 || v.Length < 0 || v.Pos+v.Length > int64(len(binData)) {
+			continue
+		}
+		if i := firstNonFinite(v.DType, binData[v.Pos:v.Pos+v.Length]); i >= 0 {
+			return fmt.Errorf("variable %s holds a value that is not finite (element %d)", name, i)
+		}
 	}
 	return nil
+}
+
+// firstNonFinite returns the index of the first NaN or infinite element of b, little-endian values of
+// dtype dt, or -1 (also for dtypes that are not float32 or float64).
+func firstNonFinite(dt dtypes.DType, b []byte) int {
+	switch dt {
+	case dtypes.Float32:
+		for i := 0; i+4 <= len(b); i += 4 {
+			f := float64(math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return i / 4
+			}
+		}
+	case dtypes.Float64:
+		for i := 0; i+8 <= len(b); i += 8 {
+			f := math.Float64frombits(binary.LittleEndian.Uint64(b[i:]))
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return i / 8
+			}
+		}
+	}
+	return -1
 }
 
 // selection is the outcome of looking through a run's checkpoints, newest first.
