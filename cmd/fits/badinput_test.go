@@ -356,7 +356,7 @@ func buildFixtures(t *testing.T, tmp string) {
 
 	// DVS Gesture (AEDAT 3.1 recordings, label CSVs, trial lists).
 	synth("dvs", p("dvs-good"), 2)
-	for _, d := range []string{"dvs-header", "dvs-trunc", "dvs-csv", "dvs-list"} {
+	for _, d := range []string{"dvs-header", "dvs-trunc", "dvs-csv", "dvs-list", "dvs-dirrec", "dvs-noevents"} {
 		copyDir(p("dvs-good"), p(d))
 	}
 	rec := p("dvs-header", "user01_synthetic.aedat")
@@ -366,6 +366,10 @@ func buildFixtures(t *testing.T, tmp string) {
 	truncate(p("dvs-trunc", "user01_synthetic.aedat"), 0.5)
 	write(p("dvs-csv", "user01_synthetic_labels.csv"), []byte("class,startTime_usec,endTime_usec\n12,1000,2000\n"))
 	write(p("dvs-list", "trials_to_train.txt"), []byte("../outside.aedat\n"))
+	mustDo(os.Remove(p("dvs-dirrec", "user01_synthetic.aedat")))
+	mustDo(os.Mkdir(p("dvs-dirrec", "user01_synthetic.aedat"), 0o755))
+	end := strings.Index(string(raw), "#!END-HEADER")
+	write(p("dvs-noevents", "user01_synthetic.aedat"), raw[:end+strings.Index(string(raw[end:]), "\n")+1])
 
 	// Checkpoints: an empty run folder, a run whose every checkpoint is corrupt, a run saved by `fits
 	// train` (configuration only), a folder holding only an interrupted save, and a demo folder holding a

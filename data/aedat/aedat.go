@@ -170,6 +170,13 @@ func ReadFile(path string) (_ *Header, _ []Polarity, err error) {
 		return nil, nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return nil, nil, err
+	} else if st.IsDir() {
+		return nil, nil, fmt.Errorf("%s: is a directory, not an AEDAT file", path)
+	} else if !st.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s: not a regular file", path)
+	}
 	h, evs, err := Read(f)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)

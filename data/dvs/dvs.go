@@ -200,6 +200,9 @@ func ReadRecording(dir, name string) (*Recording, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(evs) == 0 {
+		return nil, data.BadFile(fmt.Errorf("%s: the recording holds no polarity events", filepath.Join(dir, name)))
+	}
 	segs, err := ReadLabels(filepath.Join(dir, strings.TrimSuffix(name, ".aedat")+"_labels.csv"))
 	if err != nil {
 		return nil, err
