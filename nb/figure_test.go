@@ -2,6 +2,7 @@ package nb
 
 import (
 	"bytes"
+	"github.com/fits-snn/fits/internal/owned"
 	"os"
 	"path/filepath"
 	"slices"
@@ -66,13 +67,17 @@ func TestCatalogFiguresRenderAndSave(t *testing.T) {
 			}
 		})
 	}
-	// No temporary files left behind by the atomic writes.
+	// No temporary files left behind by the atomic writes: the figures and the record of what was
+	// written (package owned), nothing else.
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := 2 * len(Catalog()); len(entries) != want {
+	if want := 2*len(Catalog()) + 1; len(entries) != want {
 		t.Errorf("%d files in the output folder, want %d", len(entries), want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, owned.RecordFile)); err != nil {
+		t.Errorf("no record of the figures written: %v", err)
 	}
 }
 
