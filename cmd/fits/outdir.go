@@ -74,7 +74,10 @@ func writeStaged(flagName, dir string, write func(staging string) error) (writte
 	staging, err := owned.Stage(dir)
 	if err != nil {
 		removeEmptyDirs(created)
-		return nil, nil, err
+		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+			return nil, nil, err
+		}
+		return nil, nil, badInput("--%s=%s: cannot write into it: %v", flagName, dir, err)
 	}
 	inDir = func(p string) string {
 		if rel, err := filepath.Rel(staging, p); err == nil && !strings.HasPrefix(rel, "..") {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/fits-snn/fits/fits/experiment"
 	"github.com/fits-snn/fits/fits/neuron"
@@ -179,7 +180,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	// trains, resumes or evaluates the same run is refused, naming this one.
 	created := missingDirs(out)
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
+		removeEmptyDirs(created)
+		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+			return err
+		}
+		return badInput("--out=%s: cannot create it: %v", out, err)
 	}
 	unlock, err := train.LockRun(out, false)
 	if err != nil {

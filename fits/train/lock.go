@@ -45,7 +45,8 @@ func LockRun(dir string, readOnly bool) (func(), error) {
 			if readOnly && (errors.Is(err, os.ErrPermission) || isReadOnlyFS(err)) {
 				return func() {}, nil
 			}
-			return nil, fmt.Errorf("locking the run folder: %w", err)
+			// The folder cannot receive a run (a read-only or virtual file system, no permission).
+			return nil, &InputError{Err: fmt.Errorf("cannot write into the run folder %s: %w", dir, err)}
 		}
 		held, err := tryLockFile(f)
 		if err != nil {
