@@ -371,10 +371,19 @@ func benchCells(suite, widths, neurons, ms string, lif bool, variants string, ch
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"batch", batch}, {"time", steps}, {"inputs", inputs}, {"chunk", chunk}} {
+		max  int // the cap, so that absurd shapes fail here instead of exhausting memory
+	}{{"batch", batch, 1 << 16}, {"time", steps, 1 << 20}, {"inputs", inputs, 1 << 20}, {"chunk", chunk, 1 << 20},
+		{"iters", iters, 1 << 20}, {"warmup", warmup, 1 << 20}} {
 		if f.v < 0 {
 			return nil, badInput("--%s: %d is negative", f.name, f.v)
 		}
+		if f.v > f.max {
+			return nil, badInput("--%s: %d is above the cap %d", f.name, f.v, f.max)
+		}
+	}
+	if b, t, n := max(batch, 128), max(steps, 500), max(inputs, 140); float64(b)*float64(t)*float64(n)*4 > 8<<30 {
+		return nil, badInput("--batch, --time, --inputs: the input alone would take %.0f GiB (at most 8 GiB)",
+			float64(b)*float64(t)*float64(n)*4/(1<<30))
 	}
 	if classes < -1 || classes == 1 {
 		return nil, badInput("--classes: %d (use 0 for the spike-sum loss or at least 2)", classes)
