@@ -125,7 +125,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	ms := listFlag(fs, "m", "", "TS orders M; 0 is FS (kernel default 0,1,2; open-neuromorphic default 0,2)")
 	lif := fs.Bool("lif", true, "open-neuromorphic: also measure the plain LIF neuron")
 	kinds := listFlag(fs, "model", "", "neuron kinds to time instead of the suite's (any of "+strings.Join(neuron.KindNames(), ", ")+"); kinds with a TS module take each --m >= 1")
-	variants := listFlag(fs, "variant", "stepwise,unrolled,chunked,fused", "variants: stepwise, unrolled, chunked, scan, fused")
+	variants := listFlag(fs, "variant", "stepwise,unrolled,chunked,fused", "engines to time: stepwise, unrolled, chunked, scan, fused (the same as --engine, its earlier name)")
+	engines := listFlag(fs, "engine", "", "engines to time: stepwise, unrolled, chunked, scan, fused (default stepwise,unrolled,chunked,fused; --variant is an alias)")
 	chunk := fs.Int("chunk", 0, "steps per call of the chunked variant (0: the largest divisor of T up to 5)")
 	batch := fs.Int("batch", 0, "batch size (0: the suite's, 128 or 16)")
 	steps := fs.Int("time", 0, "time steps T (0: the suite's, 250 or 500)")
@@ -153,6 +154,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if !(p == -1 || (p >= 0 && p < 1)) {
 		return badInput("--dropout: %g is not -1 or in [0, 1)", p)
+	}
+	if *engines != "" {
+		*variants = *engines
 	}
 	cells, err := benchCells(*suite, *widths, *neurons, *ms, *lif, *variants, *chunk, *batch, *steps, *inputs, *classes, *iters, *warmup)
 	for i := range cells {
