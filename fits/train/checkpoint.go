@@ -317,21 +317,34 @@ func layoutComplete(jsonData []byte, binSize int64) bool {
 	return binSize > 0
 }
 
+// checkpointLayout is the part of a GoMLX checkpoint's JSON file that places its variables in the binary
+// file.
+type checkpointLayout struct {
+	BinFormat string
+	Variables []struct {
+		ParameterName string
+		Dimensions    []int
+		DType         dtypes.DType
+		Pos, Length   int64
+	}
+}
+
+// parseLayout reads the variables' layout from a checkpoint's JSON file.
+func parseLayout(jsonData []byte) (checkpointLayout, error) {
+	var layout checkpointLayout
+	if err := json.Unmarshal(jsonData, &layout); err != nil {
+		return layout, fmt.Errorf("its JSON file does not parse: %v", err)
+	}
+	return layout, nil
+}
+
 // checkLayout checks a checkpoint's JSON against its uncompressed binary file of binSize bytes: every
 // variable has a supported dtype and non-negative dimensions whose bytes equal its Length, the variables
 // follow each other from position 0, and together they fill the file.
 func checkLayout(jsonData []byte, binSize int64) error {
-	var layout struct {
-		BinFormat string
-		Variables []struct {
-			ParameterName string
-			Dimensions    []int
-			DType         dtypes.DType
-			Pos, Length   int64
-		}
-	}
-	if err := json.Unmarshal(jsonData, &layout); err != nil {
-		return fmt.Errorf("its JSON file does not parse: %v", err)
+	layout, err := parseLayout(jsonData)
+	if err != nil {
+		return err
 	}
 	if f := strings.ToLower(layout.BinFormat); f != "" && !strings.Contains(f, "uncompressed") {
 		return fmt.Errorf("binary format %q, want uncompressed", layout.BinFormat)
@@ -401,16 +414,9 @@ func checkContent(jsonData, binData []byte) error {
 	if len(history) > cfg.Epochs {
 		return fmt.Errorf("its training history holds %d epochs of the %d configured", len(history), cfg.Epochs)
 	}
-	var layout struct {
-		Variables []struct {
-			ParameterName string
-			Dimensions    []int
-			DType         dtypes.DType
-			Pos, Length   int64
-		}
-	}
-	if err := json.Unmarshal(jsonData, &layout); err != nil {
-		return fmt.Errorf("its JSON file does not parse: %v", err)
+	layout, err := parseLayout(jsonData)
+	if err != nil {
+		return err
 	}
 	for _, v := range layout.Variables {
 		name := strings.TrimPrefix(v.ParameterName, "var:")
