@@ -33,7 +33,7 @@ func (fsCell) Validate(cfg Config) error { return cfg.validateTargetRange() }
 
 func (fsCell) State(Config) StateLayout { return StateLayout{Adaptation: true} }
 
-func (fsCell) Variables(cfg Config) []string { return []string{targetVariable(cfg)} }
+func (fsCell) Variables(cfg Config) []string { return []string{TargetVariable(cfg)} }
 
 func (fsCell) Coefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
 	return targetCoefficients(ctx, g, dtype, cfg, paramShape, true)
@@ -42,9 +42,6 @@ func (fsCell) Coefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, c
 func (fsCell) TargetFrequenciesHz(ctx *context.Context, cfg Config) ([]float64, error) {
 	return targetFrequenciesHz(ctx, cfg)
 }
-
-// targetVariable returns the name of the target-frequency variable (TargetVariable).
-func targetVariable(cfg Config) string { return TargetVariable(cfg) }
 
 // TargetVariable returns the name of the target-frequency variable of a layer: VarLogTargetHz (the
 // default coordinate) or VarOmegaStar (TargetOmega), each with its DT-exact counterpart with DTExact.
@@ -109,7 +106,7 @@ func targetCoefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg 
 	for i, f := range fHz {
 		init[i] = TargetValue(cfg, f)
 	}
-	targetVar := ctx.VariableWithValue(targetVariable(cfg), newTensor(dtype, init, paramShape))
+	targetVar := ctx.VariableWithValue(TargetVariable(cfg), newTensor(dtype, init, paramShape))
 	if !trainable {
 		targetVar.SetTrainable(false)
 	}
@@ -137,7 +134,7 @@ func targetCoefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg 
 // targetFrequenciesHz reads the target-frequency variable of the layer in ctx's scope: f* in Hz, after the
 // same clamp to [0, MaxTargetHz] as the graph when it clips in the forward pass.
 func targetFrequenciesHz(ctx *context.Context, cfg Config) ([]float64, error) {
-	vals, err := variableValues(ctx, targetVariable(cfg))
+	vals, err := variableValues(ctx, TargetVariable(cfg))
 	if err != nil {
 		return nil, err
 	}

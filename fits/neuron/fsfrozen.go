@@ -26,7 +26,7 @@ func (fsFrozenCell) Validate(cfg Config) error { return cfg.validateTargetRange(
 
 func (fsFrozenCell) State(Config) StateLayout { return StateLayout{Adaptation: true} }
 
-func (fsFrozenCell) Variables(cfg Config) []string { return []string{targetVariable(cfg)} }
+func (fsFrozenCell) Variables(cfg Config) []string { return []string{TargetVariable(cfg)} }
 
 func (fsFrozenCell) Coefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
 	return targetCoefficients(ctx, g, dtype, cfg, paramShape, false)

@@ -57,7 +57,7 @@ func (fstsCell) State(cfg Config) StateLayout {
 }
 
 func (fstsCell) Variables(cfg Config) []string {
-	return []string{targetVariable(cfg), VarBetaHat, VarLambdaHat}
+	return []string{TargetVariable(cfg), VarBetaHat, VarLambdaHat}
 }
 
 func (fstsCell) Coefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {

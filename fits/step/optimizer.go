@@ -85,6 +85,7 @@ func (o *Optimizer) graph(ctx *context.Context, grads []*Node) []*Node {
 	// The optimizer expects the gradients in the order it visits the trainable variables: that of
 	// ctx.IterVariables.
 	var ordered []*Node
+	guarded := map[*context.Variable]float64{} // the variables of the frequency guard and their caps
 	for v := range ctx.IterVariables() {
 		if !v.Trainable {
 			continue
@@ -93,7 +94,13 @@ func (o *Optimizer) graph(ctx *context.Context, grads []*Node) []*Node {
 		if !ok {
 			panic(fmt.Errorf("step: no gradient for the trainable variable %s", v.ScopeAndName()))
 		}
-		v.ValueGraph(g)
+		value := v.ValueGraph(g)
+		if c, ok := o.Guard[v.Name()]; ok {
+			// The guard's first half: zero the components that would raise an entry already on its cap.
+			outward := LogicalAnd(GreaterOrEqual(value, Scalar(g, value.DType(), c)), LessThan(grad, ZerosLike(grad)))
+			grad = Where(outward, ZerosLike(grad), grad)
+			guarded[v] = c
+		}
 		ordered = append(ordered, grad)
 	}
 	type scaled struct {
@@ -110,7 +117,6 @@ func (o *Optimizer) graph(ctx *context.Context, grads []*Node) []*Node {
 	if len(ordered) != len(grads) {
 		panic(fmt.Errorf("step: %d gradients for %d trainable variables", len(grads), len(ordered)))
 	}
-	guarded := o.guardGradients(ctx, g, ordered)
 	if o.EpochSteps > 0 {
 		o.epochCosine(ctx, g)
 	} else {
@@ -134,31 +140,6 @@ func (o *Optimizer) graph(ctx *context.Context, grads []*Node) []*Node {
 	}
 	projected := o.project(ctx, g, guarded)
 	return []*Node{optimizers.LearningRateVar(ctx, dtypes.Float32, o.LR).ValueGraph(g), projected}
-}
-
-// guardGradients zeroes, in place in grads (ordered as ctx.IterVariables visits the trainable variables),
-// the gradient components of guarded variables that would raise an entry already at or above its cap, and
-// returns the guarded variables with their caps.
-func (o *Optimizer) guardGradients(ctx *context.Context, g *Graph, grads []*Node) map[*context.Variable]float64 {
-	if len(o.Guard) == 0 {
-		return nil
-	}
-	out := map[*context.Variable]float64{}
-	i := 0
-	for v := range ctx.IterVariables() {
-		if !v.Trainable {
-			continue
-		}
-		if c, ok := o.Guard[v.Name()]; ok {
-			value := v.ValueGraph(g)
-			capNode := Scalar(g, value.DType(), c)
-			outward := LogicalAnd(GreaterOrEqual(value, capNode), LessThan(grads[i], ZerosLike(grads[i])))
-			grads[i] = Where(outward, ZerosLike(grads[i]), grads[i])
-			out[v] = c
-		}
-		i++
-	}
-	return out
 }
 
 // project clamps each guarded variable to its cap after the Adam step, zeroes the negative first moments
