@@ -164,3 +164,55 @@ func BenchmarkDense(b *testing.B) {
 		})
 	}
 }
+
+// TestDensity counts nonzero entries exactly: lengths around the 8-lane vectors, −0 (zero), NaN and the
+// dropout scale (nonzero), and an input long enough to be split over goroutines.
+func TestDensity(t *testing.T) {
+	nan := float32(math.NaN())
+	negZero := float32(math.Copysign(0, -1))
+	long := make([]float32, 1<<18+3)
+	want := 0
+	for i := range long {
+		if i%5 == 0 || i%7 == 3 {
+			long[i] = 1
+			want++
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		x    []float32
+		want float64
+	}{
+		{"empty", nil, 0},
+		{"one zero", []float32{0}, 0},
+		{"minus zero", []float32{negZero, 0, negZero}, 0},
+		{"NaN counts", []float32{nan, 0, 0, 0}, 0.25},
+		{"7 entries", []float32{1, 0, 0, 2, 0, 0, -3}, 3.0 / 7},
+		{"8 entries", []float32{1, 0, 0, 0, 0, 0, 0, 1.4285715}, 0.25},
+		{"17 entries", []float32{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1e-45}, 1.0 / 17},
+		{"split over goroutines", long, float64(want) / float64(len(long))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, procs := range []int{1, 2, 3} {
+				prev := runtime.GOMAXPROCS(procs)
+				got := events.Density(tc.x)
+				runtime.GOMAXPROCS(prev)
+				if got != tc.want {
+					t.Errorf("GOMAXPROCS %d: Density = %v, want %v", procs, got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDensity counts the nonzero entries of the kernel table's first-layer input (Bernoulli(0.2)
+// spikes, [128, 250, 140]).
+//
+//	go test ./fits/events -run '^$' -bench Density
+func BenchmarkDensity(b *testing.B) {
+	x := sparse(rand.New(rand.NewPCG(1, 2)), 128*250, 140, 0.2)
+	b.SetBytes(int64(4 * len(x)))
+	for b.Loop() {
+		events.Density(x)
+	}
+}

@@ -18,6 +18,45 @@ func axpy(a float32, x, y []float32) {
 	axpyScalar(a, x, y, 0)
 }
 
+// countNonzero returns how many entries of x are not zero (NaN counts), with AVX2 where the CPU has it.
+func countNonzero(x []float32) int {
+	if !hasAVX2 {
+		return countNonzeroScalar(x)
+	}
+	lanes := make([]int32, 8)
+	n := 0
+	for len(x) > 0 {
+		part := x[:min(len(x), 1<<30)] // a lane counts at most 2^27 entries of it: no int32 overflow
+		x = x[len(part):]
+		countNonzeroAVX2(part, lanes)
+		for _, c := range lanes {
+			n += int(c)
+		}
+	}
+	return n
+}
+
+// countNonzeroAVX2 stores in lanes[k] how many of the entries k, k + 8, k + 16, ... of x are not zero (or
+// NaN): a lane's compare with zero (the unordered predicate) is all ones, −1 as an integer, where the entry is
+// not zero, and is subtracted from the lane's counter; the last len(x) mod 8 entries are loaded with zeros
+// after them. Same vector-code rules as axpyAVX2 (no legacy SSE: the zero is the vector zero value, not a
+// broadcast; VZEROUPPER at the end; never inlined).
+//
+//go:noinline
+func countNonzeroAVX2(x []float32, lanes []int32) {
+	var zero archsimd.Float32x8
+	var acc archsimd.Int32x8
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		acc = acc.Sub(archsimd.LoadFloat32x8Slice(x[i : i+8]).NotEqual(zero).ToInt32x8())
+	}
+	if i < len(x) {
+		acc = acc.Sub(archsimd.LoadFloat32x8SlicePart(x[i:]).NotEqual(zero).ToInt32x8())
+	}
+	acc.StoreSlice(lanes[:8])
+	archsimd.ClearAVXUpperBits()
+}
+
 // axpyAVX2 adds a·x to y (len(y) ≥ len(x)), 8 entries per instruction, the last len(x) mod 8 with masked
 // loads and stores: the same float32 operations as axpyScalar, so the same values.
 //

@@ -47,6 +47,9 @@ func run() error {
 	if err := events.Forward(es, cur, w, b, y); err != nil {
 		return err
 	}
+	if d := events.Density(cur); d <= 0 || d > 1 {
+		return fmt.Errorf("density %g of a current with nonzero entries", d)
+	}
 	_, _, err := events.Gradients(es, cur, y)
 	return err
 }
