@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
@@ -10,12 +11,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/fits-snn/fits/data/aedat"
 	"github.com/fits-snn/fits/data/gsc"
 	"github.com/fits-snn/fits/data/h5"
 	"github.com/fits-snn/fits/data/shd"
@@ -24,6 +27,26 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
 )
+
+// clearValidity returns the AEDAT 3.1 stream raw with the validity bit of every polarity event cleared.
+func clearValidity(t *testing.T, raw []byte) []byte {
+	t.Helper()
+	out := append([]byte(nil), raw...)
+	end := bytes.Index(out, []byte("#!END-HEADER\r\n"))
+	if end < 0 {
+		t.Fatal("no end of header")
+	}
+	le := binary.LittleEndian
+	for o := end + len("#!END-HEADER\r\n"); o+28 <= len(out); {
+		typ, size, capacity := le.Uint16(out[o:]), int(le.Uint32(out[o+4:])), int(le.Uint32(out[o+16:]))
+		o += 28
+		for i := 0; i < capacity && typ == 1; i++ {
+			out[o+i*size] &^= 1
+		}
+		o += size * capacity
+	}
+	return out
+}
 
 // corpusCase is one line of testdata/bad-input.txt.
 type corpusCase struct {
@@ -356,7 +379,7 @@ func buildFixtures(t *testing.T, tmp string) {
 
 	// DVS Gesture (AEDAT 3.1 recordings, label CSVs, trial lists).
 	synth("dvs", p("dvs-good"), 2)
-	for _, d := range []string{"dvs-header", "dvs-trunc", "dvs-csv", "dvs-list", "dvs-dirrec", "dvs-noevents"} {
+	for _, d := range []string{"dvs-header", "dvs-trunc", "dvs-csv", "dvs-list", "dvs-dirrec", "dvs-noevents", "dvs-backwards", "dvs-invalid"} {
 		copyDir(p("dvs-good"), p(d))
 	}
 	rec := p("dvs-header", "user01_synthetic.aedat")
@@ -370,6 +393,15 @@ func buildFixtures(t *testing.T, tmp string) {
 	mustDo(os.Mkdir(p("dvs-dirrec", "user01_synthetic.aedat"), 0o755))
 	end := strings.Index(string(raw), "#!END-HEADER")
 	write(p("dvs-noevents", "user01_synthetic.aedat"), raw[:end+strings.Index(string(raw[end:]), "\n")+1])
+	// Timestamps running backwards: the events of the recording in reverse order.
+	hdrLines, evs, err := aedat.ReadFile(p("dvs-good", "user01_synthetic.aedat"))
+	mustDo(err)
+	slices.Reverse(evs)
+	var rev bytes.Buffer
+	mustDo(aedat.Write(&rev, hdrLines.Lines, evs, 4096))
+	write(p("dvs-backwards", "user01_synthetic.aedat"), rev.Bytes())
+	// Every event marked invalid (validity bit clear): a recording without events.
+	write(p("dvs-invalid", "user01_synthetic.aedat"), clearValidity(t, raw))
 
 	// Checkpoints: an empty run folder, a run whose every checkpoint is corrupt, a run saved by `fits
 	// train` (configuration only), a folder holding only an interrupted save, and a demo folder holding a

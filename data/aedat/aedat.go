@@ -19,6 +19,10 @@
 // (1 = ON, brightness increase), bits 2–16 the y address, bits 17–31 the x address — then an int32
 // timestamp in microseconds. The full timestamp is eventTSOverflow·2^31 + timestamp. Packets of
 // other event types are skipped; events whose validity bit is clear are dropped.
+//
+// The valid polarity events of a recording must not run backwards in time: each full timestamp is at
+// least the one before it (the recorder of the format drops an event whose timestamp runs backwards, so a
+// recording it wrote never holds one). A stream whose timestamps decrease is rejected, naming the event.
 package aedat
 
 import (
@@ -59,7 +63,8 @@ type Header struct {
 	Lines   []string // every header line between the version line and "!END-HEADER"
 }
 
-// Read parses a whole AEDAT 3.x stream and returns its valid polarity events in file order.
+// Read parses a whole AEDAT 3.x stream and returns its valid polarity events in file order, which is
+// time order: a stream whose timestamps run backwards is an error.
 func Read(r io.Reader) (*Header, []Polarity, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	h, err := readHeader(br)
@@ -118,12 +123,17 @@ func Read(r io.Reader) (*Header, []Polarity, error) {
 			if d&1 == 0 {
 				continue
 			}
-			evs = append(evs, Polarity{
+			ev := Polarity{
 				T:  int64(overflow)<<31 | int64(uint32(le.Uint32(e[4:]))&0x7fffffff),
 				X:  uint16(d >> 17 & 0x7fff),
 				Y:  uint16(d >> 2 & 0x7fff),
 				On: d>>1&1 == 1,
-			})
+			}
+			if n := len(evs); n > 0 && ev.T < evs[n-1].T {
+				return nil, nil, fmt.Errorf("packet %d, event %d: timestamp %d µs runs backwards (the event before it is at %d µs): the events of a recording must be in time order",
+					pkt, i, ev.T, evs[n-1].T)
+			}
+			evs = append(evs, ev)
 		}
 	}
 }

@@ -29,7 +29,7 @@ func TestBitLayout(t *testing.T) {
 	d3 := uint32(9<<17 | 9<<2 | 2)   // validity bit clear: dropped
 	in := hdr + string(packet(1, 8, 4, 1, 3, 3, 2, d1, 1000, d2, 2000, d3, 3000)) +
 		string(packet(0, 8, 4, 0, 1, 1, 1, 0, 5)) + // a special-event packet, skipped
-		string(packet(1, 8, 4, 0, 2, 1, 1, d2, 7, 0, 0)) // capacity 2, number 1
+		string(packet(1, 8, 4, 1, 2, 1, 1, d2, 5000, 0, 0)) // capacity 2, number 1
 	h, evs, err := Read(strings.NewReader(in))
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +40,7 @@ func TestBitLayout(t *testing.T) {
 	want := []Polarity{
 		{T: 1<<31 + 1000, X: 127, Y: 5, On: true},
 		{T: 1<<31 + 2000, X: 3, Y: 100, On: false},
-		{T: 7, X: 3, Y: 100, On: false},
+		{T: 1<<31 + 5000, X: 3, Y: 100, On: false},
 	}
 	if len(evs) != len(want) {
 		t.Fatalf("events %+v", evs)
@@ -91,11 +91,24 @@ func TestErrors(t *testing.T) {
 		{"event size", hdr + string(packet(1, 16, 4, 0, 1, 1, 1, 3, 10, 0, 0)), "polarity events of 16 bytes"},
 		{"huge", hdr + string(packet(1, 8, 4, 0, 1<<30, 1, 1)), "exceeds"},
 		{"short other packet", hdr + string(packet(2, 8, 4, 0, 4, 1, 1, 1)), "packet 0 (type 2): truncated"},
+		{"backwards in a packet", hdr + string(packet(1, 8, 4, 0, 3, 3, 3, 3, 10, 3, 20, 3, 19)), "packet 0, event 2: timestamp 19 µs runs backwards (the event before it is at 20 µs)"},
+		{"backwards across packets", hdr + string(ok) + string(packet(1, 8, 4, 0, 1, 1, 1, 3, 9)), "packet 1, event 0: timestamp 9 µs runs backwards"},
+		{"overflow backwards", hdr + string(packet(1, 8, 4, 1, 1, 1, 1, 3, 0)) + string(ok), "packet 1, event 0: timestamp 10 µs runs backwards (the event before it is at 2147483648 µs)"},
 	} {
 		_, _, err := Read(strings.NewReader(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestTimeOrder: equal timestamps and an invalid (dropped) event that runs backwards are accepted; the
+// valid events come back in time order.
+func TestTimeOrder(t *testing.T) {
+	in := hdr + string(packet(1, 8, 4, 0, 3, 3, 2, 3, 10, 2, 5, 3, 10)) + string(packet(1, 8, 4, 0, 1, 1, 1, 3, 11))
+	_, evs, err := Read(strings.NewReader(in))
+	if err != nil || len(evs) != 3 || evs[0].T != 10 || evs[1].T != 10 || evs[2].T != 11 {
+		t.Fatalf("events %+v, %v", evs, err)
 	}
 }
 

@@ -190,7 +190,7 @@ func (f Framing) Bin(evs []aedat.Polarity, start int64, dst []uint8) (Stats, err
 // Recording is one .aedat file with its labels.
 type Recording struct {
 	Name     string
-	Events   []aedat.Polarity // sorted by time
+	Events   []aedat.Polarity // in time order (aedat.Read rejects a recording whose timestamps run backwards)
 	Segments []Segment
 }
 
@@ -206,9 +206,6 @@ func ReadRecording(dir, name string) (*Recording, error) {
 	segs, err := ReadLabels(filepath.Join(dir, strings.TrimSuffix(name, ".aedat")+"_labels.csv"))
 	if err != nil {
 		return nil, err
-	}
-	if !sort.SliceIsSorted(evs, func(i, j int) bool { return evs[i].T < evs[j].T }) {
-		sort.SliceStable(evs, func(i, j int) bool { return evs[i].T < evs[j].T })
 	}
 	return &Recording{Name: name, Events: evs, Segments: segs}, nil
 }
