@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"html"
 	"os"
-	"path/filepath"
 
 	"github.com/fits-snn/fits/nb"
 	"github.com/janpfeifer/gonb/gonbui"
@@ -109,11 +108,11 @@ func ShowAndSave(fig *nb.Figure, dir string) error {
 	if err := Figure(fig); err != nil {
 		return err
 	}
-	svg, _, err := nb.Save(fig, dir, "")
+	note, err := nb.SaveWithCaption(fig, dir)
 	if err != nil {
 		return err
 	}
-	Markdown(fmt.Sprintf("*%s* (saved as `%s`, `.png`)", fig.Caption, filepath.Join(filepath.Base(dir), filepath.Base(svg))))
+	Markdown(note)
 	return nil
 }
 
