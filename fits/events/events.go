@@ -85,8 +85,56 @@ func split(n int, work func(lo, hi int)) {
 	wg.Wait()
 }
 
+// rowEvents is one goroutine's buffers for the nonzero entries of a row of x: their positions idx and
+// values vals, padded so that the vector code may read a few entries past the last one.
+type rowEvents struct {
+	idx  []int32
+	vals []float32
+}
+
+// eventPad is how many entries past a row's length rowEvents holds: the vector compaction stores whole
+// vectors of 16 and the vector row kernels load values 4 at a time.
+const eventPad = 16
+
+func newRowEvents(in int) *rowEvents {
+	return &rowEvents{idx: make([]int32, in+eventPad), vals: make([]float32, in+eventPad)}
+}
+
+// compactScalar stores the positions and values of the nonzero entries of x in e (in increasing position)
+// and returns how many there are, without a branch per entry.
+func compactScalar(x []float32, e *rowEvents) int {
+	n := 0
+	idx, vals := e.idx[:len(x)+1], e.vals[:len(x)+1]
+	for i, v := range x {
+		idx[n], vals[n] = int32(i), v
+		u := math.Float32bits(v) &^ (1 << 31)
+		n += int((u | -u) >> 31)
+	}
+	return n
+}
+
+// forwardRowScalar writes y = b + Σ_k vals[k]·W[idx[k], :] over the events k in order, W being [in, out]
+// row-major with out = len(y).
+func forwardRowScalar(idx []int32, vals, w, b, y []float32) {
+	out := len(y)
+	copy(y, b)
+	for k, i := range idx {
+		axpyScalar(vals[k], w[int(i)*out:(int(i)+1)*out], y, 0)
+	}
+}
+
+// gradRowScalar adds vals[k]·c to row idx[k] of g ([·, out] row-major, out = len(c)) for the events k in
+// order.
+func gradRowScalar(idx []int32, vals, c, g []float32) {
+	out := len(c)
+	for k, i := range idx {
+		axpyScalar(vals[k], c, g[int(i)*out:(int(i)+1)*out], 0)
+	}
+}
+
 // Forward writes y = x·W + b: each row of y starts as b and gets x[r, i]·W[i, :] added for every nonzero
-// x[r, i], in increasing i.
+// x[r, i], in increasing i (each an IEEE float32 multiply, then an add: the same values in the vector and
+// the scalar code).
 func Forward(s Shape, x, w, b, y []float32) error {
 	if err := s.check(x, w, y); err != nil {
 		return err
@@ -95,14 +143,10 @@ func Forward(s Shape, x, w, b, y []float32) error {
 		return fmt.Errorf("events: b has %d values for %d outputs", len(b), s.Out)
 	}
 	split(s.Rows, func(lo, hi int) {
+		e := newRowEvents(s.In)
 		for r := lo; r < hi; r++ {
-			row := y[r*s.Out : (r+1)*s.Out]
-			copy(row, b)
-			for i, v := range x[r*s.In : (r+1)*s.In] {
-				if v != 0 {
-					axpy(v, w[i*s.Out:(i+1)*s.Out], row)
-				}
-			}
+			n := compact(x[r*s.In:(r+1)*s.In], e)
+			forwardRow(e.idx[:n], e.vals, w, b, y[r*s.Out:(r+1)*s.Out])
 		}
 	})
 	return nil
@@ -118,12 +162,12 @@ func Gradients(s Shape, x, cot []float32) (gw, gb []float32, err error) {
 	gw = make([]float32, s.In*s.Out)
 	// Each goroutine owns a range of W's rows (inputs i) and scans every row of x for them.
 	split(s.In, func(lo, hi int) {
+		e := newRowEvents(hi - lo)
+		g := gw[lo*s.Out : hi*s.Out]
 		for r := range s.Rows {
-			c := cot[r*s.Out : (r+1)*s.Out]
-			for i, v := range x[r*s.In+lo : r*s.In+hi] {
-				if v != 0 {
-					axpy(v, c, gw[(lo+i)*s.Out:(lo+i+1)*s.Out])
-				}
+			n := compact(x[r*s.In+lo:r*s.In+hi], e)
+			if n > 0 {
+				gradRow(e.idx[:n], e.vals, cot[r*s.Out:(r+1)*s.Out], g)
 			}
 		}
 	})

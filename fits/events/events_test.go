@@ -216,3 +216,30 @@ func BenchmarkDensity(b *testing.B) {
 		events.Density(x)
 	}
 }
+
+// BenchmarkFirstLayer times Forward and Gradients on the kernel table's first layer: [128·250, 140]
+// Bernoulli(0.2) input spikes to W outputs.
+//
+//	go test ./fits/events -run '^$' -bench FirstLayer
+func BenchmarkFirstLayer(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, width := range []int{64, 128, 512} {
+		s := events.Shape{Rows: 128 * 250, In: 140, Out: width}
+		w, bias, cot := normal(rng, s.In*s.Out), normal(rng, s.Out), normal(rng, s.Rows*s.Out)
+		x, y := sparse(rng, s.Rows, s.In, 0.2), make([]float32, s.Rows*s.Out)
+		b.Run(fmt.Sprintf("forward/W=%d", width), func(b *testing.B) {
+			for b.Loop() {
+				if err := events.Forward(s, x, w, bias, y); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("gradients/W=%d", width), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := events.Gradients(s, x, cot); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -2,9 +2,21 @@
 
 package events
 
-import "simd/archsimd"
+import (
+	"math/bits"
+	"simd/archsimd"
+)
 
-var hasAVX2 = archsimd.X86.AVX2()
+var (
+	hasAVX2   = archsimd.X86.AVX2()
+	hasAVX512 = archsimd.X86.AVX512()
+)
+
+// lanePositions are the positions 0-15 of a vector of 16 within its row; laneStride is 16 in every lane.
+var (
+	lanePositions = []int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
+	laneStride    = []int32{16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16}
+)
 
 // Vector reports whether this build runs axpy with AVX2 (built with GOEXPERIMENT=simd on amd64).
 func Vector() bool { return hasAVX2 }
@@ -80,4 +92,262 @@ func axpyAVX2(a float32, x, y []float32) {
 		yv.Add(av.Mul(archsimd.LoadFloat32x8SlicePart(x[i:]))).StoreSlicePart(y[i:])
 	}
 	archsimd.ClearAVXUpperBits()
+}
+
+// compact stores the positions and values of the nonzero entries of x in e, in increasing position, and
+// returns how many there are: 16 entries per instruction with AVX-512's compress where the CPU has it.
+func compact(x []float32, e *rowEvents) int {
+	if hasAVX512 {
+		return compactAVX512(x, e.idx, e.vals)
+	}
+	return compactScalar(x, e)
+}
+
+// compactAVX512 is compact for 16 entries at a time: the lanes that are not zero (NaN counts) are packed
+// to the front (VCOMPRESSPS, VPCOMPRESSD) and stored whole at the end of what is stored so far, the next
+// store overwriting what lies past it; the last len(x) mod 16 entries are loaded with zeros after them.
+// idx and vals hold at least len(x) + 16 entries. Same vector-code rules as axpyAVX2.
+//
+//go:noinline
+func compactAVX512(x []float32, idx []int32, vals []float32) int {
+	var zero archsimd.Float32x16
+	pos := archsimd.LoadInt32x16Slice(lanePositions)
+	stride := archsimd.LoadInt32x16Slice(laneStride)
+	n, i := 0, 0
+	for ; i+16 <= len(x); i += 16 {
+		v := archsimd.LoadFloat32x16Slice(x[i : i+16])
+		m := v.NotEqual(zero)
+		v.Compress(m).StoreSlice(vals[n : n+16])
+		pos.Compress(m).StoreSlice(idx[n : n+16])
+		n += bits.OnesCount16(m.ToBits())
+		pos = pos.Add(stride)
+	}
+	if i < len(x) {
+		v := archsimd.LoadFloat32x16SlicePart(x[i:])
+		m := v.NotEqual(zero)
+		v.Compress(m).StoreSlice(vals[n : n+16])
+		pos.Compress(m).StoreSlice(idx[n : n+16])
+		n += bits.OnesCount16(m.ToBits())
+	}
+	archsimd.ClearAVXUpperBits()
+	return n
+}
+
+// forwardRow is forwardRowScalar with AVX-512 or AVX2 where the CPU has it.
+func forwardRow(idx []int32, vals, w, b, y []float32) {
+	if hasAVX512 {
+		forwardRowAVX512(idx, vals, w, b, y)
+		return
+	}
+	if hasAVX2 {
+		forwardRowAVX2(idx, vals, w, b, y)
+		return
+	}
+	forwardRowScalar(idx, vals, w, b, y)
+}
+
+// gradRow is gradRowScalar with AVX-512 or AVX2 where the CPU has it.
+func gradRow(idx []int32, vals, c, g []float32) {
+	if hasAVX512 {
+		gradRowAVX512(idx, vals, c, g)
+		return
+	}
+	if hasAVX2 {
+		gradRowAVX2(idx, vals, c, g)
+		return
+	}
+	gradRowScalar(idx, vals, c, g)
+}
+
+// forwardRowAVX2 is forwardRowScalar with the row of y held in registers, 32 outputs at a time (then 8, then
+// the rest with masked loads), while every event's row of W is added: per output, the same multiplies and
+// adds in the same order as the scalar code. vals holds at least len(idx) + 3 entries (each value is loaded
+// 4 at a time and broadcast from the first lane). Same vector-code rules as axpyAVX2.
+//
+//go:noinline
+func forwardRowAVX2(idx []int32, vals, w, b, y []float32) {
+	out := len(y)
+	j := 0
+	for ; j+32 <= out; j += 32 {
+		a0 := archsimd.LoadFloat32x8Slice(b[j : j+8])
+		a1 := archsimd.LoadFloat32x8Slice(b[j+8 : j+16])
+		a2 := archsimd.LoadFloat32x8Slice(b[j+16 : j+24])
+		a3 := archsimd.LoadFloat32x8Slice(b[j+24 : j+32])
+		for k, i := range idx {
+			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To8()
+			row := w[int(i)*out+j : int(i)*out+j+32]
+			a0 = a0.Add(v.Mul(archsimd.LoadFloat32x8Slice(row[0:8])))
+			a1 = a1.Add(v.Mul(archsimd.LoadFloat32x8Slice(row[8:16])))
+			a2 = a2.Add(v.Mul(archsimd.LoadFloat32x8Slice(row[16:24])))
+			a3 = a3.Add(v.Mul(archsimd.LoadFloat32x8Slice(row[24:32])))
+		}
+		a0.StoreSlice(y[j : j+8])
+		a1.StoreSlice(y[j+8 : j+16])
+		a2.StoreSlice(y[j+16 : j+24])
+		a3.StoreSlice(y[j+24 : j+32])
+	}
+	for ; j+8 <= out; j += 8 {
+		a := archsimd.LoadFloat32x8Slice(b[j : j+8])
+		for k, i := range idx {
+			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To8()
+			a = a.Add(v.Mul(archsimd.LoadFloat32x8Slice(w[int(i)*out+j : int(i)*out+j+8])))
+		}
+		a.StoreSlice(y[j : j+8])
+	}
+	if j < out {
+		a := archsimd.LoadFloat32x8SlicePart(b[j:out])
+		for k, i := range idx {
+			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To8()
+			a = a.Add(v.Mul(archsimd.LoadFloat32x8SlicePart(w[int(i)*out+j : (int(i)+1)*out])))
+		}
+		a.StoreSlicePart(y[j:out])
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+// gradRowAVX2 is gradRowScalar with c held in registers, 32 entries at a time (then 8, then the rest with
+// masked loads and stores): per entry of g, the same multiplies and adds in the same order as the scalar
+// code. vals holds at least len(idx) + 3 entries. Same vector-code rules as axpyAVX2.
+//
+//go:noinline
+func gradRowAVX2(idx []int32, vals, c, g []float32) {
+	out := len(c)
+	j := 0
+	for ; j+32 <= out; j += 32 {
+		c0 := archsimd.LoadFloat32x8Slice(c[j : j+8])
+		c1 := archsimd.LoadFloat32x8Slice(c[j+8 : j+16])
+		c2 := archsimd.LoadFloat32x8Slice(c[j+16 : j+24])
+		c3 := archsimd.LoadFloat32x8Slice(c[j+24 : j+32])
+		for k, i := range idx {
+			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To8()
+			row := g[int(i)*out+j : int(i)*out+j+32]
+			archsimd.LoadFloat32x8Slice(row[0:8]).Add(v.Mul(c0)).StoreSlice(row[0:8])
+			archsimd.LoadFloat32x8Slice(row[8:16]).Add(v.Mul(c1)).StoreSlice(row[8:16])
+			archsimd.LoadFloat32x8Slice(row[16:24]).Add(v.Mul(c2)).StoreSlice(row[16:24])
+			archsimd.LoadFloat32x8Slice(row[24:32]).Add(v.Mul(c3)).StoreSlice(row[24:32])
+		}
+	}
+	for ; j+8 <= out; j += 8 {
+		cv := archsimd.LoadFloat32x8Slice(c[j : j+8])
+		for k, i := range idx {
+			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To8()
+			row := g[int(i)*out+j : int(i)*out+j+8]
+			archsimd.LoadFloat32x8Slice(row).Add(v.Mul(cv)).StoreSlice(row)
+		}
+	}
+	if j < out {
+		cv := archsimd.LoadFloat32x8SlicePart(c[j:out])
+		for k, i := range idx {
+			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To8()
+			row := g[int(i)*out+j : (int(i)+1)*out]
+			archsimd.LoadFloat32x8SlicePart(row).Add(v.Mul(cv)).StoreSlicePart(row)
+		}
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+// forwardRowAVX512 is forwardRowScalar with the row of y held in registers, 64 outputs at a time (then 16, then
+// the rest with masked loads), while every event's row of W is added: per output, the same multiplies and
+// adds in the same order as the scalar code. vals holds at least len(idx) + 3 entries (each value is loaded
+// 4 at a time and broadcast from the first lane). Same vector-code rules as axpyAVX2.
+//
+//go:noinline
+func forwardRowAVX512(idx []int32, vals, w, b, y []float32) {
+	out := len(y)
+	j := 0
+	for ; j+64 <= out; j += 64 {
+		a0 := archsimd.LoadFloat32x16Slice(b[j : j+16])
+		a1 := archsimd.LoadFloat32x16Slice(b[j+16 : j+32])
+		a2 := archsimd.LoadFloat32x16Slice(b[j+32 : j+48])
+		a3 := archsimd.LoadFloat32x16Slice(b[j+48 : j+64])
+		for k, i := range idx {
+			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To16()
+			row := w[int(i)*out+j : int(i)*out+j+64]
+			a0 = a0.Add(v.Mul(archsimd.LoadFloat32x16Slice(row[0:16])))
+			a1 = a1.Add(v.Mul(archsimd.LoadFloat32x16Slice(row[16:32])))
+			a2 = a2.Add(v.Mul(archsimd.LoadFloat32x16Slice(row[32:48])))
+			a3 = a3.Add(v.Mul(archsimd.LoadFloat32x16Slice(row[48:64])))
+		}
+		a0.StoreSlice(y[j : j+16])
+		a1.StoreSlice(y[j+16 : j+32])
+		a2.StoreSlice(y[j+32 : j+48])
+		a3.StoreSlice(y[j+48 : j+64])
+	}
+	for ; j+16 <= out; j += 16 {
+		a := archsimd.LoadFloat32x16Slice(b[j : j+16])
+		for k, i := range idx {
+			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To16()
+			a = a.Add(v.Mul(archsimd.LoadFloat32x16Slice(w[int(i)*out+j : int(i)*out+j+16])))
+		}
+		a.StoreSlice(y[j : j+16])
+	}
+	if j < out {
+		a := archsimd.LoadFloat32x16SlicePart(b[j:out])
+		for k, i := range idx {
+			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To16()
+			a = a.Add(v.Mul(archsimd.LoadFloat32x16SlicePart(w[int(i)*out+j : (int(i)+1)*out])))
+		}
+		a.StoreSlicePart(y[j:out])
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+// gradRowAVX512 is gradRowScalar with c held in registers, 64 entries at a time (then 16, then the rest with
+// masked loads and stores): per entry of g, the same multiplies and adds in the same order as the scalar
+// code. vals holds at least len(idx) + 3 entries. Same vector-code rules as axpyAVX2.
+//
+//go:noinline
+func gradRowAVX512(idx []int32, vals, c, g []float32) {
+	out := len(c)
+	j := 0
+	for ; j+64 <= out; j += 64 {
+		c0 := archsimd.LoadFloat32x16Slice(c[j : j+16])
+		c1 := archsimd.LoadFloat32x16Slice(c[j+16 : j+32])
+		c2 := archsimd.LoadFloat32x16Slice(c[j+32 : j+48])
+		c3 := archsimd.LoadFloat32x16Slice(c[j+48 : j+64])
+		for k, i := range idx {
+			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To16()
+			row := g[int(i)*out+j : int(i)*out+j+64]
+			archsimd.LoadFloat32x16Slice(row[0:16]).Add(v.Mul(c0)).StoreSlice(row[0:16])
+			archsimd.LoadFloat32x16Slice(row[16:32]).Add(v.Mul(c1)).StoreSlice(row[16:32])
+			archsimd.LoadFloat32x16Slice(row[32:48]).Add(v.Mul(c2)).StoreSlice(row[32:48])
+			archsimd.LoadFloat32x16Slice(row[48:64]).Add(v.Mul(c3)).StoreSlice(row[48:64])
+		}
+	}
+	for ; j+16 <= out; j += 16 {
+		cv := archsimd.LoadFloat32x16Slice(c[j : j+16])
+		for k, i := range idx {
+			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To16()
+			row := g[int(i)*out+j : int(i)*out+j+16]
+			archsimd.LoadFloat32x16Slice(row).Add(v.Mul(cv)).StoreSlice(row)
+		}
+	}
+	if j < out {
+		cv := archsimd.LoadFloat32x16SlicePart(c[j:out])
+		for k, i := range idx {
+			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To16()
+			row := g[int(i)*out+j : (int(i)+1)*out]
+			archsimd.LoadFloat32x16SlicePart(row).Add(v.Mul(cv)).StoreSlicePart(row)
+		}
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+// rowKernelSet is one instruction set's row kernels, for the tests that hold each to the scalar code.
+type rowKernelSet struct {
+	name    string
+	forward func(idx []int32, vals, w, b, y []float32)
+	grad    func(idx []int32, vals, c, g []float32)
+}
+
+// rowKernelSets returns the row kernels this build and CPU can run.
+func rowKernelSets() []rowKernelSet {
+	sets := []rowKernelSet{{"scalar", forwardRowScalar, gradRowScalar}}
+	if hasAVX2 {
+		sets = append(sets, rowKernelSet{"avx2", forwardRowAVX2, gradRowAVX2})
+	}
+	if hasAVX512 {
+		sets = append(sets, rowKernelSet{"avx512", forwardRowAVX512, gradRowAVX512})
+	}
+	return sets
 }
