@@ -22,7 +22,8 @@
 //
 // The file ends exactly after the labels; any other size is reported as truncated or as trailing
 // bytes. Writers write to a temporary file in the target folder and rename it into place on Close,
-// so a cache is either complete or absent.
+// so a cache is either complete or absent. They never replace a file that fits did not write (a user's
+// file of the cache's name: CheckReplace), and record what they wrote in the folder's .fits-owned.
 package cache
 
 import (
@@ -147,8 +148,12 @@ type Writer struct {
 
 // Create starts a cache at path. Nothing appears at path until Close succeeds; call Abort to give up.
 // Meta may be nil. Temporary files that a killed writer of the same path left behind are removed first
-// (atomicfile.RemoveStale).
+// (atomicfile.RemoveStale). A file at path that fits did not write is never replaced (CheckReplace, here
+// and again on Close); the written cache is recorded in its folder's record (package owned).
 func Create(path string, h Header) (*Writer, error) {
+	if err := CheckReplace(path); err != nil {
+		return nil, err
+	}
 	if h.Meta == nil {
 		h.Meta = json.RawMessage("{}")
 	}
@@ -266,12 +271,16 @@ func (w *Writer) Close() error {
 		w.Abort()
 		return fmt.Errorf("%s: %w", w.path, err)
 	}
+	if err := CheckReplace(w.path); err != nil { // a file placed there while converting
+		w.Abort()
+		return err
+	}
 	tmp := w.tmp
 	w.tmp = nil
 	if err := atomicfile.Commit(tmp, w.path); err != nil {
 		return fmt.Errorf("%s: %w", w.path, err)
 	}
-	return nil
+	return noteWritten(w.path)
 }
 
 func encodeHeader(h *Header, n uint64, crc uint32) []byte {

@@ -105,6 +105,9 @@ func EnsureCaches(dir string, f Framing, w io.Writer) (map[string]string, error)
 			out[split] = dst
 			continue
 		}
+		if err := cache.CheckReplace(dst); err != nil {
+			return nil, err
+		}
 		st, err := Convert(root, split, dst, f, w)
 		if err != nil {
 			return nil, err

@@ -86,6 +86,8 @@ func EnsureMelCaches(dir string, c Config, f gsc.FrontEnd, w io.Writer) (map[str
 		if ok, why := cache.Reusable(dst, f.ID()); ok {
 			out[split] = dst
 			continue
+		} else if err := cache.CheckReplace(dst); err != nil {
+			return nil, err
 		} else if why != nil && w != nil {
 			fmt.Fprintf(w, "%v; converting again\n", why)
 		}

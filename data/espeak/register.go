@@ -34,6 +34,8 @@ func EnsureCaches(dir string, c Config, b shd.Binning, w io.Writer) (map[string]
 		if ok, why := cache.Reusable(dst, b.FrontEnd()); ok {
 			out[split] = dst
 			continue
+		} else if err := cache.CheckReplace(dst); err != nil {
+			return nil, err
 		} else if why != nil && w != nil {
 			fmt.Fprintf(w, "%v; converting again\n", why)
 		}

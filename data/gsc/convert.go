@@ -146,6 +146,8 @@ func EnsureCaches(dir string, f FrontEnd, w io.Writer) (map[string]string, error
 		if ok, why := cache.Reusable(dst, f.ID()); ok {
 			paths[split] = dst
 			continue
+		} else if err := cache.CheckReplace(dst); err != nil {
+			return nil, err
 		} else if why != nil && w != nil {
 			fmt.Fprintf(w, "%v; converting again\n", why)
 		}
