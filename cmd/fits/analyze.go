@@ -143,7 +143,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 		if f.path == "" {
 			continue
 		}
-		if _, err := os.Stat(f.path); err == nil {
+		if _, err := os.Lstat(f.path); err == nil { // a file, a folder, or a link (even a dangling one)
 			return badInput("--%s=%s already exists (choose another file)", f.name, f.path)
 		}
 		if st, err := os.Stat(filepath.Dir(f.path)); err != nil || !st.IsDir() {
@@ -382,11 +382,44 @@ func optRange(lo, hi string) (float64, float64, error) {
 	return l, h, nil
 }
 
-// writeCSV writes t as CSV to the new file path (atomically).
+// writeCSV writes t as CSV to the new file path (atomically): a file that appeared at path since the flags
+// were checked is not replaced (bad input naming it).
 func writeCSV(path string, t analysis.Table) error {
 	var b bytes.Buffer
 	if err := t.WriteCSV(&b); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, b.Bytes())
+	return writeNewFile(path, b.Bytes())
+}
+
+// writeNewFile writes content to path, which must not exist: through a temporary file in the same folder
+// that is hard-linked to path (the link fails when anything is there, so nothing is ever replaced), then
+// removed (where the file system has no hard links: checked again, then renamed).
+func writeNewFile(path string, content []byte) error {
+	tmp, err := atomicfile.CreateTemp(path)
+	if err != nil {
+		return err
+	}
+	defer atomicfile.Discard(tmp)
+	if _, err := tmp.Write(content); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	exists := func() error {
+		return badInput("%s already exists and was not written by fits: fits never replaces a file it did not write (choose another file)", path)
+	}
+	err = os.Link(tmp.Name(), path)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, os.ErrExist):
+		return exists()
+	}
+	// A file system without hard links: check again, then rename.
+	if _, err := os.Lstat(path); err == nil {
+		return exists()
+	}
+	return os.Rename(tmp.Name(), path)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fits-snn/fits/fits/experiment"
+	"github.com/fits-snn/fits/fits/sweep"
 	"github.com/fits-snn/fits/nb"
 )
 
@@ -83,6 +84,13 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	}
 	if st, err := os.Stat(*root); err == nil && !st.IsDir() {
 		return badInput("--root=%s is not a folder", *root)
+	}
+	if mode == experiment.Quick || *trainFull {
+		// The sweeps it starts write the index beside the runs: a user's file of its name is refused
+		// before anything is trained.
+		if err := checkSweepFiles("root", *root, sweep.IndexFile); err != nil {
+			return err
+		}
 	}
 	exe, err := os.Executable()
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/fits-snn/fits/fits/experiment"
 	"github.com/fits-snn/fits/fits/sweep"
+	"github.com/fits-snn/fits/internal/owned"
 )
 
 func init() {
@@ -179,6 +181,9 @@ func sweepLocal(g *sweep.Grid, workers int, quiet, asJSON bool, stdout, stderr i
 	if workers < 1 {
 		return badInput("--workers must be at least 1, got %d", workers)
 	}
+	if err := checkSweepFiles("out", g.Root, sweep.IndexFile); err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opts := sweep.Options{Workers: workers}
@@ -227,9 +232,15 @@ func countsText(idx *sweep.Index) string {
 }
 
 func sweepEmit(g *sweep.Grid, o sweep.SlurmOptions, asJSON bool, stdout io.Writer) error {
+	if err := checkSweepFiles("out", g.Root, sweep.IndexFile, sweep.RunsFile, sweep.SlurmScript); err != nil {
+		return err
+	}
 	path, err := sweep.EmitSlurm(g, o)
 	if err != nil {
 		return sweepError(err)
+	}
+	if err := owned.Note(g.Root, sweep.RunsFile, sweep.SlurmScript); err != nil {
+		return err
 	}
 	submit := "sbatch " + path
 	if asJSON {
@@ -247,7 +258,24 @@ func sweepCollect(g *sweep.Grid, table string, asJSON bool, stdout io.Writer) er
 	if table != "" {
 		tables = []string{table}
 	}
+	written := []string{sweep.IndexFile}
+	for _, l := range collectTables(g, tables) {
+		stem := experiment.Stem(l)
+		written = append(written, stem+".md", stem+".csv")
+	}
+	if err := checkSweepFiles("out", g.Root, written...); err != nil {
+		return err
+	}
 	idx, files, err := sweep.Collect(g, tables)
+	for _, f := range files {
+		for _, p := range []string{f.Markdown, f.CSV} {
+			if rel, rerr := filepath.Rel(g.Root, p); rerr == nil {
+				if nerr := owned.Note(g.Root, rel); nerr != nil && err == nil {
+					err = nerr
+				}
+			}
+		}
+	}
 	if errors.Is(err, experiment.ErrNotAggregated) {
 		return badInput("--table: %v", err)
 	}
@@ -262,4 +290,81 @@ func sweepCollect(g *sweep.Grid, table string, asJSON bool, stdout io.Writer) er
 		fmt.Fprintf(stdout, "\n%s (%s, %s)\n\n%s", f.Label, f.Markdown, f.CSV, f.Table.Markdown())
 	}
 	return nil
+}
+
+// collectTables returns the labels of the tables that `sweep.Collect(g, tables)` writes: tables (parsed),
+// or every aggregated table the grid's experiments feed. Labels that do not parse are left to Collect to
+// report.
+func collectTables(g *sweep.Grid, tables []string) []string {
+	var out []string
+	if len(tables) > 0 {
+		for _, t := range tables {
+			if l, err := experiment.ParseLabel(t); err == nil {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	feeds, err := g.Tables()
+	if err != nil {
+		return nil
+	}
+	for _, l := range experiment.AggregatedTables() {
+		if slices.Contains(feeds, l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// checkSweepFiles checks, before a sweep writes files beside its runs in root (the --flagName folder),
+// that each of files (relative to root) may be written: absent, recorded in root's record of the files
+// fits wrote (package owned) and unchanged since, or — the index sweep.json — an index that a sweep wrote.
+// A user's file of one of those names (or a folder, or a symbolic link) is bad input naming it, and
+// nothing is written.
+func checkSweepFiles(flagName, root string, files ...string) error {
+	rec, err := owned.Open(root)
+	if err != nil {
+		return badInput("--%s=%s: %v", flagName, root, err)
+	}
+	var bad []string
+	for _, f := range files {
+		if rec.Replaceable(f) || f == sweep.IndexFile && isSweepIndex(filepath.Join(root, f)) {
+			continue
+		}
+		bad = append(bad, f)
+	}
+	if len(bad) > 0 {
+		return badInput("--%s=%s: %v", flagName, root, &owned.ConflictError{Dir: root, Paths: bad})
+	}
+	return nil
+}
+
+// isSweepIndex reports whether path is a regular file (at most 64 MiB) holding a sweep index as
+// sweep.Index.Write writes it: a JSON object with the root, a mode of the experiments, the time written,
+// the counts and the runs.
+func isSweepIndex(path string) bool {
+	st, err := os.Lstat(path)
+	if err != nil || !st.Mode().IsRegular() || st.Size() > 64<<20 {
+		return false
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(b, &m) != nil {
+		return false
+	}
+	for _, k := range []string{"root", "mode", "updated", "counts", "runs"} {
+		if _, ok := m[k]; !ok {
+			return false
+		}
+	}
+	var mode string
+	if json.Unmarshal(m["mode"], &mode) != nil {
+		return false
+	}
+	_, err = experiment.ParseMode(mode)
+	return err == nil
 }

@@ -3,12 +3,16 @@ package main
 import (
 	"crypto/sha256"
 	"fmt"
-	"github.com/fits-snn/fits/data/download"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/fits-snn/fits/data/download"
+	"github.com/fits-snn/fits/data/shd"
+	"github.com/fits-snn/fits/fits/sweep"
 	"github.com/fits-snn/fits/internal/owned"
 )
 
@@ -101,5 +105,129 @@ func TestVerifyDoesNotVouchForPlantedFiles(t *testing.T) {
 	status, stdout, stderr := run("data", "verify", "--dataset=shd", "--dir="+dir)
 	if strings.Contains(stdout, "ok ") || !strings.Contains(stdout, "unverified") || !strings.Contains(stderr, "unverified") {
 		t.Errorf("status %d\nstdout:\n%s\nstderr:\n%s", status, stdout, stderr)
+	}
+}
+
+// entries lists the paths under dir (relative, with a trailing slash for folders), for checking that a
+// refused command left a folder as it was.
+func entries(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			rel += "/"
+		}
+		out = append(out, rel)
+		return nil
+	})
+	return out
+}
+
+// TestMoreWritersNeverReplaceUserFiles covers the writers beside those of TestWritersNeverReplaceUserFiles
+// (fits train, demo, analyze and archive unpacking have their own tests: TestTrainRefusesForeignFolders,
+// TestDemoKeepsUserFiles, TestAnalyze, data/download's TestUntarNeverReplacesOrFollows and
+// TestUnpackNeverReplacesUserFiles): a user's file where the command would write one of the same name makes
+// it exit 2 with one line naming the file, keeps its bytes, and nothing in the folder changes. Where the
+// command writes files, it writes them into a fresh folder twice (replacing only its own) and records them.
+func TestMoreWritersNeverReplaceUserFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts a dataset and aggregates tables")
+	}
+	_, id := sweepTable(t)
+	runs := t.TempDir() // an empty folder of runs: the tables come out empty, but are written
+	synthSHD := func(t *testing.T, dir string) {
+		if status, _, stderr := run("data", "synth", "--format=shd", "--samples=2", "--out="+dir); status != 0 {
+			t.Fatalf("data synth: %d %s", status, stderr)
+		}
+	}
+	shdCache := filepath.Base(shd.CachePath("", "shd", "train", shd.DefaultBinning()))
+	const notOurs = " already exists and was not written by fits"
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, dir string) // what the folder holds before the user's file is planted
+		file  string                         // the user's file, relative to the folder
+		args  func(dir string) []string
+		want  string // what the one line on stderr says after the file's name
+		again bool   // the command writes its files into a fresh folder, twice
+	}{
+		{"data convert", synthSHD, shdCache,
+			func(d string) []string { return []string{"data", "convert", "--dataset=shd", "--dir=" + d} }, notOurs, true},
+		{"aggregate --out", nil, "table-3.csv",
+			func(d string) []string {
+				return []string{"aggregate", "--table=3", "--root=" + runs, "--mode=quick", "--out=" + d}
+			}, notOurs, true},
+		{"sweep --collect table", nil, "table-3.md",
+			func(d string) []string {
+				return []string{"sweep", "--experiments=" + id, "--seeds=1", "--mode=quick", "--collect", "--out=" + d}
+			}, notOurs, true},
+		{"sweep --collect index", nil, sweep.IndexFile,
+			func(d string) []string {
+				return []string{"sweep", "--experiments=" + id, "--seeds=1", "--mode=quick", "--collect", "--out=" + d}
+			}, notOurs, false},
+		{"sweep --emit", nil, sweep.SlurmScript,
+			func(d string) []string {
+				return []string{"sweep", "--experiments=" + id, "--seeds=1", "--mode=quick", "--emit=slurm", "--out=" + d}
+			}, notOurs, true},
+		{"reproduce", nil, sweep.IndexFile,
+			func(d string) []string { return []string{"reproduce", "--mode=quick", "--tables=3", "--root=" + d} }, notOurs, false},
+		{"reproduce --train", nil, sweep.IndexFile,
+			func(d string) []string {
+				return []string{"reproduce", "--mode=full", "--train", "--tables=3", "--root=" + d}
+			}, notOurs, false},
+		// fits bench writes no file: --out is not one of its flags, so the user's file is never touched.
+		{"bench --json --out", nil, "bench.json",
+			func(d string) []string {
+				return []string{"bench", "--json", "--out=" + filepath.Join(d, "bench.json"), "--width=8", "--time=5",
+					"--batch=2", "--iters=1", "--engine=fused", "--kernel-iters=0"}
+			}, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "d")
+			if tc.setup != nil {
+				tc.setup(t, dir)
+			}
+			plantUserFile(t, filepath.Join(dir, tc.file))
+			before := entries(t, dir)
+			status, stdout, stderr := run(tc.args(dir)...)
+			want := tc.want
+			if want == "" {
+				want = "flag provided but not defined: -out"
+			} else {
+				want = filepath.Join(dir, tc.file) + want
+			}
+			if status != 2 || stdout != "" || !strings.Contains(stderr, want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+				t.Errorf("status %d, stdout %q, stderr %q; want 2 and one line with %q", status, stdout, stderr, want)
+			}
+			checkUserFile(t, filepath.Join(dir, tc.file))
+			if after := entries(t, dir); !slices.Equal(before, after) {
+				t.Errorf("the refused command changed the folder: %v, then %v", before, after)
+			}
+			if !tc.again {
+				return
+			}
+			fresh := filepath.Join(t.TempDir(), "d")
+			if tc.setup != nil {
+				tc.setup(t, fresh)
+			}
+			for i := range 2 {
+				if status, _, stderr := run(tc.args(fresh)...); status != 0 {
+					t.Fatalf("run %d into a fresh folder: status %d: %s", i+1, status, stderr)
+				}
+			}
+			rec, err := owned.Open(fresh)
+			if err != nil || !rec.Replaceable(tc.file) {
+				t.Errorf("%s is not recorded as written by fits (%v)", tc.file, err)
+			}
+			// A file it wrote and the user changed since is the user's.
+			plantUserFile(t, filepath.Join(fresh, tc.file))
+			if status, _, stderr := run(tc.args(fresh)...); status != 2 || !strings.Contains(stderr, notOurs) {
+				t.Errorf("over a changed file: status %d, stderr %q", status, stderr)
+			}
+			checkUserFile(t, filepath.Join(fresh, tc.file))
+		})
 	}
 }
