@@ -14,7 +14,7 @@ import (
 )
 
 // Display is where a Session shows what a notebook cell produces. In a notebook it is GoNB's front end
-// (gonbdisplay.Open wires it); the tests record into one.
+// (gonbdisplay.Display); the tests record into one.
 type Display interface {
 	// Table shows a table.
 	Table(Table)
@@ -55,23 +55,21 @@ type Session struct {
 }
 
 // Open returns the session of a notebook that reads the runs of tables (paper labels, checked by
-// experiment.ParseLabel), with its mode and folders from the environment and its output shown by out.
-// Log is os.Stdout. An unknown FITS_MODE or label is an error.
-func Open(out Display, tables ...string) (*Session, error) {
+// experiment.ParseLabel; none for a notebook that trains its own runs), with its mode and folders from the
+// environment and its output shown by out (in a notebook: gonbdisplay.Display{}). Log is os.Stdout. An
+// unknown FITS_MODE or label ends the cell through out.Fail.
+func Open(out Display, tables ...string) *Session {
+	s := &Session{Tables: tables, Out: out, Log: os.Stdout}
 	mode, err := Mode()
-	if err != nil {
-		return nil, err
-	}
+	s.Check(err)
 	for _, t := range tables {
 		l, err := experiment.ParseLabel(t)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := experiment.ForTable(l); err != nil {
-			return nil, err
-		}
+		s.Check(err)
+		_, err = experiment.ForTable(l)
+		s.Check(err)
 	}
-	return &Session{Mode: mode, Root: RunsRoot(mode), Figures: ResultFiguresDir(mode), Tables: tables, Out: out, Log: os.Stdout}, nil
+	s.Mode, s.Root, s.Figures = mode, RunsRoot(mode), ResultFiguresDir(mode)
+	return s
 }
 
 // Check ends the cell through Out.Fail when err is not nil; it does nothing otherwise.

@@ -60,8 +60,8 @@ func testSession(t *testing.T, mode experiment.Mode, tables ...string) (*Session
 	t.Setenv("FITS_RUNS", t.TempDir())
 	t.Setenv("FITS_FIGURES_DIR", t.TempDir())
 	out := &recorder{}
-	s, err := Open(out, tables...)
-	if err != nil {
+	var s *Session
+	if err := failsWith(func() { s = Open(out, tables...) }); err != nil {
 		t.Fatal(err)
 	}
 	log := &strings.Builder{}
@@ -90,7 +90,8 @@ func TestOpen(t *testing.T) {
 			t.Setenv("FITS_MODE", tc.mode)
 			t.Setenv("FITS_RUNS", tc.runs)
 			t.Setenv("FITS_FIGURES_DIR", tc.figures)
-			s, err := Open(&recorder{}, tc.tables...)
+			var s *Session
+			err := failsWith(func() { s = Open(&recorder{}, tc.tables...) })
 			if tc.bad {
 				if err == nil {
 					t.Fatal("accepted")

@@ -5,7 +5,7 @@ import (
 )
 
 // Display shows a notebook session's output in GoNB's front end (nb.Display): tables as HTML, Markdown,
-// figures as PNG; Fail is Check.
+// figures as PNG; Fail is Check. A notebook opens its session with nb.Open(gonbdisplay.Display{}, tables...).
 type Display struct{}
 
 // Table shows t as an HTML table.
@@ -19,11 +19,3 @@ func (Display) Figure(fig *nb.Figure) error { return Figure(fig) }
 
 // Fail ends the cell with err and exit status 1.
 func (Display) Fail(err error) { Check(err) }
-
-// Open returns the session of a notebook cell (nb.Open) that reads the runs of the paper's tables and
-// shows its output in GoNB's front end. An unknown FITS_MODE or table label ends the cell.
-func Open(tables ...string) *nb.Session {
-	s, err := nb.Open(Display{}, tables...)
-	Check(err)
-	return s
-}
