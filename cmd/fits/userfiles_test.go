@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"fmt"
 	"io/fs"
@@ -86,25 +88,84 @@ func TestWritersNeverReplaceUserFiles(t *testing.T) {
 	}
 }
 
-// TestVerifyDoesNotVouchForPlantedFiles: files whose only checksum is the folder's own SHA256SUMS (which
-// whoever planted them can write) are reported unverified by `fits data verify`, never ok.
+// TestVerifyDoesNotVouchForPlantedFiles: planted SHD archives are never "ok": the .h5.zip downloads are
+// checked against the MD5s pinned in the repository (a mismatch, status 2), and the .h5.gz form of
+// earlier downloads, whose only checksum is the folder's own SHA256SUMS (which whoever planted them can
+// write), is reported unverified with a warning.
 func TestVerifyDoesNotVouchForPlantedFiles(t *testing.T) {
 	m, _ := download.Lookup("shd")
-	dir := t.TempDir()
-	var sums strings.Builder
-	for _, f := range m.Files {
-		content := []byte("planted " + f.Name)
-		if err := os.WriteFile(filepath.Join(dir, f.Name), content, 0o644); err != nil {
+	for _, form := range []string{"zip", "gz"} {
+		dir := t.TempDir()
+		var sums strings.Builder
+		for _, f := range m.Files {
+			name := f.Name
+			if form == "gz" {
+				name = f.Alt.Name
+			}
+			content := []byte("planted " + name)
+			if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&sums, "%x  %s\n", sha256.Sum256(content), name)
+		}
+		if err := os.WriteFile(filepath.Join(dir, download.SumsFile), []byte(sums.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(&sums, "%x  %s\n", sha256.Sum256(content), f.Name)
+		status, stdout, stderr := run("data", "verify", "--dataset=shd", "--dir="+dir)
+		stdout = "\n" + stdout
+		switch {
+		case strings.Contains(stdout, "ok "):
+			t.Errorf("%s: planted files said ok:\n%s", form, stdout)
+		case form == "zip" && (status != 2 || strings.Count(stdout, "\nmismatch ") != len(m.Files) || !strings.Contains(stdout, "MD5 mismatch: want "+m.Files[0].MD5)):
+			t.Errorf("zip: status %d\nstdout:\n%s\nstderr:\n%s", status, stdout, stderr)
+		case form == "gz" && (status != 0 || !strings.Contains(stdout, "unverified") || !strings.Contains(stderr, "unverified")):
+			t.Errorf("gz: status %d\nstdout:\n%s\nstderr:\n%s", status, stdout, stderr)
+		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, download.SumsFile), []byte(sums.String()), 0o644); err != nil {
-		t.Fatal(err)
+}
+
+// TestVerifyReportsChangedUnpackedFile: an .h5 file that fits unpacked and that changed since is a
+// mismatch for `fits data verify` (status 2) and is refused by `fits data convert` (status 2, one line),
+// which converts nothing.
+func TestVerifyReportsChangedUnpackedFile(t *testing.T) {
+	dir := t.TempDir()
+	if status, _, stderr := run("data", "synth", "--format=shd", "--samples=4", "--out="+dir); status != 0 {
+		t.Fatal(stderr)
 	}
+	for _, split := range []string{"train", "test"} {
+		h5 := filepath.Join(dir, shd.FileName("shd", split))
+		b, err := os.ReadFile(h5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gzb bytes.Buffer
+		zw := gzip.NewWriter(&gzb)
+		zw.Write(b)
+		zw.Close()
+		os.WriteFile(h5+".gz", gzb.Bytes(), 0o644)
+		os.Remove(h5)
+		if err := download.Gunzip(h5+".gz", h5, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status, stdout, _ := run("data", "verify", "--dataset=shd", "--dir="+dir)
+	if status != 0 || strings.Count("\n"+stdout, "\nunverified ") != 4 || !strings.Contains(stdout, "as unpacked from shd_train.h5.gz") {
+		t.Fatalf("unchanged: status %d\n%s", status, stdout)
+	}
+	train := filepath.Join(dir, "shd_train.h5")
+	b, _ := os.ReadFile(train)
+	b[len(b)/2] ^= 1
+	os.WriteFile(train, b, 0o644)
 	status, stdout, stderr := run("data", "verify", "--dataset=shd", "--dir="+dir)
-	if strings.Contains(stdout, "ok ") || !strings.Contains(stdout, "unverified") || !strings.Contains(stderr, "unverified") {
-		t.Errorf("status %d\nstdout:\n%s\nstderr:\n%s", status, stdout, stderr)
+	if status != 2 || !strings.Contains(stdout, "mismatch   "+train+" changed since fits unpacked it from shd_train.h5.gz") || !strings.Contains(stderr, "1 of 4 files") {
+		t.Errorf("changed: status %d\nstdout:\n%s\nstderr:\n%s", status, stdout, stderr)
+	}
+	status, stdout, stderr = run("data", "convert", "--dataset=shd", "--dir="+dir)
+	if status != 2 || stdout != "" || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, train+" changed since fits unpacked it") {
+		t.Errorf("convert: status %d, stdout %q, stderr %q", status, stdout, stderr)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*.fitsds")); len(m) != 0 {
+		t.Errorf("converted %v", m)
 	}
 }
 

@@ -80,8 +80,10 @@ func TestDownloadResumeVerifyGunzip(t *testing.T) {
 	}
 	// No digest of a.h5.gz is pinned in the manifest: the folder's own SHA256SUMS, which anyone who can
 	// plant the file can write, is no proof, so offline verification does not say "ok".
+	// The gunzipped file is what fits unpacked from it, so no more verified than it.
 	st, err := Verify(m, dir, nil)
-	if err != nil || len(st) != 1 || st[0].State != "unverified" || !strings.Contains(st[0].Detail, SumsFile) {
+	if err != nil || len(st) != 2 || st[0].State != "unverified" || !strings.Contains(st[0].Detail, SumsFile) ||
+		st[1].Name != "a.h5" || st[1].State != "unverified" || st[1].SHA256 != shaHex(payload) {
 		t.Fatalf("verify %+v %v", st, err)
 	}
 	planted := t.TempDir()
@@ -171,6 +173,10 @@ func TestUntar(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(out, "yes", "0a7c2a8d_nohash_0.wav")); string(b) != "RIFF" {
 		t.Errorf("extracted %q", b)
 	}
+	// The SHA-256 of every extracted file is recorded with the archive's.
+	if man, _ := os.ReadFile(filepath.Join(out, UnpackedFile)); !strings.Contains(string(man), `"yes/0a7c2a8d_nohash_0.wav": "`+shaHex([]byte("RIFF"))) {
+		t.Errorf("%s:\n%s", UnpackedFile, man)
+	}
 	os.WriteFile(src, mk(map[string]string{"../evil": "x"}), 0o644)
 	if err := Untar(src, out, nil); err == nil || !strings.Contains(err.Error(), "escapes") {
 		t.Errorf("path traversal: %v", err)
@@ -211,6 +217,7 @@ func TestUntarNeverReplacesOrFollows(t *testing.T) {
 		{"link/evil", "symbolic link"},
 		{"flink", "symbolic link"},
 		{".", "not a file name"},
+		{UnpackedFile, "reserves"},
 		{"", "not a file name"},
 	} {
 		os.WriteFile(src, mk(tc.entry, "x"), 0o644)

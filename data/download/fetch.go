@@ -89,7 +89,7 @@ func Download(ctx context.Context, m Manifest, dir string, o Options) error {
 					if rec := sums[f.Name]; rec != "" && errors.Is(err, ErrOffline) {
 						if _, cerr := checkFile(path, expected{sha: rec}, o.Progress); cerr == nil {
 							o.logf("%s: present, matches %s (host unreachable)", path, SumsFile)
-							if err := unpack(f, dir, o); err != nil {
+							if err := unpack(f, dir, rec, o); err != nil {
 								return err
 							}
 							continue
@@ -111,7 +111,7 @@ func Download(ctx context.Context, m Manifest, dir string, o Options) error {
 			if sha, err := checkFile(path, want, o.Progress); err == nil {
 				o.logf("%s: present, checksum verified", path)
 				sums[f.Name] = sha
-				if err := unpack(f, dir, o); err != nil {
+				if err := unpack(f, dir, sha, o); err != nil {
 					return err
 				}
 				continue
@@ -134,21 +134,27 @@ func Download(ctx context.Context, m Manifest, dir string, o Options) error {
 		if err := writeSums(dir, sums); err != nil {
 			return err
 		}
-		if err := unpack(f, dir, o); err != nil {
+		if err := unpack(f, dir, sha, o); err != nil {
 			return err
 		}
 	}
 	return writeSums(dir, sums)
 }
 
-func unpack(f File, dir string, o Options) error {
+// unpack unpacks the verified file f (of SHA-256 sha) as the manifest says. The file unpacked from a
+// gzip or zip archive is written once and recorded in UnpackedFile; on a later run it is checked against
+// what the archive unpacks to, never replaced (unpackOne).
+func unpack(f File, dir, sha string, o Options) error {
 	path := filepath.Join(dir, f.Name)
-	if f.Gunzip {
-		dst := strings.TrimSuffix(path, ".gz")
-		if _, err := os.Stat(dst); err != nil {
-			if err := Gunzip(path, dst, o.Progress); err != nil {
-				return err
-			}
+	switch {
+	case f.Gunzip:
+		if err := unpackOne(path, sha, strings.TrimSuffix(path, ".gz"), gzipPayload(path), o.Progress, "gunzip"); err != nil {
+			return err
+		}
+	case f.Unzip:
+		dst := strings.TrimSuffix(path, ".zip")
+		if err := unpackOne(path, sha, dst, zipPayload(path, filepath.Base(dst)), o.Progress, "unzip"); err != nil {
+			return err
 		}
 	}
 	if f.Untar {
@@ -381,14 +387,29 @@ type Status struct {
 
 // Verify checks the files of a manifest in dir against the pinned checksums, or, for files without
 // one, against SHA256SUMS: a mismatch is reported, but a match with the folder's own SHA256SUMS is only
-// "unverified" (anyone who can write the files can write it), never "ok". It never downloads.
+// "unverified" (anyone who can write the files can write it), never "ok". Where a file is absent and its
+// other form (File.Alt) is present, the other form is checked. The file unpacked from a gzip or zip
+// archive (an HDF5 file), when present, is checked against UnpackedFile: "ok" when it is what fits
+// unpacked from the archive it now verified ok, "mismatch" when it changed since, "unverified" when fits
+// did not unpack it or its archive is not verified. It never downloads.
 func Verify(m Manifest, dir string, w io.Writer) ([]Status, error) {
 	sums, err := readSums(dir)
 	if err != nil {
 		return nil, err
 	}
+	unpacked, err := readUnpacked(dir)
+	if err != nil {
+		return nil, err
+	}
 	var out []Status
 	for _, f := range m.Files {
+		if f.Alt != nil {
+			if _, err := os.Stat(filepath.Join(dir, f.Name)); err != nil {
+				if _, err := os.Stat(filepath.Join(dir, f.Alt.Name)); err == nil {
+					f = *f.Alt
+				}
+			}
+		}
 		path := filepath.Join(dir, f.Name)
 		st := Status{Name: f.Name, Path: path}
 		if _, err := os.Stat(path); err != nil {
@@ -419,6 +440,49 @@ func Verify(m Manifest, dir string, w io.Writer) ([]Status, error) {
 			st.State = "ok"
 		}
 		out = append(out, st)
+		if u, ok, err := verifyUnpacked(f, dir, st, unpacked, w); err != nil {
+			return nil, err
+		} else if ok {
+			out = append(out, u)
+		}
 	}
 	return out, nil
+}
+
+// verifyUnpacked checks the file unpacked from the gzip or zip archive f (whose own check gave archive),
+// when it is present; ok is false when f unpacks to no single file or that file is absent.
+func verifyUnpacked(f File, dir string, archive Status, m *unpackedManifest, w io.Writer) (Status, bool, error) {
+	var name string
+	switch {
+	case f.Gunzip:
+		name = strings.TrimSuffix(f.Name, ".gz")
+	case f.Unzip:
+		name = strings.TrimSuffix(f.Name, ".zip")
+	default:
+		return Status{}, false, nil
+	}
+	path := filepath.Join(dir, name)
+	if _, err := os.Lstat(path); err != nil {
+		return Status{}, false, nil
+	}
+	st := Status{Name: name, Path: path}
+	sha, err := fileSHA256(path, w)
+	if err != nil {
+		return st, false, err
+	}
+	st.SHA256 = sha
+	from, a, want := m.lookup(name)
+	switch {
+	case from == "":
+		st.State, st.Detail = "unverified", "not unpacked by fits (no record in "+UnpackedFile+")"
+	case want != sha:
+		st.State, st.Detail = "mismatch", fmt.Sprintf("changed since fits unpacked it from %s: SHA-256 %s recorded in %s", from, want, UnpackedFile)
+	case from != f.Name || archive.State != "ok":
+		st.State, st.Detail = "unverified", fmt.Sprintf("as unpacked from %s, which is not verified here (%s is %s)", from, f.Name, archive.State)
+	case a.SHA256 != archive.SHA256:
+		st.State, st.Detail = "unverified", fmt.Sprintf("unpacked from another %s than the one now present", from)
+	default:
+		st.State, st.Detail = "ok", "as unpacked from "+from
+	}
+	return st, true, nil
 }

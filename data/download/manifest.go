@@ -1,10 +1,11 @@
 // Package download fetches the official dataset files over HTTP — resumable with Range requests,
 // with a progress bar — checks them against known checksums, and unpacks them (gunzip, tar).
 //
-// Checksums: a file's SHA-256 is pinned in the manifest where it is known; otherwise an MD5 is
-// pinned, or fetched from the host's published list (the Heidelberg datasets publish md5sums.txt).
-// After a verified download the SHA-256 of every file is recorded in SHA256SUMS in the dataset
-// folder, so that a later Verify detects any change.
+// Checksums: a file's SHA-256 is pinned in the manifest where it is known; otherwise its published
+// MD5 is pinned, or (for a file no digest is pinned for) fetched from the host's published list. After a
+// verified download the SHA-256 of every file is recorded in SHA256SUMS in the dataset folder, and the
+// SHA-256 of every file unpacked from an archive in UNPACKED.json (UnpackedFile), so that a later Verify
+// detects any change and a reader refuses a changed file (CheckUnpacked).
 package download
 
 import (
@@ -24,7 +25,11 @@ type File struct {
 	MD5List string   // URL of an "md5  name" list published by the host, used when MD5 is ""
 	Size    int64    // bytes, 0 when not known
 	Gunzip  bool     // after verification, also write the gunzipped file (Name without ".gz")
+	Unzip   bool     // after verification, also write the archive's one file named Name without ".zip"
 	Untar   bool     // after verification, extract the tar.gz archive into the dataset folder
+	// Alt is another form of the same content (an earlier download's .h5.gz beside the .h5.zip): Verify
+	// checks it when this file is absent and it is present. Download always fetches this file.
+	Alt *File
 }
 
 // Manifest lists the files of one dataset.
@@ -40,14 +45,37 @@ const (
 	compneur = "https://compneuro.net/datasets/"
 )
 
+// heidelbergMD5 are the published MD5 digests of the .h5.zip archives of the Heidelberg spiking datasets
+// (SHD and SSC), as their host serves them at https://zenkelab.org/datasets/ beside the .h5.gz files.
+// They are pinned here, so that a download is checked against digests that do not come from the same
+// host at the same time (the host's md5sums.txt lists only what it serves). SHA-256 digests are not
+// published; fits records the SHA-256 of each verified download in SHA256SUMS and of each unpacked
+// .h5 file in UnpackedFile.
+var heidelbergMD5 = map[string]string{
+	"shd_train": "f3252aeb598ac776c1b526422d90eecb",
+	"shd_test":  "1503a5064faa34311c398fb0a1ed0a6f",
+	"ssc_train": "d102be95e7144fcc0553d1f45ba94170",
+	"ssc_valid": "b4eee3516a4a90dd0c71a6ac23a8ae43",
+	"ssc_test":  "a35ff1e9cffdd02a20eb850c17c37748",
+}
+
+// heidelberg lists the split files: the .h5.zip archive (pinned MD5) that is downloaded and unzipped
+// into the .h5 file, with the .h5.gz form of earlier downloads (checked against the host's MD5 list or the
+// folder's record) as its alternative.
 func heidelberg(names ...string) []File {
 	var fs []File
 	for _, n := range names {
 		fs = append(fs, File{
-			Name:    n + ".h5.gz",
-			URLs:    []string{zenke + n + ".h5.gz", compneur + n + ".h5.gz"},
-			MD5List: zenke + "md5sums.txt",
-			Gunzip:  true,
+			Name:  n + ".h5.zip",
+			URLs:  []string{zenke + n + ".h5.zip", compneur + n + ".h5.zip"},
+			MD5:   heidelbergMD5[n],
+			Unzip: true,
+			Alt: &File{
+				Name:    n + ".h5.gz",
+				URLs:    []string{zenke + n + ".h5.gz", compneur + n + ".h5.gz"},
+				MD5List: zenke + "md5sums.txt",
+				Gunzip:  true,
+			},
 		})
 	}
 	return fs

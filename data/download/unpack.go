@@ -4,8 +4,11 @@ import (
 	"archive/tar"
 	"bufio"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -30,7 +33,7 @@ func (c countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func openGzip(src string, w io.Writer, label string) (*gzip.Reader, *os.File, *progress.Bar, error) {
+func openGzip(src string, w io.Writer, label string, h hash.Hash) (*gzip.Reader, *os.File, *progress.Bar, error) {
 	f, err := os.Open(src)
 	if err != nil {
 		return nil, nil, nil, err
@@ -41,7 +44,7 @@ func openGzip(src string, w io.Writer, label string) (*gzip.Reader, *os.File, *p
 		return nil, nil, nil, err
 	}
 	bar := progress.NewBytes(w, label+" "+filepath.Base(src), st.Size())
-	zr, err := gzip.NewReader(bufio.NewReaderSize(countingReader{f, bar}, 1<<20))
+	zr, err := gzip.NewReader(bufio.NewReaderSize(countingReader{io.TeeReader(f, h), bar}, 1<<20))
 	if err != nil {
 		f.Close()
 		return nil, nil, nil, data.BadFile(fmt.Errorf("%s: %w", src, err))
@@ -49,26 +52,12 @@ func openGzip(src string, w io.Writer, label string) (*gzip.Reader, *os.File, *p
 	return zr, f, bar, nil
 }
 
-// Gunzip writes the decompressed content of src to dst through a temporary file renamed into place.
+// Gunzip writes the decompressed content of src to dst (at most MaxUnpacked bytes) through a temporary
+// file, and records both in the folder's UnpackedFile. A dst that exists is kept when it holds what src
+// unpacks to (recorded there, or checked by decompressing without writing), else refused as a file fits
+// did not write (a data.FileError naming it): Gunzip never replaces a file.
 func Gunzip(src, dst string, w io.Writer) error {
-	zr, f, bar, err := openGzip(src, w, "gunzip")
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	tmp, err := atomicfile.CreateTemp(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(tmp, zr); err != nil {
-		atomicfile.Discard(tmp)
-		if isWriteError(err) {
-			return fmt.Errorf("%s: %w", dst, err)
-		}
-		return data.BadFile(fmt.Errorf("%s: %w (truncated or corrupt gzip)", src, err))
-	}
-	bar.Done()
-	return atomicfile.Commit(tmp, dst)
+	return unpackOne(src, "", dst, gzipPayload(src), w, "gunzip")
 }
 
 // isWriteError reports whether an error of io.Copy came from writing a file (a full disk, say) rather
@@ -84,11 +73,13 @@ func isWriteError(err error) bool {
 // an earlier extraction (or another fits command) wrote it and it is unchanged since (the record of
 // package owned); any other existing file, link or entry without a file name is bad input naming it.
 func Untar(src, dir string, w io.Writer) error {
-	zr, f, bar, err := openGzip(src, w, "extract")
+	archiveHash := sha256.New()
+	zr, f, bar, err := openGzip(src, w, "extract", archiveHash)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	unpacked := map[string]string{}
 	root, err := filepath.Abs(dir)
 	if err != nil {
 		return err
@@ -123,7 +114,7 @@ func Untar(src, dir string, w io.Writer) error {
 			}
 			return data.BadFile(fmt.Errorf("%s: entry %q is not a file name", src, h.Name))
 		}
-		if name == owned.RecordFile || strings.HasPrefix(filepath.Base(name), owned.StagingPrefix) {
+		if name == owned.RecordFile || name == UnpackedFile || strings.HasPrefix(filepath.Base(name), owned.StagingPrefix) {
 			return data.BadFile(fmt.Errorf("%s: entry %q has a name that fits reserves", src, h.Name))
 		}
 		if p, ok := linkOnTheWay(root, name); ok {
@@ -146,7 +137,8 @@ func Untar(src, dir string, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if _, err := io.Copy(out, tr); err != nil {
+		fh := sha256.New()
+		if _, err := io.Copy(io.MultiWriter(out, fh), tr); err != nil {
 			atomicfile.Discard(out)
 			if isWriteError(err) {
 				return fmt.Errorf("%s: %w", target, err)
@@ -156,12 +148,18 @@ func Untar(src, dir string, w io.Writer) error {
 		if err := atomicfile.Commit(out, target); err != nil {
 			return err
 		}
-		if err := rec.Note(name); err != nil {
-			return err
-		}
+		sum := hex.EncodeToString(fh.Sum(nil))
+		rec.NoteSum(name, sum)
+		unpacked[filepath.ToSlash(name)] = sum
 	}
 	bar.Done()
-	return rec.Save()
+	if err := rec.Save(); err != nil {
+		return err
+	}
+	if _, err := io.Copy(archiveHash, f); err != nil { // what the decompressor left unread
+		return err
+	}
+	return recordUnpacked(root, filepath.Base(src), hex.EncodeToString(archiveHash.Sum(nil)), unpacked)
 }
 
 // linkOnTheWay returns the first existing path from root down to the parent of name (relative) that is

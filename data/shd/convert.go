@@ -92,17 +92,22 @@ func Convert(src, dst, dataset, split string, classes int, b Binning, w io.Write
 	return total, nil
 }
 
-// SourcePath finds the HDF5 file of a split in dir, gunzipping name.h5.gz into name.h5 when only
-// the compressed download is there.
+// SourcePath finds the HDF5 file of a split in dir, unzipping name.h5.zip (the archive the download
+// fetches) or gunzipping name.h5.gz (an earlier download's) into name.h5 when only the archive is there.
+// An HDF5 file that fits unpacked is checked against the SHA-256 recorded when it was unpacked
+// (download.CheckUnpacked): a changed file is refused before it is read.
 func SourcePath(dir, dataset, split string, w io.Writer) (string, error) {
 	p := filepath.Join(dir, FileName(dataset, split))
-	if _, err := os.Stat(p); err == nil {
-		return p, nil
+	if _, err := os.Lstat(p); err == nil {
+		return p, download.CheckUnpacked(p, w)
+	}
+	if _, err := os.Stat(p + ".zip"); err == nil {
+		return p, download.Unzip(p+".zip", p, w)
 	}
 	if _, err := os.Stat(p + ".gz"); err == nil {
 		return p, download.Gunzip(p+".gz", p, w)
 	}
-	return "", data.BadFile(fmt.Errorf("%s: no %s or %s.gz (run 'fits data download --dataset=%s --dir=%s')", dir, filepath.Base(p), filepath.Base(p), dataset, dir))
+	return "", data.BadFile(fmt.Errorf("%s: no %s, %s.zip or %s.gz (run 'fits data download --dataset=%s --dir=%s')", dir, filepath.Base(p), filepath.Base(p), filepath.Base(p), dataset, dir))
 }
 
 // EnsureCaches converts every official split of dataset found in dir whose cache is missing or

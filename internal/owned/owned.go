@@ -156,6 +156,12 @@ func (r *Record) Note(rel string) error {
 	return nil
 }
 
+// NoteSum records that rel now holds the file written by a command, whose SHA-256 (hex) the command
+// computed as it wrote it.
+func (r *Record) NoteSum(rel, sum string) {
+	r.sums[filepath.ToSlash(filepath.Clean(rel))] = sum
+}
+
 // Save writes the record atomically.
 func (r *Record) Save() error {
 	names := make([]string, 0, len(r.sums))

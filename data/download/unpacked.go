@@ -1,0 +1,322 @@
+package download
+
+import (
+	"archive/zip"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/data/progress"
+	"github.com/fits-snn/fits/internal/atomicfile"
+)
+
+// UnpackedFile is the name of the manifest, in a dataset folder, of the files unpacked from its archives:
+// for each archive (by file name) its SHA-256 when it was unpacked and the SHA-256 of every file unpacked
+// from it (paths relative to the folder, with forward slashes), as JSON:
+//
+//	{"archives": {"shd_train.h5.zip": {"sha256": "…", "files": {"shd_train.h5": "…"}}}}
+//
+// fits writes it (and only it: a user's file of this name is never replaced) when it unpacks an archive,
+// and checks the unpacked files against it: Verify reports a changed file as a mismatch, and CheckUnpacked
+// refuses to read one.
+const UnpackedFile = "UNPACKED.json"
+
+// MaxUnpacked caps the bytes that one unpacked file (a gunzipped or unzipped HDF5 file) may hold: a
+// payload that inflates beyond it is refused as corrupt, before it fills the disk. The largest file of the
+// datasets, ssc_train.h5, holds a few GB.
+const MaxUnpacked = 64 << 30
+
+// maxManifest bounds the size of UnpackedFile a reader accepts (the extracted GSC archive lists about
+// 106 000 files, some 12 MB).
+const maxManifest = 256 << 20
+
+// unpackedArchive is one archive's entry in UnpackedFile.
+type unpackedArchive struct {
+	SHA256 string            `json:"sha256"`
+	Files  map[string]string `json:"files"`
+}
+
+// unpackedManifest is the content of UnpackedFile.
+type unpackedManifest struct {
+	Archives map[string]*unpackedArchive `json:"archives"`
+}
+
+// lookup returns the archive that file (relative slash path) was unpacked from and the SHA-256 recorded
+// for it.
+func (m *unpackedManifest) lookup(file string) (archive string, a *unpackedArchive, sum string) {
+	names := make([]string, 0, len(m.Archives))
+	for n := range m.Archives {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if s, ok := m.Archives[n].Files[file]; ok {
+			return n, m.Archives[n], s
+		}
+	}
+	return "", nil, ""
+}
+
+// readUnpacked reads dir's UnpackedFile; a folder without one has an empty manifest. A file of that name
+// that is not such a manifest (a user's, or damaged) is an error naming it.
+func readUnpacked(dir string) (*unpackedManifest, error) {
+	m := &unpackedManifest{Archives: map[string]*unpackedArchive{}}
+	p := filepath.Join(dir, UnpackedFile)
+	st, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return m, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	notOurs := func(why string) error {
+		return data.BadFile(fmt.Errorf("%s is not the manifest of unpacked files that fits writes (%s): fits never replaces a file it did not write; move it away and unpack again", p, why))
+	}
+	if !st.Mode().IsRegular() {
+		return nil, notOurs("not a regular file")
+	}
+	if st.Size() > maxManifest {
+		return nil, notOurs(fmt.Sprintf("%d bytes, more than %d", st.Size(), maxManifest))
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, m); err != nil || m.Archives == nil {
+		return nil, notOurs("no archives")
+	}
+	for n, a := range m.Archives {
+		if a == nil || len(a.SHA256) != 64 || a.Files == nil {
+			return nil, notOurs("a malformed entry for " + n)
+		}
+	}
+	return m, nil
+}
+
+// recordUnpacked adds (or replaces) the entry of archive in dir's UnpackedFile.
+func recordUnpacked(dir, archive, archiveSHA string, files map[string]string) error {
+	m, err := readUnpacked(dir)
+	if err != nil {
+		return err
+	}
+	m.Archives[archive] = &unpackedArchive{SHA256: archiveSHA, Files: files}
+	b, err := json.MarshalIndent(m, "", " ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, UnpackedFile), append(b, '\n'))
+}
+
+// fileSHA256 returns the hex SHA-256 of the file path.
+func fileSHA256(path string, w io.Writer) (string, error) {
+	sha, _, err := hashFile(path, w)
+	return sha, err
+}
+
+// CheckUnpacked checks, before path is read, a file that fits unpacked from an archive: when the
+// UnpackedFile of its folder records it, its content must still have the SHA-256 recorded, else the error
+// (a data.FileError) says it changed. A file that the manifest does not list (one unpacked by hand, or
+// written by another program) is not checked; `fits data verify` reports it as unverified.
+func CheckUnpacked(path string, w io.Writer) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	m, err := readUnpacked(dir)
+	if err != nil {
+		return err
+	}
+	archive, _, want := m.lookup(base)
+	if archive == "" {
+		return nil
+	}
+	got, err := fileSHA256(path, w)
+	if err != nil {
+		return data.BadFile(err)
+	}
+	if got != want {
+		return data.BadFile(fmt.Errorf("%s changed since fits unpacked it from %s (SHA-256 %s recorded in %s, %s now): move it away and run again to unpack the archive anew",
+			path, archive, want, UnpackedFile, got))
+	}
+	return nil
+}
+
+// payload opens the content of an archive that unpacks to one file.
+type payload func() (r io.Reader, size int64, closeFn func(), err error)
+
+// unpackOne writes the content of the one-file archive src (opened by open) to dst, in the same folder,
+// and records both in the folder's UnpackedFile; archiveSHA is src's SHA-256 ("" to compute it). A dst
+// that exists is kept when it holds exactly what src unpacks to (recorded, or checked by unpacking
+// without writing); any other file at dst is the user's or was changed since: bad input naming it,
+// nothing written.
+func unpackOne(src, archiveSHA, dst string, open payload, w io.Writer, label string) error {
+	dir := filepath.Dir(dst)
+	m, err := readUnpacked(dir)
+	if err != nil {
+		return err
+	}
+	if archiveSHA == "" {
+		if archiveSHA, err = fileSHA256(src, w); err != nil {
+			return err
+		}
+	}
+	rel := filepath.Base(dst)
+	files := map[string]string{}
+	if st, err := os.Lstat(dst); err == nil {
+		if !st.Mode().IsRegular() {
+			return data.BadFile(fmt.Errorf("%s exists and is not a regular file: not replaced by what %s unpacks to (move it away)", dst, src))
+		}
+		have, err := fileSHA256(dst, w)
+		if err != nil {
+			return err
+		}
+		if a := m.Archives[filepath.Base(src)]; a != nil && a.SHA256 == archiveSHA && a.Files[rel] == have {
+			return nil // unpacked from this archive before, unchanged since
+		}
+		want, err := inflate(open, io.Discard, src, label, w)
+		if err != nil {
+			return err
+		}
+		if want != have {
+			return data.BadFile(fmt.Errorf("%s already exists and is not what %s unpacks to (it was changed since, or is another file): fits never replaces a file it did not write; move it away and run again", dst, src))
+		}
+		files[rel] = have
+		return recordUnpacked(dir, filepath.Base(src), archiveSHA, files)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	tmp, err := atomicfile.CreateTemp(dst)
+	if err != nil {
+		return err
+	}
+	sum, err := inflate(open, tmp, src, label, w)
+	if err != nil {
+		atomicfile.Discard(tmp)
+		return err
+	}
+	if err := commitNew(tmp, dst); err != nil {
+		return err
+	}
+	files[rel] = sum
+	return recordUnpacked(dir, filepath.Base(src), archiveSHA, files)
+}
+
+// inflate copies the payload to out (at most MaxUnpacked bytes) and returns its SHA-256.
+func inflate(open payload, out io.Writer, src, label string, w io.Writer) (string, error) {
+	r, size, closeFn, err := open()
+	if err != nil {
+		return "", err
+	}
+	defer closeFn()
+	bar := progress.NewBytes(w, label+" "+filepath.Base(src), size)
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(out, h, barWriter{bar}), io.LimitReader(r, MaxUnpacked+1))
+	if err != nil {
+		if isWriteError(err) {
+			return "", err
+		}
+		return "", data.BadFile(fmt.Errorf("%s: %w (truncated or corrupt archive)", src, err))
+	}
+	if n > MaxUnpacked {
+		return "", data.BadFile(fmt.Errorf("%s: unpacks to more than %d bytes (the cap of one unpacked file): refused as corrupt", src, int64(MaxUnpacked)))
+	}
+	bar.Done()
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// commitNew syncs tmp (made by atomicfile.CreateTemp) and puts it at path, which must not exist: hard-linked
+// (the link fails when anything appeared there meanwhile, which is then left as it is), or, where the file
+// system has no hard links, renamed after checking again. tmp is closed and removed in every case.
+func commitNew(tmp *os.File, path string) error {
+	defer atomicfile.Discard(tmp)
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	exists := func() error {
+		return data.BadFile(fmt.Errorf("%s already exists and was not written by fits: fits never replaces a file it did not write (move it away and run again)", path))
+	}
+	err := os.Link(tmp.Name(), path)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, fs.ErrExist):
+		return exists()
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return exists()
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// gzipPayload opens the decompressed content of the gzip file src.
+func gzipPayload(src string) payload {
+	return func() (io.Reader, int64, func(), error) {
+		f, err := os.Open(src)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			f.Close()
+			return nil, 0, nil, data.BadFile(fmt.Errorf("%s: %w", src, err))
+		}
+		return zr, 0, func() { f.Close() }, nil
+	}
+}
+
+// zipPayload opens the content of the one member of the zip archive src whose base name is member (a
+// regular file; folders, other files and the resource forks under __MACOSX/ are ignored). The member's
+// declared size must not exceed MaxUnpacked; the zip reader checks its size and CRC-32 as it reads.
+func zipPayload(src, member string) payload {
+	return func() (io.Reader, int64, func(), error) {
+		zr, err := zip.OpenReader(src)
+		if err != nil {
+			return nil, 0, nil, data.BadFile(fmt.Errorf("%s: %w", src, err))
+		}
+		var found []*zip.File
+		for _, f := range zr.File {
+			name := path.Clean(strings.ReplaceAll(f.Name, `\`, "/"))
+			if strings.HasPrefix(name, "__MACOSX/") || f.FileInfo().IsDir() || path.Base(name) != member {
+				continue
+			}
+			found = append(found, f)
+		}
+		if len(found) != 1 {
+			zr.Close()
+			return nil, 0, nil, data.BadFile(fmt.Errorf("%s: holds %d files named %s, want exactly one", src, len(found), member))
+		}
+		f := found[0]
+		if !f.Mode().IsRegular() {
+			zr.Close()
+			return nil, 0, nil, data.BadFile(fmt.Errorf("%s: %s is not a regular file", src, f.Name))
+		}
+		if f.UncompressedSize64 > MaxUnpacked {
+			zr.Close()
+			return nil, 0, nil, data.BadFile(fmt.Errorf("%s: %s declares %d bytes, more than the cap of %d", src, f.Name, f.UncompressedSize64, int64(MaxUnpacked)))
+		}
+		rc, err := f.Open()
+		if err != nil {
+			zr.Close()
+			return nil, 0, nil, data.BadFile(fmt.Errorf("%s: %s: %w", src, f.Name, err))
+		}
+		return rc, int64(f.UncompressedSize64), func() { rc.Close(); zr.Close() }, nil
+	}
+}
+
+// Unzip writes the member of the zip archive src named like dst (its base name) to dst, through a
+// temporary file, and records it in the folder's UnpackedFile. A dst that exists is kept when it holds
+// what src unpacks to, else refused (unpackOne).
+func Unzip(src, dst string, w io.Writer) error {
+	return unpackOne(src, "", dst, zipPayload(src, filepath.Base(dst)), w, "unzip")
+}
