@@ -14,10 +14,10 @@ import (
 // block's synapse event-driven (package fits/events: x·W + b and its weight gradient from the nonzero
 // entries of x only) instead of as XLA's dense product. A spiking layer's input is its predecessor's
 // spikes, a few percent of them nonzero (1-3 % in the kernel-table benchmark at initialization, 5-20 % in
-// trained networks). Measured on 2 CPU cores at the kernel table's second layer (32000 × 512 inputs,
-// 512 outputs; `go test ./fits/events -bench Dense`): forward + weight gradient 50 ms at density 0.02,
-// 115 ms at 0.1, 245 ms at 0.25, against about 195 ms for XLA's two dense products at any density.
-var EventsMaxDensity = 0.15
+// trained networks); the kernel table's first-layer input is Bernoulli(0.2) spikes. The value is the
+// measured break-even of the row kernels of fits/events against XLA's products on 2 CPU cores; the
+// measurements are in docs/performance.md ("Event-driven synapses").
+var EventsMaxDensity = 0.3
 
 // eventExecs are what the fused engine needs to run a dense block's synapse event-driven.
 type eventExecs struct {
