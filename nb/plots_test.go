@@ -178,6 +178,9 @@ func TestLadderTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !strings.Contains(tab.Caption, "Table 3 · the ablation ladder under the official-val protocol") {
+		t.Errorf("caption %q", tab.Caption)
+	}
 	// Four paper rows (one per width) and ours at W = 512.
 	if len(tab.Rows) != 5 {
 		t.Fatalf("%d rows: %v", len(tab.Rows), tab.Rows)

@@ -161,6 +161,26 @@ func addErrorPoints(p *plot.Plot, xs, ys, es []float64, label string, c color.Co
 	return nil
 }
 
+// protocolOf names the model-selection protocol of an aggregated table's experiments in the table's mode
+// (" under the official-val protocol"), "" when none of its cells has an experiment.
+func protocolOf(t *experiment.TableResult) string {
+	for _, r := range t.Rows {
+		for _, c := range r.Cells {
+			if c.Experiment == "" {
+				continue
+			}
+			e, err := experiment.Lookup(c.Experiment)
+			if err != nil {
+				continue
+			}
+			if cfg, err := e.Recipe(t.Mode); err == nil {
+				return fmt.Sprintf(" under the %s protocol", cfg.Protocol)
+			}
+		}
+	}
+	return ""
+}
+
 // LadderTable checks the ordering of an ablation table (Table 3, A.5, A.6, A.7) that the paper reads
 // (Section 5.2): the adaptive LIF with zero-initialized adaptation ≈ plain LIF < FS with frozen targets ≤
 // FS with learnable targets, and FS + TS (the best M) ≥ FS. For each width column it gives one row with
@@ -169,7 +189,7 @@ func addErrorPoints(p *plot.Plot, xs, ys, es []float64, label string, c color.Co
 // being 0.66.
 func LadderTable(t *experiment.TableResult) (Table, error) {
 	out := Table{
-		Caption: t.Label + " · the ablation ladder: means (%) and differences (percentage points)",
+		Caption: t.Label + " · the ablation ladder" + protocolOf(t) + ": means (%) and differences (percentage points)",
 		Header: []string{"W", "values", "LIF", "adaptive", "FS frozen", "FS", "best FS + TS",
 			"adaptive − LIF", "FS frozen − max(LIF, adaptive)", "FS − FS frozen", "best FS + TS − FS", "paper's ordering holds"},
 	}
