@@ -23,6 +23,7 @@ import (
 	"github.com/fits-snn/fits/data"
 	_ "github.com/fits-snn/fits/data/all" // registers every dataset with package data
 	"github.com/fits-snn/fits/fits/train"
+	"github.com/fits-snn/fits/internal/owned"
 )
 
 // command is one subcommand of the CLI.
@@ -89,7 +90,8 @@ func exitStatus(err error) int {
 
 // badInputError reports whether err is bad input: the CLI's own inputError, a dataset file that cannot be
 // used (data.FileError), an unknown dataset name, a run or checkpoint that does not allow what was asked
-// (train.InputError, train.CheckpointError, train.ErrRunExists). A full disk never is.
+// (train.InputError, train.CheckpointError, train.ErrRunExists), a file of the user's where a command
+// would write one (owned.ConflictError). A full disk never is.
 func badInputError(err error) bool {
 	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
 		return false
@@ -100,9 +102,11 @@ func badInputError(err error) bool {
 		unknown    *data.UnknownError
 		run        *train.InputError
 		checkpoint *train.CheckpointError
+		conflict   *owned.ConflictError
 	)
 	return errors.As(err, &input) || errors.As(err, &file) || errors.As(err, &unknown) ||
-		errors.As(err, &run) || errors.As(err, &checkpoint) || errors.Is(err, train.ErrRunExists)
+		errors.As(err, &run) || errors.As(err, &checkpoint) || errors.Is(err, train.ErrRunExists) ||
+		errors.As(err, &conflict)
 }
 
 func commandNames() []string {

@@ -6,10 +6,12 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/fits-snn/fits/data/download"
@@ -292,3 +294,58 @@ func TestMoreWritersNeverReplaceUserFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestDataDownloadNeverReplacesUserFiles: in the folder of every dataset, a user's SHA256SUMS, a user's
+// file of an archive's name (other content), or a link planted at the partial download makes `fits data
+// download` exit 2 with one line naming the file, before anything is fetched (no request is made), and the
+// folder is left as it was.
+func TestDataDownloadNeverReplacesUserFiles(t *testing.T) {
+	old := dataHTTPClient
+	defer func() { dataHTTPClient = old }()
+	var requests atomic.Int32
+	dataHTTPClient = &http.Client{Transport: roundTripFunc(func(*http.Request) (*http.Response, error) {
+		requests.Add(1)
+		return nil, fmt.Errorf("no request may be made")
+	})}
+	for _, ds := range download.Datasets() {
+		m, _ := download.Lookup(ds)
+		for _, tc := range []struct{ what, file, want string }{
+			{"sums", download.SumsFile, download.SumsFile + " already exists and was not written by fits"},
+			{"archive", m.Files[0].Name, m.Files[0].Name + ": "},
+			{"part link", download.PartName(m.Files[0].Name), "not a partial download of fits"},
+		} {
+			t.Run(ds+" "+tc.what, func(t *testing.T) {
+				dir := filepath.Join(t.TempDir(), ds)
+				path := filepath.Join(dir, tc.file)
+				if tc.what == "part link" {
+					plantUserFile(t, filepath.Join(dir, "target"))
+					os.Symlink("target", path)
+					path = filepath.Join(dir, "target")
+				} else {
+					plantUserFile(t, path)
+				}
+				before := entries(t, dir)
+				requests.Store(0)
+				status, stdout, stderr := run("data", "download", "--dataset="+ds, "--dir="+dir)
+				if status != 2 || stdout != "" || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tc.want) {
+					t.Errorf("status %d, stdout %q, stderr %q; want 2 and one line with %q", status, stdout, stderr, tc.want)
+				}
+				if tc.what != "part link" && !strings.Contains(stderr, "fits never replaces a file it did not write") {
+					t.Errorf("stderr %q does not say why", stderr)
+				}
+				if requests.Load() != 0 {
+					t.Errorf("%d requests made before refusing", requests.Load())
+				}
+				checkUserFile(t, path)
+				if after := entries(t, dir); !slices.Equal(before, after) {
+					t.Errorf("the refused download changed the folder: %v, then %v", before, after)
+				}
+			})
+		}
+	}
+}
+
+// roundTripFunc is an http.RoundTripper of one function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -58,7 +58,7 @@ func TestDownloadResumeVerifyGunzip(t *testing.T) {
 	})
 	dir := t.TempDir()
 	// A partial earlier download: the first third.
-	os.WriteFile(filepath.Join(dir, "a.h5.gz.part"), gzData[:len(gzData)/3], 0o644)
+	os.WriteFile(filepath.Join(dir, PartName("a.h5.gz")), gzData[:len(gzData)/3], 0o644)
 	m := Manifest{Dataset: "x", Files: []File{{Name: "a.h5.gz", URLs: []string{srv.URL + "/a.h5.gz"}, MD5List: srv.URL + "/md5sums.txt", Gunzip: true}}}
 	var log bytes.Buffer
 	if err := Download(context.Background(), m, dir, Options{Progress: &log}); err != nil {
@@ -71,7 +71,7 @@ func TestDownloadResumeVerifyGunzip(t *testing.T) {
 	if !bytes.Equal(got, payload) {
 		t.Fatal("gunzipped content differs")
 	}
-	if _, err := os.Stat(filepath.Join(dir, "a.h5.gz.part")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, PartName("a.h5.gz"))); !os.IsNotExist(err) {
 		t.Error(".part left behind")
 	}
 	sums, _ := os.ReadFile(filepath.Join(dir, SumsFile))

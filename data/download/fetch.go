@@ -9,15 +9,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/progress"
+	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/owned"
 )
 
 // ErrOffline marks a failure to reach any host of a file (no network, DNS failure, refused
@@ -68,11 +73,16 @@ func isOffline(err error) bool {
 
 // Download fetches every file of the manifest into dir (created if needed), skipping files that
 // are already present and verified, then unpacks them as the manifest says.
+//
+// It never replaces a file it did not write: a file of a manifest's name that does not match its
+// checksum is replaced only when fits downloaded it (package owned records it); a SHA256SUMS that fits did
+// not write is never rewritten (a download that would change it is refused before fetching); the partial
+// download is a file of a name fits reserves (PartName), never a symbolic link followed.
 func Download(ctx context.Context, m Manifest, dir string, o Options) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	sums, err := readSums(dir)
+	sums, err := openSums(dir)
 	if err != nil {
 		return err
 	}
@@ -86,7 +96,7 @@ func Download(ctx context.Context, m Manifest, dir string, o Options) error {
 				list, err = fetchMD5List(ctx, o.client(), f.MD5List)
 				if err != nil {
 					// Offline with a file already downloaded and recorded: check it against the record.
-					if rec := sums[f.Name]; rec != "" && errors.Is(err, ErrOffline) {
+					if rec := sums.sums[f.Name]; rec != "" && errors.Is(err, ErrOffline) {
 						if _, cerr := checkFile(path, expected{sha: rec}, o.Progress); cerr == nil {
 							o.logf("%s: present, matches %s (host unreachable)", path, SumsFile)
 							if err := unpack(f, dir, rec, o); err != nil {
@@ -104,41 +114,105 @@ func Download(ctx context.Context, m Manifest, dir string, o Options) error {
 				return fmt.Errorf("%s does not list %s", f.MD5List, f.Name)
 			}
 		}
-		if _, err := os.Stat(path); err == nil {
-			if want.sha == "" && want.md5 == "" {
-				want.sha = sums[f.Name]
+		if st, err := os.Lstat(path); err == nil {
+			if !st.Mode().IsRegular() {
+				return data.BadFile(fmt.Errorf("%s exists and is not a regular file: fits never replaces a file it did not write (move it away and run again)", path))
 			}
-			if sha, err := checkFile(path, want, o.Progress); err == nil {
+			if want.sha == "" && want.md5 == "" {
+				want.sha = sums.sums[f.Name]
+			}
+			sha, err := checkFile(path, want, o.Progress)
+			if err == nil {
 				o.logf("%s: present, checksum verified", path)
-				sums[f.Name] = sha
+				sums.sums[f.Name] = sha
 				if err := unpack(f, dir, sha, o); err != nil {
 					return err
 				}
 				continue
-			} else {
-				o.logf("%s: %v; downloading again", path, err)
 			}
-		}
-		if err := fetch(ctx, o.client(), f, path+".part", o.Progress); err != nil {
+			var ce *ChecksumError
+			if !errors.As(err, &ce) {
+				return err
+			}
+			if !ownedFile(dir, f.Name) {
+				return data.BadFile(fmt.Errorf("%v: fits never replaces a file it did not write (move it away and run again to download it)", err))
+			}
+			o.logf("%s: %v; downloading again", path, err)
+		} else if !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		sha, err := checkFile(path+".part", want, o.Progress)
+		if err := sums.checkWritable(); err != nil {
+			return err
+		}
+		part := filepath.Join(dir, PartName(f.Name))
+		if err := fetch(ctx, o.client(), f, part, o.Progress); err != nil {
+			return err
+		}
+		sha, err := checkFile(part, want, o.Progress)
 		if err != nil {
-			os.Remove(path + ".part")
+			os.Remove(part)
 			return err
 		}
-		if err := os.Rename(path+".part", path); err != nil {
+		if err := placeDownload(part, dir, f.Name, sha); err != nil {
 			return err
 		}
-		sums[f.Name] = sha
-		if err := writeSums(dir, sums); err != nil {
+		sums.sums[f.Name] = sha
+		if err := sums.save(); err != nil {
 			return err
 		}
 		if err := unpack(f, dir, sha, o); err != nil {
 			return err
 		}
 	}
-	return writeSums(dir, sums)
+	return sums.save()
+}
+
+// PartName is the name, in the dataset folder, of the partial download of the file name: a hidden name
+// of fits's own (".NAME.fits-part"), so that a user's NAME.part (a browser's unfinished download of the
+// same file) is never appended to nor removed.
+func PartName(name string) string { return "." + name + ".fits-part" }
+
+// ownedFile reports whether the file rel of dir is one that fits wrote and that has not changed since
+// (package owned).
+func ownedFile(dir, rel string) bool {
+	rec, err := owned.Open(dir)
+	return err == nil && rec.Replaceable(rel)
+}
+
+// placeDownload moves the verified partial download part (of SHA-256 sha) to dir/name and records it as
+// written by fits. A file at dir/name is replaced only when fits wrote it (ownedFile); one that appeared
+// meanwhile is left as it is (bad input naming it).
+func placeDownload(part, dir, name, sha string) error {
+	dst := filepath.Join(dir, name)
+	exists := func() error {
+		return data.BadFile(fmt.Errorf("%s already exists and was not written by fits: fits never replaces a file it did not write (move it away and run again)", dst))
+	}
+	if _, err := os.Lstat(dst); err == nil {
+		if !ownedFile(dir, name) {
+			return exists()
+		}
+		if err := os.Rename(part, dst); err != nil {
+			return err
+		}
+	} else {
+		// A hard link fails when anything appeared at dst since; where there are none, rename.
+		switch err := os.Link(part, dst); {
+		case err == nil:
+			os.Remove(part)
+		case errors.Is(err, fs.ErrExist):
+			return exists()
+		default:
+			if err := os.Rename(part, dst); err != nil {
+				return err
+			}
+		}
+	}
+	rec, err := owned.Open(dir)
+	if err != nil {
+		return err
+	}
+	rec.NoteSum(name, sha)
+	return rec.Save()
 }
 
 // unpack unpacks the verified file f (of SHA-256 sha) as the manifest says. The file unpacked from a
@@ -159,11 +233,16 @@ func unpack(f File, dir, sha string, o Options) error {
 	}
 	if f.Untar {
 		marker := filepath.Join(dir, "."+f.Name+".extracted")
-		if _, err := os.Stat(marker); err != nil {
+		if _, err := os.Lstat(marker); err != nil {
 			if err := Untar(path, dir, o.Progress); err != nil {
 				return err
 			}
-			if err := os.WriteFile(marker, nil, 0o644); err != nil {
+			// O_EXCL: never through a link planted at the marker's name.
+			mf, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+			if err != nil {
+				return err
+			}
+			if err := mf.Close(); err != nil {
 				return err
 			}
 		}
@@ -221,7 +300,10 @@ func fetch(ctx context.Context, c *http.Client, f File, part string, w io.Writer
 
 func fetchURL(ctx context.Context, c *http.Client, url, part string, f File, w io.Writer) error {
 	var have int64
-	if st, err := os.Stat(part); err == nil {
+	if st, err := os.Lstat(part); err == nil {
+		if !st.Mode().IsRegular() {
+			return data.BadFile(fmt.Errorf("%s is not a partial download of fits (not a regular file): move it away and run again", part))
+		}
 		have = st.Size()
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -251,7 +333,7 @@ func fetchURL(ctx context.Context, c *http.Client, url, part string, f File, w i
 	default:
 		return fmt.Errorf("%s: HTTP %s", url, resp.Status)
 	}
-	out, err := os.OpenFile(part, flags, 0o644)
+	out, err := os.OpenFile(part, flags|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return err
 	}
@@ -341,39 +423,106 @@ func (b barWriter) Write(p []byte) (int, error) {
 // verified download ("hex  name" lines, as sha256sum writes them).
 const SumsFile = "SHA256SUMS"
 
+// maxSums bounds the size of a SHA256SUMS that fits reads (a few lines per dataset).
+const maxSums = 1 << 20
+
+// readSums reads the SHA-256 digests that dir's SHA256SUMS lists by file name; a folder without one lists
+// none. A SHA256SUMS that is not a regular file of at most maxSums bytes is bad input naming it.
 func readSums(dir string) (map[string]string, error) {
-	out := map[string]string{}
-	b, err := os.ReadFile(filepath.Join(dir, SumsFile))
-	if os.IsNotExist(err) {
-		return out, nil
-	}
-	if err != nil {
+	b, err := readRegular(filepath.Join(dir, SumsFile), maxSums)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
+	return parseSums(b), nil
+}
+
+// parseSums parses "hex  name" lines (as sha256sum writes them; "*name" too).
+func parseSums(b []byte) map[string]string {
+	out := map[string]string{}
 	for _, line := range strings.Split(string(b), "\n") {
 		fs := strings.Fields(line)
 		if len(fs) == 2 && len(fs[0]) == 64 {
 			out[strings.TrimPrefix(fs[1], "*")] = fs[0]
 		}
 	}
-	return out, nil
+	return out
 }
 
-func writeSums(dir string, sums map[string]string) error {
-	var names []string
-	for n := range sums {
+// readRegular reads the regular file path (not a symbolic link, a FIFO or a device) of at most limit
+// bytes; anything else is a data.FileError naming it.
+func readRegular(path string, limit int64) ([]byte, error) {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, data.BadFile(fmt.Errorf("%s is not a regular file", path))
+	}
+	if st.Size() > limit {
+		return nil, data.BadFile(fmt.Errorf("%s holds %d bytes, more than the %d fits reads", path, st.Size(), limit))
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, data.BadFile(err)
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
+}
+
+// sumsRecord is a dataset folder's SHA256SUMS as Download reads and rewrites it.
+type sumsRecord struct {
+	dir  string
+	sums map[string]string
+	read string // the content as read ("" when absent)
+	ours bool   // absent, or written by fits and unchanged since (package owned)
+}
+
+func openSums(dir string) (*sumsRecord, error) {
+	b, err := readRegular(filepath.Join(dir, SumsFile), maxSums)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	return &sumsRecord{dir: dir, sums: parseSums(b), read: string(b), ours: ownedFile(dir, SumsFile)}, nil
+}
+
+func (r *sumsRecord) content() string {
+	names := make([]string, 0, len(r.sums))
+	for n := range r.sums {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	var b strings.Builder
 	for _, n := range names {
-		fmt.Fprintf(&b, "%s  %s\n", sums[n], n)
+		fmt.Fprintf(&b, "%s  %s\n", r.sums[n], n)
 	}
-	tmp := filepath.Join(dir, "."+SumsFile+".tmp")
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+	return b.String()
+}
+
+// checkWritable refuses, before anything is fetched, to go on in a folder whose SHA256SUMS fits did not
+// write (a download adds its digest there).
+func (r *sumsRecord) checkWritable() error {
+	if r.ours {
+		return nil
+	}
+	return data.BadFile(fmt.Errorf("%s already exists and was not written by fits: fits never replaces a file it did not write (move it away and run again)", filepath.Join(r.dir, SumsFile)))
+}
+
+// save writes SHA256SUMS when its content changes, and records it as written by fits; a SHA256SUMS that
+// fits did not write is never replaced (checkWritable).
+func (r *sumsRecord) save() error {
+	c := r.content()
+	if c == r.read {
+		return nil
+	}
+	if err := r.checkWritable(); err != nil {
 		return err
 	}
-	return os.Rename(tmp, filepath.Join(dir, SumsFile))
+	path := filepath.Join(r.dir, SumsFile)
+	if err := atomicfile.WriteFile(path, []byte(c)); err != nil {
+		return err
+	}
+	r.read = c
+	return owned.Note(r.dir, SumsFile)
 }
 
 // Status is the verification result of one file.
