@@ -388,6 +388,9 @@ func runDataEspeak(args []string, stdout, stderr io.Writer) error {
 	if len(c.Variants) == 0 || len(c.TestVariants) == 0 || len(c.Speeds) == 0 || len(c.Pitches) == 0 {
 		return badInput("--variants, --test-variants, --speeds and --pitches must not be empty")
 	}
+	if err := c.Check(); err != nil {
+		return badInput("--variants/--test-variants: %v", err)
+	}
 	dir := datasetDir("espeak", *out)
 	if err := checkOutDir("out", dir); err != nil {
 		return err

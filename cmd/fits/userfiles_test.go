@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io/fs"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/fits-snn/fits/data/download"
+	"github.com/fits-snn/fits/data/espeak"
+	"github.com/fits-snn/fits/data/gsc"
 	"github.com/fits-snn/fits/data/shd"
 	"github.com/fits-snn/fits/fits/sweep"
 	"github.com/fits-snn/fits/internal/owned"
@@ -349,3 +352,109 @@ func TestDataDownloadNeverReplacesUserFiles(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// fakeEspeak puts on PATH an espeak-ng that writes a short tone as the WAV it is asked for (-w PATH), so
+// that the writers of spoken digits are tested where espeak-ng is not installed.
+func fakeEspeak(t *testing.T) {
+	t.Helper()
+	bin := t.TempDir()
+	tone := make([]float64, 8000)
+	for i := range tone {
+		tone[i] = 0.3 * math.Sin(2*math.Pi*440*float64(i)/16000)
+	}
+	wav := filepath.Join(bin, "tone.wav")
+	if err := gsc.WriteWAV(wav, tone, 16000); err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ \"$1\" = -w ]; then cp '" + wav + "' \"$2\"; exit $?; fi; shift; done\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(bin, "espeak-ng"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// TestDataEspeakNeverReplacesUserFiles: a user's file where `fits data espeak` (or `fits data convert
+// --dataset=espeak`, which generates the files when they are missing) would write one — an HDF5 file, a
+// manifest, a WAV file, a file where a folder of WAV files goes — makes it exit 2 with one line naming it,
+// before anything is synthesised, and the folder is left as it was. Into a fresh folder it writes twice
+// (replacing its own files) and records them; a voice variant that is no plain name is bad input.
+func TestDataEspeakNeverReplacesUserFiles(t *testing.T) {
+	fakeEspeak(t)
+	flags := []string{"--variants=m1", "--test-variants=f2", "--speeds=170", "--pitches=50", "--classes=1"}
+	c := espeak.DefaultConfig()
+	c.Variants, c.TestVariants, c.Speeds, c.Pitches, c.Labels = []string{"m1"}, []string{"f2"}, []int{170}, []int{50}, []int32{1}
+	plan, _ := c.Plan("test")
+	wavFile := "wav/" + espeak.WAVName("test", plan[0])
+	const notOurs = " already exists and was not written by fits"
+	for _, tc := range []struct{ file, want string }{
+		{espeak.FileName("train"), espeak.FileName("train") + notOurs},
+		{"wav/test.txt", "test.txt" + notOurs},
+		{wavFile, filepath.Base(wavFile) + notOurs},
+		{"wav", "wav/train.txt" + notOurs},
+	} {
+		for _, verb := range []string{"espeak", "convert"} {
+			if verb == "convert" && tc.file == espeak.FileName("train") {
+				continue // convert reads a present HDF5 file; it writes none
+			}
+			t.Run(verb+" "+tc.file, func(t *testing.T) {
+				dir := filepath.Join(t.TempDir(), "espeak")
+				plantUserFile(t, filepath.Join(dir, filepath.FromSlash(tc.file)))
+				before := entries(t, dir)
+				args := append([]string{"data", "espeak", "--out=" + dir}, flags...)
+				if verb == "convert" {
+					// convert generates with the default configuration: plant the default's files.
+					args = []string{"data", "convert", "--dataset=espeak", "--dir=" + dir}
+					if strings.HasPrefix(tc.file, "wav/") && tc.file != "wav/test.txt" {
+						def, _ := espeak.DefaultConfig().Plan("test")
+						os.RemoveAll(filepath.Join(dir, "wav"))
+						plantUserFile(t, filepath.Join(dir, "wav", filepath.FromSlash(espeak.WAVName("test", def[0]))))
+						tc.file = "wav/" + espeak.WAVName("test", def[0])
+						tc.want = filepath.Base(tc.file) + notOurs
+						before = entries(t, dir)
+					}
+				}
+				status, stdout, stderr := run(args...)
+				if status != 2 || stdout != "" || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tc.want) {
+					t.Errorf("status %d, stdout %q, stderr %q; want 2 and one line with %q", status, stdout, stderr, tc.want)
+				}
+				checkUserFile(t, filepath.Join(dir, filepath.FromSlash(tc.file)))
+				if after := entries(t, dir); !slices.Equal(before, after) {
+					t.Errorf("the refused command changed the folder: %v, then %v", before, after)
+				}
+			})
+		}
+	}
+	t.Run("fresh folder", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "espeak")
+		args := append([]string{"data", "espeak", "--out=" + dir}, flags...)
+		for i := range 2 {
+			if status, _, stderr := run(args...); status != 0 {
+				t.Fatalf("run %d: status %d: %s", i+1, status, stderr)
+			}
+		}
+		rec, err := owned.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range c.Files() {
+			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f))); err != nil || !rec.Replaceable(f) {
+				t.Errorf("%s not written or not recorded (%v)", f, err)
+			}
+		}
+		plantUserFile(t, filepath.Join(dir, wavFile))
+		if status, _, stderr := run(args...); status != 2 || !strings.Contains(stderr, notOurs) {
+			t.Errorf("over a changed file: status %d, stderr %q", status, stderr)
+		}
+		checkUserFile(t, filepath.Join(dir, wavFile))
+	})
+	for _, v := range []string{"../../escape", "m1/x", "a b", "m1;rm"} {
+		dir := filepath.Join(t.TempDir(), "espeak")
+		status, _, stderr := run("data", "espeak", "--out="+dir, "--variants="+v, "--test-variants=f2", "--speeds=170", "--pitches=50", "--classes=1")
+		if status != 2 || !strings.Contains(stderr, "is not a plain name") {
+			t.Errorf("--variants=%s: status %d, stderr %q", v, status, stderr)
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("--variants=%s: the folder was created", v)
+		}
+	}
+}

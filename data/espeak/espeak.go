@@ -30,6 +30,7 @@ import (
 	"github.com/fits-snn/fits/data/progress"
 	"github.com/fits-snn/fits/data/shd"
 	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/owned"
 )
 
 // Digit is one class: the espeak-ng voice of its language and the word.
@@ -159,16 +160,29 @@ func (c Config) Synthesize(ctx context.Context, u Utterance, tmpDir string) ([]f
 // Generate synthesises both splits and writes outDir/espeak_train.h5 and outDir/espeak_test.h5 in
 // the SHD layout, and the audio as 16 kHz WAV files under outDir/wav/<split>/ with a manifest
 // outDir/wav/<split>.txt (ManifestPath). Progress goes to w.
+//
+// It never replaces a file it did not write (package owned): before anything is synthesised, a file of
+// outDir where it would write one (a user's, or one changed since fits wrote it) makes it return an
+// *owned.ConflictError naming it, and outDir is left as it was. The files are written into a staging
+// folder first and moved into outDir together.
 func Generate(ctx context.Context, c Config, outDir string, w io.Writer) error {
 	if _, err := exec.LookPath(c.Binary); err != nil {
 		return ErrNoSynthesizer
 	}
-	if len(c.Variants) == 0 || len(c.TestVariants) == 0 || len(c.Speeds) == 0 || len(c.Pitches) == 0 {
-		return fmt.Errorf("espeak configuration needs variants, test variants, speeds and pitches: %+v", c)
+	if err := c.Check(); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
+	if err := owned.Check(outDir, c.Files()); err != nil {
+		return err
+	}
+	staging, err := owned.Stage(outDir)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(staging)
 	tmp, err := os.MkdirTemp(outDir, ".espeak-wav")
 	if err != nil {
 		return err
@@ -176,11 +190,53 @@ func Generate(ctx context.Context, c Config, outDir string, w io.Writer) error {
 	defer os.RemoveAll(tmp)
 	for _, split := range []string{"train", "test"} {
 		plan, _ := c.Plan(split)
-		if err := c.generateSplit(ctx, plan, outDir, split, tmp, w); err != nil {
+		if err := c.generateSplit(ctx, plan, staging, split, tmp, w); err != nil {
 			return err
 		}
 	}
+	_, err = owned.Publish(staging, outDir)
+	return err
+}
+
+// Check reports a configuration that cannot be generated: an empty list, or a voice variant that is not
+// a plain name (letters, digits, '-' and '_': it becomes part of file names and of the voice argument).
+func (c Config) Check() error {
+	if len(c.Variants) == 0 || len(c.TestVariants) == 0 || len(c.Speeds) == 0 || len(c.Pitches) == 0 {
+		return fmt.Errorf("espeak configuration needs variants, test variants, speeds and pitches: %+v", c)
+	}
+	for _, v := range append(slices.Clone(c.Variants), c.TestVariants...) {
+		if !plainName(v) {
+			return fmt.Errorf("voice variant %q is not a plain name of at most 64 letters, digits, '-' or '_'", v)
+		}
+	}
 	return nil
+}
+
+// plainName reports whether s is 1 to 64 ASCII letters, digits, '-' or '_'.
+func plainName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// Files lists the files that Generate writes, relative to its folder (slash paths): the two HDF5 files,
+// the two manifests and every WAV file.
+func (c Config) Files() []string {
+	out := []string{FileName("train"), FileName("test")}
+	for _, split := range []string{"train", "test"} {
+		out = append(out, "wav/"+split+".txt")
+		plan, _ := c.Plan(split)
+		for _, u := range plan {
+			out = append(out, "wav/"+WAVName(split, u))
+		}
+	}
+	return out
 }
 
 // FileName returns the HDF5 file name of a split, e.g. "espeak_train.h5".
