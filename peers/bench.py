@@ -1,26 +1,42 @@
 """Times one training iteration of the toolkit's benchmark networks in PyTorch: the peers of `fits bench`.
 
 One iteration is the forward pass, the loss and the backward pass to the gradients of every parameter
-(dense weights and biases, the neurons' Ω*, β̂, λ̂, the readout); no optimizer update (so every
-iteration's loss is the initial loss); inputs already in memory. Variants:
+(dense weights and biases, the neurons' f_raw = ln f*, β̂, λ̂, the readout); no optimizer update (so every
+iteration's loss is the initial loss, up to the dropout masks); inputs already in memory. The neuron is
+the one the Go engines time (fits_torch.released_config, the released code's semantics: the λ-mix nested
+innermost first, S = 1 when Ṽ > Vth, the α = 2 triangle surrogate, f_raw unclipped; lif: the same spike and
+surrogate). Variants:
 
-  torch-loop     the paper's PyTorch timestep-loop baseline (peers/fits_torch.py FiTSLayer): dense maps over
-                 the whole sequence, the neuron step in a Python loop over unbind(1)
-  torch-compile  the same loop with the step under torch.compile (fullgraph, static shapes)
-  snntorch       snnTorch's Leaky as our LIF (SnnTorchLIF), in the same loop: only for LIF rows
+  torch-loop           the paper's PyTorch timestep-loop baseline (peers/fits_torch.py FiTSLayer): dense maps
+                       over the whole sequence, the neuron step in a Python loop over unbind(1), the dropout
+                       of the spikes drawn in the loop, a fresh torch mask per step
+  torch-compile        the same loop with the step (dropout included) under torch.compile (fullgraph, static
+                       shapes)
+  released-loop        the released code's own CPU reference loop form (fits_torch.ReleasedLoopLayer): the
+                       current of each step indexed (I[:, k, :]), its coefficient lists and state update, V and
+                       a stacked besides the spikes; the dropout (nn.Dropout's) on each layer's stacked spikes;
+                       fs/fsts rows only
+  torch-compile-whole  torch.compile (fullgraph, static shapes) of the whole forward pass and loss, the time
+                       loop unrolled into one graph (per-step dropout inside it), its backward compiled by
+                       AOTAutograd; compiles for minutes at T = 250, so only at the kernel cells of
+                       --whole-cells (default 64:0,512:0)
+  snntorch             snnTorch's Leaky as our LIF (SnnTorchLIF), in the torch-loop loop: only for LIF rows
 
 Cells, as `fits bench` (fits/bench KernelSpec, OpenNeuromorphicSpec):
   kernel (--cells=W:M,...): batch 128, T = 250, 140 inputs, Bernoulli(0.2) input spikes, two hidden layers of
-      width W (fs for M = 0, fsts for M >= 1; SSC constants), 35 classes, mean readout, mean cross-entropy
-      against uniform random labels; rows fs/fsts in torch-loop and torch-compile, and at M = 0 a lif row
-      in snntorch.
+      width W (fs for M = 0, fsts for M >= 1; SSC constants), per-step dropout p = 0.3 of the hidden spikes
+      (--dropout), 35 classes, the sum readout over time (--readout), mean cross-entropy against uniform
+      random labels; rows fs/fsts in torch-loop, torch-compile and released-loop (and torch-compile-whole at
+      --whole-cells), and at M = 0 a lif row in snntorch.
   open-neuromorphic (--on-n=n,...): batch 16, T = 500, input [16, 500, n] standard normal, Linear(n, n) and
-      one layer of n neurons, loss = sum of the spikes; rows lif (every variant) and fs/fsts for --on-m.
+      one layer of n neurons, no dropout unless --dropout, loss = sum of the spikes; rows lif (torch-loop,
+      torch-compile, snntorch) and fs/fsts for --on-m (torch-loop, torch-compile, released-loop).
 Weights U(−1/√fanIn, 1/√fanIn), zero biases (fits/model FanInUniform), from --seed; inputs and labels from
-the seed too (torch's generator, so the values, and hence the initial loss, are not bit-equal to ours).
+the seed too (torch's generator, so the values, and hence the initial loss, are not bit-equal to ours; nor
+are the dropout masks, drawn by torch from its global generator, seeded with --seed).
 
-Timing: the first iteration (building, and compiling for torch-compile) is timed alone; then --warmup
-untimed and --iters timed iterations; the median is reported, and compile_s = first_s − median. With
+Timing: the first iteration (building, and compiling for the torch-compile variants) is timed alone; then
+--warmup untimed and --iters timed iterations; the median is reported, and compile_s = first_s − median. With
 --isolate (the default) every row runs in a fresh process with a fresh, empty inductor cache, so compile
 times are cold and peak_rss_mib (VmHWM) is per row. torch.set_num_threads(--threads) in every process.
 
@@ -46,7 +62,10 @@ from datetime import datetime, timezone
 from typing import Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-VARIANTS = ("torch-loop", "torch-compile", "snntorch")
+VARIANTS = ("torch-loop", "torch-compile", "released-loop", "torch-compile-whole", "snntorch")
+COMPILED = ("torch-compile", "torch-compile-whole")
+WHOLE_CELLS = "64:0,512:0"  # the default kernel cells of torch-compile-whole
+KERNEL_DROPOUT = 0.3  # fits/bench KernelDropout
 KERNEL_BATCH, KERNEL_TIME, KERNEL_INPUTS, KERNEL_CLASSES = 128, 250, 140, 35
 ON_BATCH, ON_TIME = 16, 500
 ITERATION = ("forward + loss + backward to the gradients of every parameter (dense weights and biases, "
@@ -71,21 +90,29 @@ class Row:
     iters: int
     warmup: int
     seed: int
+    dropout: float = 0.0  # per-step dropout probability of the hidden spikes
+    readout: str = ""  # sum or mean over time before the readout ("" without one: the spike-sum loss)
     first_s: float = 0.0  # wall time of the first iteration, seconds
     compile_s: float = 0.0  # first_s minus the median, seconds
     median_ms: float = 0.0
     iter_ms: list = field(default_factory=list)
     initial_loss: Optional[float] = None
-    spike_rates: list = field(default_factory=list)  # mean spikes per neuron and step, per hidden layer
+    # mean spikes per neuron and step, per hidden layer, of the spikes after dropout (kept ones scaled by
+    # 1/(1 − p): the same expectation as before it)
+    spike_rates: list = field(default_factory=list)
     peak_rss_mib: float = 0.0
     error: str = ""
 
 
-def plan(cells, on_sizes, on_orders, on_lif, variants, batch, steps, inputs, classes, iters, warmup, seed):
-    """The rows to measure, in order: per kernel cell, then per Open Neuromorphic size."""
+def plan(cells, on_sizes, on_orders, on_lif, variants, batch, steps, inputs, classes, iters, warmup, seed,
+         dropout=-1.0, readout="sum", whole_cells=None):
+    """The rows to measure, in order: per kernel cell, then per Open Neuromorphic size. dropout < 0 takes
+    the suite's (KERNEL_DROPOUT, 0 for open-neuromorphic); whole_cells is the set of kernel cells (W, M) of
+    torch-compile-whole (None: every cell)."""
     rows = []
     for w, m in cells:
         model = "fsts" if m > 0 else "fs"
+        n_classes = KERNEL_CLASSES if classes < 0 else classes
         for v in variants:
             if v == "snntorch":
                 if m != 0:
@@ -93,15 +120,24 @@ def plan(cells, on_sizes, on_orders, on_lif, variants, batch, steps, inputs, cla
                 model_v = "lif"
             else:
                 model_v = model
+            if v == "torch-compile-whole" and whole_cells is not None and (w, m) not in whole_cells:
+                continue
             rows.append(Row("kernel", model_v, w, m, v, batch or KERNEL_BATCH, steps or KERNEL_TIME,
-                            inputs or KERNEL_INPUTS, KERNEL_CLASSES if classes < 0 else classes, 2, iters, warmup, seed))
+                            inputs or KERNEL_INPUTS, n_classes, 2, iters, warmup, seed,
+                            dropout=KERNEL_DROPOUT if dropout < 0 else dropout,
+                            readout=readout if n_classes > 0 else ""))
     for n in on_sizes:
         models = ([("lif", 0)] if on_lif else []) + [("fsts" if m > 0 else "fs", m) for m in on_orders]
         for model, m in models:
             for v in variants:
                 if v == "snntorch" and model != "lif":
                     continue
-                rows.append(Row("open-neuromorphic", model, n, m, v, ON_BATCH, ON_TIME, n, 0, 1, iters, warmup, seed))
+                if v == "released-loop" and model == "lif":
+                    continue
+                if v == "torch-compile-whole":
+                    continue  # T = 500 unrolled: the kernel cells only
+                rows.append(Row("open-neuromorphic", model, n, m, v, ON_BATCH, ON_TIME, n, 0, 1, iters, warmup, seed,
+                                dropout=max(dropout, 0.0)))
     return rows
 
 
@@ -124,7 +160,8 @@ def measure(row: Row, threads: int, progress) -> Row:
 
     torch.set_num_threads(threads)
     torch._dynamo.reset()
-    cfg = ft.default_config(row.model, row.m)
+    torch.manual_seed(row.seed)  # the dropout masks
+    cfg = ft.released_config(row.model, row.m)
     g = torch.Generator().manual_seed(row.seed)
     shape = (row.batch, row.time, row.inputs)
     if row.suite == "kernel":
@@ -132,18 +169,24 @@ def measure(row: Row, threads: int, progress) -> Row:
     else:
         x = torch.randn(shape, generator=g)
     labels = torch.randint(0, row.classes, (row.batch,), generator=g) if row.classes > 0 else None
-    net = ft.FeedForward(row.inputs, [row.width] * row.layers, row.classes, cfg,
-                         neuron="snntorch" if row.variant == "snntorch" else "fits", seed=row.seed)
+    neuron = {"snntorch": "snntorch", "released-loop": "released"}.get(row.variant, "fits")
+    net = ft.FeedForward(row.inputs, [row.width] * row.layers, row.classes, cfg, neuron=neuron, seed=row.seed,
+                         readout=row.readout or "sum", dropout=row.dropout)
+    loss_of = net.loss
     if row.variant == "torch-compile":
         net.compile_steps()
+    elif row.variant == "torch-compile-whole":
+        # The forward pass and the loss as one graph (the time loop unrolled); loss.backward() then runs the
+        # backward graph that AOTAutograd derived and inductor compiled with it.
+        loss_of = torch.compile(net.loss, fullgraph=True, dynamic=False)
 
     def iteration():
         net.zero_grad(set_to_none=True)
-        loss, spikes = net.loss(x, labels)
+        loss, spikes = loss_of(x, labels)
         loss.backward()
         return loss.item(), spikes
 
-    progress("first iteration" + (" (compiling)" if row.variant == "torch-compile" else ""))
+    progress("first iteration" + (" (compiling)" if row.variant in COMPILED else ""))
     start = time.perf_counter()
     loss, spikes = iteration()
     row.first_s = time.perf_counter() - start
@@ -253,7 +296,7 @@ def bad(msg: str) -> int:
     return 2
 
 
-def parse_cells(s: str) -> list[tuple[int, int]]:
+def parse_cells(s: str, name: str = "cells") -> list[tuple[int, int]]:
     cells = []
     for part in filter(None, (p.strip() for p in s.split(","))):
         w, sep, m = part.partition(":")
@@ -262,9 +305,9 @@ def parse_cells(s: str) -> list[tuple[int, int]]:
                 raise ValueError
             cell = int(w), int(m)
         except ValueError:
-            raise SystemExit(bad(f"--cells: {part!r} is not W:M (e.g. 128:2)"))
+            raise SystemExit(bad(f"--{name}: {part!r} is not W:M (e.g. 128:2)"))
         if not (1 <= cell[0] <= 1 << 16 and 0 <= cell[1] <= 8):
-            raise SystemExit(bad(f"--cells: {part!r} needs 1 <= W <= 65536 and 0 <= M <= 8"))
+            raise SystemExit(bad(f"--{name}: {part!r} needs 1 <= W <= 65536 and 0 <= M <= 8"))
         cells.append(cell)
     return cells
 
@@ -284,7 +327,13 @@ def main() -> int:
     p.add_argument("--on-n", default="", help="Open Neuromorphic sizes n, comma-separated (empty: none)")
     p.add_argument("--on-m", default="0,2", help="Open Neuromorphic FiTS orders M besides lif")
     p.add_argument("--on-lif", default="true", help="Open Neuromorphic: also the LIF neuron")
-    p.add_argument("--variants", default=",".join(VARIANTS), help="torch-loop, torch-compile, snntorch")
+    p.add_argument("--variants", default=",".join(VARIANTS), help=", ".join(VARIANTS))
+    p.add_argument("--whole-cells", default=WHOLE_CELLS,
+                   help="kernel cells W:M where torch-compile-whole runs (it compiles for minutes); all: every cell")
+    p.add_argument("--dropout", type=float, default=-1.0,
+                   help="per-step dropout probability of the hidden spikes (-1: the suite's, "
+                        f"{KERNEL_DROPOUT} for kernel, 0 for open-neuromorphic)")
+    p.add_argument("--readout", default="sum", help="kernel readout over time: sum (the released code's) or mean")
     p.add_argument("--iters", type=int, default=5, help="timed iterations per row (the median is reported)")
     p.add_argument("--warmup", type=int, default=1, help="untimed iterations after the first one")
     p.add_argument("--threads", type=int, default=2, help="torch.set_num_threads")
@@ -325,12 +374,18 @@ def main() -> int:
             return bad(f"--variants: unknown variant {v!r} (valid: {', '.join(VARIANTS)})")
     if not variants:
         return bad("--variants: none given")
+    if not (a.dropout == -1 or 0 <= a.dropout < 1):
+        return bad(f"--dropout: {a.dropout} is not -1 or in [0, 1)")
+    if a.readout not in ("sum", "mean"):
+        return bad(f"--readout: {a.readout!r} is not sum or mean")
     cells = parse_cells(a.cells)
+    whole = None if a.whole_cells.strip() == "all" else set(parse_cells(a.whole_cells, "whole-cells"))
     on_sizes = int_list("on-n", a.on_n, 1, 1 << 20)
     on_orders = int_list("on-m", a.on_m, 0, 8)
     on_lif = parse_bool("on-lif", a.on_lif)
     isolate = parse_bool("isolate", a.isolate)
-    rows = plan(cells, on_sizes, on_orders, on_lif, variants, a.batch, a.time, a.inputs, a.classes, a.iters, a.warmup, a.seed)
+    rows = plan(cells, on_sizes, on_orders, on_lif, variants, a.batch, a.time, a.inputs, a.classes, a.iters, a.warmup,
+                a.seed, a.dropout, a.readout, whole)
     if not rows:
         return bad("no rows: give --cells or --on-n (and variants that apply to them)")
 

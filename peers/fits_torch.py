@@ -30,10 +30,12 @@ all-pass stages, the λ-mix nested innermost first (b = VM; for m = M … 1: b =
 ṼM = b; ts_mix="official"), the spike S = 1 when ṼM > Vth (strict), the triangle surrogate
 α·max(0, 1 − α|ṼM − Vth|) with α = 2, the trainable coordinate f_raw = ln(f*/Hz) (target="log-hz") with
 no clip in the forward pass, and a frequency guard in the optimizer instead (FrequencyGuard: f* is kept at
-or below the target at `safety` × the Jury bound on κΔt²). The network of a training step (FeedForward
-with readout="sum" or "mean" and dropout masks per hidden layer) drops the spikes of every hidden layer
-with masks from the counter-based generator of fits/dropmask (dropout_mask), so the Go engines can draw
-the same masks.
+or below the target at `safety` × the Jury bound on κΔt²); released_config is that neuron for each kind, the
+one the Go engines train and time. The network of a training step (FeedForward with readout="sum" or
+"mean") drops the spikes of every hidden layer either with given masks from the counter-based generator of
+fits/dropmask (dropout_mask), so the Go engines can draw the same masks, or (dropout=p) with torch's own
+masks: per step inside the time loop (FiTSLayer, SnnTorchLIF), or on each layer's stacked spikes
+(ReleasedLoopLayer: the released code's CPU reference loop form, each step's current indexed).
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ TS_MIXES = ("official", "paper")  # λ-mix nesting (and spike comparison): the r
 TS_FORMS = ("direct", "tdf2")  # all-pass stage realisation: Eq. 9's direct form, transposed direct form II
 TARGETS = ("omega", "log-hz")  # trainable target coordinate: Ω* in rad/s, ln(f*/Hz)
 READOUTS = ("mean", "sum")  # pooling over time before the readout
+NEURONS = ("fits", "snntorch", "released")  # FeedForward's layers: FiTSLayer, SnnTorchLIF, ReleasedLoopLayer
 
 # torch.compile warns once that triton (the GPU kernel compiler) is absent; on the CPU it is not used.
 logging.getLogger("torch.utils.flop_counter").setLevel(logging.ERROR)
@@ -149,6 +152,20 @@ def official_config(order: int, tau_m: float = 0.04, tau_a: float = 0.2, dt: flo
                        target=target, forward_clip=False)
     cfg.validate()
     return cfg
+
+
+def released_config(kind: str, order: int = 0) -> NeuronConfig:
+    """The neuron the Go engines train and time by default (fits/neuron DefaultConfig, the released code's
+    semantics) for a kind at SHD/SSC constants: official_config for fs (order 0) and fsts, and for lif the
+    plain LIF with the same spike (S = 1 when V > Vth) and the α = 2 triangle surrogate."""
+    if kind == "lif":
+        cfg = NeuronConfig(kind="lif", surrogate_width=0.5, surrogate_scale=2.0, ts_mix="official",
+                           forward_clip=False)
+        cfg.validate()
+        return cfg
+    if kind != kind_for_order(order):
+        raise ValueError(f"kind {kind!r} does not go with TS order {order} (fs for 0, fsts for M >= 1)")
+    return official_config(order)
 
 
 def kind_for_order(order: int) -> str:
@@ -293,6 +310,20 @@ def make_step(cfg: NeuronConfig) -> Step:
     return step
 
 
+def with_step_dropout(step: Step, p: float) -> Step:
+    """step with its output spike dropped with probability p (kept ones scaled by 1/(1 − p)), a fresh
+    Bernoulli mask per step drawn by torch (F.dropout) inside the loop: what the next layer and the readout
+    see. The neuron's own state (the reset) uses the undropped spike. p = 0 returns step itself."""
+    if p == 0:
+        return step
+
+    def dropped(*args):
+        s, mixed, v, a, stages = step(*args)
+        return F.dropout(s, p, True), mixed, v, a, stages
+
+    return dropped
+
+
 # ---- layers ---------------------------------------------------------------------------------------------
 
 
@@ -301,10 +332,12 @@ class FiTSLayer(nn.Module):
     coordinates): the target coordinate (fs, fsts) omega_star = Ω* in rad/s (target="omega") or
     f_raw = ln(f*/Hz) (target="log-hz"), beta_hat and lambda_hat (fsts)."""
 
-    def __init__(self, n: int, cfg: NeuronConfig, dtype: torch.dtype = torch.float32):
+    def __init__(self, n: int, cfg: NeuronConfig, dtype: torch.dtype = torch.float32, dropout: float = 0.0):
         super().__init__()
         cfg.validate()
-        self.n, self.cfg = n, cfg
+        if not 0 <= dropout < 1:
+            raise ValueError(f"dropout probability must lie in [0, 1), got {dropout}")
+        self.n, self.cfg, self.dropout = n, cfg, dropout
         if cfg.kind != "lif":
             f = torch.tensor(log_spaced_hz(cfg.f_min_hz, cfg.f_max_hz, n), dtype=torch.float64)
             if cfg.target == "log-hz":
@@ -316,13 +349,13 @@ class FiTSLayer(nn.Module):
             m = cfg.order
             self.beta_hat = nn.Parameter(torch.full((m, n), cfg.beta_hat_init, dtype=dtype))
             self.lambda_hat = nn.Parameter(torch.full((m, n), cfg.lambda_hat_init, dtype=dtype))
-        self.eager_step = make_step(cfg)
+        self.eager_step = with_step_dropout(make_step(cfg), dropout)
         self.step = self.eager_step
 
     def compile_step(self, **options) -> None:
-        """Runs the same step under torch.compile (fullgraph, static shapes unless options say otherwise).
-        With autograd on, dynamo compiles it twice: for the first step (a zero state that needs no
-        gradient) and for the others."""
+        """Runs the same step (with its dropout, if any) under torch.compile (fullgraph, static shapes unless
+        options say otherwise). With autograd on, dynamo compiles it twice: for the first step (a zero state
+        that needs no gradient) and for the others."""
         options.setdefault("fullgraph", True)
         options.setdefault("dynamic", False)
         self.step = torch.compile(self.eager_step, **options)
@@ -370,7 +403,8 @@ class FiTSLayer(nn.Module):
         return eta_dt, gamma_dt, betas, lambdas, one_minus
 
     def forward(self, current: torch.Tensor, return_voltage: bool = False):
-        """Spikes [B, T, n] for the input current [B, T, n]; with return_voltage also ṼM [B, T, n]."""
+        """Spikes [B, T, n] for the input current [B, T, n] (dropped out per step when the layer has a
+        dropout); with return_voltage also ṼM [B, T, n]."""
         b, _, n = current.shape
         zero = current.new_zeros(b, n)
         v = zero
@@ -405,29 +439,107 @@ class FiTSLayer(nn.Module):
         return {k: torch.stack(x, 1) for k, x in out.items() if x}
 
 
+class ReleasedLoopLayer(FiTSLayer):
+    """A layer of fs/fsts neurons run in the released code's CPU reference loop form (its pure-PyTorch
+    time loop, which serves the CPU and M > 5; the GPU runs fused kernels instead), the same parameters as
+    FiTSLayer. Per forward: η = √(κr), γ = √(κ/r) (r = 1) from f* and then ηΔt and γΔt, the lists of βm and
+    λm (one [n] tensor per stage); then, per time step k, the current of the step read by indexing,
+    current[:, k, :], and
+
+        Y0 = (1 − Δt/τm)·V − ηΔt·a + I[k];   a ← γΔt·Y0 + (1 − Δt/τa)·a
+        per stage (TDF-II): Ym = −βm·Y(m−1) + Wm;   Wm ← Y(m−1) + βm·Ym
+        Ṽ = Y0 for M = 0, else b = YM; for m = M … 1: b = (1 − λm)·Y(m−1) + λm·b; Ṽ = b
+        S = Θ(Ṽ − Vth) (strict), triangle surrogate;   V ← Ṽ − S·Vth
+
+    with the spikes, the post-reset V and a of every step collected and stacked at the end (the loop records
+    all three; only the spikes go on). The same neuron as FiTSLayer with official_config (equal up to
+    rounding: Δt/τm and ηΔt are formed in another order); what differs is the execution form: indexing
+    instead of unbind (autograd then adds a zero [B, T, n] gradient per step), the coefficient lists, the
+    extra V and a stacks. Dropout is not applied here: the released network drops the stacked spikes of the
+    whole layer (FeedForward with neuron="released")."""
+
+    def __init__(self, n: int, cfg: NeuronConfig, dtype: torch.dtype = torch.float32):
+        if cfg.kind == "lif":
+            raise ValueError("ReleasedLoopLayer is the fs or fsts kind")
+        super().__init__(n, cfg, dtype)
+
+    def compile_step(self, **options) -> None:
+        raise NotImplementedError("the released loop form has no separate step to compile")
+
+    def forward(self, current: torch.Tensor, return_voltage: bool = False):
+        cfg = self.cfg
+        batch, steps, n = current.shape
+        order = cfg.order
+        decay_v, decay_a = 1.0 - cfg.dt / cfg.tau_m, 1.0 - cfg.dt / cfg.tau_a
+        omega = self.omega()
+        if cfg.forward_clip:
+            omega = torch.clamp(omega, 0, self.omega_max)
+        kappa = kappa_star(omega, cfg.mu, cfg.rho)
+        eta, gamma = torch.sqrt(kappa), torch.sqrt(kappa)  # η/γ = 1
+        eta_dt, gamma_dt = eta * cfg.dt, gamma * cfg.dt
+        betas = [torch.tanh(self.beta_hat)[m] for m in range(order)] if order else []
+        lams = [torch.sigmoid(self.lambda_hat[m]) for m in range(order)] if order else []
+        spike_of = triangular_spike(cfg.surrogate_width, cfg.surrogate_scale, cfg.strict_spike)
+
+        v = current.new_zeros(batch, n)
+        a = current.new_zeros(batch, n)
+        w = [current.new_zeros(batch, n) for _ in range(order)]
+        s_seq, v_seq, a_seq, mixed_seq = [], [], [], []
+        for k in range(steps):
+            i_k = current[:, k, :]
+            y0 = decay_v * v + (-eta_dt) * a + i_k
+            a_next = gamma_dt * y0 + decay_a * a
+            ys, w_next = [y0], []
+            for m in range(order):
+                ym = -betas[m] * ys[m] + w[m]
+                w_next.append(ys[m] + betas[m] * ym)
+                ys.append(ym)
+            if order == 0:
+                mixed = y0
+            else:
+                mixed = ys[order]
+                for m in range(order - 1, -1, -1):
+                    mixed = (1.0 - lams[m]) * ys[m] + lams[m] * mixed
+            s = spike_of(mixed - cfg.vth)
+            v_next = mixed - s * cfg.vth
+            s_seq.append(s)
+            v_seq.append(v_next)
+            a_seq.append(a_next)
+            if return_voltage:
+                mixed_seq.append(mixed)
+            v, a, w = v_next, a_next, w_next
+        spikes = torch.stack(s_seq, 1)
+        _v_all, _a_all = torch.stack(v_seq, 1), torch.stack(a_seq, 1)  # recorded by the released loop, unused
+        return (spikes, torch.stack(mixed_seq, 1)) if return_voltage else spikes
+
+
 class SnnTorchLIF(nn.Module):
     """snnTorch's Leaky configured as our LIF: β = 1 − Δt/τm (0.9 for SSC), threshold Vth, reset by
     subtraction applied in the same step (reset_delay=False), and our triangular surrogate as spike_grad
-    (so Θ(0) = 1 and the same pseudo-derivative; snnTorch's default is the arctan surrogate with Θ(0) = 0).
+    (so Θ(0) = 1, or 0 when cfg.strict_spike, and the same pseudo-derivative; snnTorch's default is the
+    arctan surrogate with Θ(0) = 0).
     The gradient flows through the reset as in our default (snnTorch subtracts spk − reset, where only
     `reset` is detached). What still differs: snnTorch checks, before each step, whether the post-reset
     voltage is still at or above threshold and if so subtracts Vth once more before deciding the spike
     (its guard against a double reset), while Algorithm 1 lets the decayed voltage decide. The two agree
     exactly while the pre-reset voltage stays below 2·Vth, which peers/check_oracle.py checks. With
     snnTorch's default reset_delay=True the reset would instead be applied, undecayed, one step later:
-    U[t+1] = βU[t] + I − S[t]·Vth instead of β(U[t] − S[t]·Vth) + I."""
+    U[t+1] = βU[t] + I − S[t]·Vth instead of β(U[t] − S[t]·Vth) + I. dropout > 0 drops the output spikes
+    in the loop with a fresh mask per step, as FiTSLayer does."""
 
-    def __init__(self, n: int, cfg: NeuronConfig, dtype: torch.dtype = torch.float32):
+    def __init__(self, n: int, cfg: NeuronConfig, dtype: torch.dtype = torch.float32, dropout: float = 0.0):
         super().__init__()
         import snntorch
 
         if cfg.kind != "lif":
             raise ValueError("SnnTorchLIF is the lif kind")
-        self.n, self.cfg = n, cfg
+        if not 0 <= dropout < 1:
+            raise ValueError(f"dropout probability must lie in [0, 1), got {dropout}")
+        self.n, self.cfg, self.dropout = n, cfg, dropout
         self.leaky = snntorch.Leaky(
             beta=torch.tensor(cfg.mu_bar, dtype=dtype),
             threshold=torch.tensor(cfg.vth, dtype=dtype),
-            spike_grad=triangular_spike(cfg.surrogate_width, cfg.surrogate_scale),
+            spike_grad=triangular_spike(cfg.surrogate_width, cfg.surrogate_scale, cfg.strict_spike),
             reset_mechanism="subtract",
             reset_delay=False,
         )
@@ -438,7 +550,7 @@ class SnnTorchLIF(nn.Module):
         spikes, volts = [], []
         for cur in current.unbind(1):
             spk, mem = self.leaky(cur, mem)
-            spikes.append(spk)
+            spikes.append(F.dropout(spk, self.dropout, True) if self.dropout > 0 else spk)
             if return_voltage:
                 volts.append(mem + spk * self.cfg.vth)  # mem is post-reset
         out = torch.stack(spikes, 1)
@@ -461,16 +573,28 @@ class FeedForward(nn.Module):
     [B, T, widths[i]]. With classes > 0 a linear readout of the last layer pooled over time (readout="mean":
     W·mean_t(s) + b, the toolkit's and sMNIST's; "sum": W·Σ_t s + b, the released code's for SHD, SSC and
     GSC) and the mean cross-entropy; with classes = 0 the loss is Σ spikes of the last layer (the Open
-    Neuromorphic benchmark). neuron="snntorch" uses SnnTorchLIF (cfg.kind must be lif). Dropout: forward
-    and loss take one mask [B, T, width] per hidden layer (dropout_mask), multiplied into its spikes."""
+    Neuromorphic benchmark). neuron="snntorch" uses SnnTorchLIF (cfg.kind must be lif), neuron="released"
+    ReleasedLoopLayer (the released code's loop form). Dropout, either: forward and loss take one mask
+    [B, T, width] per hidden layer (dropout_mask), multiplied into its spikes (deterministic, for the golden
+    files); or dropout = p > 0 drops the spikes of every hidden layer in training mode with fresh torch
+    masks, an independent one per (example, step, neuron) either way: inside the time loop, per step (fits,
+    snntorch), or on the layer's stacked spikes after its loop as nn.Dropout does in the released network
+    (released)."""
 
     def __init__(self, inputs: int, widths: Sequence[int], classes: int, cfg: NeuronConfig,
                  neuron: str = "fits", seed: int = 1, dtype: torch.dtype = torch.float32,
-                 readout: str = "mean"):
+                 readout: str = "mean", dropout: float = 0.0):
         super().__init__()
         if readout not in READOUTS:
             raise ValueError(f"readout {readout!r} is not one of {', '.join(READOUTS)}")
+        if neuron not in NEURONS:
+            raise ValueError(f"neuron {neuron!r} is not one of {', '.join(NEURONS)}")
+        if not 0 <= dropout < 1:
+            raise ValueError(f"dropout probability must lie in [0, 1), got {dropout}")
         self.pool = readout
+        # Dropout of the stacked spikes after each layer (the released form); else inside the layers' loops.
+        self.layer_dropout = dropout if neuron == "released" else 0.0
+        self.dropout = dropout
         gen = torch.Generator().manual_seed(seed)
         self.dense = nn.ModuleList()
         self.neurons = nn.ModuleList()
@@ -479,7 +603,13 @@ class FeedForward(nn.Module):
             lin = nn.Linear(n_in, w, dtype=dtype)
             fan_in_uniform_(lin, gen)
             self.dense.append(lin)
-            self.neurons.append(SnnTorchLIF(w, cfg, dtype) if neuron == "snntorch" else FiTSLayer(w, cfg, dtype))
+            if neuron == "snntorch":
+                layer = SnnTorchLIF(w, cfg, dtype, dropout)
+            elif neuron == "released":
+                layer = ReleasedLoopLayer(w, cfg, dtype)
+            else:
+                layer = FiTSLayer(w, cfg, dtype, dropout)
+            self.neurons.append(layer)
             n_in = w
         self.readout: Optional[nn.Linear] = None
         if classes > 0:
@@ -491,11 +621,16 @@ class FeedForward(nn.Module):
             layer.compile_step(**options)
 
     def forward(self, x: torch.Tensor, masks: Optional[Sequence[torch.Tensor]] = None) -> list[torch.Tensor]:
-        """The spikes of every hidden layer, each [B, T, width], times its dropout mask when masks are given
-        (what the next layer and the readout see)."""
+        """The spikes of every hidden layer, each [B, T, width], after dropout: times its mask when masks are
+        given, else dropped by the layers or here when the network has a dropout (what the next layer and the
+        readout see)."""
+        if masks is not None and self.dropout > 0:
+            raise ValueError("give either masks or a dropout probability, not both")
         spikes, h = [], x
         for i, (dense, neurons) in enumerate(zip(self.dense, self.neurons)):
             h = neurons(dense(h))
+            if self.layer_dropout > 0:
+                h = F.dropout(h, self.layer_dropout, True)
             if masks is not None:
                 h = h * masks[i]
             spikes.append(h)

@@ -75,7 +75,14 @@ type benchRow struct {
 	SpeedupVsTorchLoop    *float64 `json:"speedup_vs_torch_loop,omitempty"`
 	SpeedupVsTorchCompile *float64 `json:"speedup_vs_torch_compile,omitempty"`
 	SpeedupVsSnnTorch     *float64 `json:"speedup_vs_snntorch,omitempty"`
-	Error                 string   `json:"error,omitempty"`
+	// With --peers: the released code's reference loop and torch.compile of the whole iteration (its
+	// compile time too), where measured.
+	ReleasedLoopMs             *float64 `json:"released_loop_ms,omitempty"`
+	TorchCompileWholeMs        *float64 `json:"torch_compile_whole_ms,omitempty"`
+	TorchCompileWholeCompileS  *float64 `json:"torch_compile_whole_compile_s,omitempty"`
+	SpeedupVsReleasedLoop      *float64 `json:"speedup_vs_released_loop,omitempty"`
+	SpeedupVsTorchCompileWhole *float64 `json:"speedup_vs_torch_compile_whole,omitempty"`
+	Error                      string   `json:"error,omitempty"`
 }
 
 // benchOutput is the JSON form of `fits bench --json`.
@@ -138,8 +145,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	isolate := fs.Bool("isolate", true, "run each cell in a fresh process, so compile time and peak memory are per cell")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
 	internal := fs.String("internal-cell", "", "(internal) run one cell given as JSON and print its measurement")
-	peers := fs.Bool("peers", false, "also time the same networks in PyTorch (timestep loop, torch.compile, snnTorch for LIF) after each cell's variants, from the pinned .venv-peers (make peers-setup)")
+	peers := fs.Bool("peers", false, "also time the same networks in PyTorch (timestep loop, torch.compile of the step, the released code's loop, torch.compile of the whole iteration, snnTorch for LIF) after each cell's variants, from the pinned .venv-peers (make peers-setup)")
 	peerThreads := fs.Int("peer-threads", runtime.NumCPU(), "--peers: torch.set_num_threads")
+	peerWhole := fs.String("peer-whole", peersDefaultWhole, "--peers: kernel cells W:M where torch.compile of the whole iteration is timed too (it compiles for minutes); all, or none")
 	kernelIters := fs.Int("kernel-iters", 3, "timed calls of the fused variant's host kernel alone per ISA (scalar, avx2, avx512), after the cells, for its vector/scalar speed-up; 0: none")
 	backend := backendFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -203,6 +211,10 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return badInput("--peer-threads: %d (need at least 1)", *peerThreads)
 		}
 	}
+	wholeCells, wholeAll, err := parsePeerWhole(*peerWhole)
+	if err != nil {
+		return err
+	}
 	failed := 0
 	for i, c := range cells {
 		label := fmt.Sprintf("[%d/%d] %s W=%d M=%d %s", i+1, len(cells), c.Model, c.Width, c.M, c.Variant)
@@ -234,7 +246,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		if *peers && (i+1 == len(cells) || !sameNetwork(cells[i+1], c)) {
 			// The peers of this network, right after our variants of it.
 			fmt.Fprintf(stderr, "fits bench: PyTorch peers of %s W=%d M=%d\n", c.Model, c.Width, c.M)
-			po, err := runPeers(context.Background(), peersRequestFor([]benchCell{c}, *peerThreads), stderr)
+			req := peersRequestFor([]benchCell{c}, *peerThreads)
+			req.WholeCells, req.WholeAll = wholeCells, wholeAll
+			po, err := runPeers(context.Background(), req, stderr)
 			if err != nil && len(po.Rows) == 0 {
 				return fmt.Errorf("--peers: %w", err)
 			}
@@ -352,10 +366,16 @@ func fillPeerSpeedups(rows []benchRow, peers []peersRow) {
 			{peerLoop, &r.TorchLoopMs, &r.SpeedupVsTorchLoop},
 			{peerCompiled, &r.TorchCompileMs, &r.SpeedupVsTorchCompile},
 			{peerSnnTorch, &r.SnnTorchMs, &r.SpeedupVsSnnTorch},
+			{peerReleased, &r.ReleasedLoopMs, &r.SpeedupVsReleasedLoop},
+			{peerCompiledWhole, &r.TorchCompileWholeMs, &r.SpeedupVsTorchCompileWhole},
 		} {
 			if pr, ok := po.find(r.Suite, r.Model, r.Width, r.M, p.variant); ok {
 				ms := pr.MedianMs
 				*p.ms, *p.speedup = &ms, pr.speedupOver(r.MedianMs)
+				if p.variant == peerCompiledWhole {
+					cs := pr.CompileS
+					r.TorchCompileWholeCompileS = &cs
+				}
 			}
 		}
 	}
@@ -664,18 +684,19 @@ func printBench(w io.Writer, out benchOutput) {
 	fmt.Fprintf(w, "suite %s, backend %s, %d CPUs (%s), %s\n", out.Suite, out.Backend, out.Machine.CPUs, out.Machine.CPU, out.Date)
 	fmt.Fprintf(w, "one iteration: %s\n\n", out.Iteration)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "model\tW\tM\tvariant\tK\tcompile s\tmedian ms\tpeak MiB\tvs stepwise\tvs torch loop\tvs torch.compile\tvs snnTorch\tpaper PyTorch ms\tpaper Triton ms\t")
+	fmt.Fprintln(tw, "model\tW\tM\tvariant\tK\tcompile s\tmedian ms\tpeak MiB\tvs stepwise\tvs torch loop\tvs torch.compile\tvs released loop\tvs torch.compile whole\tvs snnTorch\tpaper PyTorch ms\tpaper Triton ms\t")
 	for _, r := range out.Rows {
 		if r.Error != "" {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t\terror: %s\t\t\t\t\t\t\n", r.Model, r.Width, r.M, r.benchCell.Variant, r.Error)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t\terror: %s\t\t\t\t\t\t\t\t\n", r.Model, r.Width, r.M, r.benchCell.Variant, r.Error)
 			continue
 		}
 		sp := "-"
 		if r.SpeedupVsStepwise != nil {
 			sp = fmt.Sprintf("%.1fx", *r.SpeedupVsStepwise)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%d\t%.1f\t%.1f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Model, r.Width, r.M, r.benchCell.Variant, r.Measurement.Chunk,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%d\t%.1f\t%.1f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Model, r.Width, r.M, r.benchCell.Variant, r.Measurement.Chunk,
 			r.CompileS, r.MedianMs, r.PeakRSSMiB, sp, fmtRatio(r.SpeedupVsTorchLoop), fmtRatio(r.SpeedupVsTorchCompile),
+			fmtRatio(r.SpeedupVsReleasedLoop), fmtRatio(r.SpeedupVsTorchCompileWhole),
 			fmtRatio(r.SpeedupVsSnnTorch), fmtOpt(r.PaperPyTorchMs, 1), fmtOpt(r.PaperTritonMs, 1))
 	}
 	_ = tw.Flush()
@@ -689,10 +710,10 @@ func printBench(w io.Writer, out benchOutput) {
 		fmt.Fprintf(w, "\nPyTorch peers (same networks, same run):\n")
 		for _, p := range out.Peers {
 			if p.Error != "" {
-				fmt.Fprintf(w, "  %-5s W=%-5d M=%d %-14s error: %s\n", p.Model, p.Width, p.M, p.Variant, p.Error)
+				fmt.Fprintf(w, "  %-5s W=%-5d M=%d %-19s error: %s\n", p.Model, p.Width, p.M, p.Variant, p.Error)
 				continue
 			}
-			fmt.Fprintf(w, "  %-5s W=%-5d M=%d %-14s median %.1f ms, compile %.1f s\n", p.Model, p.Width, p.M, p.Variant, p.MedianMs, p.CompileS)
+			fmt.Fprintf(w, "  %-5s W=%-5d M=%d %-19s median %.1f ms, compile %.1f s, dropout %g\n", p.Model, p.Width, p.M, p.Variant, p.MedianMs, p.CompileS, p.Dropout)
 		}
 	}
 	if len(out.FusedKernel) > 0 {

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,8 +21,10 @@ import (
 
 // The Python peers of `fits bench --peers`: peers/bench.py, run with the interpreter of the pinned
 // virtualenv .venv-peers (make peers-setup), times the same networks in PyTorch — the paper's PyTorch
-// timestep loop, the same step under torch.compile, and snnTorch's Leaky for the LIF rows — and prints one
-// JSON object, which runPeers parses into peersOutput.
+// timestep loop, the same step under torch.compile, the released code's own reference loop, torch.compile
+// of the whole iteration (at a few cells: it compiles for minutes), and snnTorch's Leaky for the LIF rows —
+// with the neuron and the training semantics of our engines (the released code's: per-step dropout of the
+// hidden spikes, the sum readout), and prints one JSON object, which runPeers parses into peersOutput.
 
 // Paths of the peers relative to the repository root.
 const (
@@ -32,10 +35,25 @@ const (
 
 // Variants of the peers (the "variant" field of a peersRow).
 const (
-	peerLoop     = "torch-loop"
+	// peerLoop is the paper's PyTorch timestep loop (unbind over time, the dropout drawn per step in it).
+	peerLoop = "torch-loop"
+	// peerCompiled is the same loop with its step (dropout included) under torch.compile.
 	peerCompiled = "torch-compile"
-	peerSnnTorch = "snntorch"
+	// peerReleased is the released code's CPU reference loop form (each step's current indexed, the
+	// dropout on each layer's stacked spikes); fs and fsts rows only.
+	peerReleased = "released-loop"
+	// peerCompiledWhole is torch.compile of the whole forward pass and loss (the time loop unrolled, the
+	// backward compiled with it); kernel cells of peersRequest.WholeCells only.
+	peerCompiledWhole = "torch-compile-whole"
+	peerSnnTorch      = "snntorch"
 )
+
+// peerVariants lists the variants in bench.py's order.
+var peerVariants = []string{peerLoop, peerCompiled, peerReleased, peerCompiledWhole, peerSnnTorch}
+
+// peersDefaultWhole is bench.py's default of --whole-cells (and of fits bench --peer-whole): the kernel
+// cells where torch-compile-whole runs.
+const peersDefaultWhole = "64:0,512:0"
 
 // errPeersNotSetUp is returned (wrapped) by runPeers when the virtualenv or the script is missing.
 var errPeersNotSetUp = errors.New("the PyTorch peers are not set up (run make peers-setup)")
@@ -55,8 +73,16 @@ type peersRequest struct {
 	// NoONLIF leaves the LIF rows out.
 	ONOrders []int
 	NoONLIF  bool
-	// Variants are peerLoop, peerCompiled, peerSnnTorch (nil: all three).
+	// Variants are among peerVariants (nil: all of them).
 	Variants []string
+	// WholeCells are the kernel cells where peerCompiledWhole runs (nil: bench.py's peersDefaultWhole;
+	// empty: none); WholeAll runs it at every cell instead.
+	WholeCells []peersCell
+	WholeAll   bool
+	// Dropout is the per-step dropout probability of the hidden spikes (nil: bench.py's, 0.3 for the kernel
+	// cells and 0 for Open Neuromorphic); Readout the kernel readout over time, sum or mean ("": sum).
+	Dropout *float64
+	Readout string
 	// Iters timed iterations (0: 5), Warmup untimed ones after the first (negative: bench.py's 1),
 	// Threads for torch.set_num_threads (0: runtime.NumCPU()).
 	Iters, Warmup, Threads int
@@ -104,7 +130,7 @@ type peersRow struct {
 	Model   string `json:"model"` // lif, fs or fsts
 	Width   int    `json:"width"`
 	M       int    `json:"m"`
-	Variant string `json:"variant"` // peerLoop, peerCompiled or peerSnnTorch
+	Variant string `json:"variant"` // one of peerVariants
 	Batch   int    `json:"batch"`
 	Time    int    `json:"time"`
 	Inputs  int    `json:"inputs"`
@@ -113,7 +139,12 @@ type peersRow struct {
 	Iters   int    `json:"iters"`
 	Warmup  int    `json:"warmup"`
 	Seed    int    `json:"seed"`
-	// FirstS is the first iteration (building, and compiling for torch-compile); CompileS = FirstS − median.
+	// Dropout is the per-step dropout probability of the hidden spikes, Readout the pooling over time
+	// before the readout (sum or mean; "" for the spike-sum loss).
+	Dropout float64 `json:"dropout"`
+	Readout string  `json:"readout"`
+	// FirstS is the first iteration (building, and compiling for the torch-compile variants); CompileS =
+	// FirstS − median.
 	FirstS   float64   `json:"first_s"`
 	CompileS float64   `json:"compile_s"`
 	MedianMs float64   `json:"median_ms"`
@@ -128,13 +159,19 @@ type peersRow struct {
 
 // peersRequestFor returns the request that measures the peers of cells (as expanded by benchCells) on
 // the same shapes: each distinct kernel (W, M) once, each distinct Open Neuromorphic n with the cells'
-// orders, and the cells' iterations, warm-up and kernel shape overrides.
+// orders, and the cells' iterations, warm-up, dropout, readout and kernel shape overrides (the cells share
+// one dropout and readout; the last cell's is taken).
 func peersRequestFor(cells []benchCell, threads int) peersRequest {
 	req := peersRequest{Threads: threads, Warmup: -1, Classes: -1}
 	seenCell, seenN, seenM := map[peersCell]bool{}, map[int]bool{}, map[int]bool{}
 	onLIF := false
 	for _, c := range cells {
 		req.Iters, req.Warmup = c.Iters, c.Warmup
+		p := c.Dropout
+		req.Dropout = &p
+		if c.Suite == suiteKernel && c.Readout != "" {
+			req.Readout = c.Readout
+		}
 		switch c.Suite {
 		case suiteKernel:
 			if k := (peersCell{c.Width, c.M}); !seenCell[k] {
@@ -178,15 +215,11 @@ func peersRequestFor(cells []benchCell, threads int) peersRequest {
 
 // args returns the command line of peers/bench.py (without the interpreter and the script).
 func (r peersRequest) args() []string {
-	cells := make([]string, len(r.Cells))
-	for i, c := range r.Cells {
-		cells[i] = fmt.Sprintf("%d:%d", c.Width, c.M)
-	}
 	threads := r.Threads
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}
-	a := []string{"--cells=" + strings.Join(cells, ","), "--on-n=" + joinInts(r.ONNeurons), "--threads=" + strconv.Itoa(threads)}
+	a := []string{"--cells=" + joinCells(r.Cells), "--on-n=" + joinInts(r.ONNeurons), "--threads=" + strconv.Itoa(threads)}
 	if r.ONOrders != nil {
 		a = append(a, "--on-m="+joinInts(r.ONOrders))
 	}
@@ -195,6 +228,18 @@ func (r peersRequest) args() []string {
 	}
 	if len(r.Variants) > 0 {
 		a = append(a, "--variants="+strings.Join(r.Variants, ","))
+	}
+	switch {
+	case r.WholeAll:
+		a = append(a, "--whole-cells=all")
+	case r.WholeCells != nil:
+		a = append(a, "--whole-cells="+joinCells(r.WholeCells))
+	}
+	if r.Dropout != nil {
+		a = append(a, "--dropout="+strconv.FormatFloat(*r.Dropout, 'g', -1, 64))
+	}
+	if r.Readout != "" {
+		a = append(a, "--readout="+r.Readout)
 	}
 	if r.Iters > 0 {
 		a = append(a, "--iters="+strconv.Itoa(r.Iters))
@@ -217,6 +262,44 @@ func (r peersRequest) args() []string {
 		a = append(a, "--isolate=false")
 	}
 	return a
+}
+
+func joinCells(cells []peersCell) string {
+	s := make([]string, len(cells))
+	for i, c := range cells {
+		s[i] = fmt.Sprintf("%d:%d", c.Width, c.M)
+	}
+	return strings.Join(s, ",")
+}
+
+// parsePeerWhole parses the kernel cells of torch-compile-whole (fits bench --peer-whole): W:M pairs,
+// comma-separated; "all" for every cell; "" or "none" for none.
+func parsePeerWhole(s string) (cells []peersCell, all bool, err error) {
+	s = strings.TrimSpace(s)
+	switch s {
+	case "all":
+		return nil, true, nil
+	case "", "none":
+		return []peersCell{}, false, nil
+	}
+	cells = []peersCell{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		w, m, ok := strings.Cut(part, ":")
+		wi, errW := strconv.Atoi(strings.TrimSpace(w))
+		mi, errM := strconv.Atoi(strings.TrimSpace(m))
+		if !ok || errW != nil || errM != nil {
+			return nil, false, badInput("--peer-whole: %q is not W:M (e.g. 64:0), all or none", part)
+		}
+		if wi < 1 || wi > 1<<16 || mi < 0 || mi > 8 {
+			return nil, false, badInput("--peer-whole: %q needs 1 <= W <= 65536 and 0 <= M <= 8", part)
+		}
+		cells = append(cells, peersCell{wi, mi})
+	}
+	return cells, false, nil
 }
 
 func joinInts(v []int) string {
@@ -286,7 +369,7 @@ func parsePeers(data []byte) (peersOutput, error) {
 			return out, fmt.Errorf("row %d: unknown suite %q", i, r.Suite)
 		case r.Model != "lif" && r.Model != "fs" && r.Model != "fsts":
 			return out, fmt.Errorf("row %d: unknown model %q", i, r.Model)
-		case r.Variant != peerLoop && r.Variant != peerCompiled && r.Variant != peerSnnTorch:
+		case !slices.Contains(peerVariants, r.Variant):
 			return out, fmt.Errorf("row %d: unknown variant %q", i, r.Variant)
 		case r.Error == "" && !(r.MedianMs > 0):
 			return out, fmt.Errorf("row %d (%s %s W=%d M=%d %s): no error and no median", i, r.Suite, r.Model, r.Width, r.M, r.Variant)

@@ -11,9 +11,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/fits-snn/fits/fits/bench"
 )
 
-// cannedPeers is an output of peers/bench.py (abridged iteration times): a kernel cell in two variants,
+// cannedPeers is an output of peers/bench.py (abridged iteration times): a kernel cell in four variants,
 // the snnTorch LIF row, and a failed Open Neuromorphic row.
 const cannedPeers = `{
  "tool": "peers/bench.py", "date": "2026-11-23T18:51:57Z", "python": "3.11.7",
@@ -30,6 +32,14 @@ const cannedPeers = `{
    "inputs": 140, "classes": 35, "layers": 2, "iters": 3, "warmup": 1, "seed": 1, "first_s": 14.1, "compile_s": 13.96,
    "median_ms": 140.0, "iter_ms": [141, 140, 139], "initial_loss": 3.5553, "spike_rates": [0.012, 0.004],
    "peak_rss_mib": 950, "error": ""},
+  {"suite": "kernel", "model": "fsts", "width": 128, "m": 2, "variant": "released-loop", "batch": 128, "time": 250,
+   "inputs": 140, "classes": 35, "layers": 2, "iters": 3, "warmup": 1, "seed": 1, "dropout": 0.3, "readout": "sum",
+   "first_s": 0.5, "compile_s": 0.2, "median_ms": 320.0, "iter_ms": [320, 321, 319], "initial_loss": 3.61,
+   "spike_rates": [0.012, 0.004], "peak_rss_mib": 830, "error": ""},
+  {"suite": "kernel", "model": "fsts", "width": 128, "m": 2, "variant": "torch-compile-whole", "batch": 128, "time": 250,
+   "inputs": 140, "classes": 35, "layers": 2, "iters": 3, "warmup": 1, "seed": 1, "dropout": 0.3, "readout": "sum",
+   "first_s": 420.05, "compile_s": 420.0, "median_ms": 50.0, "iter_ms": [50, 51, 49], "initial_loss": 3.58,
+   "spike_rates": [0.012, 0.004], "peak_rss_mib": 2100, "error": ""},
   {"suite": "kernel", "model": "lif", "width": 64, "m": 0, "variant": "snntorch", "batch": 128, "time": 250,
    "inputs": 140, "classes": 35, "layers": 2, "iters": 3, "warmup": 1, "seed": 1, "first_s": 0.2, "compile_s": 0.05,
    "median_ms": 146.0, "iter_ms": [146, 146, 147], "initial_loss": null, "spike_rates": [0.02, 0.001],
@@ -56,6 +66,7 @@ func TestParsePeers(t *testing.T) {
 		{"unknown suite", replace(`"suite": "kernel"`, `"suite": "gpu"`), "suite"},
 		{"unknown model", replace(`"model": "fsts"`, `"model": "alif"`), "model"},
 		{"unknown variant", replace(`"variant": "torch-loop"`, `"variant": "jax"`), "variant"},
+		{"a variant's name with other case", replace(`"variant": "released-loop"`, `"variant": "Released-Loop"`), "variant"},
 		{"a measured row without a median", replace(`"median_ms": 273.0`, `"median_ms": 0`), "no median"},
 		{"a string where a number belongs", replace(`"width": 128`, `"width": "128"`), "not one JSON object"},
 	} {
@@ -76,8 +87,14 @@ func TestParsePeers(t *testing.T) {
 			if !reflect.DeepEqual(out.LoadAverageStart, []float64{13.45, 12.42, 10.51}) || len(out.LoadAverageEnd) != 3 {
 				t.Errorf("load averages not parsed: %v, %v", out.LoadAverageStart, out.LoadAverageEnd)
 			}
-			if len(out.Rows) != 4 {
-				t.Fatalf("%d rows, want 4", len(out.Rows))
+			if len(out.Rows) != 6 {
+				t.Fatalf("%d rows, want 6", len(out.Rows))
+			}
+			if r, ok := out.find(suiteKernel, "fsts", 128, 2, peerReleased); !ok || r.MedianMs != 320 || r.Dropout != 0.3 || r.Readout != "sum" {
+				t.Errorf("released-loop row: %+v (found %v)", r, ok)
+			}
+			if r, ok := out.find(suiteKernel, "fsts", 128, 2, peerCompiledWhole); !ok || r.MedianMs != 50 || r.CompileS != 420 {
+				t.Errorf("torch-compile-whole row: %+v (found %v)", r, ok)
 			}
 			loop, ok := out.find(suiteKernel, "fsts", 128, 2, peerLoop)
 			if !ok || loop.MedianMs != 273 || loop.FirstS != 0.4 || loop.InitialLoss == nil || *loop.InitialLoss != 3.5553 ||
@@ -97,7 +114,7 @@ func TestParsePeers(t *testing.T) {
 			if s := compiled.speedupOver(100); s == nil || *s != 1.4 {
 				t.Errorf("speedup over 100 ms of a 140 ms peer: %v, want 1.4", s)
 			}
-			if s := out.Rows[3].speedupOver(100); s != nil {
+			if s := out.Rows[5].speedupOver(100); s != nil {
 				t.Errorf("a failed row has no speedup, got %v", *s)
 			}
 			if s := compiled.speedupOver(0); s != nil {
@@ -118,11 +135,19 @@ func TestPeersRequestArgs(t *testing.T) {
 			[]string{"--cells=128:2", "--on-n=", threads}},
 		{"everything", peersRequest{
 			Cells: []peersCell{{64, 0}, {512, 2}}, ONNeurons: []int{1024, 4096}, ONOrders: []int{2}, NoONLIF: true,
-			Variants: []string{peerLoop, peerCompiled}, Iters: 5, Warmup: 0, Threads: 2,
+			Variants: []string{peerLoop, peerCompiled, peerReleased, peerCompiledWhole}, WholeCells: []peersCell{{64, 0}},
+			Dropout: peerPtr(0.3), Readout: "mean", Iters: 5, Warmup: 0, Threads: 2,
 			Batch: 4, Time: 40, Inputs: 7, Classes: 0, Seed: 3, Shared: true},
 			[]string{"--cells=64:0,512:2", "--on-n=1024,4096", "--threads=2", "--on-m=2", "--on-lif=false",
-				"--variants=torch-loop,torch-compile", "--iters=5", "--warmup=0", "--batch=4", "--time=40", "--inputs=7",
+				"--variants=torch-loop,torch-compile,released-loop,torch-compile-whole", "--whole-cells=64:0",
+				"--dropout=0.3", "--readout=mean", "--iters=5", "--warmup=0", "--batch=4", "--time=40", "--inputs=7",
 				"--seed=3", "--classes=0", "--isolate=false"}},
+		{"whole iteration compiled nowhere, no dropout", peersRequest{Cells: []peersCell{{16, 0}}, WholeCells: []peersCell{},
+			Dropout: peerPtr(0.0), Threads: 1, Warmup: -1, Classes: -1},
+			[]string{"--cells=16:0", "--on-n=", "--threads=1", "--whole-cells=", "--dropout=0"}},
+		{"whole iteration compiled everywhere", peersRequest{Cells: []peersCell{{16, 0}}, WholeAll: true,
+			WholeCells: []peersCell{{64, 0}}, Threads: 1, Warmup: -1, Classes: -1},
+			[]string{"--cells=16:0", "--on-n=", "--threads=1", "--whole-cells=all"}},
 		{"Open Neuromorphic only, LIF only", peersRequest{ONNeurons: []int{2048}, ONOrders: []int{}, Threads: 1, Warmup: -1, Classes: -1},
 			[]string{"--cells=", "--on-n=2048", "--threads=1", "--on-m="}},
 	} {
@@ -144,16 +169,26 @@ func TestPeersRequestFor(t *testing.T) {
 	}{
 		{"kernel table, two variants per cell", suiteKernel, func() ([]benchCell, error) {
 			return benchCells(suiteKernel, "64,512", "", "0,2", true, "stepwise,chunked", 0, 0, 0, 0, -1, 3, 1)
-		}, peersRequest{Cells: []peersCell{{64, 0}, {64, 2}, {512, 0}, {512, 2}}, Iters: 3, Warmup: 1, Threads: 2, Classes: -1}},
+		}, peersRequest{Cells: []peersCell{{64, 0}, {64, 2}, {512, 0}, {512, 2}}, Iters: 3, Warmup: 1, Threads: 2, Classes: -1,
+			Dropout: peerPtr(0.3), Readout: "sum"}},
 		{"kernel with shape overrides", suiteKernel, func() ([]benchCell, error) {
 			return benchCells(suiteKernel, "8", "", "1", true, "chunked", 0, 4, 40, 7, 0, 2, 0)
-		}, peersRequest{Cells: []peersCell{{8, 1}}, Iters: 2, Warmup: 0, Threads: 2, Batch: 4, Time: 40, Inputs: 7, Classes: 0}},
+		}, peersRequest{Cells: []peersCell{{8, 1}}, Iters: 2, Warmup: 0, Threads: 2, Batch: 4, Time: 40, Inputs: 7, Classes: 0,
+			Dropout: peerPtr(0.3), Readout: "sum"}},
+		{"kernel with the old semantics (no dropout, mean readout)", suiteKernel, func() ([]benchCell, error) {
+			cells, err := benchCells(suiteKernel, "16", "", "0", true, "fused", 0, 0, 0, 0, -1, 1, 0)
+			for i := range cells {
+				cells[i].Dropout, cells[i].Readout = 0, "mean"
+			}
+			return cells, err
+		}, peersRequest{Cells: []peersCell{{16, 0}}, Iters: 1, Warmup: 0, Threads: 2, Classes: -1, Dropout: peerPtr(0.0), Readout: "mean"}},
 		{"Open Neuromorphic with LIF", suiteON, func() ([]benchCell, error) {
 			return benchCells(suiteON, "", "1024", "0,2", true, "chunked", 0, 0, 0, 0, -1, 2, 1)
-		}, peersRequest{ONNeurons: []int{1024}, ONOrders: []int{0, 2}, Iters: 2, Warmup: 1, Threads: 2, Classes: -1}},
+		}, peersRequest{ONNeurons: []int{1024}, ONOrders: []int{0, 2}, Iters: 2, Warmup: 1, Threads: 2, Classes: -1, Dropout: peerPtr(0.0)}},
 		{"Open Neuromorphic without LIF", suiteON, func() ([]benchCell, error) {
 			return benchCells(suiteON, "", "512,1024", "2", false, "chunked", 0, 0, 0, 0, -1, 1, 0)
-		}, peersRequest{ONNeurons: []int{512, 1024}, ONOrders: []int{2}, NoONLIF: true, Iters: 1, Warmup: 0, Threads: 2, Classes: -1}},
+		}, peersRequest{ONNeurons: []int{512, 1024}, ONOrders: []int{2}, NoONLIF: true, Iters: 1, Warmup: 0, Threads: 2, Classes: -1,
+			Dropout: peerPtr(0.0)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cells, err := tc.flags()
@@ -206,8 +241,8 @@ func TestRunPeers(t *testing.T) {
 		wantErr string
 		rows    int
 	}{
-		{"all rows measured", cannedPeers, 0, "", 4},
-		{"some rows failed (status 1, JSON printed)", cannedPeers, 1, "", 4},
+		{"all rows measured", cannedPeers, 0, "", 6},
+		{"some rows failed (status 1, JSON printed)", cannedPeers, 1, "", 6},
 		{"bad arguments (status 2)", "", 2, "bench.py: --cells: 12 is not W:M", 0},
 		{"crash without output", "", 1, "not one JSON object", 0},
 		{"killed", "", 137, "exit status 137", 0},
@@ -259,4 +294,165 @@ func TestRunPeers(t *testing.T) {
 			t.Fatalf("error %v, want one about nothing to measure", err)
 		}
 	})
+}
+
+func peerPtr(v float64) *float64 { return &v }
+
+func TestParsePeerWhole(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		cells   []peersCell
+		all     bool
+		wantErr string
+	}{
+		{peersDefaultWhole, []peersCell{{64, 0}, {512, 0}}, false, ""},
+		{" 16:0 , 16:2 ", []peersCell{{16, 0}, {16, 2}}, false, ""},
+		{"all", nil, true, ""},
+		{"none", []peersCell{}, false, ""},
+		{"", []peersCell{}, false, ""},
+		{"64", nil, false, "not W:M"},
+		{"64:x", nil, false, "not W:M"},
+		{"0:0", nil, false, "needs 1 <= W"},
+		{"64:9", nil, false, "0 <= M <= 8"},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			cells, all, err := parsePeerWhole(tc.in)
+			if tc.wantErr != "" {
+				var bad *inputError
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !errors.As(err, &bad) {
+					t.Fatalf("error %v, want an input error mentioning %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if all != tc.all || !reflect.DeepEqual(cells, tc.cells) {
+				t.Errorf("got %v, all %v; want %v, all %v", cells, all, tc.cells, tc.all)
+			}
+		})
+	}
+}
+
+// TestPeerSpeedupColumns fills our rows' peer times from the canned peers and checks the JSON fields and
+// the text table's columns of the released loop and the whole-iteration torch.compile.
+func TestPeerSpeedupColumns(t *testing.T) {
+	po, err := parsePeers([]byte(cannedPeers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell := benchCell{Suite: suiteKernel, Model: "fsts", Width: 128, M: 2, Variant: "fused", Batch: 128, Time: 250,
+		Inputs: 140, Classes: 35, Dropout: 0.3, Readout: "sum", Iters: 3, Warmup: 1}
+	other := cell
+	other.Width = 64 // no peer measured this network
+	rows := []benchRow{
+		{benchCell: cell, Measurement: bench.Measurement{MedianMs: 40}},
+		{benchCell: other, Measurement: bench.Measurement{MedianMs: 10}},
+	}
+	fillPeerSpeedups(rows, po.Rows)
+	for _, tc := range []struct {
+		name      string
+		got, want *float64
+	}{
+		{"torch_loop_ms", rows[0].TorchLoopMs, peerPtr(273)},
+		{"speedup_vs_torch_loop", rows[0].SpeedupVsTorchLoop, peerPtr(273.0 / 40)},
+		{"torch_compile_ms", rows[0].TorchCompileMs, peerPtr(140)},
+		{"released_loop_ms", rows[0].ReleasedLoopMs, peerPtr(320)},
+		{"speedup_vs_released_loop", rows[0].SpeedupVsReleasedLoop, peerPtr(8)},
+		{"torch_compile_whole_ms", rows[0].TorchCompileWholeMs, peerPtr(50)},
+		{"torch_compile_whole_compile_s", rows[0].TorchCompileWholeCompileS, peerPtr(420)},
+		{"speedup_vs_torch_compile_whole", rows[0].SpeedupVsTorchCompileWhole, peerPtr(1.25)},
+		{"speedup_vs_snntorch (no LIF row of this network)", rows[0].SpeedupVsSnnTorch, nil},
+		{"released_loop_ms of an unmeasured network", rows[1].ReleasedLoopMs, nil},
+		{"speedup_vs_torch_compile_whole of an unmeasured network", rows[1].SpeedupVsTorchCompileWhole, nil},
+	} {
+		if (tc.got == nil) != (tc.want == nil) || (tc.got != nil && *tc.got != *tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, fmtOpt(tc.got, 4), fmtOpt(tc.want, 4))
+		}
+	}
+
+	var js bytes.Buffer
+	if err := writeJSON(&js, benchOutput{Rows: rows, Peers: po.Rows}); err != nil {
+		t.Fatal(err)
+	}
+	for _, field := range []string{`"released_loop_ms":320`, `"torch_compile_whole_ms":50`, `"torch_compile_whole_compile_s":420`,
+		`"speedup_vs_released_loop":8`, `"speedup_vs_torch_compile_whole":1.25`, `"torch_loop_ms":273`,
+		`"variant":"torch-compile-whole"`, `"dropout":0.3`, `"readout":"sum"`} {
+		if !strings.Contains(js.String(), field) {
+			t.Errorf("JSON lacks %s", field)
+		}
+	}
+
+	var text bytes.Buffer
+	printBench(&text, benchOutput{Suite: suiteKernel, Rows: rows, Peers: po.Rows})
+	lines := strings.Split(text.String(), "\n")
+	var header, row string
+	for _, l := range lines {
+		switch {
+		case strings.Contains(l, "vs torch loop"):
+			header = l
+		case strings.Contains(l, "fsts") && strings.Contains(l, " 128 ") && strings.Contains(l, "fused"):
+			row = l
+		}
+	}
+	for _, col := range []string{"vs released loop", "vs torch.compile whole"} {
+		if !strings.Contains(header, col) {
+			t.Errorf("table header lacks %q: %q", col, header)
+		}
+	}
+	if !strings.Contains(row, "8.00x") || !strings.Contains(row, "1.25x") {
+		t.Errorf("table row lacks the released-loop (8.00x) and whole-compile (1.25x) ratios: %q", row)
+	}
+	if !strings.Contains(text.String(), "torch-compile-whole median 50.0 ms, compile 420.0 s") {
+		t.Errorf("peer list lacks the whole-compile row:\n%s", text.String())
+	}
+}
+
+// TestPeersBenchPyReleasedLoop runs peers/bench.py (when .venv-peers is set up) on a tiny kernel network
+// without dropout: the paper's loop, the released code's loop and the compiled step are the same
+// network with the same weights, so their initial losses and spike rates agree (the first layer's are not
+// zero; the second layer is nearly silent at initialization at such sizes, as in ours); the rows record the
+// dropout and the default sum readout.
+func TestPeersBenchPyReleasedLoop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Python and imports torch")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, peersPython)); err != nil {
+		t.Skip("the PyTorch peers are not set up (make peers-setup)")
+	}
+	req := peersRequest{Root: root, Cells: []peersCell{{12, 0}, {12, 2}}, Variants: []string{peerLoop, peerReleased},
+		Iters: 1, Warmup: 0, Threads: 1, Batch: 4, Time: 30, Inputs: 10, Classes: 5, Seed: 2, Shared: true,
+		Dropout: peerPtr(0)}
+	var stderr bytes.Buffer
+	out, err := runPeers(context.Background(), req, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if len(out.Rows) != 4 {
+		t.Fatalf("%d rows, want 4 (two variants of two cells)", len(out.Rows))
+	}
+	for _, m := range []int{0, 2} {
+		model := "fs"
+		if m > 0 {
+			model = "fsts"
+		}
+		loop, ok1 := out.find(suiteKernel, model, 12, m, peerLoop)
+		rel, ok2 := out.find(suiteKernel, model, 12, m, peerReleased)
+		if !ok1 || !ok2 || loop.InitialLoss == nil || rel.InitialLoss == nil {
+			t.Fatalf("M=%d: rows missing or without a loss: %+v, %+v", m, loop, rel)
+		}
+		if d := *loop.InitialLoss - *rel.InitialLoss; d > 1e-5 || d < -1e-5 {
+			t.Errorf("M=%d: initial loss %v in the loop, %v in the released loop", m, *loop.InitialLoss, *rel.InitialLoss)
+		}
+		if !reflect.DeepEqual(loop.SpikeRates, rel.SpikeRates) || len(loop.SpikeRates) != 2 || !(loop.SpikeRates[0] > 0) {
+			t.Errorf("M=%d: spike rates %v in the loop, %v in the released loop (want equal and nonzero)", m, loop.SpikeRates, rel.SpikeRates)
+		}
+		if loop.Dropout != 0 || loop.Readout != "sum" {
+			t.Errorf("M=%d: dropout %v, readout %q; want 0 and sum", m, loop.Dropout, loop.Readout)
+		}
+	}
 }
