@@ -53,9 +53,5 @@ func initialTS(cfg neuron.Config, m int) theory.TS {
 // learnedTS returns the TS module of parameter set i of a layer (Layer.Beta and Layer.Lambda), in the
 // λ-mix nesting the layer trained with.
 func learnedTS(l Layer, i int) theory.TS {
-	ts := theory.TS{Beta: make([]float64, len(l.Beta)), Lambda: make([]float64, len(l.Lambda)), Nesting: l.Neuron.TSMix.Nesting()}
-	for m := range l.Beta {
-		ts.Beta[m], ts.Lambda[m] = l.Beta[m][i], l.Lambda[m][i]
-	}
-	return ts
+	return (&neuron.Learned{Config: l.Neuron, Beta: l.Beta, Lambda: l.Lambda}).TS(i)
 }

@@ -9,9 +9,10 @@ import (
 )
 
 // TargetFrequenciesHz returns the target frequencies f* in Hz that the layer in ctx's current scope
-// realizes, flattened in row-major order of the parameter shape P: the value of VarOmegaStar (or
-// VarOmegaStarDT with DTExact) divided by 2π, after the same clamp to [0, cfg.MaxTargetHz()] as the
-// graph. They are continuous-time targets (Theorem 1), or realized discrete-time targets with DTExact.
+// realizes, flattened in row-major order of the parameter shape P: the value of the target variable
+// (TargetVariable: exp of VarLogTargetHz, or VarOmegaStar divided by 2π, or their DT-exact counterparts
+// with DTExact), clamped to [0, cfg.MaxTargetHz()] with cfg.ForwardClip as the graph clamps it, and at 0
+// otherwise. They are continuous-time targets (Theorem 1), or realized discrete-time targets with DTExact.
 // It is an error for kinds without a target frequency (see TargetFrequencyCell).
 func TargetFrequenciesHz(ctx *context.Context, cfg Config) ([]float64, error) {
 	cell, err := cfg.Kind.Cell()
