@@ -20,8 +20,8 @@ func init() {
 	})
 }
 
-// The demo's recipe on the synthetic task: enough for the ablation ordering to show within a few minutes
-// on two CPU cores (about 40 s per model with XLA CPU, half of it compiling). The model is selected on the
+// The demo's recipe on the synthetic task: enough for the ablation ordering to show in a short run on a CPU
+// (measured: docs/performance-notes.md). The model is selected on the
 // task's validation split and the test accuracy at that epoch is reported (protocol official-val).
 const (
 	demoEpochs = 20

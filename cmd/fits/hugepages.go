@@ -10,8 +10,8 @@ import (
 // mallocHugePages is the glibc tunable that makes malloc advise the kernel to back its large allocations
 // with transparent huge pages (glibc ≥ 2.35; older versions ignore it). XLA's CPU runtime allocates every
 // intermediate tensor of a training step afresh (tens of MB at W = 512), and with 4 KiB pages each of
-// them costs one page fault per page: at W = 512, M = 2 one training step went from 664 to 568 ms with it
-// (docs/performance.md).
+// them costs one page fault per page; with huge pages it costs one per 2 MiB (measured:
+// docs/performance.md, docs/performance-notes.md).
 const mallocHugePages = "glibc.malloc.hugetlb=1"
 
 // execWithHugePageMalloc re-executes the running binary, same arguments and process id, with

@@ -16,8 +16,8 @@ import (
 // graphChunk is the number of steps of Algorithm 1 that one compiled graph of `simulate --engine=graph`
 // runs; longer inputs go through the same graph chunk after chunk, the neuron's state carried from one call
 // to the next in Go (neuron.LayerFrom). Compile time and memory are those of one chunk whatever the input
-// length. It is small because XLA's compile time of this graph grows fast with its steps (on XLA CPU, two
-// shared cores: 16 steps about 1 s, 64 about 7 s, 256 about 45 s), while one call costs microseconds.
+// length. It is small because XLA's compile time of this graph grows fast with its steps, while one call
+// costs microseconds (measured: docs/performance-notes.md).
 const graphChunk = 16
 
 // graphSimulation is one neuron of a layer with explicit parameters, compiled for chunks of a fixed

@@ -25,4 +25,6 @@
 // the paper's single accuracy column), the paper's value beside the mean ± sample standard deviation
 // (n − 1 in the denominator) over the finished seeds, the difference, the parameter counts and how many
 // seeds finished. TableResult renders itself as Markdown and CSV; WriteTable writes both.
+//
+// The quick stand-ins' run times: docs/performance-notes.md.
 package experiment

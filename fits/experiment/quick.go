@@ -27,13 +27,11 @@ import (
 // seed's spread (FS frozen 66-91 % over seeds 1-3) exceeds the step from FS frozen to FS. The plan has
 // 49 runs: 27 SSC-ladder runs (9 models × 3 seeds) on the synthetic task, 6 GSC and 3
 // learned-organisation runs (three seeds) on the log-Mel spoken digits, 6 SHD* and 2 SHD runs on the
-// cochlea-encoded spoken digits, 1 row-wise sMNIST run and 4 DVS runs on the fixture. In a CI run on two
-// CPU cores with XLA and the default chunk of 5 steps, a synthetic-ladder run took 9–14 s in all
-// (compiling included; 25–30 s with the earlier chunk of 25); the spoken-digit runs are longer (T = 250 or 100, 15 steps per epoch). The DVS runs (88
-// training gestures of T = 50 frames of 64×64, 11 steps of 8 per epoch, 10 epochs) took 2–7 minutes each,
-// 45–77 s of it compiling, on the two cores shared with other jobs (load 10–20), not on idle cores; they
-// reached 88 % (LIF) and 100 % (FS, FS+TS M = 1, 2) final test accuracy on the 33 held-out gestures,
-// chance 9 %.
+// cochlea-encoded spoken digits, 1 row-wise sMNIST run and 4 DVS runs on the fixture. The spoken-digit
+// runs are longer than the synthetic ones (T = 250 or 100, 15 steps per epoch), the DVS runs (88 training
+// gestures of T = 50 frames of 64×64, 11 steps of 8 per epoch, 10 epochs) the longest of the plan (their
+// times: docs/performance-notes.md); the DVS runs reached 88 % (LIF) and 100 % (FS, FS+TS M = 1, 2) final
+// test accuracy on the 33 held-out gestures, chance 9 %.
 const (
 	quickLR    = 5e-3
 	quickWidth = 64

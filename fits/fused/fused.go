@@ -56,6 +56,9 @@
 // The current, the spikes and their cotangents are row-major [batch, T, N], N = d1·…·dn the neurons of a
 // layer of output shape [d1, …, dn] flattened; a coefficient has P entries, P = N (one per neuron) or P = dn
 // (shared per channel: neuron i uses entry i mod dn). The state starts at zero.
+//
+// Measured times: docs/performance.md, and docs/performance-notes.md for the measurements these comments
+// once quoted.
 package fused
 
 import (

@@ -13,8 +13,8 @@ import "simd/archsimd"
 // Time runs in the outer loop and the groups of a layer in the inner one (the backward pass in blocks of
 // groups whose recomputed state fits histBudget): one group's step is a chain of dependent instructions,
 // and the CPU overlaps the chains of the independent groups; each step reads and writes a contiguous row
-// of the current and the spikes. Running one group over all T steps before the next was latency-bound and
-// read the [batch, T, N] arrays in strided columns (on an Intel Xeon, 1.5-2x slower at W = 128 and 512).
+// of the current and the spikes. Running one group over all T steps before the next is latency-bound and
+// reads the [batch, T, N] arrays in strided columns (measured: docs/performance-notes.md).
 //
 // No legacy-SSE instruction: on Intel CPUs every legacy (non-VEX) SSE instruction that runs while the upper
 // halves of the vector registers hold AVX data costs a transition of their state (AMD CPUs do not pay it),

@@ -15,6 +15,12 @@
 // mean over time (the common choice on SHD). The mean readout is the default because its logits depend on
 // the spikes of every time bin equally, so the frequency and timing structure is left to the hidden
 // neurons, which is what the ablation measures.
+//
+// Net describes a network as data (blocks of a synapse and a layer of FiTS neurons, then a head): the
+// engines of package fits/step train it, which is the fast path at the paper's sizes; FeedForward and the
+// other graph-building functions here unroll the recurrence in one graph (neuron.Layer), which GoMLX's own
+// trainer differentiates by autodiff and which is slow to compile on long sequences. Measured times:
+// docs/performance.md, and docs/performance-notes.md for the measurements these comments once quoted.
 package model
 
 import (
@@ -254,7 +260,7 @@ func dropoutMask(ctx *context.Context, g *Graph, dtype dtypes.DType, dims []int,
 //
 // The mean readout, mean_t(W·h[t] + b), is computed as W·mean_t(h[t]) + b: the same affine map with the
 // same variables, one [batch, features]·[features, classes] product instead of a [batch·time, features]
-// one (whose forward and gradient XLA CPU ran about 100× slower than this form for 35 classes).
+// one, whose forward and gradient XLA CPU runs far slower (measured: docs/performance-notes.md).
 func ApplyReadout(ctx *context.Context, h *Node, classes int, kind Readout, alpha float64) *Node {
 	switch kind {
 	case "", ReadoutMean:

@@ -234,9 +234,10 @@ func flattenFeatures(h *Node) *Node {
 }
 
 // Dense is the affine map of layers.DenseWithBias (variables "dense/weights" [in, out] and "dense/biases"
-// [out] in ctx) applied to x [..., in] (any leading dimensions, e.g. [batch, time, in]), computed as one 2-D matrix product over [batch·time, in]. Its
-// weight gradient is then a plain [in, batch·time]·[batch·time, out] product; the einsum form contracts two
-// axes in the backward pass, which XLA CPU ran 5–20× slower (2 cores).
+// [out] in ctx) applied to x [..., in] (any leading dimensions, e.g. [batch, time, in]), computed as one
+// 2-D matrix product over [batch·time, in]. Its weight gradient is then a plain
+// [in, batch·time]·[batch·time, out] product, where the einsum form would contract two axes in the backward
+// pass, which XLA CPU runs far slower (measured: docs/performance-notes.md).
 func Dense(ctx *context.Context, x *Node, out int) *Node {
 	dctx := ctx.In("dense")
 	dims := x.Shape().Dimensions

@@ -4,6 +4,21 @@
 // [batch, time, neurons] by running Algorithm 1 (Appendix A.5) over time, unrolled in the graph (GoMLX
 // has no loop op). Package fits/sim is the float64 oracle it is tested against.
 //
+// Using it. Layer is a GoMLX layer: call it in a model function on the current that a synapse computes
+// (e.g. layers.Dense of the input at every time step), in a scope of its own (ExampleLayer); after
+// training, ReadLearned returns the layer's learned f* [Hz], β and λ and the TS module's group delay at any
+// frequency (ExampleReadLearned).
+//
+// Which path is fast. Layer builds the recurrence unrolled over T in the graph, so a model trained with
+// GoMLX's own trainer is differentiated by autodiff through T copies of the step: fine for short sequences
+// and small layers, slow to compile and memory-hungry at the paper's sizes (T = 250 steps, widths of
+// 128–512). To train at those sizes, describe the network as data (package fits/model: model.Net, blocks
+// of a synapse and a layer configured by Config) and train it with the engines of package fits/step in your
+// own loop: the default there, the fused engine, runs each layer's whole recurrence as one call of a host
+// kernel forward and one backward, with a compile time independent of T (see fits/step's Example). Both
+// paths create and read the same variables (the Var* names below). Measured times: docs/performance.md,
+// and docs/performance-notes.md for the measurements these comments once quoted.
+//
 // Cells: each kind is a Cell in its own file (lif.go, adaptlif.go, fsfrozen.go, fs.go, fsts.go, …),
 // registered by name (Register, Kinds, ParseKind). A cell owns its variables, its carried state, its
 // options and defaults, and maps its variables to the per-step Coefficients; the time loop below (run) is
@@ -17,15 +32,20 @@
 //
 // Parameterization of the FS kinds (all parameters per neuron, or per channel with Config.ChannelShared):
 //   - κ = ηγ from the target frequency through the inverse map of Theorem 1 (Eq. 5), computed in the graph
-//     (KappaStar); η = √(κr), γ = √(κ/r) with r = η/γ (paper: r = 1). The trainable coordinate is
-//     Ω* = 2πf* in rad/s, as in the paper, initialized log-spaced over [FMinHz, FMaxHz].
-//   - With Config.DTExact, the trainable coordinate is the realized discrete-time target Ω*_DT = ω*_DT/Δt
-//     in rad/s and κ̄ = κΔt² comes from the DT-exact inverse (KappaBarDTExact, Theorem 2).
-//   - Stability: the target used in the graph is clamped to [0, Config.MaxTargetHz()], the target at 99%
-//     (Config.KappaFraction) of the Jury bound on κ of the semi-implicit update (Appendix A.2). The
-//     clamp is in the forward pass (Clip): the variable itself is not modified, and its gradient is zero
-//     while it lies outside. The bound covers the FS module; with the TS module inside the FS feedback
-//     loop (Algorithm 1) some (β, λ) can still make the closed loop unstable, which nothing prevents.
+//     (KappaStar); η = √(κr), γ = √(κ/r) with r = η/γ (paper: r = 1). The trainable coordinate is ln(f*/Hz)
+//     (the released code's), or Ω* = 2πf* in rad/s with Config.TargetCoordinate = TargetOmega, initialized
+//     log-spaced over [FMinHz, FMaxHz] (or linearly with Config.FInit).
+//   - With Config.DTExact, the trainable coordinate is the realized discrete-time target (ln(f*_DT/Hz), or
+//     Ω*_DT = ω*_DT/Δt in rad/s) and κ̄ = κΔt² comes from the DT-exact inverse (KappaBarDTExact,
+//     Theorem 2).
+//   - Stability: Config.MaxTargetHz() is the target at 99% (Config.KappaFraction) of the Jury bound on κ
+//     of the semi-implicit update (Appendix A.2). By default nothing clamps the target in the graph: the
+//     optimizer's frequency guard keeps f* below its cap (Config.GuardCap, package fits/step's
+//     Optimizer.Guard), as the released code does; with Config.ForwardClip the target used in the graph
+//     is clamped to [0, Config.MaxTargetHz()] in the forward pass: the variable itself is not modified,
+//     and its gradient is zero while it lies outside. The bound covers the FS module; with the TS module
+//     inside the FS feedback loop (Algorithm 1) some (β, λ) can still make the closed loop unstable, which
+//     nothing prevents.
 //   - TS: β = tanh(β̂), λ = σ(λ̂) (Section 3.2), initialized β̂ = 0, λ̂ = −3 (Appendix B).
 //
 // Variables live in the scope of the context given to Layer (callers use ctx.In("layer_name")); their
@@ -219,8 +239,8 @@ func run(ctx *context.Context, current *Node, cfg Config, wantVoltage bool, init
 // unrolled recurrence into one chain per output: XLA duplicates cheap elementwise producers into every
 // consumer, so each step's output fusion would recompute all earlier steps, and compile time and run time
 // would grow as T². A division counts as expensive and is never duplicated, so each step's state is
-// computed once. Measured on XLA CPU (2 cores) for a 3-neuron LIF layer: 50 steps compiled in 7 s
-// without it, 400 steps in about 14 s with it. If x holds an infinite or NaN value, every output is NaN.
+// computed once (measured compile times: docs/performance-notes.md). If x holds an infinite or NaN value,
+// every output is NaN.
 func fusionBarrierOne(x *Node) *Node {
 	return StopGradient(OnePlus(MulScalar(ReduceAllMax(Abs(x)), 0)))
 }

@@ -44,12 +44,11 @@
 // per-step tensors are stacked once (not sliced per component), which keeps the number of XLA kernels
 // near one per step.
 //
-// On XLA CPU a chunk of K = 25 steps (B = W = 128, M = 2) runs about as fast as GoMLX autodiff of the
-// unrolled neuron.LayerFrom and compiles in about the same time; at K = 50 and 100 the backward graph
-// compiles in about half the time and runs no slower (BenchmarkChunk). The forward pass pays for writing
-// saved ([K, components+1, batch, d…]), which grows with K. What the hand-derived adjoint buys above all is
-// independence from autodiff: a time loop written as one loop op (GoMLX v0.28's graph.While, which has no
-// gradient) can be differentiated with it.
+// The forward pass pays for writing saved ([K, components+1, batch, d…]), which grows with K; against
+// GoMLX autodiff of the unrolled neuron.LayerFrom, BenchmarkChunk times both (measured:
+// docs/performance-notes.md). What the hand-derived adjoint buys above all is independence from autodiff:
+// a time loop written as one loop op (GoMLX v0.28's graph.While, which has no gradient) can be
+// differentiated with it.
 package scan
 
 import (

@@ -136,8 +136,8 @@ func kernelShape(dims []int) fused.Shape {
 
 // hostBuffer is a float32 tensor in memory that the host and the device share (XLA CPU), written by the
 // host kernel and read by the next graph call. The engine keeps one per block and role across steps and
-// overwrites it: allocating fresh buffers of this size every step costs the operating system's page
-// faults on every page (about 0.1 s per step at W = 512).
+// overwrites it, so that the operating system's page faults of fresh buffers of this size are paid once,
+// not every step (measured: docs/performance-notes.md).
 type hostBuffer struct {
 	t    *tensors.Tensor
 	flat []float32

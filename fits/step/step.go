@@ -28,6 +28,15 @@
 // generator. One Optimizer (Adam with a cosine-annealed learning rate, the paper's recipe) applies the
 // gradients of any engine. Shapes: inputs [batch, time, features...] float32, labels [batch] int32, example
 // mask [batch] float32 (1 for real examples, 0 for padding).
+//
+// Which path is fast. A FiTS layer (neuron.Layer) in a user's GoMLX model trained by GoMLX's own trainer
+// runs the unrolled engine's graph: the recurrence unrolled over T and differentiated by autodiff, which is
+// slow to compile and memory-hungry at the paper's sizes (T = 250 steps). The fast path is this package:
+// describe the network as data (model.Net: blocks of a synapse and a layer of FiTS neurons, then a
+// readout), create its variables (InitVariables), an engine (New with the name "" picks Default: fused on
+// XLA CPU) and an Optimizer, and run Engine.Gradients and Optimizer.Apply in your own loop (see Example);
+// package fits/train is that loop with checkpoints and the paper's protocols. Measured times:
+// docs/performance.md, and docs/performance-notes.md for the measurements these comments once quoted.
 package step
 
 import (
@@ -63,8 +72,8 @@ func Names() []string { return []string{Chunked, Stepwise, Unrolled, Scan, Fused
 // Default returns the engine New builds for the name "": Fused where the backend's device memory is host
 // memory (backend.HasSharedBuffers: XLA CPU), so the host kernel reads and writes the device's tensors in
 // place; Chunked elsewhere (CUDA), where every kernel call would copy the activations to the host and back.
-// On 2 CPU cores the fused engine trains 1.4-3x faster than the chunked one at the paper's kernel-table
-// cells, compiles in about 0.5 s and needs about half the memory (docs/performance.md).
+// The fused engine compiles in a time independent of T and keeps no per-step state between its passes but
+// the current; measured against chunked in docs/performance.md.
 func Default(backend backends.Backend) string {
 	if backend != nil && backend.HasSharedBuffers() {
 		return Fused
@@ -75,12 +84,9 @@ func Default(backend backends.Backend) string {
 // DefaultChunkMax bounds the default chunk length: DefaultChunk(T) is the largest divisor of T that is at
 // most DefaultChunkMax (5 for T = 250, 100 and 50, 4 for T = 784 and 28).
 //
-// Measured with `fits bench --variant=chunked --chunk=K` on 2 CPU cores (XLA CPU, B = 128, T = 250, median
-// ms of forward + backward; docs/performance.md): W = 512, M = 2: K = 5 1397-1743, K = 10 1846-2356, K = 25
-// 2041-2385, K = 50 2546; W = 128, M = 2: K = 5 313, K = 10 303, K = 25 354; W = 512, M = 0: K = 5 987,
-// K = 25 1030; W = 64, M = 0: K = 5 120, K = 25 97. Compile time falls with K (W = 512, M = 2: 2.9-4.0 s at
-// K = 5, 7.9-8.9 s at K = 25). K = 5 is the best or level at every cell but the smallest, where per-call
-// overhead dominates; on CUDA, where it may, the chunk has not been timed (--chunk sets it).
+// Longer chunks compile longer and build larger graphs per call, shorter ones pay the per-call overhead
+// more often; 5 is the length that was best or level at the measured cells on XLA CPU (docs/performance.md,
+// section "Chunk length"). On CUDA it has not been timed (Options.Chunk and `fits train --chunk` set it).
 const DefaultChunkMax = 5
 
 // DefaultChunk returns the largest divisor of steps that is at most DefaultChunkMax.
