@@ -8,13 +8,14 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
+	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/train"
 )
 
 // demoModel is one row of the demo's training table: the paper's ablation ladder (Table 2).
 type demoModel struct {
 	Label string
-	Model string
+	Kind  neuron.Kind
 	M     int
 	// PaperSSC64 is the paper's SSC test accuracy at hidden size 64 (Table 3, mean of 5 seeds), in %:
 	// shown beside ours for the ordering, not for the value (a different task and scale).
@@ -24,11 +25,11 @@ type demoModel struct {
 // demoModels are trained by `fits demo`: plain LIF, the zero-initialized adaptive LIF, FS with frozen and
 // learnable target frequencies, and FS+TS with M = 1.
 var demoModels = []demoModel{
-	{"Plain LIF", "lif", 0, 60.91},
-	{"Adapt. LIF (frozen zero init.)", "adaptlif", 0, 61.18},
-	{"FS (frozen target frequency)", "fs-frozen", 0, 69.46},
-	{"FS (learnable target frequency)", "fs", 0, 71.72},
-	{"FS + TS (M = 1)", "fsts", 1, 72.58},
+	{"Plain LIF", neuron.LIF, 0, 60.91},
+	{"Adapt. LIF (frozen zero init.)", neuron.AdaptLIF, 0, 61.18},
+	{"FS (frozen target frequency)", neuron.FSFrozen, 0, 69.46},
+	{"FS (learnable target frequency)", neuron.FS, 0, 71.72},
+	{"FS + TS (M = 1)", neuron.FSTS, 1, 72.58},
 }
 
 // demoTrainRow is one trained model of the demo.
@@ -59,8 +60,7 @@ func demoTrain(base train.Config, dir string, retrain bool, stderr io.Writer) ([
 	}
 	var rows []demoTrainRow
 	for i, dm := range demoModels {
-		cfg := base
-		cfg.Model, cfg.M = dm.Model, dm.M
+		cfg := base.WithNeuron(dm.Kind, dm.M)
 		runDir := demoRunDir(dir, cfg)
 		if retrain {
 			runDir = unusedDir(runDir)
@@ -173,7 +173,7 @@ func demoRunState(dir string, cfg train.Config) (demoState, error) {
 
 func rowOf(dm demoModel, res *train.Result, dir string, reused bool) demoTrainRow {
 	return demoTrainRow{
-		Label: dm.Label, Model: dm.Model, M: dm.M,
+		Label: dm.Label, Model: dm.Kind.String(), M: dm.M,
 		TestAcc: res.BestTestAcc, TestAtBestVal: deref(res.TestAccAtBestVal), BestEpoch: res.BestEpoch,
 		PaperSSC64: dm.PaperSSC64, FiringRates: res.FiringRates, ParameterCount: res.ParameterCount,
 		WallSeconds: res.WallSeconds, Dir: dir, Reused: reused,

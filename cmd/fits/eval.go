@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/fits-snn/fits/fits/train"
@@ -24,6 +25,8 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("checkpoint", "", "run directory written by `fits train` (required); its newest intact checkpoint is evaluated")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object on stdout")
 	dataDir := fs.String("data-dir", "", "dataset folder (default $FITS_DATA/NAME)")
+	engine := fs.String("engine", "", "engine that evaluates: empty for the run's own (its fits train --engine); "+
+		strings.Join(train.Executors(), ", ")+" (every engine gives the same numbers up to float32 rounding; fits train --help describes them)")
 	backend := backendFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -33,6 +36,9 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	}
 	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
 		return badInput("--checkpoint=%s is not a run directory", *dir)
+	}
+	if *engine != "" && !slices.Contains(train.Executors(), *engine) {
+		return badInput("--engine: unknown engine %q (valid: %s)", *engine, strings.Join(train.Executors(), ", "))
 	}
 	if err := checkBackendName(*backend); err != nil {
 		return err
@@ -55,7 +61,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := train.Evaluate(*dir, train.Options{Backend: b, BackendName: backendName(), DataDir: *dataDir})
+	res, err := train.Evaluate(*dir, train.Options{Backend: b, BackendName: backendName(), DataDir: *dataDir, Engine: *engine})
 	if err != nil {
 		return err
 	}
@@ -68,8 +74,8 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		return writeJSON(stdout, res)
 	}
-	fmt.Fprintf(stdout, "%s on %s (M=%d, width %d, seed %d, %d parameters) after %d epochs, %s\n",
-		res.Model, res.Dataset, res.M, res.Width, res.Seed, res.ParameterCount, res.Epoch, res.Backend)
+	fmt.Fprintf(stdout, "%s on %s (M=%d, width %d, seed %d, %d parameters) after %d epochs, %s, engine %s\n",
+		res.Model, res.Dataset, res.M, res.Width, res.Seed, res.ParameterCount, res.Epoch, res.Backend, res.Engine)
 	fmt.Fprintf(stdout, "  checkpoint %s\n", filepath.Join(*dir, res.CheckpointName))
 	if res.ValAcc != nil {
 		fmt.Fprintf(stdout, "  val acc   %6.2f%%  (loss %.4f)\n", 100**res.ValAcc, *res.ValLoss)

@@ -331,7 +331,7 @@ var trainConfigFlags = []struct {
 	{"train-limit", func(c train.Config) string { return strconv.Itoa(c.TrainLimit) }},
 	{"test-limit", func(c train.Config) string { return strconv.Itoa(c.TestLimit) }},
 	{"model", func(c train.Config) string { return c.Model }},
-	{"m", func(c train.Config) string { return strconv.Itoa(c.M) }},
+	{"m", func(c train.Config) string { return strconv.Itoa(c.Order()) }},
 	{"width", func(c train.Config) string { return strconv.Itoa(c.Width) }},
 	{"epochs", func(c train.Config) string { return strconv.Itoa(c.Epochs) }},
 	{"batch", func(c train.Config) string { return strconv.Itoa(c.Batch) }},

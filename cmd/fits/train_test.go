@@ -63,6 +63,7 @@ func TestTrainEvalBadInput(t *testing.T) {
 		{"response unknown ts-mix", []string{"response", "--ts-mix=x"}, "--ts-mix"},
 		{"eval without checkpoint flag", []string{"eval"}, "--checkpoint"},
 		{"eval of an empty folder", []string{"eval", "--checkpoint=" + t.TempDir()}, "no checkpoint"},
+		{"eval with an unknown engine", []string{"eval", "--checkpoint=" + t.TempDir(), "--engine=warp"}, "--engine"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { checkBadInput(t, tc.args, tc.want) })
 	}

@@ -198,7 +198,7 @@ func (r *Run) Energy(opts EnergyOptions) (*RunEnergy, error) {
 		return nil, fmt.Errorf("%d firing rates for %d spiking layers", len(rates), len(spiking))
 	}
 	inRate, inSpikes := InputRate(inSet)
-	return layoutEnergy(lay, r.Config.Kind(), r.Config.M, inRate, inSpikes, rates, r.Dir, r.Config.Seed, source), nil
+	return layoutEnergy(lay, r.Config.Kind(), r.Config.Order(), inRate, inSpikes, rates, r.Dir, r.Config.Seed, source), nil
 }
 
 // layoutEnergy applies the counting rules to a layout with the input's rate and the hidden layers'

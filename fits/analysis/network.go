@@ -91,7 +91,7 @@ func layoutOf(cfg train.Config, ds *data.Dataset, ctx *context.Context) (*Layout
 	net := network.Net
 	set := ds.Train
 	l := &Layout{Input: set.Shape()[1:], T: set.T, Dt: ds.Dt}
-	conv := model.DefaultConvConfig(cfg.Kind(), cfg.M)
+	conv := model.DefaultConvConfig(cfg.Kind(), cfg.Order())
 	var in []int // the current block's input per step
 	if fs := set.FeatureShape; len(fs) == 3 {
 		l.Convolutional = true

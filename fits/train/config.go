@@ -95,9 +95,11 @@ type Config struct {
 	TrainLimit int `json:"train_limit,omitempty"`
 	TestLimit  int `json:"test_limit,omitempty"`
 	// Model is the neuron kind of the hidden layers, a name of neuron.Kinds(): lif, adaptlif, fs-frozen,
-	// fs, fsts, ...
+	// fs, fsts, ... Code reads and sets it in the neuron package's type with Kind and WithNeuron; the
+	// name is what checkpoints and result.json store (key "model").
 	Model string `json:"model"`
-	// M is the TS cascade order (fsts only; 0 otherwise).
+	// M is the TS cascade order (neuron.Config.Order: fsts at least 1, 0 otherwise); Order and WithNeuron
+	// read and set it (key "m").
 	M int `json:"m"`
 	// Width is the number of neurons of each hidden layer (the fully connected block for event data).
 	Width int `json:"width"`
@@ -340,7 +342,6 @@ func Executors() []string { return step.Names() }
 func DefaultConfig() Config {
 	return Config{
 		Dataset:  "synthetic",
-		Model:    neuron.FS.String(),
 		Width:    64,
 		Epochs:   100,
 		Batch:    128,
@@ -348,7 +349,7 @@ func DefaultConfig() Config {
 		Dropout:  0,
 		Seed:     1,
 		Protocol: BestTest,
-	}.WithReleasedSemantics()
+	}.WithNeuron(neuron.FS, 0).WithReleasedSemantics()
 }
 
 // Validate reports the first invalid field. Errors for unknown names list the valid ones.
@@ -380,12 +381,12 @@ func (c Config) Validate() error {
 			return err
 		}
 	}
-	if err := kind.CheckOrder(c.M); err != nil {
+	if err := kind.CheckOrder(c.Order()); err != nil {
 		return fmt.Errorf("--m: %w", err)
 	}
 	switch {
-	case c.M > 16:
-		return fmt.Errorf("TS order m=%d is too large (at most 16)", c.M)
+	case c.Order() > 16:
+		return fmt.Errorf("TS order m=%d is too large (at most 16)", c.Order())
 	case c.Width < 1:
 		return fmt.Errorf("width must be at least 1, got %d", c.Width)
 	case c.Epochs < 1:
@@ -436,6 +437,16 @@ func (c Config) TargetScales() map[string]float64 {
 func (c Config) Kind() neuron.Kind {
 	k, _ := neuron.ParseKind(c.Model)
 	return k
+}
+
+// Order returns the TS cascade order M of the hidden layers (neuron.Config.Order), the field M.
+func (c Config) Order() int { return c.M }
+
+// WithNeuron returns c with the hidden layers' neuron kind and TS cascade order set (Model = kind's name,
+// M = order); Validate checks that the kind accepts the order (neuron.Kind.CheckOrder).
+func (c Config) WithNeuron(kind neuron.Kind, order int) Config {
+	c.Model, c.M = kind.String(), order
+	return c
 }
 
 func contains(list []string, s string) bool {
@@ -587,7 +598,7 @@ func ConfigFromContext(ctx *context.Context) Config {
 // NeuronConfigFor returns NeuronConfig for cfg's model on ds with cfg's overrides of the constants
 // (TauM, TauA, Dt, FMinHz, FMaxHz where nonzero) and its semantic options (NeuronOptions).
 func NeuronConfigFor(cfg Config, ds *data.Dataset) (neuron.Config, error) {
-	n, err := NeuronConfig(cfg.Kind(), cfg.M, ds)
+	n, err := NeuronConfig(cfg.Kind(), cfg.Order(), ds)
 	if err != nil && cfg.TauM == 0 && cfg.Dt == 0 {
 		return n, err
 	}

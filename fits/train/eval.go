@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/fits-snn/fits/fits/model"
@@ -33,7 +34,10 @@ type EvalResult struct {
 	FiringRates []float64 `json:"firing_rates"`
 	Protocol    Protocol  `json:"protocol"`
 	Backend     string    `json:"backend"`
-	WallSeconds float64   `json:"wall_seconds"`
+	// Engine is the engine of package fits/step that evaluated (Options.Engine, or the checkpoint's
+	// Config.Executor, or step.Default of the backend), e.g. "fused".
+	Engine      string  `json:"engine"`
+	WallSeconds float64 `json:"wall_seconds"`
 
 	// ValFiringRates are FiringRates measured on the validation split (nil under best-test).
 	ValFiringRates []float64 `json:"val_firing_rates,omitempty"`
@@ -41,7 +45,7 @@ type EvalResult struct {
 
 // Evaluate loads the latest checkpoint in dir (written by TrainModel) and measures the network on the
 // protocol's validation split and on the test split, without dropout. The configuration comes from the
-// checkpoint; opts.Dir and opts.Resume are ignored. The checkpoint is the newest intact one of dir (see
+// checkpoint, the engine from opts.Engine when it is set; opts.Dir and opts.Resume are ignored. The checkpoint is the newest intact one of dir (see
 // LoadCheckpoint): newer ones that are corrupt are skipped and listed in the result, and a directory
 // without any usable checkpoint is a *CheckpointError.
 func Evaluate(dir string, opts Options) (*EvalResult, error) {
@@ -66,6 +70,12 @@ func evaluateCheckpoint(dir string, opts Options, modify func(ctx *context.Conte
 	}
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s in %s: %w", ck.Name, dir, err)
+	}
+	if opts.Engine != "" {
+		if !contains(Executors(), opts.Engine) {
+			return nil, &InputError{Err: fmt.Errorf("--engine: unknown engine %q (valid: %s)", opts.Engine, strings.Join(Executors(), ", "))}
+		}
+		cfg.Executor = opts.Engine
 	}
 	if modify != nil {
 		if err := modify(ctx); err != nil {
@@ -99,7 +109,7 @@ func evaluateCheckpoint(dir string, opts Options, modify func(ctx *context.Conte
 	res := &EvalResult{
 		Dataset: cfg.Dataset, Model: cfg.Model, M: cfg.M, Width: cfg.Width, Seed: cfg.Seed,
 		Checkpoint: dir, CheckpointName: ck.Name, Epoch: ck.Epoch, Skipped: skipped,
-		Protocol: cfg.Protocol, Backend: backendName,
+		Protocol: cfg.Protocol, Backend: backendName, Engine: r.engine.Name(),
 	}
 	if sp.val != nil {
 		loss, acc, rates, err := r.evaluate(sp.val)

@@ -81,3 +81,36 @@ func TestEvaluateWith(t *testing.T) {
 		t.Errorf("the checkpoint changed: test acc %g, before %g", again.TestAcc, want.TestAcc)
 	}
 }
+
+// TestEvaluateEngine evaluates a tiny run with the engine it trained with and with another one
+// (Options.Engine): the result names the engine, and the numbers agree up to float32 rounding; an unknown
+// engine is bad input.
+func TestEvaluateEngine(t *testing.T) {
+	ds := tinyDataset(t)
+	cfg := tinyConfig()
+	cfg.Epochs, cfg.Dropout, cfg.Executor = 1, 0, ExecutorFused
+	opts := Options{Backend: testBackend(t), Dataset: ds, Dir: t.TempDir()}
+	if _, err := TrainModel(cfg, opts); err != nil {
+		t.Fatal(err)
+	}
+	own, err := Evaluate(opts.Dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Engine = ExecutorChunked
+	other, err := Evaluate(opts.Dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if own.Engine != ExecutorFused || other.Engine != ExecutorChunked {
+		t.Errorf("engines %q and %q, want %q and %q", own.Engine, other.Engine, ExecutorFused, ExecutorChunked)
+	}
+	if math.Abs(own.TestLoss-other.TestLoss) > 1e-4*math.Max(1, math.Abs(own.TestLoss)) || math.Abs(own.TestAcc-other.TestAcc) > 0.05 {
+		t.Errorf("fused: test loss %g, acc %g; chunked: %g, %g", own.TestLoss, own.TestAcc, other.TestLoss, other.TestAcc)
+	}
+	opts.Engine = "warp"
+	var ie *InputError
+	if _, err := Evaluate(opts.Dir, opts); !errors.As(err, &ie) {
+		t.Errorf("unknown engine: error %v, want an *InputError", err)
+	}
+}

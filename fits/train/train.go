@@ -45,6 +45,11 @@ type Options struct {
 	// fewer: the cosine learning-rate schedule then spans the new total from the next step on, so the
 	// result differs from a run started with that many epochs. Zero or fewer: the saved number.
 	ExtendEpochs int
+	// Engine, when not empty, is the engine of package fits/step (a name of Executors) with which
+	// Evaluate and EvaluateWith measure a checkpoint instead of the one its configuration names
+	// (Config.Executor); every engine gives the same numbers up to float32 rounding. Training ignores it:
+	// a run's engine is Config.Executor.
+	Engine string
 }
 
 // ErrRunExists is returned when Options.Dir already holds a run and Options.Resume is false.
@@ -131,7 +136,7 @@ func NewNetwork(cfg Config, ds *data.Dataset) (Network, error) {
 	if fs := ds.Train.FeatureShape; len(fs) == 3 {
 		// Event frames: the DVS Gesture constants of model.DefaultConvConfig (f* in [0.5, 5] Hz) with the
 		// dataset's time bin.
-		c := model.DefaultConvConfig(cfg.Kind(), cfg.M)
+		c := model.DefaultConvConfig(cfg.Kind(), cfg.Order())
 		c.Neuron.Dt = ds.Dt
 		c.Neuron = cfg.NeuronOptions(cfg.withConstants(c.Neuron))
 		c.Hidden, c.Dropout, c.Classes, c.Readout = cfg.Width, cfg.Dropout, ds.Classes, readout
@@ -142,7 +147,7 @@ func NewNetwork(cfg Config, ds *data.Dataset) (Network, error) {
 		net.DropoutMode, net.UniformBias = dropoutMode, uniformBias
 		return Network{Net: net, Classes: ds.Classes}, nil
 	}
-	c := model.DefaultConfig(cfg.Kind(), cfg.M, cfg.Width, ds.Classes)
+	c := model.DefaultConfig(cfg.Kind(), cfg.Order(), cfg.Width, ds.Classes)
 	c.Neuron, c.Dropout, c.Readout = n, cfg.Dropout, readout
 	c.DropoutMode, c.UniformBias = dropoutMode, uniformBias
 	if err := c.Validate(); err != nil {
