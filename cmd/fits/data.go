@@ -204,15 +204,7 @@ func runDataVerify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	bad, unverified := 0, 0
-	for _, s := range st {
-		switch s.State {
-		case "missing", "mismatch":
-			bad++
-		case "unverified":
-			unverified++
-		}
-	}
+	files, bad, unverified := download.Counts(st)
 	if *asJSON {
 		if err := writeJSON(stdout, map[string]any{"dataset": ds, "dir": d, "files": st}); err != nil {
 			return err
@@ -223,11 +215,11 @@ func runDataVerify(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if bad > 0 {
-		return badInput("%d of %d files of %s missing or corrupt in %s", bad, len(st), ds, d)
+		return badInput("%d of %d files of %s missing or corrupt in %s", bad, files, ds, d)
 	}
 	if unverified > 0 {
-		fmt.Fprintf(stderr, "fits data verify: warning: %d of %d files of %s are unverified: no published digest is pinned for them in this version, and the folder's own %s is no proof\n",
-			unverified, len(st), ds, download.SumsFile)
+		fmt.Fprintf(stderr, "fits data verify: warning: %d of %d files of %s are unverified: no digest pinned in this version vouches for them, and the folder's own %s and %s are no proof\n",
+			unverified, files, ds, download.SumsFile, download.UnpackedFile)
 	}
 	return nil
 }

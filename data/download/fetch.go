@@ -380,13 +380,18 @@ func checkFile(path string, want expected, w io.Writer) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return sha, compareSums(path, want, sha, md)
+}
+
+// compareSums compares the SHA-256 and MD5 of path with want (a *ChecksumError when they differ).
+func compareSums(path string, want expected, sha, md string) error {
 	if want.sha != "" && !strings.EqualFold(want.sha, sha) {
-		return sha, &ChecksumError{Path: path, Algo: "SHA-256", Want: want.sha, Got: sha}
+		return &ChecksumError{Path: path, Algo: "SHA-256", Want: want.sha, Got: sha}
 	}
 	if want.md5 != "" && !strings.EqualFold(want.md5, md) {
-		return sha, &ChecksumError{Path: path, Algo: "MD5", Want: want.md5, Got: md}
+		return &ChecksumError{Path: path, Algo: "MD5", Want: want.md5, Got: md}
 	}
-	return sha, nil
+	return nil
 }
 
 // hashFile returns the hex SHA-256 and MD5 of a file.
@@ -525,13 +530,45 @@ func (r *sumsRecord) save() error {
 	return owned.Note(r.dir, SumsFile)
 }
 
-// Status is the verification result of one file.
+// Status is the verification result of one file, or of the files extracted from a tar archive.
 type Status struct {
 	Name   string `json:"name"`
 	Path   string `json:"path"`
 	State  string `json:"state"` // "ok", "missing", "mismatch", "unverified" (no checksum known)
 	SHA256 string `json:"sha256,omitempty"`
 	Detail string `json:"detail,omitempty"`
+	// Files is, in the one Status that stands for the files extracted from a tar archive, how many there
+	// are, and Failed how many of them are missing or changed; the first of those follow it as Statuses
+	// of their own, whose Of names the archive (they are counted in Failed, not again).
+	Files  int    `json:"files,omitempty"`
+	Failed int    `json:"failed,omitempty"`
+	Of     string `json:"of,omitempty"`
+}
+
+// Counts returns how many files a list of Statuses covers, and how many of them are missing or
+// mismatched, and unverified: a Status of the files extracted from an archive counts each of them.
+func Counts(st []Status) (files, bad, unverified int) {
+	for _, s := range st {
+		switch {
+		case s.Of != "":
+			continue // counted in its archive's Status
+		case s.Files > 0:
+			files += s.Files
+			bad += s.Failed
+			if s.State == "unverified" {
+				unverified += s.Files - s.Failed
+			}
+			continue
+		}
+		files++
+		switch s.State {
+		case "missing", "mismatch":
+			bad++
+		case "unverified":
+			unverified++
+		}
+	}
+	return files, bad, unverified
 }
 
 // Verify checks the files of a manifest in dir against the pinned checksums, or, for files without
@@ -540,7 +577,9 @@ type Status struct {
 // other form (File.Alt) is present, the other form is checked. The file unpacked from a gzip or zip
 // archive (an HDF5 file), when present, is checked against UnpackedFile: "ok" when it is what fits
 // unpacked from the archive it now verified ok, "mismatch" when it changed since, "unverified" when fits
-// did not unpack it or its archive is not verified. It never downloads.
+// did not unpack it or its archive is not verified. The files extracted from a tar archive (GSC, DVS) are
+// checked as one Status (verifyUntarred) followed by those of the first files that are missing or changed.
+// It never downloads.
 func Verify(m Manifest, dir string, w io.Writer) ([]Status, error) {
 	sums, err := readSums(dir)
 	if err != nil {
@@ -564,6 +603,13 @@ func Verify(m Manifest, dir string, w io.Writer) ([]Status, error) {
 		if _, err := os.Stat(path); err != nil {
 			st.State = "missing"
 			out = append(out, st)
+			if f.Untar { // the files extracted from it, against the record
+				files, err := verifyUntarred(f, dir, st, nil, unpacked, w)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, files...)
+			}
 			continue
 		}
 		want := expected{sha: f.SHA256, md5: f.MD5}
@@ -572,7 +618,16 @@ func Verify(m Manifest, dir string, w io.Writer) ([]Status, error) {
 			want.sha = sums[f.Name]
 			fromFolder = want.sha != ""
 		}
-		sha, err := checkFile(path, want, w)
+		var sha string
+		var entries map[string]string // the SHA-256 of every file of a tar archive, by slash path
+		if f.Untar {
+			var md string
+			if sha, md, entries, err = hashTar(path, w); err == nil {
+				err = compareSums(path, want, sha, md)
+			}
+		} else {
+			sha, err = checkFile(path, want, w)
+		}
 		st.SHA256 = sha
 		var ce *ChecksumError
 		switch {
@@ -589,6 +644,14 @@ func Verify(m Manifest, dir string, w io.Writer) ([]Status, error) {
 			st.State = "ok"
 		}
 		out = append(out, st)
+		if f.Untar {
+			files, err := verifyUntarred(f, dir, st, entries, unpacked, w)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, files...)
+			continue
+		}
 		if u, ok, err := verifyUnpacked(f, dir, st, unpacked, w); err != nil {
 			return nil, err
 		} else if ok {

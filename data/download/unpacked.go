@@ -320,3 +320,58 @@ func zipPayload(src, member string) payload {
 func Unzip(src, dst string, w io.Writer) error {
 	return unpackOne(src, "", dst, zipPayload(src, filepath.Base(dst)), w, "unzip")
 }
+
+// CheckExtracted checks, before the files of dataset folder dir are read (converted), every file that
+// dir's UnpackedFile records as extracted from a tar archive: a file that changed since (or that is no
+// longer a regular file) is a data.FileError naming it. Files that are missing are left to the reader, and
+// files the record does not list are not checked (`fits data verify` checks them against the archive).
+func CheckExtracted(dir string, w io.Writer) error {
+	m, err := readUnpacked(dir)
+	if err != nil {
+		return err
+	}
+	archives := make([]string, 0, len(m.Archives))
+	for n := range m.Archives {
+		if strings.HasSuffix(n, ".tar.gz") || strings.HasSuffix(n, ".tgz") {
+			archives = append(archives, n)
+		}
+	}
+	sort.Strings(archives)
+	for _, a := range archives {
+		files := m.Archives[a].Files
+		names := make([]string, 0, len(files))
+		for n := range files {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		var bar *progress.Bar
+		if len(names) > 5000 {
+			bar = progress.New(w, "check the files of "+a, int64(len(names)))
+		}
+		for _, n := range names {
+			p := filepath.Join(dir, filepath.FromSlash(n))
+			st, err := os.Lstat(p)
+			if errors.Is(err, fs.ErrNotExist) {
+				bar.Add(1)
+				continue
+			}
+			if err != nil {
+				return data.BadFile(err)
+			}
+			if !st.Mode().IsRegular() {
+				return data.BadFile(fmt.Errorf("%s is not a regular file, where fits extracted one from %s: move it away and run 'fits data download' again", p, a))
+			}
+			got, err := fileSHA256(p, nil)
+			if err != nil {
+				return data.BadFile(err)
+			}
+			if got != files[n] {
+				return data.BadFile(fmt.Errorf("%s changed since fits extracted it from %s (SHA-256 %s recorded in %s, %s now): move it away and run 'fits data download' again",
+					p, a, files[n], UnpackedFile, got))
+			}
+			bar.Add(1)
+		}
+		bar.Done()
+	}
+	return nil
+}

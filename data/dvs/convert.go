@@ -11,6 +11,7 @@ import (
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/cache"
+	"github.com/fits-snn/fits/data/download"
 	"github.com/fits-snn/fits/data/progress"
 )
 
@@ -98,6 +99,7 @@ func Convert(root, split, dst string, f Framing, w io.Writer) (Stats, error) {
 func EnsureCaches(dir string, f Framing, w io.Writer) (map[string]string, error) {
 	out := map[string]string{}
 	root := Root(dir)
+	checked := false
 	for _, split := range []string{Train, Test} {
 		dst := CachePath(dir, split, f)
 		if r, err := cache.Open(dst); err == nil {
@@ -107,6 +109,12 @@ func EnsureCaches(dir string, f Framing, w io.Writer) (map[string]string, error)
 		}
 		if err := cache.CheckReplace(dst); err != nil {
 			return nil, err
+		}
+		if !checked { // the recordings that fits extracted must be as it extracted them
+			if err := download.CheckExtracted(dir, w); err != nil {
+				return nil, err
+			}
+			checked = true
 		}
 		st, err := Convert(root, split, dst, f, w)
 		if err != nil {

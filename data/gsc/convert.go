@@ -13,6 +13,7 @@ import (
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/cache"
+	"github.com/fits-snn/fits/data/download"
 	"github.com/fits-snn/fits/data/mel"
 	"github.com/fits-snn/fits/data/progress"
 )
@@ -157,6 +158,10 @@ func EnsureCaches(dir string, f FrontEnd, w io.Writer) (map[string]string, error
 				if errors.Is(err, fs.ErrNotExist) {
 					return nil, fmt.Errorf("%w (run 'fits data download --dataset=gsc --dir=%s')", err, dir)
 				}
+				return nil, err
+			}
+			// The clips that fits extracted must be as it extracted them.
+			if err := download.CheckExtracted(dir, w); err != nil {
 				return nil, err
 			}
 			if w != nil && f.Name == FrontEndReleased {
