@@ -9,7 +9,7 @@ export GOEXPERIMENT := simd
 
 FITS := bin/fits
 
-.PHONY: all setup build demo test espeak-digits check fmt-check tidy-check vet gotest fuzz figures clean help
+.PHONY: all setup build demo test espeak-digits check fmt-check tidy-check vet links gotest fuzz figures clean help
 all: build
 
 help:
@@ -22,7 +22,7 @@ help:
 	@echo "make figures    regenerate figures/ (SVG + PNG)"
 	@echo "make reproduce  the paper's tables and figures: runs, every notebook, test-output/report/index.html"
 	@echo "make slurm-test a fits sweep as a Slurm array job on a single-node cluster started here (root)"
-	@echo "make peers-check  the PyTorch/snnTorch peers against the float64 oracle (peers-setup, peers-bench: see README)"
+	@echo "make peers-check  the PyTorch/snnTorch peers against the float64 oracle (peers-setup, peers-bench: see docs/peers.md)"
 
 # setup is cheap when already done (every step checks first).
 setup:
@@ -61,7 +61,11 @@ gotest:
 fuzz:
 	@bash scripts/fuzz.sh
 
-check: fmt-check tidy-check vet gotest
+check: fmt-check tidy-check vet links gotest
+
+# Every relative link of README.md and docs/*.md names a file that exists (and a heading that exists).
+links:
+	@python3 scripts/check_links.py
 
 test: setup check fuzz notebooks e2e slurm-test
 

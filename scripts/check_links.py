@@ -2,7 +2,7 @@
 """Checks the relative links of README.md and docs/*.md: every linked file exists, and every #anchor names
 a heading of the linked Markdown file (GitHub's heading slugs). Run from anywhere; exits 1 on a broken link.
 
-    python3 docs/check_links.py
+    python3 scripts/check_links.py
 """
 import pathlib
 import re
