@@ -213,8 +213,8 @@ func (c Config) kappaFraction() float64 {
 	return c.KappaFraction
 }
 
-// MaxTargetHz returns the largest target frequency in Hz that the layer realizes: the clamp applied to
-// the trainable target in the graph. It is the target at κ = KappaFraction·κmax (0.99·κmax by default),
+// MaxTargetHz returns the largest stable target frequency in Hz of the layer: the clamp that ForwardClip
+// applies to the trainable target in the graph. It is the target at κ = KappaFraction·κmax (0.99·κmax by default),
 // where κmax is the Jury stability bound of the semi-implicit update (Appendix A.2; 77.2 Hz at κmax for
 // the SSC constants, 76.8 Hz at 0.99·κmax): the continuous-time target (Theorem 1) by default, the
 // realized discrete-time target (Theorem 2) with DTExact.

@@ -143,3 +143,17 @@ func ExampleReadLearned() {
 	// λ = [0.05 0.06 0.06 0.04 0.05 0.04]
 	// TS group delay at 10 Hz = [0.2 0.3 0.3 0.1 0.2 0.1] ms
 }
+
+// The stability limits of a layer's target frequency with the SHD/SSC constants: the target at 99 % of the
+// Jury bound on κ of the semi-implicit update (Appendix A.2), where Config.ForwardClip clamps f*, and the
+// frequency guard's cap at the released code's safety 0.98, in Hz and in the trainable coordinate ln(f*/Hz)
+// (step.Optimizer.Guard takes the latter).
+func ExampleConfig_GuardCap() {
+	cfg := neuron.DefaultConfig(neuron.FSTS, 2)
+	fmax, _ := cfg.MaxTargetHz()
+	fSafe, capValue, _ := cfg.GuardCap(neuron.DefaultFreqGuardSafety)
+	fmt.Printf("forward clip at %.2f Hz, guard at %.2f Hz (ln f* = %.3f) for variable %s\n",
+		fmax, fSafe, capValue, neuron.TargetVariable(cfg))
+	// Output:
+	// forward clip at 76.81 Hz, guard at 76.42 Hz (ln f* = 4.336) for variable log_target_hz
+}
