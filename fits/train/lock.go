@@ -39,8 +39,17 @@ func (e *RunLockedError) Error() string {
 // there.
 func LockRun(dir string, readOnly bool) (func(), error) {
 	path := filepath.Join(dir, LockFile)
+	notOurs := func(why string) error {
+		return &InputError{Err: fmt.Errorf("%s is not a lock file of fits (%s): fits never replaces a file it did not write; move it away and run again", path, why)}
+	}
 	for range 100 {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+		if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
+			return nil, notOurs("not a regular file")
+		}
+		f, err := openLockFile(path)
+		if isSymlinkError(err) {
+			return nil, notOurs("a symbolic link")
+		}
 		if err != nil {
 			if readOnly && (errors.Is(err, os.ErrPermission) || isReadOnlyFS(err)) {
 				return func() {}, nil
@@ -64,6 +73,13 @@ func LockRun(dir string, readOnly bool) (func(), error) {
 			f.Close()
 			continue
 		}
+		// A lock file that a killed process left holds its pid; anything else is not fits's to truncate.
+		b := make([]byte, 33)
+		n, _ := f.ReadAt(b, 0)
+		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || !isPIDLine(b[:n]) {
+			f.Close()
+			return nil, notOurs("it holds something other than a process id")
+		}
 		_ = f.Truncate(0)
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 		var once sync.Once
@@ -75,6 +91,20 @@ func LockRun(dir string, readOnly bool) (func(), error) {
 		}, nil
 	}
 	return nil, fmt.Errorf("locking the run folder %s: its lock file keeps changing", dir)
+}
+
+// isPIDLine reports whether b is what a lock file holds: nothing, or a process id and a newline.
+func isPIDLine(b []byte) bool {
+	if len(b) > 32 {
+		return false
+	}
+	s := strings.TrimSuffix(string(b), "\n")
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // sameFile reports whether the open file f is still the file at path.

@@ -24,3 +24,12 @@ func isReadOnlyFS(err error) bool { return errors.Is(err, syscall.EROFS) }
 func openNoFollow(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 }
+
+// openLockFile opens (creating it) the lock file path for reading and writing, never through a symbolic
+// link and without blocking on a FIFO.
+func openLockFile(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+}
+
+// isSymlinkError reports whether err is what opening a symbolic link with O_NOFOLLOW gives.
+func isSymlinkError(err error) bool { return errors.Is(err, syscall.ELOOP) }
