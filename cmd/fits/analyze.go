@@ -8,9 +8,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/fits-snn/fits/data/progress"
 	"github.com/fits-snn/fits/fits/analysis"
@@ -143,11 +143,8 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 		if f.path == "" {
 			continue
 		}
-		if _, err := os.Lstat(f.path); err == nil { // a file, a folder, or a link (even a dangling one)
-			return badInput("--%s=%s already exists (choose another file)", f.name, f.path)
-		}
-		if st, err := os.Stat(filepath.Dir(f.path)); err != nil || !st.IsDir() {
-			return badInput("--%s=%s: its folder does not exist", f.name, f.path)
+		if err := checkNewFile(f.name, f.path); err != nil {
+			return err
 		}
 	}
 
@@ -398,7 +395,10 @@ func writeCSV(path string, t analysis.Table) error {
 func writeNewFile(path string, content []byte) error {
 	tmp, err := atomicfile.CreateTemp(path)
 	if err != nil {
-		return err
+		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+			return err
+		}
+		return badInput("%s: cannot write a file there: %v", path, err)
 	}
 	defer atomicfile.Discard(tmp)
 	if _, err := tmp.Write(content); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/fits-snn/fits/internal/atomicfile"
 	"github.com/fits-snn/fits/internal/owned"
 )
 
@@ -97,4 +98,29 @@ func writeStaged(flagName, dir string, write func(staging string) error) (writte
 		return nil, inDir, badInput("--%s=%s: %v", flagName, dir, err)
 	}
 	return written, inDir, err
+}
+
+// checkNewFile checks, before any work, that the --flagName file path can be written as a new file: it
+// does not exist (not even as a dangling link), it is not "-" (which names no file here), its folder
+// exists, and a file can be created there (a temporary file of fits's is created and removed: no
+// permission, a read-only or virtual file system, a name too long are all bad input naming the flag).
+func checkNewFile(flagName, path string) error {
+	if path == "-" {
+		return badInput("--%s=-: give the name of a new file (fits writes the table there; stdout is not a file here)", flagName)
+	}
+	if _, err := os.Lstat(path); err == nil { // a file, a folder, or a link (even a dangling one)
+		return badInput("--%s=%s already exists (choose another file)", flagName, path)
+	}
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return badInput("--%s=%s: its folder does not exist", flagName, path)
+	}
+	tmp, err := atomicfile.CreateTemp(path)
+	if err != nil {
+		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+			return err
+		}
+		return badInput("--%s=%s: cannot write a file there: %v", flagName, path, err)
+	}
+	atomicfile.Discard(tmp)
+	return nil
 }
