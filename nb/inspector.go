@@ -3,8 +3,11 @@ package nb
 import (
 	"fmt"
 	"math"
+	"os"
+	"strings"
 
 	"github.com/fits-snn/fits/fits/analysis"
+	"github.com/fits-snn/fits/fits/experiment"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/theory"
 	"gonum.org/v1/plot"
@@ -228,4 +231,135 @@ func MostShifted(l analysis.Layer) int {
 		}
 	}
 	return idx
+}
+
+// InspectedRun is the run folder notebook 13 inspects: $FITS_INSPECT_RUN when set (any feedforward run
+// written by `fits train`), else seed 1 of the FiTS run of Table 1's SHD row under root
+// (shd-best/fsts-m1/w128, the run Table 5 and Figure 3 analyse).
+func InspectedRun(root string) string {
+	if d := os.Getenv("FITS_INSPECT_RUN"); d != "" {
+		return d
+	}
+	return experiment.RunDir(root, "shd-best/fsts-m1/w128", 1)
+}
+
+// Inspector is what notebook 13 inspects of one trained run, neuron by neuron: its hidden layers (learned
+// f*, β, λ beside the initial f*) and its spikes on a few test examples.
+type Inspector struct {
+	// Title names the run: "<dataset> <model> M=<M> W=<width> seed <seed>".
+	Title string
+	// Layers are the run's hidden layers (analysis.Run.Layers); each has target frequencies.
+	Layers []analysis.Layer
+	// Activity holds the network's spikes on the first test examples, without dropout.
+	Activity *analysis.Activity
+}
+
+// NewInspector reads run r's hidden layers and its spikes on the first `examples` examples of the test
+// split. An error wrapping ErrNoRuns when r is nil (the run is not there yet); an error when the run's
+// neurons have no target frequency (LIF, adaptive LIF).
+func NewInspector(r *analysis.Run, examples int) (*Inspector, error) {
+	if r == nil {
+		return nil, fmt.Errorf("the inspected run: %w", ErrNoRuns)
+	}
+	layers, err := r.Layers()
+	if err != nil {
+		return nil, err
+	}
+	if len(layers) == 0 || layers[0].TargetHz == nil {
+		return nil, fmt.Errorf("run %s (%s) has no target frequencies to inspect: choose an FS or FS + TS run", r.Dir, r.Config.Model)
+	}
+	in := &Inspector{Title: fmt.Sprintf("%s %s M=%d W=%d seed %d", r.Config.Dataset, r.Config.Model, r.Config.M, r.Config.Width, r.Config.Seed), Layers: layers}
+	if examples > 0 {
+		idx := make([]int, examples)
+		for i := range idx {
+			idx[i] = i
+		}
+		if in.Activity, err = r.Spikes(analysis.SplitTest, idx); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
+}
+
+// InspectLayers summarizes run r's hidden layers: a line naming the run (folder, model, dataset, M, width,
+// seed, epochs) and a table with, per layer, its neurons, the f* range at initialization (Hz), the neuron
+// whose f* moved furthest on a log scale (MostShifted) with its f* before and after training (Hz), and the
+// mean learned β and λ of each TS stage. An error wrapping ErrNoRuns when r is nil.
+func InspectLayers(r *analysis.Run) (*Output, error) {
+	in, err := NewInspector(r, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := in.layersTable()
+	out.Notes = append([]string{fmt.Sprintf("Run `%s`: %s on %s, M = %d, width %d, seed %d, %d epochs.", r.Dir, r.Config.Model, r.Config.Dataset, r.Config.M, r.Config.Width, r.Config.Seed, len(r.Epochs))}, out.Notes...)
+	return out, nil
+}
+
+// layersTable is InspectLayers' table.
+func (in *Inspector) layersTable() *Output {
+	t := Table{Caption: "Hidden layers of the inspected run (" + in.Title + ")",
+		Header: []string{"layer", "neurons", "f* range at init. (Hz)", "most shifted neuron: f* init. → learned (Hz)", "mean β per stage", "mean λ per stage"}}
+	for _, l := range in.Layers {
+		n := MostShifted(l)
+		var b, lam []string
+		for m := range l.Beta {
+			b = append(b, fmt.Sprintf("%.3f", analysis.Summarize(l.Beta[m]).Mean))
+			lam = append(lam, fmt.Sprintf("%.3f", analysis.Summarize(l.Lambda[m]).Mean))
+		}
+		t.Rows = append(t.Rows, []string{fmt.Sprint(l.Index + 1), fmt.Sprint(l.Neurons), fmt.Sprintf("%.1f – %.1f", l.Neuron.FMinHz, l.Neuron.FMaxHz),
+			fmt.Sprintf("#%d: %.2f → %.2f", n, l.InitialHz[n], l.TargetHz[n]), strings.Join(b, ", "), strings.Join(lam, ", ")})
+	}
+	return &Output{Tables: []Table{t}}
+}
+
+// MostShifted returns the last hidden layer and its neuron whose f* moved furthest (MostShifted).
+func (in *Inspector) MostShifted() (layer, neuron int) {
+	layer = len(in.Layers) - 1
+	return layer, MostShifted(in.Layers[layer])
+}
+
+// Neuron inspects neuron n of hidden layer li (both from 0): a table of its f* (Hz) and TS coefficients β_m,
+// λ_m at initialization, learned, and their change; figure 13_neuron_inspector (InspectorFigure: the
+// closed-loop magnitude and group delay and the TS module's group delay, before and after training); and,
+// when the inspector holds spikes, figure 13_neuron_raster (NeuronRaster).
+func (in *Inspector) Neuron(li, n int) (*Output, error) {
+	if li < 0 || li >= len(in.Layers) {
+		return nil, fmt.Errorf("no hidden layer %d (the run has %d)", li+1, len(in.Layers))
+	}
+	l := in.Layers[li]
+	before, after, err := NeuronOf(l, n)
+	if err != nil {
+		return nil, err
+	}
+	title := fmt.Sprintf("%s · layer %d · neuron %d", in.Title, li+1, n)
+	bode, err := InspectorFigure(title, l.Neuron, before, after)
+	if err != nil {
+		return nil, err
+	}
+	t := Table{Caption: "Parameters of " + title, Header: []string{"parameter", "initial", "learned", "change"}}
+	t.Rows = append(t.Rows, []string{"f* (Hz)", fmt.Sprintf("%.3f", before.FHz), fmt.Sprintf("%.3f", after.FHz), fmt.Sprintf("%+.3f", after.FHz-before.FHz)})
+	for m := range after.Beta {
+		t.Rows = append(t.Rows,
+			[]string{fmt.Sprintf("β%d", m+1), fmt.Sprintf("%.4f", before.Beta[m]), fmt.Sprintf("%.4f", after.Beta[m]), fmt.Sprintf("%+.4f", after.Beta[m]-before.Beta[m])},
+			[]string{fmt.Sprintf("λ%d", m+1), fmt.Sprintf("%.4f", before.Lambda[m]), fmt.Sprintf("%.4f", after.Lambda[m]), fmt.Sprintf("%+.4f", after.Lambda[m]-before.Lambda[m])})
+	}
+	out := &Output{Tables: []Table{t}, Figures: []*Figure{bode}}
+	if in.Activity != nil {
+		raster, err := NeuronRaster(in.Activity, li, n)
+		if err != nil {
+			return nil, err
+		}
+		out.Figures = append(out.Figures, raster)
+	}
+	return out, nil
+}
+
+// InspectMostShifted is Inspector.Neuron of the neuron whose f* moved furthest in run r's last hidden
+// layer, with its spikes on the first `examples` test examples. An error wrapping ErrNoRuns when r is nil.
+func InspectMostShifted(r *analysis.Run, examples int) (*Output, error) {
+	in, err := NewInspector(r, examples)
+	if err != nil {
+		return nil, err
+	}
+	return in.Neuron(in.MostShifted())
 }

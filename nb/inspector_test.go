@@ -1,7 +1,9 @@
 package nb
 
 import (
+	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,5 +102,64 @@ func TestNeuronRaster(t *testing.T) {
 	}
 	if _, err := NeuronRaster(a, 0, 3); err == nil {
 		t.Error("neuron 3 of 3 accepted")
+	}
+}
+
+func TestInspector(t *testing.T) {
+	t.Setenv("FITS_INSPECT_RUN", "")
+	if got := InspectedRun("/runs/quick"); got != "/runs/quick/shd-best/fsts-m1/w128/seed-1" {
+		t.Errorf("InspectedRun = %q", got)
+	}
+	t.Setenv("FITS_INSPECT_RUN", "/elsewhere/run")
+	if got := InspectedRun("/runs/quick"); got != "/elsewhere/run" {
+		t.Errorf("InspectedRun with FITS_INSPECT_RUN = %q", got)
+	}
+
+	// Two layers of 3 FS + TS neurons (M = 1): the most shifted neuron is #2 in layer 1 and #0 in layer 2.
+	cfg := sscNeuron(neuron.FSTS, 1)
+	layer := func(i int, learned []float64) analysis.Layer {
+		return analysis.Layer{Index: i, Neuron: cfg, Neurons: 3, InitialHz: []float64{1, 7, 50}, TargetHz: learned,
+			Beta: [][]float64{{0.1, 0.2, -0.5}}, Lambda: [][]float64{{0.3, 0.4, 0.6}}}
+	}
+	in := &Inspector{Title: "shd fsts M=1 W=3 seed 1", Layers: []analysis.Layer{layer(0, []float64{1.1, 7, 20}), layer(1, []float64{3, 7, 50})}, Activity: activity()}
+	if li, n := in.MostShifted(); li != 1 || n != 0 {
+		t.Errorf("MostShifted = layer %d neuron %d, want 1, 0", li, n)
+	}
+	rows := in.layersTable().Tables[0].Rows
+	if want := []string{"1", "3", "1.0 – 50.0", "#2: 50.00 → 20.00", "-0.067", "0.433"}; len(rows) != 2 || !slices.Equal(rows[0], want) {
+		t.Errorf("layers %q, want the first %q", rows, want)
+	}
+	out, err := in.Neuron(1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := out.Tables[0]
+	wantRows := [][]string{{"f* (Hz)", "1.000", "3.000", "+2.000"}, {"β1", "0.0000", "0.1000", "+0.1000"}, {"λ1", "0.0474", "0.3000", "+0.2526"}}
+	for i, w := range wantRows {
+		if !slices.Equal(params.Rows[i], w) {
+			t.Errorf("row %q, want %q", params.Rows[i], w)
+		}
+	}
+	if !strings.Contains(params.Caption, "shd fsts M=1 W=3 seed 1 · layer 2 · neuron 0") || len(out.Figures) != 2 ||
+		out.Figures[0].Name != "13_neuron_inspector" || out.Figures[1].Name != "13_neuron_raster" {
+		t.Errorf("caption %q, figures %d", params.Caption, len(out.Figures))
+	}
+	in.Activity = nil
+	if out, err := in.Neuron(0, 2); err != nil || len(out.Figures) != 1 {
+		t.Errorf("without spikes: %v, %+v", err, out)
+	}
+	for _, bad := range [][2]int{{2, 0}, {-1, 0}, {0, 3}} {
+		if _, err := in.Neuron(bad[0], bad[1]); err == nil {
+			t.Errorf("layer %d neuron %d accepted", bad[0], bad[1])
+		}
+	}
+	for name, f := range map[string]func() error{
+		"NewInspector":       func() error { _, err := NewInspector(nil, 8); return err },
+		"InspectLayers":      func() error { _, err := InspectLayers(nil); return err },
+		"InspectMostShifted": func() error { _, err := InspectMostShifted(nil, 8); return err },
+	} {
+		if err := f(); !errors.Is(err, ErrNoRuns) {
+			t.Errorf("%s without a run: %v", name, err)
+		}
 	}
 }

@@ -49,3 +49,14 @@ func TestDisplayReportsRenderErrors(t *testing.T) {
 		t.Errorf("Panel: %v", err)
 	}
 }
+
+func TestNeuronInspectorWithoutABrowserOrARun(t *testing.T) {
+	t.Setenv("FITS_HEADLESS", "1")
+	if err := NeuronInspector(nil, 8); err != nil {
+		t.Errorf("headless: %v", err)
+	}
+	t.Setenv("FITS_HEADLESS", "")
+	if err := NeuronInspector(nil, 8); err != nil {
+		t.Errorf("no run: %v", err)
+	}
+}
