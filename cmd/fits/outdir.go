@@ -124,3 +124,34 @@ func checkNewFile(flagName, path string) error {
 	atomicfile.Discard(tmp)
 	return nil
 }
+
+// checkWritableDir is checkOutDir made sure of: a file is created (and removed at once) in dir, or in its
+// nearest existing ancestor when dir is missing, so that a folder that only looks writable (a virtual file
+// system such as /proc, a read-only mount checked as root) is bad input before any work, not a failure
+// after it.
+func checkWritableDir(flagName, dir string) error {
+	if err := checkOutDir(flagName, dir); err != nil {
+		return err
+	}
+	p := filepath.Clean(dir)
+	for {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			break
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			break
+		}
+		p = parent
+	}
+	f, err := os.CreateTemp(p, ".fits-probe-*")
+	if err != nil {
+		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+			return err
+		}
+		return badInput("--%s=%s: cannot write into %s: %v", flagName, dir, p, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}

@@ -91,6 +91,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		if err := checkSweepFiles("root", *root, sweep.IndexFile); err != nil {
 			return err
 		}
+		if err := checkWritableDir("root", *root); err != nil {
+			return err
+		}
 	}
 	exe, err := os.Executable()
 	if err != nil {
