@@ -36,6 +36,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"syscall"
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/internal/atomicfile"
@@ -165,7 +166,12 @@ func Create(path string, h Header) (*Writer, error) {
 	}
 	tmp, err := atomicfile.CreateTemp(path)
 	if err != nil {
-		return nil, err
+		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+			return nil, err
+		}
+		// A dataset folder that cannot be written (no permission, a read-only file system): the user's
+		// to fix, named.
+		return nil, data.BadFile(fmt.Errorf("%s: cannot write the converted cache into its folder (%v): convert the dataset where it can be written (copy it, or give the folder write permission)", path, err))
 	}
 	w := &Writer{path: path, tmp: tmp, bw: bufio.NewWriterSize(tmp, 1<<20), h: h}
 	// Header is rewritten on Close with N and the CRC; write the metadata and padding now.
