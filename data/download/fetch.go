@@ -207,12 +207,10 @@ func placeDownload(part, dir, name, sha string) error {
 			}
 		}
 	}
-	rec, err := owned.Open(dir)
-	if err != nil {
-		return err
-	}
-	rec.NoteSum(name, sha)
-	return rec.Save()
+	return owned.Update(dir, func(rec *owned.Record) error {
+		rec.NoteSum(name, sha)
+		return nil
+	})
 }
 
 // unpack unpacks the verified file f (of SHA-256 sha) as the manifest says. The file unpacked from a

@@ -91,7 +91,23 @@ func Untar(src, dir string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer rec.Save()
+	// What was extracted is recorded (under the folder's lock, beside what other commands record
+	// meanwhile), even when a later entry fails.
+	recorded := false
+	record := func() error {
+		recorded = true
+		return owned.Update(root, func(r *owned.Record) error {
+			for name, sum := range unpacked {
+				r.NoteSum(name, sum)
+			}
+			return nil
+		})
+	}
+	defer func() {
+		if !recorded {
+			record()
+		}
+	}()
 	tr := tar.NewReader(zr)
 	for {
 		h, err := tr.Next()
@@ -149,11 +165,11 @@ func Untar(src, dir string, w io.Writer) error {
 			return err
 		}
 		sum := hex.EncodeToString(fh.Sum(nil))
-		rec.NoteSum(name, sum)
+		rec.NoteSum(name, sum) // a later entry of the same name may replace it
 		unpacked[filepath.ToSlash(name)] = sum
 	}
 	bar.Done()
-	if err := rec.Save(); err != nil {
+	if err := record(); err != nil {
 		return err
 	}
 	if _, err := io.Copy(archiveHash, f); err != nil { // what the decompressor left unread

@@ -9,6 +9,10 @@
 //
 // Publish moves a whole set of files, written first into a staging folder, into place: it checks every
 // destination before it moves any, so that a refused command changes nothing.
+//
+// Commands that change a folder's record (Publish, WriteFiles, Note, Update) hold an exclusive lock on the
+// folder (flock on the folder itself: no file is added) while they read, change and save it, so that two
+// commands writing into the same folder at the same time lose neither's entries.
 package owned
 
 import (
@@ -205,6 +209,17 @@ func WriteFiles(dir string, files map[string][]byte) error {
 	if err := Check(dir, rels); err != nil {
 		return err
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := Check(dir, rels); err != nil { // again, under the lock: another command may have written
+		return err
+	}
 	r, err := Open(dir)
 	if err != nil {
 		return err
@@ -265,6 +280,11 @@ func Publish(staging, dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if err := Check(dir, rels); err != nil {
 		return nil, err
 	}
@@ -294,14 +314,32 @@ func Publish(staging, dir string) ([]string, error) {
 // Note records in dir's record that the files rels (relative to dir) were just written by a command,
 // for writers that write in place (a notebook saving its figures).
 func Note(dir string, rels ...string) error {
+	return Update(dir, func(r *Record) error {
+		for _, rel := range rels {
+			if err := r.Note(rel); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Update reads dir's record, lets change add to it (Note, NoteSum) and saves it, holding the folder's lock
+// throughout, so that commands that write into the same folder at the same time keep each other's
+// entries. The record is saved even when change fails (what it noted stays recorded).
+func Update(dir string, change func(r *Record) error) error {
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	r, err := Open(dir)
 	if err != nil {
 		return err
 	}
-	for _, rel := range rels {
-		if err := r.Note(rel); err != nil {
-			return err
-		}
+	cerr := change(r)
+	if err := r.Save(); err != nil && cerr == nil {
+		return err
 	}
-	return r.Save()
+	return cerr
 }

@@ -1,0 +1,28 @@
+//go:build unix
+
+package owned
+
+import (
+	"os"
+	"syscall"
+)
+
+// lockDir takes an exclusive advisory lock (flock) on the folder dir itself, waiting for another holder,
+// and returns the function that releases it. The kernel releases it when the process ends.
+func lockDir(dir string) (func(), error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return func() {}, nil // a file system without locks: as before, unlocked
+	}
+	return func() { f.Close() }, nil
+}
