@@ -181,6 +181,14 @@ func TestLadderTable(t *testing.T) {
 	if !strings.Contains(tab.Caption, "Table 3 · the ablation ladder under the official-val protocol") {
 		t.Errorf("caption %q", tab.Caption)
 	}
+	// GSC's quick stand-in has no official validation split: it holds out part of its training set.
+	gsc, err := experiment.Aggregate(root, "Table A.5", experiment.Quick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := protocolOf(gsc); got != " (the paper's under the official-val protocol, ours under val-split)" {
+		t.Errorf("Table A.5 in quick mode: %q", got)
+	}
 	// Four paper rows (one per width) and ours at W = 512.
 	if len(tab.Rows) != 5 {
 		t.Fatalf("%d rows: %v", len(tab.Rows), tab.Rows)

@@ -161,8 +161,9 @@ func addErrorPoints(p *plot.Plot, xs, ys, es []float64, label string, c color.Co
 	return nil
 }
 
-// protocolOf names the model-selection protocol of an aggregated table's experiments in the table's mode
-// (" under the official-val protocol"), "" when none of its cells has an experiment.
+// protocolOf names the model-selection protocol of an aggregated table's experiments (" under the
+// official-val protocol"), or the paper's and ours where the table's mode uses another one (a quick
+// stand-in without an official validation split); "" when none of its cells has an experiment.
 func protocolOf(t *experiment.TableResult) string {
 	for _, r := range t.Rows {
 		for _, c := range r.Cells {
@@ -173,9 +174,14 @@ func protocolOf(t *experiment.TableResult) string {
 			if err != nil {
 				continue
 			}
-			if cfg, err := e.Recipe(t.Mode); err == nil {
+			cfg, err := e.Recipe(t.Mode)
+			if err != nil {
+				continue
+			}
+			if cfg.Protocol == e.Full.Protocol {
 				return fmt.Sprintf(" under the %s protocol", cfg.Protocol)
 			}
+			return fmt.Sprintf(" (the paper's under the %s protocol, ours under %s)", e.Full.Protocol, cfg.Protocol)
 		}
 	}
 	return ""

@@ -185,12 +185,16 @@ func (s *Session) EnsureRuns() []PlannedRun {
 
 // Result aggregates the paper's table label from the runs' result.json (experiment.Aggregate: mean ±
 // sample std over the finished seeds, beside the paper's value, under the table's protocol) and shows it
-// with its notes (protocol, data, skipped runs). The same table as files: `fits aggregate --table=LABEL`.
-func (s *Session) Result(label string) *experiment.TableResult {
+// with its notes (protocol, data, skipped runs); given a figure name, also the table drawn (ResultFigure),
+// saved under that name. The same table as files: `fits aggregate --table=LABEL`.
+func (s *Session) Result(label string, figure ...string) *experiment.TableResult {
 	t, err := experiment.Aggregate(s.Root, label, s.Mode)
 	s.Check(err)
 	s.Out.Table(ResultTable(t))
 	s.Out.Markdown(ResultNotes(t))
+	for _, name := range figure {
+		s.Figure(ResultFigure(name, t))
+	}
 	return t
 }
 

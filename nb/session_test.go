@@ -193,8 +193,15 @@ func TestSessionEnsureRunsAndResultInFullMode(t *testing.T) {
 
 	tr := s.Result("Table A.10")
 	if tr.Label != "Table A.10" || len(out.tables) != 2 || !strings.Contains(out.tables[1].HTML(), "87.01 ± 1.34") ||
-		!strings.Contains(out.notes[1], "final-epoch") {
-		t.Errorf("result table %+v, notes %q", out.tables[1], out.notes[1:])
+		!strings.Contains(out.notes[1], "final-epoch") || len(out.figures) != 0 {
+		t.Errorf("result table %+v, notes %q, figures %q", out.tables[1], out.notes[1:], out.figures)
+	}
+	s.Result("Table A.10", "12_tableA10_ours_vs_paper")
+	if want := []string{"table", "note", "figure", "note"}; !slices.Equal(out.order[len(out.order)-4:], want) || !slices.Equal(out.figures, []string{"12_tableA10_ours_vs_paper"}) {
+		t.Errorf("with a figure: shown %v, figures %q", out.order, out.figures)
+	}
+	if _, err := os.Stat(filepath.Join(s.Figures, "12_tableA10_ours_vs_paper.png")); err != nil {
+		t.Errorf("figure not saved: %v", err)
 	}
 	if err := failsWith(func() { s.Result("Table 9") }); err == nil {
 		t.Error("an unknown table was aggregated")
