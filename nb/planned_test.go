@@ -30,6 +30,19 @@ func patchResult(t *testing.T, dir string, edit func(*train.Result)) {
 	}
 }
 
+// quickPlan returns a fresh runs root and the quick plan of tables under it (every quick experiment and
+// seed: FITS_QUICK unset).
+func quickPlan(t *testing.T, tables ...string) (string, []PlannedRun) {
+	t.Helper()
+	t.Setenv("FITS_QUICK", "")
+	root := t.TempDir()
+	plan, err := Plan(root, experiment.Quick, tables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, plan
+}
+
 // finishPlan writes a finished result.json for the runs of plan that keep says to.
 func finishPlan(t *testing.T, plan []PlannedRun, mode experiment.Mode, keep func(PlannedRun) bool) {
 	t.Helper()
@@ -42,12 +55,7 @@ func finishPlan(t *testing.T, plan []PlannedRun, mode experiment.Mode, keep func
 }
 
 func TestPlannedCurves(t *testing.T) {
-	t.Setenv("FITS_QUICK", "")
-	root := t.TempDir()
-	plan, err := Plan(root, experiment.Quick, []string{"Table 1", "Table 3"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, plan := quickPlan(t, "Table 1", "Table 3")
 	finishPlan(t, plan, experiment.Quick, func(r PlannedRun) bool {
 		return r.Experiment.ID == "shd-best/lif/w128" || r.Experiment.ID == "ssc/fsts-m2/w512" && r.Seed != 2
 	})
@@ -85,12 +93,7 @@ func TestPlannedCurves(t *testing.T) {
 }
 
 func TestDVSCheck(t *testing.T) {
-	t.Setenv("FITS_QUICK", "")
-	root := t.TempDir()
-	plan, err := Plan(root, experiment.Quick, []string{"Table A.10"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, plan := quickPlan(t, "Table A.10")
 	if _, err := DVSCheck(plan, experiment.Quick); !errors.Is(err, ErrNoRuns) {
 		t.Errorf("no finished run: %v", err)
 	}

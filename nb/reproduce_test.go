@@ -74,12 +74,7 @@ func writeResult(t *testing.T, dir string, e experiment.Experiment, mode experim
 }
 
 func TestPlan(t *testing.T) {
-	t.Setenv("FITS_QUICK", "")
-	root := t.TempDir()
-	runs, err := Plan(root, experiment.Quick, []string{"A.10", "fig2"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, runs := quickPlan(t, "A.10", "fig2")
 	var ids []string
 	for _, r := range runs {
 		ids = append(ids, r.Experiment.ID)
@@ -96,7 +91,7 @@ func TestPlan(t *testing.T) {
 	}
 
 	// Full mode: the paper's seeds; a finished run and an unfinished one.
-	runs, err = Plan(root, experiment.Full, []string{"Table A.9"})
+	runs, err := Plan(root, experiment.Full, []string{"Table A.9"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,12 +260,7 @@ func TestPlanCISubset(t *testing.T) {
 }
 
 func TestStaleRunsAreNamedNotRetrained(t *testing.T) {
-	t.Setenv("FITS_QUICK", "")
-	root := t.TempDir()
-	plan, err := Plan(root, experiment.Quick, []string{"A.9"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, plan := quickPlan(t, "A.9")
 	// A finished run of another recipe (the stand-in's dataset changed since it was trained).
 	e := plan[0].Experiment
 	e.Quick.Dataset = "smnist"
