@@ -87,7 +87,7 @@ func writeStaged(flagName, dir string, write func(staging string) error) (writte
 		return p
 	}
 	if err := write(staging); err != nil {
-		os.RemoveAll(staging)
+		owned.Discard(staging)
 		removeEmptyDirs(created)
 		return nil, inDir, err
 	}

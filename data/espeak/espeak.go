@@ -182,8 +182,9 @@ func Generate(ctx context.Context, c Config, outDir string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(staging)
-	tmp, err := os.MkdirTemp(outDir, ".espeak-wav")
+	defer owned.Discard(staging) // Publish has emptied it (a staging folder left by a kill: the next Stage removes it)
+	// The synthesiser's own WAV files: inside the staging folder, gone before Publish.
+	tmp, err := os.MkdirTemp(staging, ".espeak-wav")
 	if err != nil {
 		return err
 	}
@@ -194,6 +195,7 @@ func Generate(ctx context.Context, c Config, outDir string, w io.Writer) error {
 			return err
 		}
 	}
+	os.RemoveAll(tmp)
 	_, err = owned.Publish(staging, outDir)
 	return err
 }

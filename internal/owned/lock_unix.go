@@ -26,3 +26,17 @@ func lockDir(dir string) (func(), error) {
 	}
 	return func() { f.Close() }, nil
 }
+
+// lockStaging takes, without waiting, an exclusive lock on the staging folder p and returns it open; false
+// when another process holds it (or it cannot be opened).
+func lockStaging(p string) (*os.File, bool) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, false
+	}
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		f.Close()
+		return nil, false
+	}
+	return f, true
+}

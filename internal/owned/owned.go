@@ -28,6 +28,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/fits-snn/fits/internal/atomicfile"
 )
@@ -212,7 +213,7 @@ func WriteFiles(dir string, files map[string][]byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	unlock, err := lockDir(dir)
+	unlock, err := lockFolder(dir)
 	if err != nil {
 		return err
 	}
@@ -245,12 +246,81 @@ func WriteFile(path string, content []byte) error {
 }
 
 // Stage creates a staging folder inside dir (which it creates if needed) for a command to write into
-// before Publish moves its files into dir.
+// before Publish moves its files into dir (or Discard removes it). The staging folder is locked (flock)
+// while the command has it: Stage first removes the staging folders of dir that no live command holds
+// (left by a command that was killed), so that an interrupted command leaves nothing behind for long.
 func Stage(dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	return os.MkdirTemp(dir, StagingPrefix+"*")
+	// Under the folder's lock: a staging folder is created and locked before another command can take it
+	// for one left by a killed command.
+	unlock, err := lockFolder(dir)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	removeStaleStaging(dir)
+	staging, err := os.MkdirTemp(dir, StagingPrefix+"*")
+	if err != nil {
+		return "", err
+	}
+	holdStaging(staging)
+	return staging, nil
+}
+
+// Discard removes a staging folder made by Stage that is not to be published, and releases it.
+func Discard(staging string) {
+	os.RemoveAll(staging)
+	releaseStaging(staging)
+}
+
+// stagingHeld maps the staging folders this process holds (cleaned paths) to their open (locked)
+// folders.
+var stagingHeld sync.Map
+
+// lockFolder takes the lock of dir's record (lockDir), except in a staging folder this process holds: its
+// lock is held already, and a staging folder is one command's alone (a writer noting its files there).
+func lockFolder(dir string) (func(), error) {
+	if _, held := stagingHeld.Load(filepath.Clean(dir)); held {
+		return func() {}, nil
+	}
+	return lockDir(dir)
+}
+
+func holdStaging(staging string) {
+	if f, ok := lockStaging(staging); ok {
+		stagingHeld.Store(filepath.Clean(staging), f)
+	}
+}
+
+func releaseStaging(staging string) {
+	if f, ok := stagingHeld.LoadAndDelete(filepath.Clean(staging)); ok {
+		f.(*os.File).Close()
+	}
+}
+
+// removeStaleStaging removes the staging folders of dir (StagingPrefix and the digits os.MkdirTemp puts
+// after it) whose lock no process holds. Anything else is left alone.
+func removeStaleStaging(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		suffix, ok := strings.CutPrefix(e.Name(), StagingPrefix)
+		if !ok || !e.IsDir() || suffix == "" || strings.Trim(suffix, "0123456789") != "" {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if _, held := stagingHeld.Load(p); held {
+			continue
+		}
+		if f, ok := lockStaging(p); ok { // no live holder: what a killed command left
+			os.RemoveAll(p)
+			f.Close()
+		}
+	}
 }
 
 // Publish moves every regular file of staging (made by Stage inside dir) to the same relative path in
@@ -258,7 +328,7 @@ func Stage(dir string) (string, error) {
 // it was), records them, and removes staging in every case. It returns the paths written, in the order
 // of the walk (lexical).
 func Publish(staging, dir string) ([]string, error) {
-	defer os.RemoveAll(staging)
+	defer Discard(staging)
 	var rels []string
 	err := filepath.WalkDir(staging, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -280,7 +350,7 @@ func Publish(staging, dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := lockDir(dir)
+	unlock, err := lockFolder(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +398,7 @@ func Note(dir string, rels ...string) error {
 // throughout, so that commands that write into the same folder at the same time keep each other's
 // entries. The record is saved even when change fails (what it noted stays recorded).
 func Update(dir string, change func(r *Record) error) error {
-	unlock, err := lockDir(dir)
+	unlock, err := lockFolder(dir)
 	if err != nil {
 		return err
 	}
