@@ -19,15 +19,27 @@ import (
 // as corrupt, one line, bad input. The init function below
 // makes every binary that links this package (the fits CLI, test binaries, fuzzers) able to serve as
 // the child.
+//
+// The child never outlives its time limit nor its parent: it stops itself at the limit (checkLimitEnv), and
+// on Linux the kernel kills it when the parent dies (a `kill -9` of fits while the HDF5 library loops on
+// a corrupt file left the child spinning for good).
 const (
 	checkEnv        = "FITS_SHD_CHECK_FILE"
 	checkClassesEnv = "FITS_SHD_CHECK_CLASSES"
+	checkLimitEnv   = "FITS_SHD_CHECK_LIMIT"
 	checkOK         = 0
 	checkBadFile    = 3
+	checkTimedOut   = 4
 )
+
+// checkBaseLimit is the time a child may read a file, plus a second per MiB. Tests shorten it.
+var checkBaseLimit = time.Minute
 
 func init() {
 	if path := os.Getenv(checkEnv); path != "" {
+		if limit, err := time.ParseDuration(os.Getenv(checkLimitEnv)); err == nil && limit > 0 {
+			time.AfterFunc(limit, func() { os.Exit(checkTimedOut) })
+		}
 		classes, _ := strconv.Atoi(os.Getenv(checkClassesEnv))
 		if err := readAll(path, classes); err != nil {
 			os.Exit(checkBadFile)
@@ -64,14 +76,17 @@ func checkIsolated(path string, classes int) error {
 		return nil
 	}
 	// A child that loops for ever on a corrupt file is stopped: a minute, plus a second per MiB.
-	limit := time.Minute
+	limit := checkBaseLimit
 	if st, err := os.Stat(path); err == nil {
 		limit += time.Duration(st.Size()>>20) * time.Second
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	// The parent's deadline a little after the child's own, which the child keeps even when this process
+	// is gone.
+	ctx, cancel := context.WithTimeout(context.Background(), limit+limit/10+time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe)
-	cmd.Env = append(os.Environ(), checkEnv+"="+path, checkClassesEnv+"="+strconv.Itoa(classes), "GOTRACEBACK=none")
+	cmd.Env = append(os.Environ(), checkEnv+"="+path, checkClassesEnv+"="+strconv.Itoa(classes), checkLimitEnv+"="+limit.String(), "GOTRACEBACK=none")
+	dieWithParent(cmd)
 	err = cmd.Run() // stdin, stdout and stderr: the null device (the library's diagnostics are not shown)
 	var exit *exec.ExitError
 	switch {
@@ -79,7 +94,7 @@ func checkIsolated(path string, classes int) error {
 		return nil
 	case errors.As(err, &exit) && exit.ExitCode() == checkBadFile:
 		return nil
-	case ctx.Err() != nil:
+	case ctx.Err() != nil || errors.As(err, &exit) && exit.ExitCode() == checkTimedOut:
 		return fmt.Errorf("%s: corrupt HDF5 file: the HDF5 reader did not finish reading it within %v", path, limit)
 	case errors.As(err, &exit):
 		return fmt.Errorf("%s: corrupt HDF5 file: the HDF5 reader crashed on it (%v)", path, exit.ProcessState)
