@@ -71,7 +71,9 @@ func isWriteError(err error) bool {
 // extracted; entries that would land outside dir are an error. Extraction never follows a symbolic link
 // that exists in dir, and never replaces a file it did not write: an existing file is replaced only when
 // an earlier extraction (or another fits command) wrote it and it is unchanged since (the record of
-// package owned); any other existing file, link or entry without a file name is bad input naming it.
+// package owned), and kept (recorded) when it holds exactly the entry's content (what an extraction that
+// was killed before recording its files left); any other existing file, link or entry without a file name
+// is bad input naming it.
 func Untar(src, dir string, w io.Writer) error {
 	archiveHash := sha256.New()
 	zr, f, bar, err := openGzip(src, w, "extract", archiveHash)
@@ -144,7 +146,22 @@ func Untar(src, dir string, w io.Writer) error {
 			continue
 		}
 		if !rec.Replaceable(name) {
-			return data.BadFile(fmt.Errorf("%s: entry %q: %s already exists and was not written by fits (move it away and download again)", src, h.Name, target))
+			// A file of exactly the entry's content is adopted (what an extraction that was killed before
+			// it recorded its files left, or a hand extraction of the same archive); any other is the user's.
+			fh := sha256.New()
+			if _, err := io.Copy(fh, tr); err != nil {
+				return data.BadFile(fmt.Errorf("%s: %s: %w", src, h.Name, err))
+			}
+			sum := hex.EncodeToString(fh.Sum(nil))
+			if st, err := os.Lstat(target); err != nil || !st.Mode().IsRegular() {
+				return data.BadFile(fmt.Errorf("%s: entry %q: %s already exists and was not written by fits (move it away and download again)", src, h.Name, target))
+			}
+			if have, err := fileSHA256(target, nil); err != nil || have != sum {
+				return data.BadFile(fmt.Errorf("%s: entry %q: %s already exists and was not written by fits (move it away and download again)", src, h.Name, target))
+			}
+			rec.NoteSum(name, sum)
+			unpacked[filepath.ToSlash(name)] = sum
+			continue
 		}
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return err

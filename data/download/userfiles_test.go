@@ -1,7 +1,9 @@
 package download
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"net/http"
@@ -175,4 +177,51 @@ func TestDownloadNeverReplacesUserFiles(t *testing.T) {
 			t.Errorf("verify: %v", err)
 		}
 	})
+}
+
+// TestUntarAfterKilledExtraction: an extraction killed before it recorded its files (no .fits-owned, no
+// UNPACKED.json entry, no marker) is run again: the files it left, of exactly the entries' content, are
+// kept and recorded (they used to be refused as the user's, leaving the download stuck); a file of other
+// content is still the user's and refused.
+func TestUntarAfterKilledExtraction(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for _, e := range [][2]string{{"yes/a.wav", "RIFF a"}, {"yes/b.wav", "RIFF b"}, {"testing_list.txt", "yes/a.wav\n"}} {
+		tw.WriteHeader(&tar.Header{Name: e[0], Mode: 0o644, Size: int64(len(e[1])), Typeflag: tar.TypeReg})
+		tw.Write([]byte(e[1]))
+	}
+	tw.Close()
+	zw.Close()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "a.tar.gz")
+	os.WriteFile(src, buf.Bytes(), 0o644)
+	if err := Untar(src, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	// What a kill before the records were written leaves: the files alone, one of them missing.
+	os.Remove(filepath.Join(dir, owned.RecordFile))
+	os.Remove(filepath.Join(dir, UnpackedFile))
+	os.Remove(filepath.Join(dir, "yes", "b.wav"))
+	if err := Untar(src, dir, nil); err != nil {
+		t.Fatalf("extracting again after a kill: %v", err)
+	}
+	rec, _ := owned.Open(dir)
+	for _, f := range []string{"yes/a.wav", "yes/b.wav", "testing_list.txt"} {
+		if !rec.Replaceable(f) {
+			t.Errorf("%s not recorded", f)
+		}
+	}
+	if m, err := readUnpacked(dir); err != nil || len(m.Archives["a.tar.gz"].Files) != 3 {
+		t.Errorf("%s: %+v %v", UnpackedFile, m, err)
+	}
+	// A file of other content that fits did not write is refused and kept.
+	os.Remove(filepath.Join(dir, owned.RecordFile))
+	os.WriteFile(filepath.Join(dir, "yes", "a.wav"), []byte("the user's"), 0o644)
+	if err := Untar(src, dir, nil); !data.IsBadFile(err) || !strings.Contains(err.Error(), "already exists and was not written by fits") {
+		t.Errorf("over the user's file: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "yes", "a.wav")); string(b) != "the user's" {
+		t.Errorf("the user's file now holds %q", b)
+	}
 }
