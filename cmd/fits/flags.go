@@ -123,9 +123,24 @@ func (v listValue) String() string {
 	return *v.s
 }
 
+// maxListValues is the most values a list flag holds (a list, or a @FILE): more is refused before any
+// work, however short each value (a 16 MiB file of "1," would be eight million of them).
+const maxListValues = 100_000
+
+// checkListLength refuses a list of more than maxListValues values (counted by their commas).
+func checkListLength(s string) error {
+	if n := strings.Count(s, ",") + 1; n > maxListValues {
+		return fmt.Errorf("%d values, more than the %d a list may hold", n, maxListValues)
+	}
+	return nil
+}
+
 func (v listValue) Set(s string) error {
 	path, ok := strings.CutPrefix(s, "@")
 	if !ok {
+		if err := checkListLength(s); err != nil {
+			return err
+		}
 		*v.s = s
 		return nil
 	}
@@ -141,6 +156,9 @@ func (v listValue) Set(s string) error {
 	}), ",")
 	if *v.s == "" {
 		return fmt.Errorf("%s holds no values", path)
+	}
+	if err := checkListLength(*v.s); err != nil {
+		return fmt.Errorf("%s holds %v", path, err)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/fits-snn/fits/fits/train"
 )
@@ -62,4 +63,37 @@ func TestRunLockNeverFollowsOrTruncates(t *testing.T) {
 			t.Errorf("the stale lock file was not removed: %v", err)
 		}
 	})
+}
+
+// TestListsBounded: a list flag holds at most maxListValues values, and fits theory at most
+// maxTheoryTargets target frequencies: more is bad input at once (theory --fstar=@FILE of 200 000 values
+// ran for minutes; response --omega=@FILE of two million took 26 s and 1.3 GB), one line naming the cap.
+func TestListsBounded(t *testing.T) {
+	dir := t.TempDir()
+	list := func(name string, n int, v string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(strings.Repeat(v+",", n-1)+v+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"theory", "--fstar=@" + list("fstar200k.txt", 200_000, "10")}, "holds 200000 values, more than the 100000 a list may hold"},
+		{[]string{"theory", "--fstar=" + strings.Repeat("10,", maxListValues) + "10"}, "100001 values, more than the 100000 a list may hold"},
+		{[]string{"theory", "--fstar=@" + list("fstar20k.txt", 20_000, "10")}, "20000 target frequencies, more than the 10000"},
+		{[]string{"response", "--omega=@" + list("omega2m.txt", 2_000_000, "0.5")}, "holds 2000000 values, more than the 100000"},
+	} {
+		start := time.Now()
+		status, stdout, stderr := run(tc.args...)
+		name := tc.args[0] + " " + shortQuote(tc.args[1])
+		if status != 2 || stdout != "" || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%s: status %d, stderr %q", name, status, stderr)
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("%s: refused only after %v", name, d)
+		}
+	}
 }

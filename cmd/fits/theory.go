@@ -103,6 +103,9 @@ func checkTarget(c theory.Constants, j theory.Jury, f float64) error {
 	return nil
 }
 
+// maxTheoryTargets bounds --fstar: about five seconds of sweeps.
+const maxTheoryTargets = 10_000
+
 func runTheory(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("theory", stderr)
 	cf := addConstantsFlags(fs)
@@ -121,6 +124,9 @@ func runTheory(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(fstars) == 0 {
 		return badInput("--fstar: need at least one target frequency")
+	}
+	if len(fstars) > maxTheoryTargets {
+		return badInput("--fstar: %d target frequencies, more than the %d that fits theory computes at once (each takes a dense frequency sweep, about half a millisecond)", len(fstars), maxTheoryTargets)
 	}
 	j := c.Jury()
 	out := theoryOutput{
