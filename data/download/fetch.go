@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/fits-snn/fits/data"
@@ -145,15 +144,22 @@ func Download(ctx context.Context, m Manifest, dir string, o Options) error {
 			return err
 		}
 		part := filepath.Join(dir, PartName(f.Name))
-		if err := fetch(ctx, o.client(), f, part, o.Progress); err != nil {
-			return err
-		}
-		sha, err := checkFile(part, want, o.Progress)
+		unlock, err := lockPart(part, path)
 		if err != nil {
-			os.Remove(part)
 			return err
 		}
-		if err := placeDownload(part, dir, f.Name, sha); err != nil {
+		err = fetch(ctx, o.client(), f, part, o.Progress)
+		var sha string
+		if err == nil {
+			if sha, err = checkFile(part, want, o.Progress); err != nil {
+				os.Remove(part)
+			}
+		}
+		if err == nil {
+			err = placeDownload(part, dir, f.Name, sha)
+		}
+		unlock()
+		if err != nil {
 			return err
 		}
 		sums.sums[f.Name] = sha
@@ -171,6 +177,32 @@ func Download(ctx context.Context, m Manifest, dir string, o Options) error {
 // of fits's own (".NAME.fits-part"), so that a user's NAME.part (a browser's unfinished download of the
 // same file) is never appended to nor removed.
 func PartName(name string) string { return "." + name + ".fits-part" }
+
+// lockPart takes, without waiting, an exclusive lock on the partial download part of the file dst (creating
+// it empty when missing) and returns the function that releases it: a second download of the same file
+// into the same folder at the same time is refused (bad input), instead of both writing one partial file.
+func lockPart(part, dst string) (func(), error) {
+	if st, err := os.Lstat(part); err == nil && !st.Mode().IsRegular() {
+		return nil, data.BadFile(fmt.Errorf("%s is not a partial download of fits (not a regular file): move it away and run again", part))
+	}
+	f, err := os.OpenFile(part, os.O_CREATE|os.O_RDWR|oNoFollow, 0o644)
+	if err != nil {
+		return nil, data.BadFile(fmt.Errorf("%s: cannot write the partial download: %w", part, err))
+	}
+	if !tryLock(f) {
+		f.Close()
+		return nil, data.BadFile(fmt.Errorf("%s is being downloaded by another fits process (its partial download %s is locked): wait for it to end, then run again", dst, part))
+	}
+	return func() {
+		// An empty partial download (nothing was fetched) is not left behind.
+		if a, err := f.Stat(); err == nil && a.Size() == 0 {
+			if b, err := os.Lstat(part); err == nil && os.SameFile(a, b) {
+				os.Remove(part)
+			}
+		}
+		f.Close()
+	}, nil
+}
 
 // ownedFile reports whether the file rel of dir is one that fits wrote and that has not changed since
 // (package owned).
@@ -331,7 +363,7 @@ func fetchURL(ctx context.Context, c *http.Client, url, part string, f File, w i
 	default:
 		return fmt.Errorf("%s: HTTP %s", url, resp.Status)
 	}
-	out, err := os.OpenFile(part, flags|syscall.O_NOFOLLOW, 0o644)
+	out, err := os.OpenFile(part, flags|oNoFollow, 0o644)
 	if err != nil {
 		return err
 	}
@@ -464,7 +496,7 @@ func readRegular(path string, limit int64) ([]byte, error) {
 	if st.Size() > limit {
 		return nil, data.BadFile(fmt.Errorf("%s holds %d bytes, more than the %d fits reads", path, st.Size(), limit))
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
 	if err != nil {
 		return nil, data.BadFile(err)
 	}

@@ -10,7 +10,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -223,5 +225,48 @@ func TestUntarAfterKilledExtraction(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "yes", "a.wav")); string(b) != "the user's" {
 		t.Errorf("the user's file now holds %q", b)
+	}
+}
+
+// TestConcurrentDownloadsOfOneFile: a second download of the same file into the same folder while the
+// first is fetching it is refused at once (bad input naming it), instead of both writing one partial file;
+// the first completes; a download that fetched nothing leaves no partial file.
+func TestConcurrentDownloadsOfOneFile(t *testing.T) {
+	content := bytes.Repeat([]byte("spikes "), 100_000)
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(len(content)))
+		w.Write(content[:1000])
+		w.(http.Flusher).Flush()
+		once.Do(func() { close(started) })
+		<-release
+		w.Write(content[1000:])
+	}))
+	defer srv.Close()
+	m := Manifest{Files: []File{{Name: "f.bin", URLs: []string{srv.URL + "/f.bin"}, SHA256: shaHex(content)}}}
+	dir := t.TempDir()
+	first := make(chan error, 1)
+	go func() { first <- Download(context.Background(), m, dir, Options{}) }()
+	<-started
+	err := Download(context.Background(), m, dir, Options{})
+	close(release)
+	if !data.IsBadFile(err) || !strings.Contains(err.Error(), "is being downloaded by another fits process") {
+		t.Errorf("second download: %v", err)
+	}
+	if err := <-first; err != nil {
+		t.Fatalf("first download: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "f.bin")); !bytes.Equal(b, content) {
+		t.Error("the download is not the file")
+	}
+	// Offline: nothing fetched, no partial file left.
+	srv.Close()
+	other := t.TempDir()
+	if err := Download(context.Background(), m, other, Options{}); err == nil {
+		t.Fatal("downloaded from a closed server")
+	}
+	if ents, _ := os.ReadDir(other); len(ents) != 0 {
+		t.Errorf("a failed download left %v", ents)
 	}
 }
