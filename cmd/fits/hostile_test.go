@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fits-snn/fits/fits/train"
+	"github.com/fits-snn/fits/internal/owned"
 )
 
 // The cases of this file were found by attacking the CLI as a new user would (odd paths, links, devices,
@@ -95,5 +96,48 @@ func TestListsBounded(t *testing.T) {
 		if d := time.Since(start); d > 10*time.Second {
 			t.Errorf("%s: refused only after %v", name, d)
 		}
+	}
+}
+
+// TestForeignRecordFile: a .fits-owned that is not fits's record — a FIFO, a folder, a link to a user's
+// file, a file larger than a record may be, a file of other text — makes the writers exit 2 with one line
+// naming it (they exited 1), and nothing of the user's changes.
+func TestForeignRecordFile(t *testing.T) {
+	for _, kind := range []string{"fifo", "folder", "link", "huge", "text"} {
+		t.Run(kind, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			os.MkdirAll(dir, 0o755)
+			rec := filepath.Join(dir, owned.RecordFile)
+			user := filepath.Join(t.TempDir(), "notes.txt")
+			plantUserFile(t, user)
+			switch kind {
+			case "fifo":
+				syscall.Mkfifo(rec, 0o644)
+			case "folder":
+				os.Mkdir(rec, 0o755)
+			case "link":
+				os.Symlink(user, rec)
+			case "huge":
+				f, _ := os.Create(rec)
+				f.Truncate(100 << 20) // sparse
+				f.Close()
+			case "text":
+				plantUserFile(t, rec)
+				user = rec
+			}
+			for _, args := range [][]string{
+				{"data", "synth", "--format=shd", "--samples=2", "--out=" + dir},
+				{"figures", "--only=01_target_magnitude", "--out=" + dir},
+			} {
+				status, stdout, stderr := run(args...)
+				if status != 2 || stdout != "" || !strings.Contains(stderr, rec+" already exists and was not written by fits") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+					t.Errorf("%v: status %d, stderr %q", args[:2], status, stderr)
+				}
+			}
+			checkUserFile(t, user)
+			if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+				t.Errorf("the refused commands left %d entries", len(ents))
+			}
+		})
 	}
 }

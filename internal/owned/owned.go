@@ -60,12 +60,18 @@ type Record struct {
 	sums map[string]string // relative slash path -> hex SHA-256
 }
 
-// Open reads the record of dir; a folder without one (or a missing folder) has an empty record.
+// Open reads the record of dir; a folder without one (or a missing folder) has an empty record. A file of
+// the record's name that is not such a record (not a regular file, larger than a record may be, a line
+// that is not "SHA-256  path") is a *ConflictError naming it: it is not fits's to read or replace.
 func Open(dir string) (*Record, error) {
 	r := &Record{dir: dir, sums: map[string]string{}}
-	b, err := readSmall(filepath.Join(dir, RecordFile), 64<<20)
+	b, err := readSmall(filepath.Join(dir, RecordFile), maxRecord)
 	if errors.Is(err, fs.ErrNotExist) {
 		return r, nil
+	}
+	var notRecord *notRegularError
+	if errors.As(err, &notRecord) {
+		return nil, &ConflictError{Dir: dir, Paths: []string{RecordFile}}
 	}
 	if err != nil {
 		return nil, err
@@ -73,13 +79,28 @@ func Open(dir string) (*Record, error) {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		sum, name, ok := strings.Cut(sc.Text(), "  ")
-		if ok && len(sum) == 2*sha256.Size && name != "" {
-			r.sums[name] = sum
+		if sc.Text() == "" {
+			continue
 		}
+		sum, name, ok := strings.Cut(sc.Text(), "  ")
+		if _, herr := hex.DecodeString(sum); !ok || len(sum) != 2*sha256.Size || herr != nil || name == "" {
+			return nil, &ConflictError{Dir: dir, Paths: []string{RecordFile}}
+		}
+		r.sums[name] = sum
+	}
+	if sc.Err() != nil {
+		return nil, &ConflictError{Dir: dir, Paths: []string{RecordFile}}
 	}
 	return r, nil
 }
+
+// maxRecord bounds the size of a record (a few hundred thousand files).
+const maxRecord = 64 << 20
+
+// notRegularError is readSmall's refusal of a file that is not a regular file of at most its limit.
+type notRegularError struct{ msg string }
+
+func (e *notRegularError) Error() string { return e.msg }
 
 // readSmall reads a regular file of at most limit bytes (no symbolic link, FIFO or device).
 func readSmall(path string, limit int64) ([]byte, error) {
@@ -88,10 +109,10 @@ func readSmall(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
+		return nil, &notRegularError{fmt.Sprintf("%s is not a regular file", path)}
 	}
 	if st.Size() > limit {
-		return nil, fmt.Errorf("%s holds %d bytes, more than %d", path, st.Size(), limit)
+		return nil, &notRegularError{fmt.Sprintf("%s holds %d bytes, more than %d", path, st.Size(), limit)}
 	}
 	f, err := os.Open(path)
 	if err != nil {
