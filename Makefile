@@ -1,6 +1,9 @@
 # FiTS toolkit. The two commands a newcomer runs: `make demo` and `make test`.
 SHELL := /bin/bash
-GOBIN := $(shell go env GOPATH)/bin
+# The Go toolchain the module is built and tested with: a machine's own go (any version from 1.21) fetches it
+# from the module proxy on first use.
+export GOTOOLCHAIN := go1.27.3
+GOBIN := $(shell GOTOOLCHAIN=$(GOTOOLCHAIN) go env GOPATH)/bin
 export PATH := $(GOBIN):$(PATH)
 export GOMLX_NO_AUTO_INSTALL := 1
 # Go's SIMD package (simd/archsimd): the fused engine's kernel (fits/fused) runs 8 neurons per AVX2

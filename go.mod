@@ -1,6 +1,6 @@
 module github.com/fits-snn/fits
 
-go 1.26.8
+go 1.27.3
 
 require (
 	github.com/go-audio/audio v1.0.0

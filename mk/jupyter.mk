@@ -1,5 +1,6 @@
 # JupyterLab + GoNB: set-up, the lab, headless notebooks and the real-browser test.
-# Included by the top Makefile (which exports PATH with $(go env GOPATH)/bin and GOMLX_NO_AUTO_INSTALL=1).
+# Included by the top Makefile (which exports PATH with $(go env GOPATH)/bin, GOTOOLCHAIN,
+# GOEXPERIMENT=simd and GOMLX_NO_AUTO_INSTALL=1).
 
 VENV_PY := .venv/bin/python
 

@@ -1,5 +1,5 @@
 # The Python peers of the benchmark (peers/): PyTorch timestep loop, torch.compile and snnTorch.
-# Included by the top Makefile.
+# Included by the top Makefile (which exports GOTOOLCHAIN, GOEXPERIMENT=simd and GOMLX_NO_AUTO_INSTALL=1).
 
 PEERS_PY := .venv-peers/bin/python
 # peers-bench: cells W:M, timed iterations, threads, Open Neuromorphic sizes n (empty: none).

@@ -1,5 +1,6 @@
 # The paper's tables and figures end to end: the runs, every notebook executed headless, one HTML report.
-# Included by the top Makefile (which exports PATH with $(go env GOPATH)/bin and GOMLX_NO_AUTO_INSTALL=1).
+# Included by the top Makefile (which exports PATH with $(go env GOPATH)/bin, GOTOOLCHAIN,
+# GOEXPERIMENT=simd and GOMLX_NO_AUTO_INSTALL=1).
 #
 #   make reproduce                  quick mode: stand-ins on data this machine has, trained into runs/quick
 #   FITS_QUICK=1 make reproduce     quick mode restricted to the CI subset (nb.CISubset: 23 of the 49 runs)

@@ -1,5 +1,5 @@
 # The Slurm path of `fits sweep`, tested on a real single-node cluster.
-# Included by the top Makefile.
+# Included by the top Makefile (which exports GOTOOLCHAIN, GOEXPERIMENT=simd and GOMLX_NO_AUTO_INSTALL=1).
 
 .PHONY: slurm-test
 

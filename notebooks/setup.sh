@@ -11,6 +11,7 @@
 # the project's go.sum so every checksum is already known. Safe to run again. FITS_ROOT overrides the
 # repository root (the browser test runs a copy of a notebook from another folder).
 set -euo pipefail
+export GOTOOLCHAIN="${GOTOOLCHAIN:-go1.27.3}"
 root="${FITS_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 mod=github.com/fits-snn/fits
 [[ -f go.mod ]] || { echo "setup.sh: run it from a GoNB cell (!*bash \${GONB_DIR}/setup.sh)" >&2; exit 1; }

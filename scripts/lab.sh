@@ -7,6 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [[ -x .venv/bin/jupyter ]] || { echo "lab: .venv is missing; run 'make setup' first" >&2; exit 1; }
+export GOTOOLCHAIN=go1.27.3 GOEXPERIMENT=simd
 GOBIN="$(go env GOBIN)"
 [[ -n "$GOBIN" ]] || GOBIN="$(go env GOPATH)/bin"
 export PATH="$GOBIN:$PATH" GOMLX_NO_AUTO_INSTALL=1

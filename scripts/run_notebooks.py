@@ -179,6 +179,8 @@ def main(argv):
         return 1 if failed else 0
 
     os.environ["GOMLX_NO_AUTO_INSTALL"] = "1"
+    os.environ["GOTOOLCHAIN"] = "go1.27.3"
+    os.environ.setdefault("GOEXPERIMENT", "simd")
     os.environ["FITS_HEADLESS"] = "1"
     total = time.monotonic()
     for p in paths:

@@ -2,14 +2,15 @@
 # Idempotent set-up of the notebook side of the toolkit, from the package registries only:
 #   1. GoNB, goimports and gopls, built from the versions pinned in tools/go.mod (tool directives);
 #   2. the project virtualenv .venv with JupyterLab and the headless runner (requirements.txt, pinned);
-#   3. the GoNB Jupyter kernel, with GOMLX_NO_AUTO_INSTALL=1 and a PATH that finds go, goimports, gopls;
+#   3. the GoNB Jupyter kernel, with GOTOOLCHAIN=go1.27.3, GOEXPERIMENT=simd, GOMLX_NO_AUTO_INSTALL=1 and a
+#      PATH that finds go, goimports, gopls;
 #   4. the browser test's dependencies: Debian's chromium and playwright-core (tests/e2e, npm ci).
 # Every step checks first, so a second run does no work and changes nothing.
 # FITS_SKIP_BROWSER=1 skips step 4 (for machines that only run notebooks headless).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-export GOMLX_NO_AUTO_INSTALL=1
+export GOTOOLCHAIN=go1.27.3 GOEXPERIMENT=simd GOMLX_NO_AUTO_INSTALL=1
 GOBIN="$(go env GOBIN)"
 [[ -n "$GOBIN" ]] || GOBIN="$(go env GOPATH)/bin"
 GOROOT_BIN="$(go env GOROOT)/bin"
@@ -73,7 +74,7 @@ try:
         spec = json.load(f)
 except (OSError, ValueError):
     sys.exit(1)
-want_env = {"GOMLX_NO_AUTO_INSTALL": "1", "PATH": kpath}
+want_env = {"GOTOOLCHAIN": "go1.27.3", "GOEXPERIMENT": "simd", "GOMLX_NO_AUTO_INSTALL": "1", "PATH": kpath}
 ok = spec.get("argv", [None])[0] == gonb and all(spec.get("env", {}).get(k) == v for k, v in want_env.items())
 if mode == "check":
     sys.exit(0 if ok else 1)

@@ -5,8 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-export GOMLX_NO_AUTO_INSTALL=1
-command -v go >/dev/null || { echo "setup: Go is not installed (need Go >= 1.26)"; exit 1; }
+export GOTOOLCHAIN=go1.27.3 GOEXPERIMENT=simd GOMLX_NO_AUTO_INSTALL=1
+# Any go from 1.21 on fetches the toolchain GOTOOLCHAIN names from the module proxy on first use.
+command -v go >/dev/null || { echo "setup: Go is not installed (need Go >= 1.21; it fetches go1.27.3)"; exit 1; }
 command -v python3 >/dev/null || { echo "setup: python3 is not installed"; exit 1; }
 
 # System packages from Debian: libhdf5-dev (SHD/SSC readers, cgo), espeak-ng (spoken digits made on the

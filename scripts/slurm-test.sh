@@ -35,7 +35,7 @@ timeout_s=${SLURM_TEST_TIMEOUT:-600}
 port=${SLURM_TEST_PORT:-16817}
 host=$(hostname -s)
 export SLURM_CONF=$state/slurm.conf
-export GOMLX_NO_AUTO_INSTALL=1
+export GOTOOLCHAIN=go1.27.3 GOEXPERIMENT=simd GOMLX_NO_AUTO_INSTALL=1
 # Short runs: the reduced dataset and 2 epochs. The recipe's dataset, model, M, width and protocol stay, so
 # that the table counts the runs.
 train_flags=(--small --epochs=2 --quiet)

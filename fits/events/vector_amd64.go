@@ -60,12 +60,12 @@ func countNonzeroAVX2(x []float32, lanes []int32) {
 	var acc archsimd.Int32x8
 	i := 0
 	for ; i+8 <= len(x); i += 8 {
-		acc = acc.Sub(archsimd.LoadFloat32x8Slice(x[i : i+8]).NotEqual(zero).ToInt32x8())
+		acc = acc.Sub(archsimd.LoadFloat32x8(x[i : i+8]).NotEqual(zero).ToInt32x8())
 	}
 	if i < len(x) {
-		acc = acc.Sub(archsimd.LoadFloat32x8SlicePart(x[i:]).NotEqual(zero).ToInt32x8())
+		acc = acc.Sub(load8Part(x[i:]).NotEqual(zero).ToInt32x8())
 	}
-	acc.StoreSlice(lanes[:8])
+	acc.Store(lanes[:8])
 	archsimd.ClearAVXUpperBits()
 }
 
@@ -84,12 +84,13 @@ func axpyAVX2(a float32, x, y []float32) {
 	av := archsimd.BroadcastFloat32x8(a)
 	i := 0
 	for ; i+8 <= n; i += 8 {
-		yv := archsimd.LoadFloat32x8Slice(y[i : i+8])
-		yv.Add(av.Mul(archsimd.LoadFloat32x8Slice(x[i : i+8]))).StoreSlice(y[i : i+8])
+		yv := archsimd.LoadFloat32x8(y[i : i+8])
+		yv.Add(av.Mul(archsimd.LoadFloat32x8(x[i : i+8]))).Store(y[i : i+8])
 	}
 	if i < n {
-		yv := archsimd.LoadFloat32x8SlicePart(y[i:])
-		yv.Add(av.Mul(archsimd.LoadFloat32x8SlicePart(x[i:]))).StoreSlicePart(y[i:])
+		yv, _ := archsimd.LoadFloat32x8Part(y[i:])
+		xv, _ := archsimd.LoadFloat32x8Part(x[i:])
+		yv.Add(av.Mul(xv)).StorePart(y[i:])
 	}
 	archsimd.ClearAVXUpperBits()
 }
@@ -111,22 +112,22 @@ func compact(x []float32, e *rowEvents) int {
 //go:noinline
 func compactAVX512(x []float32, idx []int32, vals []float32) int {
 	var zero archsimd.Float32x16
-	pos := archsimd.LoadInt32x16Slice(lanePositions)
-	stride := archsimd.LoadInt32x16Slice(laneStride)
+	pos := archsimd.LoadInt32x16(lanePositions)
+	stride := archsimd.LoadInt32x16(laneStride)
 	n, i := 0, 0
 	for ; i+16 <= len(x); i += 16 {
-		v := archsimd.LoadFloat32x16Slice(x[i : i+16])
+		v := archsimd.LoadFloat32x16(x[i : i+16])
 		m := v.NotEqual(zero)
-		v.Compress(m).StoreSlice(vals[n : n+16])
-		pos.Compress(m).StoreSlice(idx[n : n+16])
+		v.Compress(m).Store(vals[n : n+16])
+		pos.Compress(m).Store(idx[n : n+16])
 		n += bits.OnesCount16(m.ToBits())
 		pos = pos.Add(stride)
 	}
 	if i < len(x) {
-		v := archsimd.LoadFloat32x16SlicePart(x[i:])
+		v := load16Part(x[i:])
 		m := v.NotEqual(zero)
-		v.Compress(m).StoreSlice(vals[n : n+16])
-		pos.Compress(m).StoreSlice(idx[n : n+16])
+		v.Compress(m).Store(vals[n : n+16])
+		pos.Compress(m).Store(idx[n : n+16])
 		n += bits.OnesCount16(m.ToBits())
 	}
 	archsimd.ClearAVXUpperBits()
@@ -169,38 +170,38 @@ func forwardRowAVX2(idx []int32, vals, w, b, y []float32) {
 	out := len(y)
 	j := 0
 	for ; j+32 <= out; j += 32 {
-		a0 := archsimd.LoadFloat32x8Slice(b[j : j+8])
-		a1 := archsimd.LoadFloat32x8Slice(b[j+8 : j+16])
-		a2 := archsimd.LoadFloat32x8Slice(b[j+16 : j+24])
-		a3 := archsimd.LoadFloat32x8Slice(b[j+24 : j+32])
+		a0 := archsimd.LoadFloat32x8(b[j : j+8])
+		a1 := archsimd.LoadFloat32x8(b[j+8 : j+16])
+		a2 := archsimd.LoadFloat32x8(b[j+16 : j+24])
+		a3 := archsimd.LoadFloat32x8(b[j+24 : j+32])
 		for k, i := range idx {
-			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To8()
+			v := archsimd.BroadcastFloat32x8(vals[k])
 			row := w[int(i)*out+j : int(i)*out+j+32]
-			a0 = a0.Add(v.Mul(archsimd.LoadFloat32x8Slice(row[0:8])))
-			a1 = a1.Add(v.Mul(archsimd.LoadFloat32x8Slice(row[8:16])))
-			a2 = a2.Add(v.Mul(archsimd.LoadFloat32x8Slice(row[16:24])))
-			a3 = a3.Add(v.Mul(archsimd.LoadFloat32x8Slice(row[24:32])))
+			a0 = a0.Add(v.Mul(archsimd.LoadFloat32x8(row[0:8])))
+			a1 = a1.Add(v.Mul(archsimd.LoadFloat32x8(row[8:16])))
+			a2 = a2.Add(v.Mul(archsimd.LoadFloat32x8(row[16:24])))
+			a3 = a3.Add(v.Mul(archsimd.LoadFloat32x8(row[24:32])))
 		}
-		a0.StoreSlice(y[j : j+8])
-		a1.StoreSlice(y[j+8 : j+16])
-		a2.StoreSlice(y[j+16 : j+24])
-		a3.StoreSlice(y[j+24 : j+32])
+		a0.Store(y[j : j+8])
+		a1.Store(y[j+8 : j+16])
+		a2.Store(y[j+16 : j+24])
+		a3.Store(y[j+24 : j+32])
 	}
 	for ; j+8 <= out; j += 8 {
-		a := archsimd.LoadFloat32x8Slice(b[j : j+8])
+		a := archsimd.LoadFloat32x8(b[j : j+8])
 		for k, i := range idx {
-			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To8()
-			a = a.Add(v.Mul(archsimd.LoadFloat32x8Slice(w[int(i)*out+j : int(i)*out+j+8])))
+			v := archsimd.BroadcastFloat32x8(vals[k])
+			a = a.Add(v.Mul(archsimd.LoadFloat32x8(w[int(i)*out+j : int(i)*out+j+8])))
 		}
-		a.StoreSlice(y[j : j+8])
+		a.Store(y[j : j+8])
 	}
 	if j < out {
-		a := archsimd.LoadFloat32x8SlicePart(b[j:out])
+		a := load8Part(b[j:out])
 		for k, i := range idx {
-			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To8()
-			a = a.Add(v.Mul(archsimd.LoadFloat32x8SlicePart(w[int(i)*out+j : (int(i)+1)*out])))
+			v := archsimd.BroadcastFloat32x8(vals[k])
+			a = a.Add(v.Mul(load8Part(w[int(i)*out+j : (int(i)+1)*out])))
 		}
-		a.StoreSlicePart(y[j:out])
+		a.StorePart(y[j:out])
 	}
 	archsimd.ClearAVXUpperBits()
 }
@@ -214,33 +215,33 @@ func gradRowAVX2(idx []int32, vals, c, g []float32) {
 	out := len(c)
 	j := 0
 	for ; j+32 <= out; j += 32 {
-		c0 := archsimd.LoadFloat32x8Slice(c[j : j+8])
-		c1 := archsimd.LoadFloat32x8Slice(c[j+8 : j+16])
-		c2 := archsimd.LoadFloat32x8Slice(c[j+16 : j+24])
-		c3 := archsimd.LoadFloat32x8Slice(c[j+24 : j+32])
+		c0 := archsimd.LoadFloat32x8(c[j : j+8])
+		c1 := archsimd.LoadFloat32x8(c[j+8 : j+16])
+		c2 := archsimd.LoadFloat32x8(c[j+16 : j+24])
+		c3 := archsimd.LoadFloat32x8(c[j+24 : j+32])
 		for k, i := range idx {
-			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To8()
+			v := archsimd.BroadcastFloat32x8(vals[k])
 			row := g[int(i)*out+j : int(i)*out+j+32]
-			archsimd.LoadFloat32x8Slice(row[0:8]).Add(v.Mul(c0)).StoreSlice(row[0:8])
-			archsimd.LoadFloat32x8Slice(row[8:16]).Add(v.Mul(c1)).StoreSlice(row[8:16])
-			archsimd.LoadFloat32x8Slice(row[16:24]).Add(v.Mul(c2)).StoreSlice(row[16:24])
-			archsimd.LoadFloat32x8Slice(row[24:32]).Add(v.Mul(c3)).StoreSlice(row[24:32])
+			archsimd.LoadFloat32x8(row[0:8]).Add(v.Mul(c0)).Store(row[0:8])
+			archsimd.LoadFloat32x8(row[8:16]).Add(v.Mul(c1)).Store(row[8:16])
+			archsimd.LoadFloat32x8(row[16:24]).Add(v.Mul(c2)).Store(row[16:24])
+			archsimd.LoadFloat32x8(row[24:32]).Add(v.Mul(c3)).Store(row[24:32])
 		}
 	}
 	for ; j+8 <= out; j += 8 {
-		cv := archsimd.LoadFloat32x8Slice(c[j : j+8])
+		cv := archsimd.LoadFloat32x8(c[j : j+8])
 		for k, i := range idx {
-			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To8()
+			v := archsimd.BroadcastFloat32x8(vals[k])
 			row := g[int(i)*out+j : int(i)*out+j+8]
-			archsimd.LoadFloat32x8Slice(row).Add(v.Mul(cv)).StoreSlice(row)
+			archsimd.LoadFloat32x8(row).Add(v.Mul(cv)).Store(row)
 		}
 	}
 	if j < out {
-		cv := archsimd.LoadFloat32x8SlicePart(c[j:out])
+		cv := load8Part(c[j:out])
 		for k, i := range idx {
-			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To8()
+			v := archsimd.BroadcastFloat32x8(vals[k])
 			row := g[int(i)*out+j : (int(i)+1)*out]
-			archsimd.LoadFloat32x8SlicePart(row).Add(v.Mul(cv)).StoreSlicePart(row)
+			load8Part(row).Add(v.Mul(cv)).StorePart(row)
 		}
 	}
 	archsimd.ClearAVXUpperBits()
@@ -256,38 +257,38 @@ func forwardRowAVX512(idx []int32, vals, w, b, y []float32) {
 	out := len(y)
 	j := 0
 	for ; j+64 <= out; j += 64 {
-		a0 := archsimd.LoadFloat32x16Slice(b[j : j+16])
-		a1 := archsimd.LoadFloat32x16Slice(b[j+16 : j+32])
-		a2 := archsimd.LoadFloat32x16Slice(b[j+32 : j+48])
-		a3 := archsimd.LoadFloat32x16Slice(b[j+48 : j+64])
+		a0 := archsimd.LoadFloat32x16(b[j : j+16])
+		a1 := archsimd.LoadFloat32x16(b[j+16 : j+32])
+		a2 := archsimd.LoadFloat32x16(b[j+32 : j+48])
+		a3 := archsimd.LoadFloat32x16(b[j+48 : j+64])
 		for k, i := range idx {
-			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To16()
+			v := archsimd.BroadcastFloat32x16(vals[k])
 			row := w[int(i)*out+j : int(i)*out+j+64]
-			a0 = a0.Add(v.Mul(archsimd.LoadFloat32x16Slice(row[0:16])))
-			a1 = a1.Add(v.Mul(archsimd.LoadFloat32x16Slice(row[16:32])))
-			a2 = a2.Add(v.Mul(archsimd.LoadFloat32x16Slice(row[32:48])))
-			a3 = a3.Add(v.Mul(archsimd.LoadFloat32x16Slice(row[48:64])))
+			a0 = a0.Add(v.Mul(archsimd.LoadFloat32x16(row[0:16])))
+			a1 = a1.Add(v.Mul(archsimd.LoadFloat32x16(row[16:32])))
+			a2 = a2.Add(v.Mul(archsimd.LoadFloat32x16(row[32:48])))
+			a3 = a3.Add(v.Mul(archsimd.LoadFloat32x16(row[48:64])))
 		}
-		a0.StoreSlice(y[j : j+16])
-		a1.StoreSlice(y[j+16 : j+32])
-		a2.StoreSlice(y[j+32 : j+48])
-		a3.StoreSlice(y[j+48 : j+64])
+		a0.Store(y[j : j+16])
+		a1.Store(y[j+16 : j+32])
+		a2.Store(y[j+32 : j+48])
+		a3.Store(y[j+48 : j+64])
 	}
 	for ; j+16 <= out; j += 16 {
-		a := archsimd.LoadFloat32x16Slice(b[j : j+16])
+		a := archsimd.LoadFloat32x16(b[j : j+16])
 		for k, i := range idx {
-			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To16()
-			a = a.Add(v.Mul(archsimd.LoadFloat32x16Slice(w[int(i)*out+j : int(i)*out+j+16])))
+			v := archsimd.BroadcastFloat32x16(vals[k])
+			a = a.Add(v.Mul(archsimd.LoadFloat32x16(w[int(i)*out+j : int(i)*out+j+16])))
 		}
-		a.StoreSlice(y[j : j+16])
+		a.Store(y[j : j+16])
 	}
 	if j < out {
-		a := archsimd.LoadFloat32x16SlicePart(b[j:out])
+		a := load16Part(b[j:out])
 		for k, i := range idx {
-			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To16()
-			a = a.Add(v.Mul(archsimd.LoadFloat32x16SlicePart(w[int(i)*out+j : (int(i)+1)*out])))
+			v := archsimd.BroadcastFloat32x16(vals[k])
+			a = a.Add(v.Mul(load16Part(w[int(i)*out+j : (int(i)+1)*out])))
 		}
-		a.StoreSlicePart(y[j:out])
+		a.StorePart(y[j:out])
 	}
 	archsimd.ClearAVXUpperBits()
 }
@@ -301,33 +302,33 @@ func gradRowAVX512(idx []int32, vals, c, g []float32) {
 	out := len(c)
 	j := 0
 	for ; j+64 <= out; j += 64 {
-		c0 := archsimd.LoadFloat32x16Slice(c[j : j+16])
-		c1 := archsimd.LoadFloat32x16Slice(c[j+16 : j+32])
-		c2 := archsimd.LoadFloat32x16Slice(c[j+32 : j+48])
-		c3 := archsimd.LoadFloat32x16Slice(c[j+48 : j+64])
+		c0 := archsimd.LoadFloat32x16(c[j : j+16])
+		c1 := archsimd.LoadFloat32x16(c[j+16 : j+32])
+		c2 := archsimd.LoadFloat32x16(c[j+32 : j+48])
+		c3 := archsimd.LoadFloat32x16(c[j+48 : j+64])
 		for k, i := range idx {
-			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To16()
+			v := archsimd.BroadcastFloat32x16(vals[k])
 			row := g[int(i)*out+j : int(i)*out+j+64]
-			archsimd.LoadFloat32x16Slice(row[0:16]).Add(v.Mul(c0)).StoreSlice(row[0:16])
-			archsimd.LoadFloat32x16Slice(row[16:32]).Add(v.Mul(c1)).StoreSlice(row[16:32])
-			archsimd.LoadFloat32x16Slice(row[32:48]).Add(v.Mul(c2)).StoreSlice(row[32:48])
-			archsimd.LoadFloat32x16Slice(row[48:64]).Add(v.Mul(c3)).StoreSlice(row[48:64])
+			archsimd.LoadFloat32x16(row[0:16]).Add(v.Mul(c0)).Store(row[0:16])
+			archsimd.LoadFloat32x16(row[16:32]).Add(v.Mul(c1)).Store(row[16:32])
+			archsimd.LoadFloat32x16(row[32:48]).Add(v.Mul(c2)).Store(row[32:48])
+			archsimd.LoadFloat32x16(row[48:64]).Add(v.Mul(c3)).Store(row[48:64])
 		}
 	}
 	for ; j+16 <= out; j += 16 {
-		cv := archsimd.LoadFloat32x16Slice(c[j : j+16])
+		cv := archsimd.LoadFloat32x16(c[j : j+16])
 		for k, i := range idx {
-			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To16()
+			v := archsimd.BroadcastFloat32x16(vals[k])
 			row := g[int(i)*out+j : int(i)*out+j+16]
-			archsimd.LoadFloat32x16Slice(row).Add(v.Mul(cv)).StoreSlice(row)
+			archsimd.LoadFloat32x16(row).Add(v.Mul(cv)).Store(row)
 		}
 	}
 	if j < out {
-		cv := archsimd.LoadFloat32x16SlicePart(c[j:out])
+		cv := load16Part(c[j:out])
 		for k, i := range idx {
-			v := archsimd.LoadFloat32x4Slice(vals[k : k+4]).Broadcast1To16()
+			v := archsimd.BroadcastFloat32x16(vals[k])
 			row := g[int(i)*out+j : (int(i)+1)*out]
-			archsimd.LoadFloat32x16SlicePart(row).Add(v.Mul(cv)).StoreSlicePart(row)
+			load16Part(row).Add(v.Mul(cv)).StorePart(row)
 		}
 	}
 	archsimd.ClearAVXUpperBits()
@@ -350,4 +351,16 @@ func rowKernelSets() []rowKernelSet {
 		sets = append(sets, rowKernelSet{"avx512", forwardRowAVX512, gradRowAVX512})
 	}
 	return sets
+}
+
+// load8Part loads the first min(len(s), 8) elements of s, the other lanes zero.
+func load8Part(s []float32) archsimd.Float32x8 {
+	v, _ := archsimd.LoadFloat32x8Part(s)
+	return v
+}
+
+// load16Part loads the first min(len(s), 16) elements of s, the other lanes zero.
+func load16Part(s []float32) archsimd.Float32x16 {
+	v, _ := archsimd.LoadFloat32x16Part(s)
+	return v
 }

@@ -18,7 +18,7 @@ type (
 	uvec16 = archsimd.Uint32x16
 )
 
-func load16(s []float32, i int) vec16 { return archsimd.LoadFloat32x16Slice(s[i : i+lanes16]) }
+func load16(s []float32, i int) vec16 { return archsimd.LoadFloat32x16(s[i : i+lanes16]) }
 
 // consts16 are a call's scalar constants broadcast to every lane, once per call (outside the time loops).
 type consts16 struct {
@@ -40,7 +40,7 @@ func (x *expanded) setConsts16(k *consts16, n int, drop *mask) {
 		k.key, k.threshold = archsimd.BroadcastUint32x16(drop.key), archsimd.BroadcastUint32x16(drop.threshold)
 		k.mul1, k.mul2 = archsimd.BroadcastUint32x16(0x85EBCA6B), archsimd.BroadcastUint32x16(0xC2B2AE35)
 		k.shift16, k.shift13 = archsimd.BroadcastUint32x16(16), archsimd.BroadcastUint32x16(13)
-		k.lanes, k.stride = archsimd.LoadUint32x16Slice(laneOffsets[:lanes16]), archsimd.BroadcastUint32x16(uint32(n))
+		k.lanes, k.stride = archsimd.LoadUint32x16(laneOffsets[:lanes16]), archsimd.BroadcastUint32x16(uint32(n))
 		k.dropScale = archsimd.BroadcastFloat32x16(drop.scale)
 	}
 }
@@ -199,13 +199,13 @@ func (x *expanded) forward16(s Shape, b, from int, current []float32, drop *mask
 				spike = spike.Mul(stepMask16(a.ctr, k))
 				a.ctr = a.ctr.Add(k.stride)
 			}
-			spike.StoreSlice(out[j:])
+			spike.Store(out[j:])
 		}
 		idx += n
 	}
 	total := 0
 	for g := range ng {
-		w.count[g].ConvertToInt32().Store(&w.counts)
+		w.count[g].ConvertToInt32().Store(w.counts[:])
 		for j := range w.counts { // by index: ranging over the array's values would copy it
 			total += int(w.counts[j])
 		}
@@ -244,14 +244,14 @@ func (x *expanded) backward16(s Shape, b, from int, in *backwardIn, hist, acc []
 			for g := range ng {
 				st := &w.st[g]
 				h := hist[t*row+g*stride:]
-				st.v.StoreSlice(h)
+				st.v.Store(h)
 				k := lanes16
 				if x.adapt {
-					st.a.StoreSlice(h[k:])
+					st.a.Store(h[k:])
 					k += lanes16
 				}
 				for j := 0; m > 0 && j <= m; j++ {
-					st.stage[j].StoreSlice(h[k:])
+					st.stage[j].Store(h[k:])
 					k += lanes16
 				}
 				if t < s.Steps-1 {
@@ -348,16 +348,16 @@ func (x *expanded) backward16(s Shape, b, from int, in *backwardIn, hist, acc []
 					a.aBar = aBar.Mul(rho).Sub(c.eta.Mul(v0Bar))
 				}
 				a.vBar = v0Bar.Mul(mu)
-				v0Bar.StoreSlice(in.cotCurrent[idx:])
+				v0Bar.Store(in.cotCurrent[idx:])
 			}
 		}
 		for g := range ng {
 			a, j := &w.adj[g], i+g*lanes16
-			a.etaSum.StoreSlice(acc[j:])
-			a.gammaSum.StoreSlice(acc[n+j:])
+			a.etaSum.Store(acc[j:])
+			a.gammaSum.Store(acc[n+j:])
 			for l := range m {
-				a.betaSum[l].StoreSlice(acc[(2+l)*n+j:])
-				a.lambdaSum[l].StoreSlice(acc[(2+m+l)*n+j:])
+				a.betaSum[l].Store(acc[(2+l)*n+j:])
+				a.lambdaSum[l].Store(acc[(2+m+l)*n+j:])
 			}
 		}
 		i += ng * lanes16

@@ -17,7 +17,7 @@ type (
 	uvec8 = archsimd.Uint32x8
 )
 
-func load8(s []float32, i int) vec8 { return archsimd.LoadFloat32x8Slice(s[i : i+lanes8]) }
+func load8(s []float32, i int) vec8 { return archsimd.LoadFloat32x8(s[i : i+lanes8]) }
 
 // consts8 are a call's scalar constants broadcast to every lane, once per call (outside the time loops).
 type consts8 struct {
@@ -39,7 +39,7 @@ func (x *expanded) setConsts8(k *consts8, n int, drop *mask) {
 		k.key, k.threshold = archsimd.BroadcastUint32x8(drop.key), archsimd.BroadcastUint32x8(drop.threshold)
 		k.mul1, k.mul2 = archsimd.BroadcastUint32x8(0x85EBCA6B), archsimd.BroadcastUint32x8(0xC2B2AE35)
 		k.shift16, k.shift13 = archsimd.BroadcastUint32x8(16), archsimd.BroadcastUint32x8(13)
-		k.lanes, k.stride = archsimd.LoadUint32x8Slice(laneOffsets[:lanes8]), archsimd.BroadcastUint32x8(uint32(n))
+		k.lanes, k.stride = archsimd.LoadUint32x8(laneOffsets[:lanes8]), archsimd.BroadcastUint32x8(uint32(n))
 		k.dropScale = archsimd.BroadcastFloat32x8(drop.scale)
 	}
 }
@@ -198,13 +198,13 @@ func (x *expanded) forward8(s Shape, b, from int, current []float32, drop *mask,
 				spike = spike.Mul(stepMask8(a.ctr, k))
 				a.ctr = a.ctr.Add(k.stride)
 			}
-			spike.StoreSlice(out[j:])
+			spike.Store(out[j:])
 		}
 		idx += n
 	}
 	total := 0
 	for g := range ng {
-		w.count[g].ConvertToInt32().Store(&w.counts)
+		w.count[g].ConvertToInt32().Store(w.counts[:])
 		for j := range w.counts { // by index: ranging over the array's values would copy it
 			total += int(w.counts[j])
 		}
@@ -243,14 +243,14 @@ func (x *expanded) backward8(s Shape, b, from int, in *backwardIn, hist, acc []f
 			for g := range ng {
 				st := &w.st[g]
 				h := hist[t*row+g*stride:]
-				st.v.StoreSlice(h)
+				st.v.Store(h)
 				k := lanes8
 				if x.adapt {
-					st.a.StoreSlice(h[k:])
+					st.a.Store(h[k:])
 					k += lanes8
 				}
 				for j := 0; m > 0 && j <= m; j++ {
-					st.stage[j].StoreSlice(h[k:])
+					st.stage[j].Store(h[k:])
 					k += lanes8
 				}
 				if t < s.Steps-1 {
@@ -347,16 +347,16 @@ func (x *expanded) backward8(s Shape, b, from int, in *backwardIn, hist, acc []f
 					a.aBar = aBar.Mul(rho).Sub(c.eta.Mul(v0Bar))
 				}
 				a.vBar = v0Bar.Mul(mu)
-				v0Bar.StoreSlice(in.cotCurrent[idx:])
+				v0Bar.Store(in.cotCurrent[idx:])
 			}
 		}
 		for g := range ng {
 			a, j := &w.adj[g], i+g*lanes8
-			a.etaSum.StoreSlice(acc[j:])
-			a.gammaSum.StoreSlice(acc[n+j:])
+			a.etaSum.Store(acc[j:])
+			a.gammaSum.Store(acc[n+j:])
 			for l := range m {
-				a.betaSum[l].StoreSlice(acc[(2+l)*n+j:])
-				a.lambdaSum[l].StoreSlice(acc[(2+m+l)*n+j:])
+				a.betaSum[l].Store(acc[(2+l)*n+j:])
+				a.lambdaSum[l].Store(acc[(2+m+l)*n+j:])
 			}
 		}
 		i += ng * lanes8

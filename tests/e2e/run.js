@@ -115,6 +115,8 @@ async function startLab() {
     ...process.env,
     PATH: `${goBin()}:${process.env.PATH}`,
     GOMLX_NO_AUTO_INSTALL: '1',
+    GOTOOLCHAIN: 'go1.27.3',
+    GOEXPERIMENT: 'simd',
     FITS_ROOT: ROOT, // the copied notebook's setup.sh replaces the module with this checkout
     FITS_FIGURES_DIR: path.join(WORK, 'figures'),
   };

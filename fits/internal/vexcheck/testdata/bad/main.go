@@ -12,8 +12,8 @@ import (
 //
 //go:noinline
 func mixed(x []float32, a float32) float32 {
-	v := archsimd.LoadFloat32x8Slice(x[:8])
-	v.Mul(v).StoreSlice(x[:8])
+	v := archsimd.LoadFloat32x8(x[:8])
+	v.Mul(v).Store(x[:8])
 	return a*x[0] + // legacy SSE here
 		product(x[1], x[2]) // legacy SSE inlined here
 }
@@ -27,8 +27,8 @@ func product(a, b float32) float32 {
 //
 //go:noinline
 func clean(x []float32) {
-	v := archsimd.LoadFloat32x8Slice(x[:8])
-	v.Mul(v).StoreSlice(x[:8])
+	v := archsimd.LoadFloat32x8(x[:8])
+	v.Mul(v).Store(x[:8])
 	archsimd.ClearAVXUpperBits()
 }
 
