@@ -10,7 +10,7 @@ import (
 
 	"github.com/fits-snn/fits/fits/analysis"
 	"github.com/fits-snn/fits/fits/experiment"
-	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/compute"
 )
 
 // Display is where a Session shows what a notebook cell produces. In a notebook it is GoNB's front end
@@ -161,7 +161,7 @@ func (s *Session) Show(o *Output, err ...error) {
 }
 
 // Backend returns the GoMLX backend the notebooks compute with and its name (see Backend).
-func (s *Session) Backend() (backends.Backend, string) {
+func (s *Session) Backend() (compute.Backend, string) {
 	b, name, err := Backend()
 	s.Check(err)
 	return b, name

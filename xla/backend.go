@@ -3,7 +3,8 @@
 // backend) in its sequential configuration, which does not deadlock on small machines.
 //
 // The GOMLX_BACKEND environment variable, or an explicit configuration from the CLI flag --backend, always
-// wins over the automatic choice. Auto-installation of plugins (which downloads from GitHub) is disabled:
+// wins over the automatic choice. Auto-installation of plugins (which downloads from GitHub) is disabled, and
+// go-xla's auto-installer is not linked in:
 // plugins are installed by `make setup` from pinned PyPI wheels into ~/.local/lib/go-xla, or found through
 // PJRT_PLUGIN_LIBRARY_PATH.
 package xla
@@ -16,10 +17,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/gomlx/go-xla/pkg/pjrt"
-	"github.com/gomlx/gomlx/backends"
-	_ "github.com/gomlx/gomlx/backends/simplego" // registers the "go" backend
-	gomlxxla "github.com/gomlx/gomlx/backends/xla"
+	"github.com/gomlx/compute"
+	_ "github.com/gomlx/compute/gobackend" // registers the "go" backend
+	// The XLA backend without its auto-installer (package autoinstall, not imported): nothing here can
+	// download a plugin.
+	gomlxxla "github.com/gomlx/go-xla/compute/xla"
+	"github.com/gomlx/go-xla/pjrt"
 )
 
 // SimpleGoConfig is the SimpleGo configuration used when no XLA plugin is usable. SimpleGo's default parallel
@@ -82,13 +85,13 @@ func Choose(explicit string) Choice {
 
 // New creates the backend for a configuration. For CUDA plugins it points XLA at the NVIDIA libraries
 // installed beside the plugin (see prepareCUDA) before loading it.
-func New(config string) (backends.Backend, error) {
+func New(config string) (compute.Backend, error) {
 	name, opts, _ := strings.Cut(config, ":")
 	if (name == "xla" || name == "stablehlo") && strings.Contains(strings.ToLower(opts), "cuda") {
 		prepareCUDA(opts)
 	}
 	var (
-		b   backends.Backend
+		b   compute.Backend
 		err error
 	)
 	func() {
@@ -98,7 +101,7 @@ func New(config string) (backends.Backend, error) {
 				err = fmt.Errorf("%v", r)
 			}
 		}()
-		b, err = backends.NewWithConfig(config)
+		b, err = compute.NewWithConfig(config)
 	}()
 	if err != nil {
 		return nil, fmt.Errorf("backend %q: %w", config, err)
@@ -132,7 +135,7 @@ func prepareCUDA(opts string) {
 var (
 	mu          sync.Mutex
 	explicitCfg string
-	current     backends.Backend
+	current     compute.Backend
 	currentCfg  Choice
 	announce    io.Writer = os.Stderr
 )
@@ -160,7 +163,7 @@ func SetAnnounceWriter(w io.Writer) {
 // Backend returns the process-wide backend, creating it on the first call and printing the choice once.
 // When the automatic choice is an XLA plugin that fails to load, it falls back to the next candidate and
 // says so.
-func Backend() (backends.Backend, error) {
+func Backend() (compute.Backend, error) {
 	mu.Lock()
 	defer mu.Unlock()
 	if current != nil {

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gomlx/gomlx/backends"
-	. "github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/compute"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
 )
 
 // availableConfigs lists the backend configurations usable on this machine.
@@ -31,7 +31,7 @@ func availableConfigs(t *testing.T) []string {
 // smallGraph computes y = Σ tanh(x·w + b)² and its gradients with respect to w and b:
 // x [2, 3], w [3, 4], b [4].
 func smallGraph(x, w, b *Node) []*Node {
-	h := Tanh(Add(Dot(x, w), Reshape(b, 1, -1)))
+	h := Tanh(Add(DotProduct(x, w), Reshape(b, 1, -1)))
 	y := ReduceAllSum(Square(h))
 	grads := Gradient(y, w, b)
 	return []*Node{y, grads[0], grads[1]}
@@ -149,4 +149,4 @@ func TestNewUnknownBackendIsAnError(t *testing.T) {
 }
 
 // Compile-time check that New returns the GoMLX interface.
-var _ func(string) (backends.Backend, error) = New
+var _ func(string) (compute.Backend, error) = New

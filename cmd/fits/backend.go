@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/fits-snn/fits/xla"
-	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/compute"
 )
 
 // backendFlag registers --backend on fs. Empty means automatic (see package xla): $GOMLX_BACKEND, else XLA
@@ -22,7 +22,7 @@ func checkBackendName(config string) error {
 		return nil
 	}
 	name, _, _ := strings.Cut(config, ":")
-	known := backends.List()
+	known := compute.List()
 	slices.Sort(known)
 	if !slices.Contains(known, name) {
 		return badInput("--backend: unknown backend %q in %q (valid: %s, each with its options after ':', e.g. xla:cpu)",
@@ -34,7 +34,7 @@ func checkBackendName(config string) error {
 // openBackend applies the --backend value and returns the process-wide backend. The choice is printed once
 // on stderr. An unknown backend name is bad input (exit status 2); a known backend that fails to start is
 // an internal failure (exit status 1).
-func openBackend(config string) (backends.Backend, error) {
+func openBackend(config string) (compute.Backend, error) {
 	if err := checkBackendName(config); err != nil {
 		return nil, err
 	}

@@ -25,8 +25,8 @@ import (
 	"github.com/fits-snn/fits/fits/train"
 	"github.com/fits-snn/fits/internal/owned"
 	"github.com/fits-snn/fits/xla"
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/model/checkpoint"
 )
 
 // clearValidity returns the AEDAT 3.1 stream raw with the validity bit of every polarity event cleared.
@@ -429,13 +429,13 @@ func buildFixtures(t *testing.T, tmp string) {
 		}
 	}
 	// Checkpoints whose checksums are right but whose content is not: named and skipped like corrupt ones.
-	saveCheckpointWith(t, p("ck-width16"), func(ctx *context.Context) { ctx.SetParam(train.ParamWidth, 16) })
-	saveCheckpointWith(t, p("ck-eight"), func(ctx *context.Context) { ctx.SetParam(train.ParamWidth, "eight") })
-	saveCheckpointWith(t, p("ck-izh"), func(ctx *context.Context) { ctx.SetParam(train.ParamModel, "izh") })
-	saveCheckpointWith(t, p("ck-nan"), func(ctx *context.Context) {
-		ctx.In("model").VariableWithValue("nanw", []float32{1, float32(math.NaN())})
+	saveCheckpointWith(t, p("ck-width16"), func(scope *model.Scope) { scope.SetParam(train.ParamWidth, 16) })
+	saveCheckpointWith(t, p("ck-eight"), func(scope *model.Scope) { scope.SetParam(train.ParamWidth, "eight") })
+	saveCheckpointWith(t, p("ck-izh"), func(scope *model.Scope) { scope.SetParam(train.ParamModel, "izh") })
+	saveCheckpointWith(t, p("ck-nan"), func(scope *model.Scope) {
+		scope.At("model").VariableWithValue("nanw", []float32{1, float32(math.NaN())})
 	})
-	saveCheckpointWith(t, p("ck-history"), func(ctx *context.Context) { ctx.SetParam("train_history", `[{"epoch":1},{"epo`) })
+	saveCheckpointWith(t, p("ck-history"), func(scope *model.Scope) { scope.SetParam("train_history", `[{"epoch":1},{"epo`) })
 	write(p("demo-user", "lif-m0-e20-w64-b64-s1", "notes.txt"), []byte("my notes\n"))
 	write(p("result-only", "result.json"), []byte("{}\n"))
 	write(p("bad-result", "result.json"), []byte("{bad\n"))
@@ -480,22 +480,22 @@ func wavHeader(rate, channels, bits, n int) []byte {
 // hyperparameters, one variable, and the SHA-256 of both files), without training.
 func saveCheckpoint(t *testing.T, dir string) { saveCheckpointWith(t, dir, nil) }
 
-// saveCheckpointWith is saveCheckpoint with modify applied to the context before it is saved: content
+// saveCheckpointWith is saveCheckpoint with modify applied to the store before it is saved: content
 // that is inconsistent although its checksums are right.
-func saveCheckpointWith(t *testing.T, dir string, modify func(ctx *context.Context)) {
+func saveCheckpointWith(t *testing.T, dir string, modify func(scope *model.Scope)) {
 	t.Helper()
 	cfg := train.DefaultConfig()
 	cfg.Small, cfg.Model, cfg.Width, cfg.Epochs, cfg.Batch, cfg.LR, cfg.Seed = true, "lif", 8, 3, 32, 0.01, 3
 	cfg.Protocol = train.ValSplit
-	ctx := context.New()
-	cfg.SetParams(ctx)
-	ctx.SetParam("train_history", `[{"epoch":1},{"epoch":2}]`)
-	ctx.In("model").VariableWithValue("w", []float32{1, 2, 3})
-	ctx.In("model").In("hidden_0").In("dense").VariableWithValue("biases", make([]float32, 8))
+	scope := model.NewStore().RootScope()
+	cfg.SetParams(scope)
+	scope.SetParam("train_history", `[{"epoch":1},{"epoch":2}]`)
+	scope.At("model").VariableWithValue("w", []float32{1, 2, 3})
+	scope.At("model").At("hidden_0").At("dense").VariableWithValue("biases", make([]float32, 8))
 	if modify != nil {
-		modify(ctx)
+		modify(scope)
 	}
-	h, err := checkpoints.Build(ctx).Dir(dir).WithCompression(checkpoints.BinUncompressed).Done()
+	h, err := checkpoint.Build(scope.Store()).Dir(dir).WithCompression(checkpoint.BinUncompressed).Done()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -507,7 +507,7 @@ func saveCheckpointWith(t *testing.T, dir string, modify func(ctx *context.Conte
 		t.Fatalf("checkpoints %v, %v", names, err)
 	}
 	var sums strings.Builder
-	for _, suffix := range []string{checkpoints.JsonNameSuffix, checkpoints.BinDataSuffix} {
+	for _, suffix := range []string{checkpoint.JsonNameSuffix, checkpoint.BinDataSuffix} {
 		b, err := os.ReadFile(filepath.Join(dir, names[0]+suffix))
 		if err != nil {
 			t.Fatal(err)

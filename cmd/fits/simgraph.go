@@ -5,12 +5,12 @@ import (
 	"math"
 
 	"github.com/fits-snn/fits/fits/neuron"
-	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/core/shapes"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // graphChunk is the number of steps of Algorithm 1 that one compiled graph of `simulate --engine=graph`
@@ -25,12 +25,12 @@ const graphChunk = 16
 type graphSimulation struct {
 	cfg   neuron.Config
 	steps int // steps per call
-	exec  *context.Exec
+	exec  *model.Exec
 }
 
 // newGraphSimulation prepares the neuron of configuration cfg with parameters p (the variables set to
 // Ω* = 2πf*, β̂ = atanh β and λ̂ = logit λ, as neuron.SimulateNeuron does) for chunks of steps steps.
-func newGraphSimulation(b backends.Backend, cfg neuron.Config, p neuron.NeuronParams, steps int) (*graphSimulation, error) {
+func newGraphSimulation(b compute.Backend, cfg neuron.Config, p neuron.NeuronParams, steps int) (*graphSimulation, error) {
 	if !cfg.Kind.HasTargetFrequency() {
 		return nil, fmt.Errorf("the graph engine needs a kind with a target frequency, got %s", cfg.Kind)
 	}
@@ -42,29 +42,29 @@ func newGraphSimulation(b backends.Backend, cfg neuron.Config, p neuron.NeuronPa
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	ctx := context.New()
-	ctx.VariableWithValue(neuron.TargetVariable(cfg), []float32{float32(neuron.TargetValue(cfg, p.FStarHz))})
+	scope := model.NewStore().RootScope()
+	scope.VariableWithValue(neuron.TargetVariable(cfg), []float32{float32(neuron.TargetValue(cfg, p.FStarHz))})
 	if m := cfg.Order; m > 0 {
 		bh, lh := make([]float32, m), make([]float32, m)
 		for j := range m {
 			bh[j] = float32(math.Atanh(p.Beta[j]))
 			lh[j] = float32(math.Log(p.Lambda[j]) - math.Log1p(-p.Lambda[j]))
 		}
-		ctx.VariableWithValue(neuron.VarBetaHat, tensors.FromFlatDataAndDimensions(bh, m, 1))
-		ctx.VariableWithValue(neuron.VarLambdaHat, tensors.FromFlatDataAndDimensions(lh, m, 1))
+		scope.VariableWithValue(neuron.VarBetaHat, tensors.FromFlatDataAndDimensions(bh, m, 1))
+		scope.VariableWithValue(neuron.VarLambdaHat, tensors.FromFlatDataAndDimensions(lh, m, 1))
 	}
 	vth := cfg.Vth
 	// inputs: the chunk's currents [1, steps, 1] and the carried state (neuron.StateComponents tensors
 	// [1, 1]); outputs: the spikes [1, steps, 1], the pre-reset voltages [1, steps, 1] and the state after
 	// the chunk. Each step is one LayerFrom call of one step, so that its post-reset voltage V is
 	// available: ṼM = V + S·Vth (the reset is subtractive).
-	exec, err := context.NewExec(b, ctx.Checked(false), func(ctx *context.Context, in []*Node) []*Node {
+	exec, err := model.NewExec(b, scope.Store(), func(_ *model.Scope, in []*Node) []*Node {
 		x, state := in[0], in[1:]
 		spikes := make([]*Node, steps)
 		vPre := make([]*Node, steps)
 		for k := range steps {
 			xk := Slice(x, AxisRange(), AxisRange(k, k+1), AxisRange())
-			s, final := neuron.LayerFrom(ctx, xk, cfg, state)
+			s, final := neuron.LayerFrom(scope, xk, cfg, state)
 			state = final
 			spikes[k] = s
 			vPre[k] = Add(Reshape(final[0], 1, 1, 1), MulScalar(s, vth))

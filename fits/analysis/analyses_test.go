@@ -16,10 +16,10 @@ import (
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/theory"
 	"github.com/fits-snn/fits/fits/train"
-	"github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/model/checkpoint"
 )
 
 // trainedSeed is trainedRun for another seed of the same configuration (the same group).
@@ -143,7 +143,7 @@ func TestLayersConv(t *testing.T) {
 	}
 }
 
-// TestLayoutDetectsDTExact builds a layer with the DT-exact parameterization in a context and checks
+// TestLayoutDetectsDTExact builds a layer with the DT-exact parameterization in a store and checks
 // that the layout marks it.
 func TestLayoutDetectsDTExact(t *testing.T) {
 	dir, _ := trainedRun(t, "fs-frozen", 0)
@@ -156,12 +156,12 @@ func TestLayoutDetectsDTExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx := context.New()
+		scope := model.NewStore().RootScope()
 		if dt {
 			n := *lay.Blocks[0].Neuron
 			n.DTExact = true
-			freshLayer(t, ctx.In(train.ModelScope).In("hidden_0").In("neuron"), n, []int{1, 2, 6})
-			if lay, err = layoutOf(cfg, ds, ctx); err != nil {
+			freshLayer(t, scope.At("%s", train.ModelScope).At("hidden_0").At("neuron"), n, []int{1, 2, 6})
+			if lay, err = layoutOf(cfg, ds, scope); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -171,12 +171,12 @@ func TestLayoutDetectsDTExact(t *testing.T) {
 	}
 }
 
-// freshLayer builds a neuron layer of configuration cfg on an input of dimensions dims in ctx's scope,
+// freshLayer builds a neuron layer of configuration cfg on an input of dimensions dims in scope's scope,
 // which creates and initializes its variables.
-func freshLayer(t *testing.T, ctx *context.Context, cfg neuron.Config, dims []int) {
+func freshLayer(t *testing.T, scope *model.Scope, cfg neuron.Config, dims []int) {
 	t.Helper()
-	e, err := context.NewExec(testBackend(t), ctx, func(ctx *context.Context, x *graph.Node) *graph.Node {
-		return neuron.Layer(ctx, x, cfg)
+	e, err := model.NewExec(testBackend(t), scope.Store(), func(_ *model.Scope, x *graph.Node) *graph.Node {
+		return neuron.Layer(scope, x, cfg)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -186,10 +186,10 @@ func freshLayer(t *testing.T, ctx *context.Context, cfg neuron.Config, dims []in
 	}
 }
 
-// variable32 returns the float32 values of a variable of ctx.
-func variable32(t *testing.T, ctx *context.Context, scope, name string) []float32 {
+// variable32 returns the float32 values of a variable of scope.
+func variable32(t *testing.T, ms *model.Scope, scope, name string) []float32 {
 	t.Helper()
-	v := ctx.GetVariableByScopeAndName(scope, name)
+	v := ms.Store().GetVariable(model.JoinPath(scope, name))
 	if v == nil {
 		t.Fatalf("no variable %s in %s", name, scope)
 	}
@@ -205,13 +205,13 @@ func variable32(t *testing.T, ctx *context.Context, scope, name string) []float3
 }
 
 // lazyContext loads the checkpoint of dir as train.EvaluateWith does (variables read on first use).
-func lazyContext(t *testing.T, dir string) *context.Context {
+func lazyContext(t *testing.T, dir string) *model.Scope {
 	t.Helper()
-	ctx := context.New()
-	if _, err := checkpoints.Load(ctx).Dir(dir).Done(); err != nil {
+	scope := model.NewStore().RootScope()
+	if _, err := checkpoint.Load(scope.Store()).Dir(dir).Done(); err != nil {
 		t.Fatal(err)
 	}
-	return ctx
+	return scope
 }
 
 // TestResetAndShuffleTargets checks on a trained feedforward run and on the convolutional run that reset
@@ -235,8 +235,8 @@ func TestResetAndShuffleTargets(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			ctx := lazyContext(t, tc.dir)
-			if err := ResetTargets(ctx, layers); err != nil {
+			scope := lazyContext(t, tc.dir)
+			if err := ResetTargets(scope, layers); err != nil {
 				t.Fatal(err)
 			}
 			for _, l := range layers {
@@ -244,17 +244,17 @@ func TestResetAndShuffleTargets(t *testing.T) {
 				if l.Neuron.ChannelShared {
 					dims = []int{1, 2, 1, 1, l.Neurons}
 				}
-				fresh := context.New()
-				freshLayer(t, fresh.In("fresh"), l.Neuron, dims)
+				fresh := model.NewStore().RootScope()
+				freshLayer(t, fresh.At("fresh"), l.Neuron, dims)
 				want := variable32(t, fresh, "/fresh", neuron.TargetVariable(l.Neuron))
-				got := variable32(t, ctx, l.Scope, neuron.TargetVariable(l.Neuron))
+				got := variable32(t, scope, l.Scope, neuron.TargetVariable(l.Neuron))
 				if !slices.Equal(got, want) {
 					t.Errorf("layer %s: reset gives %v, a fresh layer %v", l.Name, got, want)
 				}
 				if trained := variable32(t, lazyContext(t, tc.dir), l.Scope, neuron.TargetVariable(l.Neuron)); tc.name == "feedforward" && slices.Equal(trained, want) {
 					t.Errorf("layer %s: the trained targets equal the initial ones: the test is vacuous", l.Name)
 				}
-				f, err := neuron.TargetFrequenciesHz(ctx.In(train.ModelScope).In(l.Name).In("neuron"), l.Neuron)
+				f, err := neuron.TargetFrequenciesHz(scope.At("%s", train.ModelScope).At("%s", l.Name).At("neuron"), l.Neuron)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -263,18 +263,18 @@ func TestResetAndShuffleTargets(t *testing.T) {
 				}
 			}
 
-			ctx = lazyContext(t, tc.dir)
+			scope = lazyContext(t, tc.dir)
 			before := map[string][]float32{}
 			for _, l := range layers {
 				before[l.Name] = slices.Clone(variable32(t, lazyContext(t, tc.dir), l.Scope, neuron.TargetVariable(l.Neuron)))
 			}
-			perms, err := ShuffleTargets(ctx, layers, 3)
+			perms, err := ShuffleTargets(scope, layers, 3)
 			if err != nil {
 				t.Fatal(err)
 			}
 			moved := false
 			for li, l := range layers {
-				old, got := before[l.Name], variable32(t, ctx, l.Scope, neuron.TargetVariable(l.Neuron))
+				old, got := before[l.Name], variable32(t, scope, l.Scope, neuron.TargetVariable(l.Neuron))
 				perm := perms[li]
 				if !slices.Equal(perm, ShufflePermutation(3, li, len(old))) {
 					t.Errorf("layer %s: permutation %v is not ShufflePermutation's", l.Name, perm)

@@ -15,8 +15,8 @@ import (
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/fits/train"
-	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // ErrNoCheckpoint is returned by Load for a folder that exists but holds no complete checkpoint.
@@ -29,7 +29,7 @@ type Options struct {
 	// DataDir is where dataset readers look for files (data.Options.Dir).
 	DataDir string
 	// Backend runs the forward passes of Spikes (required for them); the caller chooses it.
-	Backend backends.Backend
+	Backend compute.Backend
 }
 
 // Run is a trained (or partly trained) run read back from its folder.
@@ -44,7 +44,7 @@ type Run struct {
 	Result *train.Result
 	// Context holds the hyperparameters and every variable of the latest complete checkpoint; the
 	// network's variables are under the scope train.ModelScope.
-	Context *context.Context
+	Context *model.Scope
 
 	opts Options
 	ds   *data.Dataset
@@ -65,19 +65,19 @@ func Load(dir string, opts Options) (*Run, error) {
 	if !train.HasCheckpoint(dir) {
 		return nil, fmt.Errorf("run %s: %w", dir, ErrNoCheckpoint)
 	}
-	ctx := context.New()
-	if _, _, err := train.LoadCheckpointAll(ctx, dir); err != nil { // the newest intact checkpoint
+	scope := model.NewStore().RootScope()
+	if _, _, err := train.LoadCheckpointAll(scope, dir); err != nil { // the newest intact checkpoint
 		return nil, err
 	}
-	cfg := train.ConfigFromContext(ctx)
+	cfg := train.ConfigFromContext(scope)
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
 	}
-	history, err := train.HistoryFromContext(ctx)
+	history, err := train.HistoryFromContext(scope)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
 	}
-	r := &Run{Dir: dir, Config: cfg, Epochs: history, Context: ctx, opts: opts}
+	r := &Run{Dir: dir, Config: cfg, Epochs: history, Context: scope, opts: opts}
 	res, err := train.ReadResult(dir)
 	switch {
 	case err == nil:
@@ -141,7 +141,7 @@ func (r *Run) Set(split Split) (*data.Set, error) {
 	return s, nil
 }
 
-func (r *Run) backend() (backends.Backend, error) {
+func (r *Run) backend() (compute.Backend, error) {
 	if r.opts.Backend == nil {
 		return nil, errors.New("analysis: no backend given (Options.Backend)")
 	}

@@ -15,11 +15,11 @@ import (
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/train"
 	"github.com/fits-snn/fits/xla/xlatest"
-	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
+	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/model/checkpoint"
 )
 
 // TestMain lowers XLA's LLVM optimization level for this test binary unless XLA_FLAGS is set (the
@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func testBackend(t testing.TB) backends.Backend { return xlatest.XLA(t) }
+func testBackend(t testing.TB) compute.Backend { return xlatest.XLA(t) }
 
 // tinyConfig is a run small enough to train in seconds: the Small synthetic task (24 bins of 4 ms), its
 // first 32 training examples, width 6, two epochs, best-test (so result.json's firing rates are
@@ -152,15 +152,15 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
-// neuronCtx loads the checkpoint of dir into a fresh context (lazily, as train.Evaluate does) and returns
+// neuronCtx loads the checkpoint of dir into a fresh store (lazily, as train.Evaluate does) and returns
 // the scope of hidden layer i's neurons.
-func neuronCtx(t *testing.T, dir string, i int) *context.Context {
+func neuronCtx(t *testing.T, dir string, i int) *mlmodel.Scope {
 	t.Helper()
-	ctx := context.New()
-	if _, err := checkpoints.Load(ctx).Dir(dir).Done(); err != nil {
+	scope := mlmodel.NewStore().RootScope()
+	if _, err := checkpoint.Load(scope.Store()).Dir(dir).Done(); err != nil {
 		t.Fatal(err)
 	}
-	return ctx.In("model").In(fmt.Sprintf("hidden_%d", i)).In("neuron")
+	return scope.At("model").At("%s", fmt.Sprintf("hidden_%d", i)).At("neuron")
 }
 
 func TestLayers(t *testing.T) {
@@ -201,7 +201,7 @@ func TestLayers(t *testing.T) {
 				if !tc.hasF {
 					continue
 				}
-				// The learned f* are what neuron.TargetFrequenciesHz reads from the trained context.
+				// The learned f* are what neuron.TargetFrequenciesHz reads from the trained store.
 				want, err := neuron.TargetFrequenciesHz(neuronCtx(t, dir, i), ncfg)
 				if err != nil {
 					t.Fatal(err)
@@ -252,9 +252,9 @@ func TestInitialTargetsMatchNeuronInit(t *testing.T) {
 	for _, n := range []int{1, 5} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			cfg := neuron.DefaultConfig(neuron.FS, 0)
-			ctx := context.New()
-			e, err := context.NewExec(testBackend(t), ctx, func(ctx *context.Context, x *graph.Node) *graph.Node {
-				return neuron.Layer(ctx.In("layer"), x, cfg)
+			scope := mlmodel.NewStore().RootScope()
+			e, err := mlmodel.NewExec(testBackend(t), scope.Store(), func(_ *mlmodel.Scope, x *graph.Node) *graph.Node {
+				return neuron.Layer(scope.At("layer"), x, cfg)
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -263,7 +263,7 @@ func TestInitialTargetsMatchNeuronInit(t *testing.T) {
 			if _, err := e.Exec(x); err != nil {
 				t.Fatal(err)
 			}
-			got, err := neuron.TargetFrequenciesHz(ctx.In("layer"), cfg)
+			got, err := neuron.TargetFrequenciesHz(scope.At("layer"), cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -381,18 +381,17 @@ func directForward(t *testing.T, dir string, r *Run, idx []int) [][]float32 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.New()
-	if _, err := checkpoints.Load(ctx).Dir(dir).Done(); err != nil {
+	scope := mlmodel.NewStore().RootScope()
+	if _, err := checkpoint.Load(scope.Store()).Dir(dir).Done(); err != nil {
 		t.Fatal(err)
 	}
 	cfg := model.DefaultConfig(neuron.FSTS, 1, 6, ds.Classes)
 	if cfg.Neuron, err = train.NeuronConfig(neuron.FSTS, 1, ds); err != nil {
 		t.Fatal(err)
 	}
-	e, err := context.NewExec(testBackend(t), ctx, func(ctx *context.Context, x *graph.Node) []*graph.Node {
-		ctx = ctx.Checked(false) // the variables come from the checkpoint
-		ctx.SetTraining(x.Graph(), false)
-		return model.FeedForward(ctx.In("model"), cfg, x).Spikes
+	e, err := mlmodel.NewExec(testBackend(t), scope.Store(), func(_ *mlmodel.Scope, x *graph.Node) []*graph.Node {
+		neuron.SetTraining(scope, x.Graph(), false)
+		return model.FeedForward(scope.At("model"), cfg, x).Spikes
 	})
 	if err != nil {
 		t.Fatal(err)

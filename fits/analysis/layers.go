@@ -12,7 +12,7 @@ import (
 // Layer is what one layer of spiking neurons has learned.
 type Layer struct {
 	// Index is the layer's position among the spiking layers (0 is the layer next to the input); Name
-	// its block ("hidden_0", "conv_0", "fc", see Block) and Scope the context scope of its neuron
+	// its block ("hidden_0", "conv_0", "fc", see Block) and Scope the scope of its neuron
 	// variables, e.g. "/model/hidden_0/neuron".
 	Index int
 	Name  string
@@ -50,7 +50,7 @@ func (r *Run) Layers() ([]Layer, error) {
 	}
 	var out []Layer
 	for i, b := range lay.Spiking() {
-		ctx := r.Context.In(train.ModelScope).In(b.Name).In("neuron")
+		ctx := r.Context.At("%s", train.ModelScope).At("%s", b.Name).At("neuron")
 		ncfg := *b.Neuron
 		l := Layer{Index: i, Name: b.Name, Scope: ctx.Scope(), Neuron: ncfg, Units: size(b.Out), Neurons: size(b.Out)}
 		if ncfg.ChannelShared {

@@ -8,7 +8,7 @@ import (
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/train"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
 // BlockKind is the linear map of a block of the network.
@@ -81,9 +81,9 @@ func (r *Run) Layout() (*Layout, error) {
 	return layoutOf(r.Config, ds, r.Context)
 }
 
-// layoutOf returns the layout of cfg's network on ds; ctx, when not nil, is a context holding the
+// layoutOf returns the layout of cfg's network on ds; scope, when not nil, is a scope holding the
 // run's variables, read to detect DT-exact layers.
-func layoutOf(cfg train.Config, ds *data.Dataset, ctx *context.Context) (*Layout, error) {
+func layoutOf(cfg train.Config, ds *data.Dataset, scope *mlmodel.Scope) (*Layout, error) {
 	network, err := train.NewNetwork(cfg, ds)
 	if err != nil {
 		return nil, err
@@ -101,8 +101,8 @@ func layoutOf(cfg train.Config, ds *data.Dataset, ctx *context.Context) (*Layout
 	}
 	for _, nb := range net.Blocks {
 		n := nb.Neuron
-		if ctx != nil && n.Kind.HasTargetFrequency() {
-			scope := ctx.In(train.ModelScope).In(nb.Scope).In("neuron").Scope()
+		if scope != nil && n.Kind.HasTargetFrequency() {
+			path := scope.At("%s", train.ModelScope).At("%s", nb.Scope).At("neuron").Scope()
 			// The checkpoint's variable names the target's coordinate and whether it is DT-exact.
 			for _, c := range []struct {
 				coord neuron.TargetCoordinate
@@ -110,7 +110,7 @@ func layoutOf(cfg train.Config, ds *data.Dataset, ctx *context.Context) (*Layout
 			}{{neuron.TargetLogHz, false}, {neuron.TargetLogHz, true}, {neuron.TargetOmega, false}, {neuron.TargetOmega, true}} {
 				try := n
 				try.TargetCoordinate, try.DTExact = c.coord, c.dt
-				if ctx.GetVariableByScopeAndName(scope, neuron.TargetVariable(try)) != nil {
+				if scope.Store().GetVariable(mlmodel.JoinPath(path, neuron.TargetVariable(try))) != nil {
 					n.TargetCoordinate, n.DTExact = c.coord, c.dt
 					break
 				}

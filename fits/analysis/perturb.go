@@ -6,9 +6,9 @@ import (
 
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/train"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // Inference-time target-frequency perturbation (the paper's Table A.8, Appendix C "Target Frequency
@@ -24,14 +24,14 @@ import (
 // initializes it with, shuffle permutes its values. Parameters of convolutional layers are per channel,
 // so there the channels' targets are permuted.
 
-// targetVariable returns the context variable holding layer l's trained target, in ctx (a run's root
-// context, the network's variables under train.ModelScope).
-func targetVariable(ctx *context.Context, l Layer) (*context.Variable, error) {
+// targetVariable returns the variable holding layer l's trained target, in scope (a run's root
+// store, the network's variables under train.ModelScope).
+func targetVariable(scope *model.Scope, l Layer) (*model.Variable, error) {
 	if !l.Neuron.Kind.HasTargetFrequency() {
 		return nil, fmt.Errorf("layer %s: kind %s has no target frequency", l.Name, l.Neuron.Kind)
 	}
 	name := neuron.TargetVariable(l.Neuron)
-	v := ctx.GetVariableByScopeAndName(l.Scope, name)
+	v := scope.Store().GetVariable(model.JoinPath(l.Scope, name))
 	if v == nil {
 		return nil, fmt.Errorf("layer %s: no variable %s in scope %s", l.Name, name, l.Scope)
 	}
@@ -55,13 +55,13 @@ func InitialTargetValues(cfg neuron.Config, n int) ([]float64, error) {
 	return f, nil
 }
 
-// ResetTargets sets the target variable of every layer (in ctx, a run's root context such as the one
+// ResetTargets sets the target variable of every layer (in scope, a run's root scope such as the one
 // train.EvaluateWith passes) to the values neuron.Layer initializes it with (InitialTargetValues,
 // converted to the variable's dtype as neuron.Layer converts them), keeping its shape. Layers without a
 // target frequency are an error.
-func ResetTargets(ctx *context.Context, layers []Layer) error {
+func ResetTargets(scope *model.Scope, layers []Layer) error {
 	for _, l := range layers {
-		v, err := targetVariable(ctx, l)
+		v, err := targetVariable(scope, l)
 		if err != nil {
 			return err
 		}
@@ -91,14 +91,14 @@ func ShufflePermutation(seed uint64, index, n int) []int {
 	return rand.New(rand.NewPCG(seed, uint64(index))).Perm(n)
 }
 
-// ShuffleTargets permutes the values of every layer's target variable (in ctx, as ResetTargets) within
+// ShuffleTargets permutes the values of every layer's target variable (in scope, as ResetTargets) within
 // the layer: afterwards value i is the former value perm[i], perm = ShufflePermutation(seed, layer
 // index, size). It returns the permutations, one per layer. Layers without a target frequency are an
 // error.
-func ShuffleTargets(ctx *context.Context, layers []Layer, seed uint64) ([][]int, error) {
+func ShuffleTargets(scope *model.Scope, layers []Layer, seed uint64) ([][]int, error) {
 	var perms [][]int
 	for _, l := range layers {
-		v, err := targetVariable(ctx, l)
+		v, err := targetVariable(scope, l)
 		if err != nil {
 			return nil, err
 		}
@@ -205,7 +205,7 @@ type PerturbResult struct {
 	Permutations [][]int `json:"permutations"`
 }
 
-// MeanStdValue is a mean ± sample standard deviation over checkpoints.
+// MeanStdValue is a mean ± sample standard deviation over checkpoint.
 type MeanStdValue struct {
 	Mean float64 `json:"mean"`
 	Std  float64 `json:"std"`
@@ -264,13 +264,13 @@ func Perturb(runs []*Run, opts PerturbOptions) (*PerturbReport, error) {
 			for _, p := range []struct {
 				name   string
 				out    *PerturbEval
-				modify func(*context.Context) error
+				modify func(*model.Scope) error
 			}{
 				{PerturbFull, &res.Full, nil},
-				{PerturbReset, &res.Reset, func(ctx *context.Context) error { return ResetTargets(ctx, layers) }},
-				{PerturbShuffle, &res.Shuffle, func(ctx *context.Context) error {
+				{PerturbReset, &res.Reset, func(scope *model.Scope) error { return ResetTargets(scope, layers) }},
+				{PerturbShuffle, &res.Shuffle, func(scope *model.Scope) error {
 					var err error
-					res.Permutations, err = ShuffleTargets(ctx, layers, seed)
+					res.Permutations, err = ShuffleTargets(scope, layers, seed)
 					return err
 				}},
 			} {
@@ -302,7 +302,7 @@ func Perturb(runs []*Run, opts PerturbOptions) (*PerturbReport, error) {
 }
 
 // Summary returns Table A.8: one row per group, the test accuracies (%) of the full, reset and shuffled
-// checkpoints and the paired changes (percentage points), mean ± std over checkpoints.
+// checkpoints and the paired changes (percentage points), mean ± std over checkpoint.
 func (r *PerturbReport) Summary() Table {
 	t := Table{Header: []string{"group", "checkpoints", "full_mean_pct", "full_std_pct", "reset_mean_pct", "reset_std_pct",
 		"delta_reset_mean_pct", "delta_reset_std_pct", "shuffle_mean_pct", "shuffle_std_pct", "delta_shuffle_mean_pct", "delta_shuffle_std_pct"}}

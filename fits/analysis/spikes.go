@@ -4,11 +4,12 @@ import (
 	"fmt"
 
 	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/train"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	"github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // Trains are values over time for several examples, indexed [sample][time][unit]: spikes (0 or 1) of a
@@ -65,10 +66,10 @@ func (r *Run) Spikes(split Split, idx []int) (*Activity, error) {
 	if err != nil {
 		return nil, err
 	}
-	exec, err := context.NewExec(b, r.Context, func(ctx *context.Context, x *graph.Node) []*graph.Node {
-		ctx = ctx.Checked(false)
-		ctx.SetTraining(x.Graph(), false)
-		out := net.Build(ctx.In(train.ModelScope), x)
+	exec, err := model.NewExec(b, r.Context.Store(), func(_ *model.Scope, x *graph.Node) []*graph.Node {
+		scope := r.Context
+		neuron.SetTraining(scope, x.Graph(), false)
+		out := net.Build(scope.At("%s", train.ModelScope), x)
 		return append([]*graph.Node{out.Logits}, out.Spikes...)
 	})
 	if err != nil {

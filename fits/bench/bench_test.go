@@ -10,7 +10,7 @@ import (
 
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/xla/xlatest"
-	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/compute"
 )
 
 // TestMain lowers XLA's LLVM optimization level for the equality tests unless XLA_FLAGS is set (they
@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 
 // xlaBackend returns the XLA CPU backend (package xlatest). The variants' equality is checked on XLA only:
 // SimpleGo lacks the Pad that the gradient of DynamicSlice needs.
-func xlaBackend(tb testing.TB) backends.Backend { return xlatest.XLA(tb) }
+func xlaBackend(tb testing.TB) compute.Backend { return xlatest.XLA(tb) }
 
 // smallSpec is the kernel network scaled down: B = 4, T = 40, 12 inputs, two layers of 8, 5 classes.
 func smallSpec(kind neuron.Kind, order int) Spec {
@@ -46,7 +46,7 @@ type result struct {
 	grads map[string][]float32
 }
 
-func runOnce(t *testing.T, b backends.Backend, spec Spec, v Variant, chunk int) result {
+func runOnce(t *testing.T, b compute.Backend, spec Spec, v Variant, chunk int) result {
 	t.Helper()
 	r, err := NewRunner(b, spec, v, Options{Chunk: chunk})
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/compute"
 )
 
 // Measurement is the result of timing one Spec in one Variant.
@@ -49,7 +49,7 @@ type MeasureOptions struct {
 
 // Measure creates a Runner for spec and variant on backend, runs the first iteration (compilation),
 // then opts.Warmup untimed and opts.Iters timed iterations, and returns the timings and peak memory.
-func Measure(backend backends.Backend, spec Spec, variant Variant, opts MeasureOptions) (Measurement, error) {
+func Measure(backend compute.Backend, spec Spec, variant Variant, opts MeasureOptions) (Measurement, error) {
 	if opts.Iters < 1 {
 		return Measurement{}, fmt.Errorf("bench: %d timed iterations (need at least 1)", opts.Iters)
 	}

@@ -6,9 +6,9 @@ import (
 
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/step"
-	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
 // Runner runs training iterations (forward and backward to every gradient, no optimizer update) of one
@@ -19,7 +19,7 @@ type Runner struct {
 	variant Variant
 	chunk   int
 	engine  step.Engine
-	ctx     *context.Context
+	scope   *mlmodel.Scope
 	batch   step.Batch
 
 	// Outputs of the last Iterate.
@@ -53,7 +53,7 @@ func (s Spec) Net() model.Net {
 // NewRunner validates spec, creates its variables (as training does: model.FanInUniform weights, zero
 // biases, the neurons' deterministic defaults; the random generator seeded by Spec.Seed) and the engine
 // of the variant on backend. Compilation happens at the first Iterate.
-func NewRunner(backend backends.Backend, spec Spec, variant Variant, opts Options) (*Runner, error) {
+func NewRunner(backend compute.Backend, spec Spec, variant Variant, opts Options) (*Runner, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
@@ -73,16 +73,16 @@ func NewRunner(backend backends.Backend, spec Spec, variant Variant, opts Option
 	if r.chunk < 0 || (r.chunk > 0 && spec.Time%r.chunk != 0) {
 		return nil, fmt.Errorf("bench: chunk %d does not divide T = %d", r.chunk, spec.Time)
 	}
-	r.ctx = context.New()
-	if err := r.ctx.SetRNGStateFromSeed(int64(spec.Seed)); err != nil {
+	r.scope = mlmodel.NewStore().RootScope()
+	if err := r.scope.Store().SetRNGStateFromSeed(int64(spec.Seed)); err != nil {
 		return nil, err
 	}
 	net := spec.Net()
-	if err := step.InitVariables(backend, r.ctx, net); err != nil {
+	if err := step.InitVariables(backend, r.scope, net); err != nil {
 		return nil, err
 	}
 	var err error
-	if r.engine, err = step.New(string(variant), backend, r.ctx, net, step.Options{Chunk: r.chunk}); err != nil {
+	if r.engine, err = step.New(string(variant), backend, r.scope, net, step.Options{Chunk: r.chunk}); err != nil {
 		return nil, err
 	}
 	r.makeInputs()

@@ -19,8 +19,8 @@ import (
 	"github.com/fits-snn/fits/fits/theory"
 	"github.com/fits-snn/fits/fits/train"
 	"github.com/fits-snn/fits/xla/xlatest"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
 // TestMain lowers XLA's LLVM optimization level for this test binary unless XLA_FLAGS is set (the tiny
@@ -291,14 +291,14 @@ func tiny(seed int64) (train.Config, error) {
 // the log spacing of the initial f* over [1, 50] Hz.
 func travelFromCheckpoint(t *testing.T, dir string) float64 {
 	t.Helper()
-	ctx := context.New()
-	if _, _, err := train.LoadCheckpointAll(ctx, dir); err != nil {
+	scope := mlmodel.NewStore().RootScope()
+	if _, _, err := train.LoadCheckpointAll(scope, dir); err != nil {
 		t.Fatal(err)
 	}
 	sum, n, layers := 0.0, 0, 0
-	ctx.EnumerateVariables(func(v *context.Variable) {
+	for v := range scope.Store().IterVariables() {
 		if v.Name() != neuron.VarLogTargetHz && v.Name() != neuron.VarOmegaStar {
-			return
+			continue
 		}
 		tensor, err := v.Value()
 		if err != nil {
@@ -321,7 +321,7 @@ func travelFromCheckpoint(t *testing.T, dir string) float64 {
 			sum += math.Abs(lnf - math.Log(init[i]))
 			n++
 		}
-	})
+	}
 	if layers != 2 || n != 16 {
 		t.Fatalf("%s: %d target variables of %d entries, want 2 of 8", dir, layers, n)
 	}

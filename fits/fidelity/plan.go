@@ -15,7 +15,7 @@ import (
 
 	"github.com/fits-snn/fits/fits/train"
 	"github.com/fits-snn/fits/internal/atomicfile"
-	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/compute"
 )
 
 // Folder is the folder under a runs root that holds the study: <root>/fidelity/<variant>/seed-<n>.
@@ -96,7 +96,7 @@ type Event struct {
 // configuration (an error otherwise: delete its folder to train it again). A folder that exists without
 // MarkerFile is never written to (an error), unless it is empty; a folder with the marker and a
 // checkpoint but no result is resumed. Every run is tried; the errors are returned together.
-func TrainMissing(plan []Run, b backends.Backend, backendName string, progress func(Event)) error {
+func TrainMissing(plan []Run, b compute.Backend, backendName string, progress func(Event)) error {
 	if b == nil {
 		return errors.New("fidelity: no backend")
 	}

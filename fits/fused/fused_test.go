@@ -14,9 +14,9 @@ import (
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/scan"
 	"github.com/fits-snn/fits/xla/xlatest"
-	"github.com/gomlx/gomlx/backends"
-	. "github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/compute"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
 )
 
 // kernelCase is a layer to hold the kernel to fits/scan: its coefficients are drawn at random in ranges
@@ -89,7 +89,7 @@ func (k kernelCase) draw(rng *rand.Rand) (c fused.Coefficients, s fused.Shape, c
 // reference runs scan.Forward and scan.Backward (graph code, held to autodiff of neuron.LayerFrom by
 // package scan's tests) on the same inputs: the spikes, the cotangent of the current and the coefficient
 // cotangents in the order EtaDt, GammaDt, Beta..., Lambda....
-func reference(t *testing.T, b backends.Backend, k kernelCase, c fused.Coefficients, cur, cot []float32, pdims []int) (spikes, cotCur []float32, coefCots [][]float32) {
+func reference(t *testing.T, b compute.Backend, k kernelCase, c fused.Coefficients, cur, cot []float32, pdims []int) (spikes, cotCur []float32, coefCots [][]float32) {
 	t.Helper()
 	var consts [][]float32
 	if k.adapt {

@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"github.com/fits-snn/fits/fits/neuron"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // ConvConfig describes the convolutional network of the DVS Gesture experiment (Appendix C): convolutional
@@ -138,9 +138,9 @@ func (c ConvConfig) Net(inputDims []int) (Net, error) {
 
 // Conv builds the convolutional network (see ConvConfig.Net) on x, event frames [batch, time, polarity,
 // height, width] (float32, polarity first as the DVS reader delivers them), with dropout drawn when the
-// context is training (as FeedForward). Variables live in "conv_<i>/conv", "conv_<i>/neuron", "fc/dense",
+// graph trains (as FeedForward). Variables live in "conv_<i>/conv", "conv_<i>/neuron", "fc/dense",
 // "fc/neuron" and "readout/dense". It panics, as graph-building functions do, on an invalid configuration.
-func Conv(ctx *context.Context, cfg ConvConfig, x *Node) Output {
+func Conv(scope *model.Scope, cfg ConvConfig, x *Node) Output {
 	if x.Rank() != 5 {
 		panic(fmt.Errorf("model.Conv: input must be [batch, time, polarity, height, width], got %s", x.Shape()))
 	}
@@ -148,7 +148,7 @@ func Conv(ctx *context.Context, cfg ConvConfig, x *Node) Output {
 	if err != nil {
 		panic(err)
 	}
-	return net.forwardTraining(ctx, x)
+	return net.forwardTraining(scope, x)
 }
 
 // Pooling selects how a convolutional block reduces each Pool×Pool window of its convolution's output (the

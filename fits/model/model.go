@@ -4,7 +4,7 @@
 // DVS Gesture experiment (Appendix C, "DVS Gesture 128": two convolutional spiking blocks, one fully
 // connected spiking block and a linear classifier).
 //
-// Both are graph-building functions in GoMLX style: they take the context (whose scope holds the
+// Both are graph-building functions in GoMLX style: they take the scope (which holds the
 // variables) and the input node, and return the class logits together with every hidden layer's spikes.
 //
 // Readout. The classifier is a linear map applied to the last hidden layer's spikes at every time step,
@@ -29,11 +29,11 @@ import (
 	"strings"
 
 	"github.com/fits-snn/fits/fits/neuron"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/core/shapes"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // Readout selects how the classifier's per-step outputs [batch, time, classes] become logits [batch,
@@ -80,7 +80,7 @@ const (
 	// see the same masks.
 	DropoutStep DropoutMode = "step"
 	// DropoutShared draws one mask per example and neuron, [batch, 1, neurons...], shared by all time steps,
-	// from the context's random number generator: this toolkit's earlier dropout, kept for the runs made
+	// from the store's random number generator: this toolkit's earlier dropout, kept for the runs made
 	// with it.
 	DropoutShared DropoutMode = "shared"
 )
@@ -186,42 +186,42 @@ func (c Config) Net(features int) Net {
 
 // FeedForward builds the feedforward network on x, the input [batch, time, features] (float32): for each
 // hidden layer, a dense map (with bias) of the previous layer's output at every time step to the input
-// current [batch, time, width], the FiTS neuron layer, and dropout (masks drawn here from the context's
-// random number generator when the context is training, per step or time-shared as cfg.DropoutMode says);
+// current [batch, time, width], the FiTS neuron layer, and dropout (masks drawn here from the store's
+// random number generator when the graph trains, per step or time-shared as cfg.DropoutMode says);
 // then the classifier and the readout. Variables live in the scopes "hidden_<i>/dense",
-// "hidden_<i>/neuron" and "readout/dense" of ctx; dense weights start from FanInUniform.
+// "hidden_<i>/neuron" and "readout/dense" of scope; dense weights start from FanInUniform.
 // It panics, as graph-building functions do, on an invalid configuration; check cfg.Validate() first.
-func FeedForward(ctx *context.Context, cfg Config, x *Node) Output {
+func FeedForward(scope *model.Scope, cfg Config, x *Node) Output {
 	if err := cfg.Validate(); err != nil {
 		panic(err)
 	}
 	if x.Rank() != 3 {
 		panic(fmt.Errorf("model.FeedForward: input must be [batch, time, features], got %s", x.Shape()))
 	}
-	return cfg.Net(x.Shape().Dimensions[2]).forwardTraining(ctx, x)
+	return cfg.Net(x.Shape().Dimensions[2]).forwardTraining(scope, x)
 }
 
-// forwardTraining is Forward with dropout masks drawn from the context's random number generator when it
+// forwardTraining is Forward with dropout masks drawn from the store's random number generator when it
 // is training: time-shared ones (DropoutMasks) in DropoutShared mode, [batch, time, OutDims...] ones in
 // DropoutStep mode (the distribution of the step engines' masks, not their fits/dropmask stream).
-func (n Net) forwardTraining(ctx *context.Context, x *Node) Output {
+func (n Net) forwardTraining(scope *model.Scope, x *Node) Output {
 	var masks []*Node
-	if g := x.Graph(); ctx.IsTraining(g) {
-		masks = n.randomMasks(ctx, g, x.DType(), x.Shape().Dimensions[0], x.Shape().Dimensions[1])
+	if g := x.Graph(); neuron.IsTraining(g) {
+		masks = n.randomMasks(scope, g, x.DType(), x.Shape().Dimensions[0], x.Shape().Dimensions[1])
 	}
-	return n.Forward(ctx, x, masks)
+	return n.Forward(scope, x, masks)
 }
 
-// randomMasks draws the dropout masks of a batch of steps time steps from the context's random number
+// randomMasks draws the dropout masks of a batch of steps time steps from the store's random number
 // generator: [batch, 1, OutDims...] per block in DropoutShared mode (DropoutMasks), [batch, steps,
 // OutDims...] in DropoutStep mode; nil without dropout.
-func (n Net) randomMasks(ctx *context.Context, g *Graph, dtype dtypes.DType, batch, steps int) []*Node {
+func (n Net) randomMasks(scope *model.Scope, g *Graph, dtype dtypes.DType, batch, steps int) []*Node {
 	if !n.StepDropout() {
-		return n.DropoutMasks(ctx, g, dtype, batch)
+		return n.DropoutMasks(scope, g, dtype, batch)
 	}
 	masks := make([]*Node, len(n.Blocks))
 	for i, b := range n.Blocks {
-		masks[i] = dropoutMask(ctx, g, dtype, append([]int{batch, steps}, b.OutDims...), n.Dropout)
+		masks[i] = dropoutMask(scope, g, dtype, append([]int{batch, steps}, b.OutDims...), n.Dropout)
 	}
 	return masks
 }
@@ -236,39 +236,39 @@ func readoutAlpha(tau float64, n neuron.Config) float64 {
 
 // TimeSharedDropout zeroes each (example, feature) of x [batch, time, features...] with probability p for
 // all time steps at once during training, and scales the kept values by 1/(1−p). Outside training, or with
-// p = 0, it returns x unchanged. It draws from the context's random number generator.
-func TimeSharedDropout(ctx *context.Context, x *Node, p float64) *Node {
+// p = 0, it returns x unchanged. It draws from the store's random number generator.
+func TimeSharedDropout(scope *model.Scope, x *Node, p float64) *Node {
 	g := x.Graph()
-	if p <= 0 || !ctx.IsTraining(g) {
+	if p <= 0 || !neuron.IsTraining(g) {
 		return x
 	}
 	dims := x.Shape().Clone().Dimensions
 	dims[1] = 1
-	return Mul(x, dropoutMask(ctx, g, x.DType(), dims, p)) // the mask broadcasts over the time axis
+	return Mul(x, dropoutMask(scope, g, x.DType(), dims, p)) // the mask broadcasts over the time axis
 }
 
 // dropoutMask draws a dropout mask of dims ([batch, 1, d...] time-shared, [batch, time, d...] per step): 0
 // with probability p, 1/(1−p) otherwise, independently per element.
-func dropoutMask(ctx *context.Context, g *Graph, dtype dtypes.DType, dims []int, p float64) *Node {
-	keep := LessThan(ctx.RandomUniform(g, shapes.Make(dtype, dims...)), Scalar(g, dtype, 1-p))
+func dropoutMask(scope *model.Scope, g *Graph, dtype dtypes.DType, dims []int, p float64) *Node {
+	keep := LessThan(scope.RandomUniform(g, shapes.Make(dtype, dims...)), Scalar(g, dtype, 1-p))
 	return DivScalar(ConvertDType(keep, dtype), 1-p)
 }
 
 // ApplyReadout applies the linear classifier to h [batch, time, features] at every time step and reduces over
 // time to logits [batch, classes] as kind says; alpha is the leaky-integrator decay per step. Variables:
-// the dense layer in ctx.
+// the dense layer in scope.
 //
 // The mean readout, mean_t(W·h[t] + b), is computed as W·mean_t(h[t]) + b: the same affine map with the
 // same variables, one [batch, features]·[features, classes] product instead of a [batch·time, features]
 // one, whose forward and gradient XLA CPU runs far slower (measured: docs/performance-notes.md).
-func ApplyReadout(ctx *context.Context, h *Node, classes int, kind Readout, alpha float64) *Node {
+func ApplyReadout(scope *model.Scope, h *Node, classes int, kind Readout, alpha float64) *Node {
 	switch kind {
 	case "", ReadoutMean:
-		return Dense(ctx, ReduceMean(h, 1), classes)
+		return Dense(scope, ReduceMean(h, 1), classes)
 	case ReadoutSum:
-		return Dense(ctx, ReduceSum(h, 1), classes)
+		return Dense(scope, ReduceSum(h, 1), classes)
 	}
-	z := Dense(ctx, h, classes) // [batch, time, classes]
+	z := Dense(scope, h, classes) // [batch, time, classes]
 	switch kind {
 	case ReadoutLIMax:
 		return ReduceMax(LeakyIntegrator(z, alpha), 1)
@@ -293,19 +293,19 @@ func LeakyIntegrator(z *Node, alpha float64) *Node {
 	return Einsum("ts,bsn->btn", kernel, z)
 }
 
-// uniformInit returns the initializer that draws from U(−limit, limit) with the context's random number
+// uniformInit returns the initializer that draws from U(−limit, limit) with the store's random number
 // generator.
-func uniformInit(ctx *context.Context, limit float64) context.VariableInitializer {
+func uniformInit(scope *model.Scope, limit float64) model.VariableInitializer {
 	return func(g *Graph, shape shapes.Shape) *Node {
-		u := ctx.RandomUniform(g, shape) // [0, 1)
+		u := scope.RandomUniform(g, shape) // [0, 1)
 		return AddScalar(MulScalar(u, 2*limit), -limit)
 	}
 }
 
 // FanInUniform returns the initializer that draws weights from U(−1/√fanIn, 1/√fanIn), where fanIn is the
 // number of inputs of one output unit (for a kernel [k1, …, kn, in, out]: k1·…·kn·in), and sets biases
-// (rank ≤ 1) to zero. It draws from the context's random number generator.
-func FanInUniform(ctx *context.Context) context.VariableInitializer {
+// (rank ≤ 1) to zero. It draws from the store's random number generator.
+func FanInUniform(scope *model.Scope) model.VariableInitializer {
 	return func(g *Graph, shape shapes.Shape) *Node {
 		if !shape.DType.IsFloat() || shape.Rank() <= 1 {
 			return Zeros(g, shape)
@@ -315,18 +315,18 @@ func FanInUniform(ctx *context.Context) context.VariableInitializer {
 			fanIn *= d
 		}
 		limit := 1 / math.Sqrt(float64(fanIn))
-		u := ctx.RandomUniform(g, shape) // [0, 1)
+		u := scope.RandomUniform(g, shape) // [0, 1)
 		return AddScalar(MulScalar(u, 2*limit), -limit)
 	}
 }
 
-// CountParams returns the number of trainable scalars in the variables of ctx's scope and below (the
+// CountParams returns the number of trainable scalars in the variables of scope's scope and below (the
 // paper's "# Params": frozen target frequencies and optimizer state are not counted).
-func CountParams(ctx *context.Context) int {
+func CountParams(scope *model.Scope) int {
 	n := 0
-	scope := ctx.Scope()
-	for v := range ctx.IterVariables() {
-		if !v.Trainable || !inScope(v.Scope(), scope) {
+	path := scope.Scope()
+	for v := range scope.Store().IterVariables() {
+		if !v.Trainable || !inScope(v.Scope(), path) {
 			continue
 		}
 		n += v.Shape().Size()
@@ -335,8 +335,8 @@ func CountParams(ctx *context.Context) int {
 }
 
 func inScope(varScope, scope string) bool {
-	if scope == context.RootScope {
+	if scope == model.RootScopePath {
 		return true
 	}
-	return varScope == scope || strings.HasPrefix(varScope, scope+context.ScopeSeparator)
+	return varScope == scope || strings.HasPrefix(varScope, scope+model.ScopeSeparator)
 }

@@ -7,15 +7,15 @@ import (
 
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/xla"
-	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/core/shapes"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
-func backend(t testing.TB) backends.Backend {
+func backend(t testing.TB) compute.Backend {
 	t.Helper()
 	xla.SetAnnounceWriter(nil)
 	b, err := xla.Backend()
@@ -58,12 +58,12 @@ func TestFeedForwardShapesAndParams(t *testing.T) {
 		t.Run(tc.kind.String()+"/"+string(tc.readout), func(t *testing.T) {
 			cfg := DefaultConfig(tc.kind, tc.order, W, C)
 			cfg.Readout = tc.readout
-			ctx := context.New()
-			if err := ctx.SetRNGStateFromSeed(1); err != nil {
+			scope := model.NewStore().RootScope()
+			if err := scope.Store().SetRNGStateFromSeed(1); err != nil {
 				t.Fatal(err)
 			}
-			out, err := context.ExecOnceN(b, ctx, func(ctx *context.Context, x *Node) []*Node {
-				o := FeedForward(ctx, cfg, x)
+			out, err := model.CallOnceN(b, scope.Store(), func(_ *model.Scope, x *Node) []*Node {
+				o := FeedForward(scope, cfg, x)
 				return append([]*Node{o.Logits}, o.Spikes...)
 			}, ramp(batch, T, F))
 			if err != nil {
@@ -86,10 +86,10 @@ func TestFeedForwardShapesAndParams(t *testing.T) {
 				}
 			}
 			want := dense + 2*W*tc.neuron
-			if got := CountParams(ctx); got != want {
+			if got := CountParams(scope); got != want {
 				t.Errorf("CountParams = %d, want %d", got, want)
 			}
-			if got := CountParams(ctx.In("readout")); got != W*C+C {
+			if got := CountParams(scope.At("readout")); got != W*C+C {
 				t.Errorf("CountParams(readout) = %d, want %d", got, W*C+C)
 			}
 		})
@@ -124,13 +124,13 @@ func TestTimeSharedDropout(t *testing.T) {
 	b := backend(t)
 	ones := tensors.FromFlatDataAndDimensions(fill32(4*5*50, 1), 4, 5, 50)
 	for _, training := range []bool{true, false} {
-		ctx := context.New()
-		if err := ctx.SetRNGStateFromSeed(3); err != nil {
+		scope := model.NewStore().RootScope()
+		if err := scope.Store().SetRNGStateFromSeed(3); err != nil {
 			t.Fatal(err)
 		}
-		out, err := context.ExecOnce(b, ctx, func(ctx *context.Context, x *Node) *Node {
-			ctx.SetTraining(x.Graph(), training)
-			return TimeSharedDropout(ctx, x, 0.5)
+		out, err := model.CallOnce(b, scope.Store(), func(_ *model.Scope, x *Node) *Node {
+			neuron.SetTraining(scope, x.Graph(), training)
+			return TimeSharedDropout(scope, x, 0.5)
 		}, ones)
 		if err != nil {
 			t.Fatal(err)
@@ -177,12 +177,12 @@ func TestConvBuildsAndRuns(t *testing.T) {
 			}
 			cfg := DefaultConvConfig(kind, order)
 			cfg.Channels, cfg.Pool, cfg.Hidden, cfg.Classes = []int{2, 3}, 2, 5, 4
-			ctx := context.New()
-			if err := ctx.SetRNGStateFromSeed(1); err != nil {
+			scope := model.NewStore().RootScope()
+			if err := scope.Store().SetRNGStateFromSeed(1); err != nil {
 				t.Fatal(err)
 			}
-			out, err := context.ExecOnceN(b, ctx, func(ctx *context.Context, x *Node) []*Node {
-				o := Conv(ctx, cfg, x)
+			out, err := model.CallOnceN(b, scope.Store(), func(_ *model.Scope, x *Node) []*Node {
+				o := Conv(scope, cfg, x)
 				return append([]*Node{o.Logits}, o.Spikes...)
 			}, ramp(2, 3, 2, 8, 8))
 			if err != nil {
@@ -203,7 +203,7 @@ func TestConvBuildsAndRuns(t *testing.T) {
 			if kind == neuron.FSTS {
 				want += (2 + 3 + 5) * (1 + 2*order)
 			}
-			if got := CountParams(ctx); got != want {
+			if got := CountParams(scope); got != want {
 				t.Errorf("CountParams = %d, want %d", got, want)
 			}
 		})
@@ -214,12 +214,12 @@ func TestDefaultConvParamCount(t *testing.T) {
 	// The paper reports 0.0726 M parameters for plain LIF on 64×64 inputs (Appendix C).
 	b := backend(t)
 	cfg := DefaultConvConfig(neuron.LIF, 0)
-	ctx := context.New()
+	scope := model.NewStore().RootScope()
 	g := NewGraph(b, "count")
 	x := Parameter(g, "x", shapes.Make(dtypes.Float32, 1, 1, 2, 64, 64))
-	Conv(ctx, cfg, x)
+	Conv(scope, cfg, x)
 	g.Finalize()
-	got := CountParams(ctx)
+	got := CountParams(scope)
 	if got < 70000 || got > 75000 {
 		t.Errorf("default conv network has %d parameters, want about 72k", got)
 	}
@@ -235,12 +235,12 @@ func TestTrainingMasks(t *testing.T) {
 		cfg := DefaultConfig(neuron.FS, 0, W, 3)
 		cfg.Dropout, cfg.DropoutMode = p, mode
 		net := cfg.Net(2)
-		ctx := context.New()
-		if err := ctx.SetRNGStateFromSeed(5); err != nil {
+		scope := model.NewStore().RootScope()
+		if err := scope.Store().SetRNGStateFromSeed(5); err != nil {
 			t.Fatal(err)
 		}
-		out, err := context.ExecOnceN(b, ctx, func(ctx *context.Context, x *Node) []*Node {
-			return net.randomMasks(ctx, x.Graph(), dtypes.Float32, batch, T)
+		out, err := model.CallOnceN(b, scope.Store(), func(_ *model.Scope, x *Node) []*Node {
+			return net.randomMasks(scope, x.Graph(), dtypes.Float32, batch, T)
 		}, ramp(1))
 		if err != nil {
 			t.Fatal(err)
@@ -278,9 +278,9 @@ func TestTrainingMasks(t *testing.T) {
 		}
 	}
 	net := DefaultConfig(neuron.FS, 0, W, 3).Net(2)
-	ctx := context.New()
+	scope := model.NewStore().RootScope()
 	g := NewGraph(b, "none")
-	if masks := net.randomMasks(ctx, g, dtypes.Float32, batch, T); masks != nil {
+	if masks := net.randomMasks(scope, g, dtypes.Float32, batch, T); masks != nil {
 		t.Errorf("%d masks without dropout", len(masks))
 	}
 	g.Finalize()
@@ -350,22 +350,22 @@ func fill32(n int, v float32) []float32 {
 func TestMeanReadoutIsPerStepClassifierMean(t *testing.T) {
 	b := backend(t)
 	const batch, T, F, C = 2, 5, 4, 3
-	ctx := context.New()
-	ctx = ctx.WithInitializer(FanInUniform(ctx))
-	exec := context.MustNewExec(b, ctx, func(ctx *context.Context, h *Node) *Node {
-		return ApplyReadout(ctx.In("readout"), h, C, ReadoutMean, 0.9)
+	scope := model.NewStore().RootScope()
+	scope = scope.WithInitializer(FanInUniform(scope))
+	exec := model.MustNewExec(b, scope.Store(), func(_ *model.Scope, h *Node) *Node {
+		return ApplyReadout(scope.At("readout"), h, C, ReadoutMean, 0.9)
 	})
 	h := ramp(batch, T, F)
 	got := tensors.MustCopyFlatData[float32](exec.MustExec(h)[0])
 	var w, bias []float32
-	ctx.EnumerateVariables(func(v *context.Variable) {
+	for v := range scope.Store().IterVariables() {
 		switch v.Name() {
 		case "weights":
 			w = tensors.MustCopyFlatData[float32](v.MustValue())
 		case "biases":
 			bias = tensors.MustCopyFlatData[float32](v.MustValue())
 		}
-	})
+	}
 	if len(w) != F*C || len(bias) != C {
 		t.Fatalf("readout variables: %d weights, %d biases", len(w), len(bias))
 	}
@@ -446,15 +446,15 @@ func TestSumReadoutAndUniformBias(t *testing.T) {
 	const batch, T, F, W, C = 2, 7, 5, 4, 3
 	cfg := DefaultConfig(neuron.FS, 0, W, C)
 	cfg.UniformBias = true
-	ctx := context.New()
-	if err := ctx.SetRNGStateFromSeed(5); err != nil {
+	scope := model.NewStore().RootScope()
+	if err := scope.Store().SetRNGStateFromSeed(5); err != nil {
 		t.Fatal(err)
 	}
 	logits := func(r Readout) []float32 {
 		c := cfg
 		c.Readout = r
-		out, err := context.ExecOnceN(b, ctx.Checked(false), func(ctx *context.Context, x *Node) []*Node {
-			return []*Node{FeedForward(ctx, c, x).Logits}
+		out, err := model.CallOnceN(b, scope.Store(), func(_ *model.Scope, x *Node) []*Node {
+			return []*Node{FeedForward(scope, c, x).Logits}
 		}, ramp(batch, T, F))
 		if err != nil {
 			t.Fatal(err)
@@ -462,7 +462,7 @@ func TestSumReadoutAndUniformBias(t *testing.T) {
 		return tensors.MustCopyFlatData[float32](out[0])
 	}
 	mean, sum := logits(ReadoutMean), logits(ReadoutSum)
-	bias := ctx.GetVariableByScopeAndName("/readout/dense", "biases")
+	bias := scope.Store().GetVariable(model.JoinPath("/readout/dense", "biases"))
 	if bias == nil {
 		t.Fatal("no readout bias")
 	}
@@ -477,7 +477,7 @@ func TestSumReadoutAndUniformBias(t *testing.T) {
 		scope string
 		fanIn int
 	}{{"/hidden_0/dense", F}, {"/hidden_1/dense", W}, {"/readout/dense", W}} {
-		x := ctx.GetVariableByScopeAndName(v.scope, "biases")
+		x := scope.Store().GetVariable(model.JoinPath(v.scope, "biases"))
 		if x == nil {
 			t.Fatalf("no biases in %s", v.scope)
 		}

@@ -5,27 +5,27 @@ import (
 	"math"
 
 	"github.com/fits-snn/fits/fits/neuron"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/core/shapes"
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/layers"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/ml/layers"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // Block is one spiking block of a network: a synaptic map applied at every time step, a layer of FiTS
 // neurons, and dropout of the spikes (during training).
 type Block struct {
-	// Scope is the block's context scope ("hidden_0", "conv_1", "fc"): the synapse's variables live in it,
+	// Scope is the block's scope ("hidden_0", "conv_1", "fc"): the synapse's variables live in it,
 	// the neurons' in Scope/neuron.
 	Scope string
 	// Synapse maps h [batch, time, in...] (the previous block's output after dropout, or the network input
 	// for the first block) to the input current [batch, time, OutDims...], the same map at every time step.
-	// ctx is the block's scope. It is graph-building code and creates its variables on first use.
-	Synapse func(ctx *context.Context, h *Node) *Node
+	// scope is the block's scope. It is graph-building code and creates its variables on first use.
+	Synapse func(scope *model.Scope, h *Node) *Node
 	// InputCotangent, when not nil, computes the cotangent of h from the cotangent of the current, cot
 	// [batch, time, OutDims...], by hand (the same value autodiff of Synapse gives). Engines use it where
 	// the hand-written form runs faster than the autodiff one (the dense map's cot·Wᵀ on XLA CPU).
-	InputCotangent func(ctx *context.Context, h, cot *Node) *Node
+	InputCotangent func(scope *model.Scope, h, cot *Node) *Node
 	// Dense marks a synapse that is exactly Dense (variables "dense/weights" [in, out] and "dense/biases"
 	// [out] in the block's scope) of h with its trailing axes flattened, so that an engine may compute it
 	// another way: event-driven, from the nonzero entries of a sparse h (package fits/events).
@@ -61,24 +61,24 @@ type Net struct {
 	UniformBias bool
 }
 
-// ReadoutScope is the context scope of the classifier's variables.
+// ReadoutScope is the scope of the classifier's variables.
 const ReadoutScope = "readout"
 
-// Forward builds the network on x [batch, time, InputDims...] in the context's scope, with the dropout masks
+// Forward builds the network on x [batch, time, InputDims...] in the store's scope, with the dropout masks
 // given (one per block, each [batch, 1, OutDims...] time-shared, as DropoutMasks returns them, or [batch,
 // time, OutDims...] per step; nil means no dropout): block i's output is h = s·mask_i. Dense weights start
 // from FanInUniform.
-func (n Net) Forward(ctx *context.Context, x *Node, masks []*Node) Output {
-	ctx = n.initializers(ctx)
+func (n Net) Forward(scope *model.Scope, x *Node, masks []*Node) Output {
+	scope = n.initializers(scope)
 	var out Output
 	h := x
 	for i, b := range n.Blocks {
-		bctx := ctx.In(b.Scope)
-		s := neuron.Layer(bctx.In("neuron"), b.Synapse(bctx, h), b.Neuron)
+		bctx := scope.At("%s", b.Scope)
+		s := neuron.Layer(bctx.At("neuron"), b.Synapse(bctx, h), b.Neuron)
 		out.Spikes = append(out.Spikes, s)
 		h = ApplyMask(s, maskAt(masks, i))
 	}
-	out.Logits = n.Head(ctx, h)
+	out.Logits = n.Head(scope, h)
 	return out
 }
 
@@ -99,27 +99,27 @@ func ApplyMask(x, mask *Node) *Node {
 }
 
 // Head returns the logits [batch, Classes] of the last block's output h [batch, time, d...], or nil without
-// a classifier. Variables in ctx's "readout" scope.
-func (n Net) Head(ctx *context.Context, h *Node) *Node {
+// a classifier. Variables in scope's "readout" scope.
+func (n Net) Head(scope *model.Scope, h *Node) *Node {
 	if n.Classes == 0 {
 		return nil
 	}
-	ctx = n.initializers(ctx)
-	return ApplyReadout(ctx.In(ReadoutScope), h, n.Classes, n.Readout, n.Alpha)
+	scope = n.initializers(scope)
+	return ApplyReadout(scope.At("%s", ReadoutScope), h, n.Classes, n.Readout, n.Alpha)
 }
 
-// ParamUniformBias is the context parameter (bool) under which Net marks that Dense draws its biases from
+// ParamUniformBias is the store parameter (bool) under which Net marks that Dense draws its biases from
 // U(±1/√fan_in) instead of zero.
 const ParamUniformBias = "model_uniform_bias"
 
-// initializers returns ctx with FanInUniform as its initializer and, with UniformBias, the parameter that
+// initializers returns scope with FanInUniform as its initializer and, with UniformBias, the parameter that
 // makes Dense draw its biases from U(±1/√fan_in).
-func (n Net) initializers(ctx *context.Context) *context.Context {
-	ctx = ctx.WithInitializer(FanInUniform(ctx))
+func (n Net) initializers(scope *model.Scope) *model.Scope {
+	scope = scope.WithInitializer(FanInUniform(scope))
 	if n.UniformBias {
-		ctx.SetParam(ParamUniformBias, true)
+		scope.SetParam(ParamUniformBias, true)
 	}
-	return ctx
+	return scope
 }
 
 // Loss returns the summed loss over the valid examples (mask [batch], 1 for real examples) and the number
@@ -147,16 +147,16 @@ func RateSum(s, mask *Node) *Node {
 }
 
 // DropoutMasks draws one time-shared dropout mask per block, [batch, 1, OutDims...]: 0 with probability p,
-// 1/(1−p) otherwise, from the context's random number generator (whose state travels in checkpoints): the
+// 1/(1−p) otherwise, from the store's random number generator (whose state travels in checkpoints): the
 // masks of DropoutShared mode. It returns nil when Dropout is 0.
-func (n Net) DropoutMasks(ctx *context.Context, g *Graph, dtype dtypes.DType, batch int) []*Node {
+func (n Net) DropoutMasks(scope *model.Scope, g *Graph, dtype dtypes.DType, batch int) []*Node {
 	p := n.Dropout
 	if p <= 0 {
 		return nil
 	}
 	masks := make([]*Node, len(n.Blocks))
 	for i, b := range n.Blocks {
-		masks[i] = dropoutMask(ctx, g, dtype, append([]int{batch, 1}, b.OutDims...), p)
+		masks[i] = dropoutMask(scope, g, dtype, append([]int{batch, 1}, b.OutDims...), p)
 	}
 	return masks
 }
@@ -211,12 +211,13 @@ func (n Net) Validate() error {
 func DenseBlock(scope string, out int, n neuron.Config) Block {
 	return Block{
 		Scope:   scope,
-		Synapse: func(ctx *context.Context, h *Node) *Node { return Dense(ctx, flattenFeatures(h), out) },
-		InputCotangent: func(ctx *context.Context, h, cot *Node) *Node {
+		Synapse: func(scope *model.Scope, h *Node) *Node { return Dense(scope, flattenFeatures(h), out) },
+		InputCotangent: func(scope *model.Scope, h, cot *Node) *Node {
 			// cot h = cot·Wᵀ with Wᵀ materialized: the form autodiff emits ran far slower on XLA CPU.
-			w := ctx.In("dense").GetVariable("weights").ValueGraph(h.Graph())
+			neuron.VariablesAsParameters(scope, h.Graph())
+			w := scope.At("dense").GetVariable("weights").NodeValue(h.Graph())
 			rows := h.Shape().Dimensions[0] * h.Shape().Dimensions[1]
-			return Reshape(Dot(Reshape(cot, rows, out), Transpose(w, 0, 1)), h.Shape().Dimensions...)
+			return Reshape(DotProduct(Reshape(cot, rows, out), Transpose(w, 0, 1)), h.Shape().Dimensions...)
 		},
 		Dense:   true,
 		Neuron:  n,
@@ -234,23 +235,24 @@ func flattenFeatures(h *Node) *Node {
 }
 
 // Dense is the affine map of layers.DenseWithBias (variables "dense/weights" [in, out] and "dense/biases"
-// [out] in ctx) applied to x [..., in] (any leading dimensions, e.g. [batch, time, in]), computed as one
+// [out] in scope) applied to x [..., in] (any leading dimensions, e.g. [batch, time, in]), computed as one
 // 2-D matrix product over [batch·time, in]. Its weight gradient is then a plain
 // [in, batch·time]·[batch·time, out] product, where the einsum form would contract two axes in the backward
 // pass, which XLA CPU runs far slower (measured: docs/performance-notes.md).
-func Dense(ctx *context.Context, x *Node, out int) *Node {
-	dctx := ctx.In("dense")
+func Dense(scope *model.Scope, x *Node, out int) *Node {
+	dctx := scope.At("dense")
 	dims := x.Shape().Dimensions
 	in := dims[len(dims)-1]
 	g := x.Graph()
-	w := dctx.VariableWithShape("weights", shapes.Make(x.DType(), in, out)).ValueGraph(g)
+	neuron.VariablesAsParameters(scope, g)
+	w := dctx.VariableWithShape("weights", shapes.Make(x.DType(), in, out)).NodeValue(g)
 	bctx := dctx
-	if context.GetParamOr(ctx, ParamUniformBias, false) {
+	if model.GetParamOr(scope, ParamUniformBias, false) {
 		bctx = dctx.WithInitializer(uniformInit(dctx, 1/math.Sqrt(float64(in))))
 	}
-	b := bctx.VariableWithShape("biases", shapes.Make(x.DType(), out)).ValueGraph(g)
+	b := bctx.VariableWithShape("biases", shapes.Make(x.DType(), out)).NodeValue(g)
 	rows := x.Shape().Size() / in
-	y := Add(Dot(Reshape(x, rows, in), w), Reshape(b, 1, out))
+	y := Add(DotProduct(Reshape(x, rows, in), w), Reshape(b, 1, out))
 	outDims := append(append([]int{}, dims[:len(dims)-1]...), out)
 	return Reshape(y, outDims...)
 }
@@ -264,7 +266,7 @@ func ConvBlock(scope string, height, width, channels, kernel, pool int, pooling 
 	n.ChannelShared = true
 	return Block{
 		Scope: scope,
-		Synapse: func(ctx *context.Context, h *Node) *Node {
+		Synapse: func(scope *model.Scope, h *Node) *Node {
 			d := h.Shape().Dimensions
 			batch, T := d[0], d[1]
 			if polarityFirst {
@@ -272,7 +274,8 @@ func ConvBlock(scope string, height, width, channels, kernel, pool int, pooling 
 			} else {
 				h = Reshape(h, batch*T, d[2], d[3], d[4])
 			}
-			c := layers.Convolution(ctx.In("conv"), h).Filters(channels).KernelSize(kernel).PadSame().Done()
+			neuron.VariablesAsParameters(scope, h.Graph())
+			c := layers.Convolution(scope.At("conv"), h).Filters(channels).KernelSize(kernel).PadSame().Done()
 			c = Pool2D(c, pool, pooling) // [batch·time, height/pool, width/pool, channels]
 			cd := c.Shape().Dimensions
 			return Reshape(c, batch, T, cd[1], cd[2], cd[3])

@@ -4,9 +4,9 @@ import (
 	"math"
 
 	"github.com/fits-snn/fits/fits/theory"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // AdaptLIF is the paper's adaptive-LIF baseline. By default it is the released code's: the FS update of
@@ -42,7 +42,7 @@ func (adaptLIFCell) Variables(cfg Config) []string {
 	return []string{VarEta, VarGamma}
 }
 
-func (adaptLIFCell) Coefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
+func (adaptLIFCell) Coefficients(scope *model.Scope, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
 	co := newCoefficients(cfg)
 	if !cfg.AdaptLIFLearnable {
 		k := cfg.Constants()
@@ -53,8 +53,8 @@ func (adaptLIFCell) Coefficients(ctx *context.Context, g *Graph, dtype dtypes.DT
 		return co
 	}
 	zeros := make([]float64, paramSize(paramShape))
-	eta := ctx.VariableWithValue(VarEta, newTensor(dtype, zeros, paramShape)).ValueGraph(g)
-	gamma := ctx.VariableWithValue(VarGamma, newTensor(dtype, zeros, paramShape)).ValueGraph(g)
+	eta := scope.VariableWithValue(VarEta, newTensor(dtype, zeros, paramShape)).NodeValue(g)
+	gamma := scope.VariableWithValue(VarGamma, newTensor(dtype, zeros, paramShape)).NodeValue(g)
 	co.EtaDt = MulScalar(eta, cfg.Dt)
 	co.GammaDt = MulScalar(gamma, cfg.Dt)
 	return co

@@ -4,13 +4,13 @@ import (
 	"testing"
 
 	"github.com/fits-snn/fits/xla/xlatest"
-	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/compute"
 )
 
 // testBackend is a backend the tests run on, by configuration name.
 type testBackend struct {
 	name string
-	b    backends.Backend
+	b    compute.Backend
 }
 
 // testBackends returns XLA CPU (when its PJRT plugin is installed) and SimpleGo (package xlatest).
@@ -25,4 +25,4 @@ func testBackends(t *testing.T) []testBackend {
 
 // xlaBackend returns the XLA CPU backend, skipping the test (or failing it with FITS_REQUIRE_XLA=1) when
 // it is unavailable.
-func xlaBackend(t *testing.T) backends.Backend { return xlatest.XLA(t) }
+func xlaBackend(t *testing.T) compute.Backend { return xlatest.XLA(t) }

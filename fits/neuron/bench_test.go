@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/fits-snn/fits/xla"
-	. "github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/layers"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/layers"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // BenchmarkLayerTrainStep measures one forward and backward pass of Dense → FiTS layer → Dense → FiTS
@@ -34,16 +34,16 @@ func BenchmarkLayerTrainStep(b *testing.B) {
 				x[i] = float32(i%13) * 0.05
 			}
 			input := tensors.FromFlatDataAndDimensions(x, batch, steps, inputs)
-			ctx := context.New()
-			exec := context.MustNewExec(backend, ctx, func(ctx *context.Context, x *Node) []*Node {
-				h := layers.Dense(ctx.In("dense1"), x, true, width)
-				s := Layer(ctx.In("layer1"), h, cfg)
-				h = layers.Dense(ctx.In("dense2"), s, true, width)
-				s = Layer(ctx.In("layer2"), h, cfg)
+			scope := model.NewStore().RootScope()
+			exec := model.MustNewExec(backend, scope.Store(), func(_ *model.Scope, x *Node) []*Node {
+				h := layers.Dense(scope.At("dense1"), x, true, width)
+				s := Layer(scope.At("layer1"), h, cfg)
+				h = layers.Dense(scope.At("dense2"), s, true, width)
+				s = Layer(scope.At("layer2"), h, cfg)
 				loss := ReduceAllMean(s)
 				var vars []*Node
-				for v := range ctx.IterVariables() {
-					vars = append(vars, v.ValueGraph(x.Graph()))
+				for v := range scope.Store().IterVariables() {
+					vars = append(vars, v.NodeValue(x.Graph()))
 				}
 				return append([]*Node{loss}, Gradient(loss, vars...)...)
 			})

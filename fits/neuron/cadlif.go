@@ -4,11 +4,11 @@ import (
 	"math"
 
 	"github.com/fits-snn/fits/fits/theory"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/core/shapes"
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/context/initializers"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/model/initializer"
 )
 
 // CAdLIF is the adaptive LIF neuron that learns its coupling η and γ (1/s) directly, from a non-zero
@@ -23,7 +23,7 @@ import (
 // after the fact), which is the contrast the paper draws with FiTS (Section 3.1).
 //
 // Initialization: η and γ are drawn independently and uniformly from [√κ*(FMinHz), √κ*(FMaxHz)] with the
-// context's random number generator (seeded by the training seed), κ* the inverse map of Eq. 5. So
+// store's random number generator (seeded by the training seed), κ* the inverse map of Eq. 5. So
 // κ = ηγ lies in [κ*(FMinHz), κ*(FMaxHz)]: every neuron starts with a non-zero continuous-time target
 // frequency (Theorem 1) inside the range the FS kinds start in (SHD/SSC, [1, 50] Hz: η, γ ∈ [3.6, 314]
 // 1/s), and below the stable limit, since Validate requires FMaxHz ≤ MaxTargetHz, the target at
@@ -61,13 +61,13 @@ func (cadlifCell) State(Config) StateLayout { return StateLayout{Adaptation: tru
 
 func (cadlifCell) Variables(Config) []string { return []string{VarEta, VarGamma} }
 
-func (cadlifCell) Coefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
+func (cadlifCell) Coefficients(scope *model.Scope, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
 	co := newCoefficients(cfg)
 	lo, hi, bound := cadlifRanges(cfg)
-	init := ctx.WithInitializer(initializers.RandomUniformFn(ctx, lo, hi))
+	init := scope.WithInitializer(initializer.RandomUniformFn(scope, lo, hi))
 	shape := shapes.Make(dtype, paramShape...)
-	eta := init.VariableWithShape(VarEta, shape).ValueGraph(g)
-	gamma := init.VariableWithShape(VarGamma, shape).ValueGraph(g)
+	eta := init.VariableWithShape(VarEta, shape).NodeValue(g)
+	gamma := init.VariableWithShape(VarGamma, shape).NodeValue(g)
 	co.EtaDt = MulScalar(ClipScalar(eta, 0, bound), cfg.Dt)
 	co.GammaDt = MulScalar(ClipScalar(gamma, 0, bound), cfg.Dt)
 	return co

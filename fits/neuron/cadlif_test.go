@@ -7,21 +7,21 @@ import (
 
 	"github.com/fits-snn/fits/fits/sim"
 	"github.com/fits-snn/fits/fits/theory"
-	. "github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
-// cadlifInit builds a cadlif layer of n neurons in a fresh context with the given initial seed and
+// cadlifInit builds a cadlif layer of n neurons in a fresh store with the given initial seed and
 // returns the initial η and γ.
 func cadlifInit(t *testing.T, cfg Config, n int, seed int64) (eta, gamma []float64) {
 	t.Helper()
 	tb := testBackends(t)[len(testBackends(t))-1] // SimpleGo: no compilation
-	ctx := context.New()
-	ctx.SetParam(context.ParamInitialSeed, seed)
-	exec := context.MustNewExec(tb.b, ctx, func(ctx *context.Context, x *Node) *Node { return Layer(ctx.In("n"), x, cfg) })
+	scope := model.NewStore().RootScope()
+	scope.SetParam(model.ParamInitialSeed, seed)
+	exec := model.MustNewExec(tb.b, scope.Store(), func(_ *model.Scope, x *Node) *Node { return Layer(scope.At("n"), x, cfg) })
 	exec.MustExec(tensors.FromFlatDataAndDimensions(make([]float32, 2*n), 1, 2, n))
-	lctx := ctx.In("n")
+	lctx := scope.At("n")
 	vars := layerVariables(lctx)
 	for _, name := range []string{VarEta, VarGamma} {
 		if v := vars[name]; v == nil || !v.Trainable {
@@ -120,13 +120,13 @@ func TestCAdLIFClamp(t *testing.T) {
 		in[i] = float32(0.4 + 0.5*math.Sin(float64(i)*0.37))
 	}
 	input := tensors.FromFlatDataAndDimensions(in, 1, steps, len(neurons))
-	ctx := context.New()
-	exec := context.MustNewExec(tb.b, ctx.Checked(false), func(ctx *context.Context, x *Node) []*Node {
-		s, v := LayerWithVoltage(ctx, x, cfg)
+	scope := model.NewStore().RootScope()
+	exec := model.MustNewExec(tb.b, scope.Store(), func(_ *model.Scope, x *Node) []*Node {
+		s, v := LayerWithVoltage(scope, x, cfg)
 		return []*Node{s, v}
 	})
 	exec.MustExec(input)
-	setNeurons(t, layerVariables(ctx), neurons)
+	setNeurons(t, layerVariables(scope), neurons)
 	vPre := tensors.MustCopyFlatData[float32](exec.MustExec(input)[1])
 	twin, err := sim.LookupTwin(string(CAdLIF))
 	if err != nil {

@@ -5,10 +5,10 @@ import (
 	"regexp"
 	"slices"
 
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // Cell is one member of the neuron family: what distinguishes it from the others. Every cell runs the same
@@ -34,28 +34,28 @@ type Cell interface {
 	// Variables returns the names of the variables that Coefficients creates, in creation order. They are
 	// stored in checkpoints: a cell never renames them.
 	Variables(cfg Config) []string
-	// Coefficients creates the cell's variables in ctx's current scope with their initial values, or uses
+	// Coefficients creates the cell's variables in scope's current scope with their initial values, or uses
 	// those already there (e.g. loaded from a checkpoint), and returns the per-step constants of Algorithm 1
 	// as nodes of g with the float dtype, of the parameter shape P = paramShape (see ParamShape), built from
 	// newCoefficients(cfg). cfg is valid. It panics on errors, as graph-building functions do.
-	Coefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients
+	Coefficients(scope *model.Scope, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients
 }
 
 // TargetFrequencyCell is a cell parameterized by a target frequency f* (Theorem 1; Theorem 2 with
 // Config.DTExact), initialized log-spaced over [Config.FMinHz, Config.FMaxHz] in neuron order.
 type TargetFrequencyCell interface {
 	Cell
-	// TargetFrequenciesHz returns the target frequencies f* in Hz of the layer in ctx's current scope as
+	// TargetFrequenciesHz returns the target frequencies f* in Hz of the layer in scope's current scope as
 	// the graph realizes them, flattened in row-major order of P.
-	TargetFrequenciesHz(ctx *context.Context, cfg Config) ([]float64, error)
+	TargetFrequenciesHz(scope *model.Scope, cfg Config) ([]float64, error)
 }
 
 // TSCell is a cell with the TS module of Eqs. 8–10.
 type TSCell interface {
 	Cell
-	// TSCoefficients returns β and λ of the layer in ctx's current scope: beta[m−1] and lambda[m−1] hold
+	// TSCoefficients returns β and λ of the layer in scope's current scope: beta[m−1] and lambda[m−1] hold
 	// stage m's coefficients, flattened in row-major order of P.
-	TSCoefficients(ctx *context.Context, cfg Config) (beta, lambda [][]float64, err error)
+	TSCoefficients(scope *model.Scope, cfg Config) (beta, lambda [][]float64, err error)
 }
 
 // StateLayout is the carried state of a cell between two time steps, in the order of LayerFrom: the
@@ -114,16 +114,17 @@ func Register(kind Kind, rank int, c Cell) {
 	})
 }
 
-// LayerCoefficients creates (or reuses) the variables of the layer of configuration cfg in ctx's current
+// LayerCoefficients creates (or reuses) the variables of the layer of configuration cfg in scope's current
 // scope and returns its per-step constants as nodes of g with the float dtype, of the parameter shape P =
 // paramShape (see ParamShape): the cell's Coefficients, checked against the cell's state layout. Engines
 // that differentiate the recurrence by hand start here. It panics when cfg is invalid.
-func LayerCoefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
+func LayerCoefficients(scope *model.Scope, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
 	if err := cfg.Validate(); err != nil {
 		panic(fmt.Errorf("neuron.Layer: %w", err))
 	}
 	cell, _ := cfg.Kind.Cell()
-	co := cell.Coefficients(ctx, g, dtype, cfg, paramShape)
+	VariablesAsParameters(scope, g)
+	co := cell.Coefficients(scope, g, dtype, cfg, paramShape)
 	layout := cell.State(cfg)
 	m := len(co.Beta)
 	switch {

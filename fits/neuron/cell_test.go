@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/fits-snn/fits/fits/sim"
-	. "github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // testOrder returns the smallest TS order among 0, 1 and 2 that the kind accepts.
@@ -130,12 +130,12 @@ func TestCheckpointVariables(t *testing.T) {
 	learnable.AdaptLIFLearnable = true
 	omegaFS := DefaultConfig(FS, 0)
 	omegaFS.TargetCoordinate = TargetOmega
-	build := func(t *testing.T, cfg Config) map[string]*context.Variable {
-		ctx := context.New()
-		ctx.SetParam(context.ParamInitialSeed, int64(3))
-		exec := context.MustNewExec(tb.b, ctx, func(ctx *context.Context, x *Node) *Node { return Layer(ctx.In("n"), x, cfg) })
+	build := func(t *testing.T, cfg Config) map[string]*model.Variable {
+		scope := model.NewStore().RootScope()
+		scope.SetParam(model.ParamInitialSeed, int64(3))
+		exec := model.MustNewExec(tb.b, scope.Store(), func(_ *model.Scope, x *Node) *Node { return Layer(scope.At("n"), x, cfg) })
 		exec.MustExec(tensors.FromFlatDataAndDimensions(make([]float32, 2*4), 1, 2, 4))
-		return layerVariables(ctx.In("n"))
+		return layerVariables(scope.At("n"))
 	}
 	for _, tc := range []struct {
 		name string
@@ -189,8 +189,8 @@ func TestLayerCoefficients(t *testing.T) {
 			cfg.ChannelShared, cfg.DetachReset, cfg.Vth = shared, true, 0.7
 			pshape, _ := ParamShape([]int{1, 1, 2, 3}, shared)
 			var co Coefficients
-			exec := context.MustNewExec(tb.b, context.New(), func(ctx *context.Context, x *Node) *Node {
-				co = LayerCoefficients(ctx, x.Graph(), x.DType(), cfg, pshape)
+			exec := model.MustNewExec(tb.b, model.NewStore(), func(scope *model.Scope, x *Node) *Node {
+				co = LayerCoefficients(scope, x.Graph(), x.DType(), cfg, pshape)
 				return ReduceAllSum(x)
 			})
 			exec.MustExec(tensors.FromFlatDataAndDimensions(make([]float32, 6), 1, 1, 2, 3))
@@ -218,17 +218,17 @@ func TestReadBack(t *testing.T) {
 	tb := testBackends(t)[len(testBackends(t))-1]
 	for _, k := range Kinds() {
 		cfg := DefaultConfig(k, testOrder(t, k))
-		ctx := context.New()
-		exec := context.MustNewExec(tb.b, ctx, func(ctx *context.Context, x *Node) *Node { return Layer(ctx, x, cfg) })
+		scope := model.NewStore().RootScope()
+		exec := model.MustNewExec(tb.b, scope.Store(), func(_ *model.Scope, x *Node) *Node { return Layer(scope, x, cfg) })
 		exec.MustExec(tensors.FromFlatDataAndDimensions(make([]float32, 3), 1, 1, 3))
-		f, err := TargetFrequenciesHz(ctx, cfg)
+		f, err := TargetFrequenciesHz(scope, cfg)
 		if k.HasTargetFrequency() != (err == nil) {
 			t.Errorf("%s: HasTargetFrequency %v, TargetFrequenciesHz error %v", k, k.HasTargetFrequency(), err)
 		}
 		if err == nil && (len(f) != 3 || math.Abs(f[0]-cfg.FMinHz) > 1e-5 || math.Abs(f[2]-cfg.FMaxHz) > 1e-4) {
 			t.Errorf("%s: initial targets %v Hz, want log-spaced over [%g, %g]", k, f, cfg.FMinHz, cfg.FMaxHz)
 		}
-		beta, _, err := TSCoefficients(ctx, cfg)
+		beta, _, err := TSCoefficients(scope, cfg)
 		if k.HasTS() != (err == nil) || (err == nil && len(beta) != cfg.Order) {
 			t.Errorf("%s: HasTS %v, TSCoefficients %d stages, error %v", k, k.HasTS(), len(beta), err)
 		}

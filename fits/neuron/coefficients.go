@@ -1,7 +1,7 @@
 package neuron
 
 import (
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 )
 
 // Coefficients are the constants of one step of Algorithm 1 (Appendix A.5) for a layer, as graph nodes of

@@ -9,9 +9,9 @@ import (
 
 	"github.com/fits-snn/fits/fits/sim"
 	"github.com/fits-snn/fits/fits/theory"
-	. "github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 func TestKindNames(t *testing.T) {
@@ -140,21 +140,21 @@ func TestVariablesAndClamp(t *testing.T) {
 	cfg := DefaultConfig(FSTS, 2)
 	cfg.TSMix, cfg.TargetCoordinate, cfg.ForwardClip = TSMixPaper, TargetOmega, true
 	const n = 5
-	ctx := context.New()
+	scope := model.NewStore().RootScope()
 	in := make([]float32, 1*300*n)
 	for i := range in {
 		in[i] = float32(0.4 + 0.5*math.Sin(float64(i)*0.37))
 	}
 	run := func() ([]float32, []float32) {
-		exec := context.MustNewExec(tb.b, ctx.Checked(false), func(ctx *context.Context, x *Node) []*Node {
-			s, v := LayerWithVoltage(ctx.In("layer"), x, cfg)
+		exec := model.MustNewExec(tb.b, scope.Store(), func(_ *model.Scope, x *Node) []*Node {
+			s, v := LayerWithVoltage(scope.At("layer"), x, cfg)
 			return []*Node{s, v}
 		})
 		out := exec.MustExec(tensors.FromFlatDataAndDimensions(in, 1, 300, n))
 		return tensors.MustCopyFlatData[float32](out[0]), tensors.MustCopyFlatData[float32](out[1])
 	}
 	run()
-	lctx := ctx.In("layer")
+	lctx := scope.At("layer")
 	f, err := TargetFrequenciesHz(lctx, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -174,13 +174,13 @@ func TestVariablesAndClamp(t *testing.T) {
 		t.Errorf("initial β = %v, λ = %v; want 0 and σ(−3)", beta, lambda)
 	}
 	for _, name := range []string{VarOmegaStar, VarBetaHat, VarLambdaHat} {
-		if v := lctx.GetVariableByScopeAndName(lctx.Scope(), name); v == nil || !v.Trainable {
+		if v := lctx.Store().GetVariable(model.JoinPath(lctx.Scope(), name)); v == nil || !v.Trainable {
 			t.Errorf("variable %s missing or not trainable", name)
 		}
 	}
 
 	// Push neuron 4's target to 200 Hz: the layer must behave as at the clamp, MaxTargetHz.
-	v := lctx.GetVariableByScopeAndName(lctx.Scope(), VarOmegaStar)
+	v := lctx.Store().GetVariable(model.JoinPath(lctx.Scope(), VarOmegaStar))
 	omega := tensors.MustCopyFlatData[float32](v.MustValue())
 	omega[4] = float32(theory.RadPerSecFromHz(200))
 	v.MustSetValue(tensors.FromFlatDataAndDimensions(omega, n))
@@ -209,12 +209,15 @@ func TestVariablesAndClamp(t *testing.T) {
 	}
 
 	// FSFrozen: the target exists and is not trainable.
-	fctx := context.New()
+	fctx := model.NewStore().RootScope()
 	frozen := DefaultConfig(FSFrozen, 0)
 	frozen.TargetCoordinate = TargetOmega
-	exec := context.MustNewExec(tb.b, fctx, func(ctx *context.Context, x *Node) *Node { return Layer(ctx, x, frozen) })
+	exec := model.MustNewExec(tb.b, fctx.Store(), func(_ *model.Scope, x *Node) *Node {
+		scope := fctx
+		return Layer(scope, x, frozen)
+	})
 	exec.MustExec(tensors.FromFlatDataAndDimensions(in, 1, 300, n))
-	if v := fctx.GetVariableByScopeAndName(fctx.Scope(), VarOmegaStar); v == nil || v.Trainable {
+	if v := fctx.Store().GetVariable(model.JoinPath(fctx.Scope(), VarOmegaStar)); v == nil || v.Trainable {
 		t.Errorf("fs-frozen: omega_star missing or trainable")
 	}
 	if _, err := TargetFrequenciesHz(fctx, DefaultConfig(LIF, 0)); err == nil {
@@ -237,8 +240,8 @@ func TestLayerRejectsBadInput(t *testing.T) {
 		{"invalid config", DefaultConfig(FSTS, 0), [][][]float32{{{1}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			exec := context.MustNewExec(tb.b, context.New(), func(ctx *context.Context, x *Node) *Node {
-				return Layer(ctx, x, tc.cfg)
+			exec := model.MustNewExec(tb.b, model.NewStore(), func(scope *model.Scope, x *Node) *Node {
+				return Layer(scope, x, tc.cfg)
 			})
 			if _, err := exec.Exec(tc.x); err == nil {
 				t.Error("Layer accepted bad input")
@@ -254,11 +257,11 @@ func TestLogTargetNoClip(t *testing.T) {
 	cfg := DefaultConfig(FS, 0)
 	cfg.FInit = FInitLinear
 	const n = 4
-	ctx := context.New()
-	exec := context.MustNewExec(tb.b, ctx, func(ctx *context.Context, x *Node) *Node { return Layer(ctx.In("l"), x, cfg) })
+	scope := model.NewStore().RootScope()
+	exec := model.MustNewExec(tb.b, scope.Store(), func(_ *model.Scope, x *Node) *Node { return Layer(scope.At("l"), x, cfg) })
 	exec.MustExec(tensors.FromFlatDataAndDimensions(make([]float32, 3*n), 1, 3, n))
-	lctx := ctx.In("l")
-	v := lctx.GetVariableByScopeAndName(lctx.Scope(), VarLogTargetHz)
+	lctx := scope.At("l")
+	v := lctx.Store().GetVariable(model.JoinPath(lctx.Scope(), VarLogTargetHz))
 	if v == nil || !v.Trainable {
 		t.Fatal("log_target_hz missing or not trainable")
 	}

@@ -8,10 +8,10 @@ import (
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/step"
 	"github.com/fits-snn/fits/xla"
-	. "github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/layers"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/layers"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
 // A FiTS layer inside a user's own GoMLX model function: a dense map of the input at every time step, then
@@ -26,22 +26,22 @@ func ExampleLayer() {
 		return
 	}
 	cfg := neuron.DefaultConfig(neuron.FSTS, 2) // f* log-spaced over [1, 50] Hz, SHD/SSC constants
-	model := func(ctx *context.Context, x *Node) *Node {
-		current := layers.Dense(ctx.In("dense"), x, false, 4) // [batch, time, 4]
-		return neuron.Layer(ctx.In("fits"), current, cfg)     // spikes [batch, time, 4]
+	build := func(scope *mlmodel.Scope, x *Node) *Node {
+		current := layers.Dense(scope.At("dense"), x, false, 4) // [batch, time, 4]
+		return neuron.Layer(scope.At("fits"), current, cfg)     // spikes [batch, time, 4]
 	}
-	ctx := context.New()
-	ctx.SetParam(context.ParamInitialSeed, int64(1))
+	scope := mlmodel.NewStore().RootScope()
+	scope.SetParam(mlmodel.ParamInitialSeed, int64(1))
 	// One example, 100 steps of a constant input of 3 features.
 	x := make([]float32, 100*3)
 	for i := range x {
 		x[i] = 0.5
 	}
-	spikes := context.MustExecOnce(backend, ctx, model, tensors.FromFlatDataAndDimensions(x, 1, 100, 3))
+	spikes := mlmodel.MustCallOnce(backend, scope.Store(), build, tensors.FromFlatDataAndDimensions(x, 1, 100, 3))
 	fmt.Println("spikes shape:", spikes.Shape().Dimensions)
 
-	f, _ := neuron.TargetFrequenciesHz(ctx.In("fits"), cfg)
-	beta, lambda, _ := neuron.TSCoefficients(ctx.In("fits"), cfg)
+	f, _ := neuron.TargetFrequenciesHz(scope.At("fits"), cfg)
+	beta, lambda, _ := neuron.TSCoefficients(scope.At("fits"), cfg)
 	fmt.Printf("f* = %.2f Hz\n", f)
 	fmt.Printf("β of stage 1 = %.2f, λ of stage 2 = %.4f\n", beta[0], lambda[1])
 	// Output:
@@ -64,12 +64,12 @@ func ExampleReadLearned() {
 	cfg := neuron.DefaultConfig(neuron.FSTS, 1)
 	net := model.Net{InputDims: []int{4}, Blocks: []model.Block{model.DenseBlock("hidden_0", 6, cfg)},
 		Classes: 2, Readout: model.ReadoutSum}
-	ctx := context.New()
-	if err := ctx.SetRNGStateFromSeed(1); err != nil {
+	scope := mlmodel.NewStore().RootScope()
+	if err := scope.Store().SetRNGStateFromSeed(1); err != nil {
 		fmt.Println(err)
 		return
 	}
-	mctx := ctx.In("model")
+	mctx := scope.At("model")
 	if err := step.InitVariables(backend, mctx, net); err != nil {
 		fmt.Println(err)
 		return
@@ -80,7 +80,7 @@ func ExampleReadLearned() {
 		return
 	}
 	defer engine.Close()
-	opt, err := step.NewOptimizer(backend, ctx, 5e-2, 10)
+	opt, err := step.NewOptimizer(backend, scope, 5e-2, 10)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -119,7 +119,7 @@ func ExampleReadLearned() {
 		}
 	}
 
-	learned, err := neuron.ReadLearned(mctx.In("hidden_0").In("neuron"), cfg)
+	learned, err := neuron.ReadLearned(mctx.At("hidden_0").At("neuron"), cfg)
 	if err != nil {
 		fmt.Println(err)
 		return

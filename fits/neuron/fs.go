@@ -5,9 +5,9 @@ import (
 	"math"
 
 	"github.com/fits-snn/fits/fits/theory"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // FS is the FS module with learnable target frequency f* (Theorem 1, Eq. 5): the variable of shape P named
@@ -35,12 +35,12 @@ func (fsCell) State(Config) StateLayout { return StateLayout{Adaptation: true} }
 
 func (fsCell) Variables(cfg Config) []string { return []string{TargetVariable(cfg)} }
 
-func (fsCell) Coefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
-	return targetCoefficients(ctx, g, dtype, cfg, paramShape, true)
+func (fsCell) Coefficients(scope *model.Scope, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
+	return targetCoefficients(scope, g, dtype, cfg, paramShape, true)
 }
 
-func (fsCell) TargetFrequenciesHz(ctx *context.Context, cfg Config) ([]float64, error) {
-	return targetFrequenciesHz(ctx, cfg)
+func (fsCell) TargetFrequenciesHz(scope *model.Scope, cfg Config) ([]float64, error) {
+	return targetFrequenciesHz(scope, cfg)
 }
 
 // TargetVariable returns the name of the target-frequency variable of a layer: VarLogTargetHz (the
@@ -95,7 +95,7 @@ func targetOmega(cfg Config, x *Node) *Node {
 // targetCoefficients creates (or reuses) the target-frequency variable, trainable or not, and returns the
 // FS coefficients: ηΔt = √(κ̄r), γΔt = √(κ̄/r), κ̄ = κΔt², with κ from the target (clamped to
 // [0, MaxTargetHz] with ForwardClip) through Eq. 5 (or the DT-exact inverse of Theorem 2 with DTExact).
-func targetCoefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int, trainable bool) Coefficients {
+func targetCoefficients(scope *model.Scope, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int, trainable bool) Coefficients {
 	co := newCoefficients(cfg)
 	k := cfg.Constants()
 	fHz, err := InitialTargetsHz(cfg, paramSize(paramShape))
@@ -106,11 +106,11 @@ func targetCoefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg 
 	for i, f := range fHz {
 		init[i] = TargetValue(cfg, f)
 	}
-	targetVar := ctx.VariableWithValue(TargetVariable(cfg), newTensor(dtype, init, paramShape))
+	targetVar := scope.VariableWithValue(TargetVariable(cfg), newTensor(dtype, init, paramShape))
 	if !trainable {
 		targetVar.SetTrainable(false)
 	}
-	omega := targetOmega(cfg, targetVar.ValueGraph(g))
+	omega := targetOmega(cfg, targetVar.NodeValue(g))
 	if cfg.ForwardClip {
 		fmax, err := cfg.MaxTargetHz()
 		if err != nil {
@@ -131,10 +131,10 @@ func targetCoefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg 
 	return co
 }
 
-// targetFrequenciesHz reads the target-frequency variable of the layer in ctx's scope: f* in Hz, after the
+// targetFrequenciesHz reads the target-frequency variable of the layer in scope's scope: f* in Hz, after the
 // same clamp to [0, MaxTargetHz] as the graph when it clips in the forward pass.
-func targetFrequenciesHz(ctx *context.Context, cfg Config) ([]float64, error) {
-	vals, err := variableValues(ctx, TargetVariable(cfg))
+func targetFrequenciesHz(scope *model.Scope, cfg Config) ([]float64, error) {
+	vals, err := variableValues(scope, TargetVariable(cfg))
 	if err != nil {
 		return nil, err
 	}

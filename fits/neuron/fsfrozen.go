@@ -1,9 +1,9 @@
 package neuron
 
 import (
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // FSFrozen is the FS module with target frequencies initialized on a log scale and frozen: the variable
@@ -28,10 +28,10 @@ func (fsFrozenCell) State(Config) StateLayout { return StateLayout{Adaptation: t
 
 func (fsFrozenCell) Variables(cfg Config) []string { return []string{TargetVariable(cfg)} }
 
-func (fsFrozenCell) Coefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
-	return targetCoefficients(ctx, g, dtype, cfg, paramShape, false)
+func (fsFrozenCell) Coefficients(scope *model.Scope, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
+	return targetCoefficients(scope, g, dtype, cfg, paramShape, false)
 }
 
-func (fsFrozenCell) TargetFrequenciesHz(ctx *context.Context, cfg Config) ([]float64, error) {
-	return targetFrequenciesHz(ctx, cfg)
+func (fsFrozenCell) TargetFrequenciesHz(scope *model.Scope, cfg Config) ([]float64, error) {
+	return targetFrequenciesHz(scope, cfg)
 }

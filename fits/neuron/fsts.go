@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // FSTS is FS followed by the TS module of order M ≥ 1 (Eqs. 8–10), with a learnable target (as in FS) and
@@ -60,12 +60,12 @@ func (fstsCell) Variables(cfg Config) []string {
 	return []string{TargetVariable(cfg), VarBetaHat, VarLambdaHat}
 }
 
-func (fstsCell) Coefficients(ctx *context.Context, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
-	co := targetCoefficients(ctx, g, dtype, cfg, paramShape, true)
+func (fstsCell) Coefficients(scope *model.Scope, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
+	co := targetCoefficients(scope, g, dtype, cfg, paramShape, true)
 	m, size := cfg.Order, paramSize(paramShape)
 	tsShape := append([]int{m}, paramShape...)
-	betaHat := ctx.VariableWithValue(VarBetaHat, newTensor(dtype, fill(m*size, cfg.BetaHatInit), tsShape)).ValueGraph(g)
-	lambdaHat := ctx.VariableWithValue(VarLambdaHat, newTensor(dtype, fill(m*size, cfg.LambdaHatInit), tsShape)).ValueGraph(g)
+	betaHat := scope.VariableWithValue(VarBetaHat, newTensor(dtype, fill(m*size, cfg.BetaHatInit), tsShape)).NodeValue(g)
+	lambdaHat := scope.VariableWithValue(VarLambdaHat, newTensor(dtype, fill(m*size, cfg.LambdaHatInit), tsShape)).NodeValue(g)
 	co.Beta = unstack(Tanh(betaHat), 0)
 	co.Lambda = unstack(Sigmoid(lambdaHat), 0)
 	if !cfg.TSMix.Paper() {
@@ -74,16 +74,16 @@ func (fstsCell) Coefficients(ctx *context.Context, g *Graph, dtype dtypes.DType,
 	return co
 }
 
-func (fstsCell) TargetFrequenciesHz(ctx *context.Context, cfg Config) ([]float64, error) {
-	return targetFrequenciesHz(ctx, cfg)
+func (fstsCell) TargetFrequenciesHz(scope *model.Scope, cfg Config) ([]float64, error) {
+	return targetFrequenciesHz(scope, cfg)
 }
 
-func (fstsCell) TSCoefficients(ctx *context.Context, cfg Config) (beta, lambda [][]float64, err error) {
-	bh, err := variableValues(ctx, VarBetaHat)
+func (fstsCell) TSCoefficients(scope *model.Scope, cfg Config) (beta, lambda [][]float64, err error) {
+	bh, err := variableValues(scope, VarBetaHat)
 	if err != nil {
 		return nil, nil, err
 	}
-	lh, err := variableValues(ctx, VarLambdaHat)
+	lh, err := variableValues(scope, VarLambdaHat)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 func TestSurrogateGradient(t *testing.T) {
@@ -78,7 +78,7 @@ func TestUnstackGradient(t *testing.T) {
 }
 
 // layerGradients builds Dense → neuron layer → mean spike rate and returns the loss gradients with respect
-// to every variable of ctx, by variable name, and the loss under the name "loss".
+// to every variable of scope, by variable name, and the loss under the name "loss".
 func layerGradients(t *testing.T, tb testBackend, cfg Config, batch, steps, in, width int) map[string][]float64 {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -90,19 +90,19 @@ func layerGradients(t *testing.T, tb testBackend, cfg Config, batch, steps, in, 
 	for i := range x {
 		x[i] = float32(math.Abs(rng.NormFloat64()))
 	}
-	ctx := context.New()
-	ctx.In("dense").VariableWithValue("weights", tensors.FromFlatDataAndDimensions(w, in, width))
+	scope := model.NewStore().RootScope()
+	scope.At("dense").VariableWithValue("weights", tensors.FromFlatDataAndDimensions(w, in, width))
 	var names []string
-	exec := context.MustNewExec(tb.b, ctx.Checked(false), func(ctx *context.Context, x *Node) []*Node {
-		wv := ctx.In("dense").VariableWithValue("weights", tensors.FromFlatDataAndDimensions(w, in, width))
-		current := Einsum("btf,fn->btn", x, wv.ValueGraph(x.Graph()))
-		spikes := Layer(ctx.In("neuron"), current, cfg)
+	exec := model.MustNewExec(tb.b, scope.Store(), func(_ *model.Scope, x *Node) []*Node {
+		wv := scope.At("dense").VariableWithValue("weights", tensors.FromFlatDataAndDimensions(w, in, width))
+		current := Einsum("btf,fn->btn", x, wv.NodeValue(x.Graph()))
+		spikes := Layer(scope.At("neuron"), current, cfg)
 		loss := ReduceAllMean(spikes)
 		var nodes []*Node
 		names = names[:0]
-		for v := range ctx.IterVariables() {
+		for v := range scope.Store().IterVariables() {
 			names = append(names, v.Name())
-			nodes = append(nodes, v.ValueGraph(x.Graph()))
+			nodes = append(nodes, v.NodeValue(x.Graph()))
 		}
 		return append([]*Node{loss}, Gradient(loss, nodes...)...)
 	})

@@ -1,7 +1,7 @@
 package neuron
 
 import (
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 )
 
 // KappaStar is theory.KappaStar written with GoMLX ops: the adaptation strength κ* = ηγ in 1/s² whose

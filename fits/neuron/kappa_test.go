@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/fits-snn/fits/fits/theory"
-	. "github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
 )
 
 // TestKappaGraphMatchesTheory holds the GoMLX versions of the inverse maps to package theory's float64

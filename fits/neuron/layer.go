@@ -48,8 +48,8 @@
 //     nothing prevents.
 //   - TS: β = tanh(β̂), λ = σ(λ̂) (Section 3.2), initialized β̂ = 0, λ̂ = −3 (Appendix B).
 //
-// Variables live in the scope of the context given to Layer (callers use ctx.In("layer_name")); their
-// names are the Var* constants. Variables with a value already in the context (e.g. loaded from a
+// Variables live in the scope given to Layer (callers use scope.At("layer_name")); their
+// names are the Var* constants. Variables with a value already in the store (e.g. loaded from a
 // checkpoint) are used as they are.
 //
 // Graph shape: the input is split along time once (unstack, whose gradient is one concatenation, so
@@ -61,12 +61,12 @@ package neuron
 import (
 	"fmt"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/core/shapes"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/ml/model"
 )
 
-// Names of the layer's variables, in the scope of the context passed to Layer. Shapes use P for the
+// Names of the layer's variables, in the scope passed to Layer. Shapes use P for the
 // parameter shape: [d1, …, dn] for an input [batch, time, d1, …, dn], or [dn] with ChannelShared.
 const (
 	// VarOmegaStar is Ω* = 2πf* in rad/s, shape P: the continuous-time target frequency (Theorem 1).
@@ -96,15 +96,15 @@ const (
 //
 // It panics (as GoMLX graph-building functions do) when cfg is invalid or the input has the wrong rank;
 // check cfg.Validate() first for an error instead.
-func Layer(ctx *context.Context, current *Node, cfg Config) *Node {
-	spikes, _, _ := run(ctx, current, cfg, false, nil)
+func Layer(scope *model.Scope, current *Node, cfg Config) *Node {
+	spikes, _, _ := run(scope, current, cfg, false, nil)
 	return spikes
 }
 
 // LayerWithVoltage is Layer that also returns the pre-reset mixed voltage ṼM[k+1] (v_pre), with the same
 // shape as current.
-func LayerWithVoltage(ctx *context.Context, current *Node, cfg Config) (spikes, vPre *Node) {
-	spikes, vPre, _ = run(ctx, current, cfg, true, nil)
+func LayerWithVoltage(scope *model.Scope, current *Node, cfg Config) (spikes, vPre *Node) {
+	spikes, vPre, _ = run(scope, current, cfg, true, nil)
 	return spikes, vPre
 }
 
@@ -123,7 +123,7 @@ func ParamShape(inputDims []int, channelShared bool) ([]int, error) {
 // run runs the layer from the carried state init (nil: zero; see LayerFrom for its layout) and returns the
 // spikes, the pre-reset voltage when wantVoltage, and the state after the last step. It is the time loop of
 // every kind: the kind enters only through LayerCoefficients and the cell's StateLayout.
-func run(ctx *context.Context, current *Node, cfg Config, wantVoltage bool, init []*Node) (spikes, vPre *Node, final []*Node) {
+func run(scope *model.Scope, current *Node, cfg Config, wantVoltage bool, init []*Node) (spikes, vPre *Node, final []*Node) {
 	if err := cfg.Validate(); err != nil {
 		panic(fmt.Errorf("neuron.Layer: %w", err))
 	}
@@ -136,7 +136,7 @@ func run(ctx *context.Context, current *Node, cfg Config, wantVoltage bool, init
 		panic(fmt.Errorf("neuron.Layer: input current must be a float tensor, got %s", current.DType()))
 	}
 	g := current.Graph()
-	co := LayerCoefficients(ctx, g, current.DType(), cfg, pshape)
+	co := LayerCoefficients(scope, g, current.DType(), cfg, pshape)
 	cell, _ := cfg.Kind.Cell()
 	layout := cell.State(cfg)
 

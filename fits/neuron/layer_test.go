@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/fits-snn/fits/fits/sim"
-	. "github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // oracleCase is a layer configuration to hold against its kind's float64 twin in package sim.
@@ -104,12 +104,12 @@ func wellDamped(t *testing.T, sp sim.Params) bool {
 	return tail < 1e-4*peak
 }
 
-// layerVariables returns the variables of ctx's current scope by name (without GoMLX's internal ones,
+// layerVariables returns the variables of scope's current scope by name (without GoMLX's internal ones,
 // such as the random number generator's state).
-func layerVariables(ctx *context.Context) map[string]*context.Variable {
-	out := map[string]*context.Variable{}
-	for v := range ctx.IterVariables() {
-		if v.Scope() == ctx.Scope() && !strings.HasPrefix(v.Name(), "#") {
+func layerVariables(scope *model.Scope) map[string]*model.Variable {
+	out := map[string]*model.Variable{}
+	for v := range scope.Store().IterVariables() {
+		if v.Scope() == scope.Scope() && !strings.HasPrefix(v.Name(), "#") {
 			out[v.Name()] = v
 		}
 	}
@@ -148,7 +148,7 @@ func sampleNeurons(t *testing.T, rng *rand.Rand, twin sim.Twin, l sim.Layer, p i
 
 // setNeurons writes the per-neuron values into the layer's variables: a variable of shape [k, P...] (or P,
 // k = 1) holds value j of neuron i at j·|P| + i.
-func setNeurons(t *testing.T, vars map[string]*context.Variable, neurons []sim.Vars) {
+func setNeurons(t *testing.T, vars map[string]*model.Variable, neurons []sim.Vars) {
 	t.Helper()
 	p := len(neurons)
 	for name, v := range vars {
@@ -203,14 +203,14 @@ func TestLayerMatchesSim(t *testing.T) {
 					in[i] = float32(0.3 + 0.6*rng.NormFloat64())
 				}
 				input := tensors.FromFlatDataAndDimensions(in, tc.dims...)
-				ctx := context.New()
-				exec := context.MustNewExec(tb.b, ctx.Checked(false), func(ctx *context.Context, x *Node) []*Node {
-					s, v := LayerWithVoltage(ctx, x, tc.cfg)
+				scope := model.NewStore().RootScope()
+				exec := model.MustNewExec(tb.b, scope.Store(), func(_ *model.Scope, x *Node) []*Node {
+					s, v := LayerWithVoltage(scope, x, tc.cfg)
 					return []*Node{s, v}
 				})
 				exec.MustExec(input) // creates the variables with their initial values
 
-				vars := layerVariables(ctx)
+				vars := layerVariables(scope)
 				cell, _ := tc.cfg.Kind.Cell()
 				got := slices.Sorted(maps.Keys(vars))
 				fromCell, fromTwin := slices.Sorted(slices.Values(cell.Variables(tc.cfg))), slices.Sorted(slices.Values(twin.Variables(l)))

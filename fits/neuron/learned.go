@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/fits-snn/fits/fits/theory"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // Learned is what a layer of FiTS neurons holds in its scope, read back as the paper's quantities
@@ -26,22 +26,22 @@ type Learned struct {
 
 // ReadLearned reads the learned f*, β and λ of the layer whose variables live in ctx's current scope (the
 // context given to Layer, or a block's "neuron" scope of package fits/model, e.g.
-// ctx.In("model").In("hidden_0").In("neuron")), for a layer configured with cfg. What a kind does not have
+// ctx.At("model").At("hidden_0").At("neuron")), for a layer configured with cfg. What a kind does not have
 // stays nil; an error means the scope lacks a variable the kind has, or its values do not match cfg.
-func ReadLearned(ctx *context.Context, cfg Config) (*Learned, error) {
+func ReadLearned(scope *model.Scope, cfg Config) (*Learned, error) {
 	l := &Learned{Config: cfg}
 	var err error
 	if cfg.Kind.HasTargetFrequency() {
-		if l.TargetHz, err = TargetFrequenciesHz(ctx, cfg); err != nil {
+		if l.TargetHz, err = TargetFrequenciesHz(scope, cfg); err != nil {
 			return nil, err
 		}
 	}
 	if cfg.Kind.HasTS() {
-		if l.Beta, l.Lambda, err = TSCoefficients(ctx, cfg); err != nil {
+		if l.Beta, l.Lambda, err = TSCoefficients(scope, cfg); err != nil {
 			return nil, err
 		}
 		if l.TargetHz != nil && len(l.Beta) > 0 && len(l.Beta[0]) != len(l.TargetHz) {
-			return nil, fmt.Errorf("scope %q: %d target frequencies but %d TS parameter sets", ctx.Scope(), len(l.TargetHz), len(l.Beta[0]))
+			return nil, fmt.Errorf("scope %q: %d target frequencies but %d TS parameter sets", scope.Scope(), len(l.TargetHz), len(l.Beta[0]))
 		}
 	}
 	return l, nil

@@ -5,19 +5,19 @@ import (
 	"testing"
 
 	"github.com/fits-snn/fits/fits/theory"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // ReadLearned maps the variables of a scope to f*, β and λ, and TSGroupDelay is the single-stage closed
 // form of Appendix (Eq. app_ts_single_stage_delay) times Δt for M = 1.
 func TestReadLearned(t *testing.T) {
 	cfg := DefaultConfig(FSTS, 1)
-	ctx := context.New().In("layer")
-	ctx.VariableWithValue(VarLogTargetHz, tensors.FromFlatDataAndDimensions([]float32{float32(math.Log(5)), float32(math.Log(20))}, 2))
-	ctx.VariableWithValue(VarBetaHat, tensors.FromFlatDataAndDimensions([]float32{0.5, -0.3}, 1, 2))
-	ctx.VariableWithValue(VarLambdaHat, tensors.FromFlatDataAndDimensions([]float32{-3, 1}, 1, 2))
-	l, err := ReadLearned(ctx, cfg)
+	scope := model.NewStore().RootScope().At("layer")
+	scope.VariableWithValue(VarLogTargetHz, tensors.FromFlatDataAndDimensions([]float32{float32(math.Log(5)), float32(math.Log(20))}, 2))
+	scope.VariableWithValue(VarBetaHat, tensors.FromFlatDataAndDimensions([]float32{0.5, -0.3}, 1, 2))
+	scope.VariableWithValue(VarLambdaHat, tensors.FromFlatDataAndDimensions([]float32{-3, 1}, 1, 2))
+	l, err := ReadLearned(scope, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,14 +51,14 @@ func TestReadLearned(t *testing.T) {
 
 	// A kind without TS: f* only, zero TS delay; a scope without the variables: an error.
 	fs := DefaultConfig(FS, 0)
-	l, err = ReadLearned(ctx, fs)
+	l, err = ReadLearned(scope, fs)
 	if err != nil || l.Beta != nil || l.Sets() != 2 {
 		t.Fatalf("FS: %+v, %v", l, err)
 	}
 	if d, err := l.TSGroupDelay(0, 10); err != nil || d != 0 {
 		t.Errorf("FS: TS delay %g, %v; want 0", d, err)
 	}
-	if _, err := ReadLearned(context.New().In("empty"), cfg); err == nil {
+	if _, err := ReadLearned(model.NewStore().RootScope().At("empty"), cfg); err == nil {
 		t.Error("empty scope: no error")
 	}
 }

@@ -1,9 +1,9 @@
 package neuron
 
 import (
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // LIF is the plain leaky integrate-and-fire neuron (Eq. 1, η = 0): V0[k+1] = (1 − μΔt)V[k] + I[k]. It has
@@ -28,6 +28,6 @@ func (lifCell) State(Config) StateLayout { return StateLayout{} }
 
 func (lifCell) Variables(Config) []string { return nil }
 
-func (lifCell) Coefficients(_ *context.Context, _ *Graph, _ dtypes.DType, cfg Config, _ []int) Coefficients {
+func (lifCell) Coefficients(_ *model.Scope, _ *Graph, _ dtypes.DType, cfg Config, _ []int) Coefficients {
 	return newCoefficients(cfg)
 }

@@ -3,18 +3,18 @@ package neuron
 import (
 	"fmt"
 
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
-// TargetFrequenciesHz returns the target frequencies f* in Hz that the layer in ctx's current scope
+// TargetFrequenciesHz returns the target frequencies f* in Hz that the layer in scope's current scope
 // realizes, flattened in row-major order of the parameter shape P: the value of the target variable
 // (TargetVariable: exp of VarLogTargetHz, or VarOmegaStar divided by 2π, or their DT-exact counterparts
 // with DTExact), clamped to [0, cfg.MaxTargetHz()] with cfg.ForwardClip as the graph clamps it, and at 0
 // otherwise. They are continuous-time targets (Theorem 1), or realized discrete-time targets with DTExact.
 // It is an error for kinds without a target frequency (see TargetFrequencyCell).
-func TargetFrequenciesHz(ctx *context.Context, cfg Config) ([]float64, error) {
+func TargetFrequenciesHz(scope *model.Scope, cfg Config) ([]float64, error) {
 	cell, err := cfg.Kind.Cell()
 	if err != nil {
 		return nil, err
@@ -23,13 +23,13 @@ func TargetFrequenciesHz(ctx *context.Context, cfg Config) ([]float64, error) {
 	if !ok {
 		return nil, fmt.Errorf("kind %s has no target frequency", cfg.Kind)
 	}
-	return tc.TargetFrequenciesHz(ctx, cfg)
+	return tc.TargetFrequenciesHz(scope, cfg)
 }
 
-// TSCoefficients returns β = tanh(β̂) and λ = σ(λ̂) of the layer in ctx's current scope: beta[m−1] and
+// TSCoefficients returns β = tanh(β̂) and λ = σ(λ̂) of the layer in scope's current scope: beta[m−1] and
 // lambda[m−1] hold stage m's coefficients, flattened in row-major order of P. It is an error for kinds
 // without a TS module (see TSCell).
-func TSCoefficients(ctx *context.Context, cfg Config) (beta, lambda [][]float64, err error) {
+func TSCoefficients(scope *model.Scope, cfg Config) (beta, lambda [][]float64, err error) {
 	cell, err := cfg.Kind.Cell()
 	if err != nil {
 		return nil, nil, err
@@ -38,18 +38,18 @@ func TSCoefficients(ctx *context.Context, cfg Config) (beta, lambda [][]float64,
 	if !ok {
 		return nil, nil, fmt.Errorf("kind %s has no TS module", cfg.Kind)
 	}
-	return tc.TSCoefficients(ctx, cfg)
+	return tc.TSCoefficients(scope, cfg)
 }
 
-// variableValues returns the values of the variable name in ctx's current scope as float64.
-func variableValues(ctx *context.Context, name string) ([]float64, error) {
-	v := ctx.GetVariableByScopeAndName(ctx.Scope(), name)
+// variableValues returns the values of the variable name in scope's current scope as float64.
+func variableValues(scope *model.Scope, name string) ([]float64, error) {
+	v := scope.Store().GetVariable(model.JoinPath(scope.Scope(), name))
 	if v == nil {
-		return nil, fmt.Errorf("no variable %q in scope %q", name, ctx.Scope())
+		return nil, fmt.Errorf("no variable %q in scope %q", name, scope.Scope())
 	}
 	t, err := v.Value()
 	if err != nil {
-		return nil, fmt.Errorf("variable %q in scope %q: %w", name, ctx.Scope(), err)
+		return nil, fmt.Errorf("variable %q in scope %q: %w", name, scope.Scope(), err)
 	}
 	return tensorValues(t)
 }

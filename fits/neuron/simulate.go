@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/gomlx/gomlx/backends"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // NeuronParams are explicit parameter values of one neuron, in the paper's coordinates.
@@ -21,7 +21,7 @@ type NeuronParams struct {
 // b, for the input currents I[0..T−1], and returns S[k+1] and the pre-reset mixed voltage ṼM[k+1] for
 // k = 0..T−1. cfg.Kind must have a target frequency; cfg.Order must equal len(p.Beta). The variables
 // are set to Ω* = 2πf*, β̂ = atanh(β) and λ̂ = logit(λ) (±∞ for λ = 0 or 1) in float32.
-func SimulateNeuron(b backends.Backend, cfg Config, p NeuronParams, current []float64) (spikes []int, vPre []float64, err error) {
+func SimulateNeuron(b compute.Backend, cfg Config, p NeuronParams, current []float64) (spikes []int, vPre []float64, err error) {
 	if !cfg.Kind.HasTargetFrequency() {
 		return nil, nil, fmt.Errorf("SimulateNeuron needs a kind with a target frequency, got %s", cfg.Kind)
 	}
@@ -44,23 +44,23 @@ func SimulateNeuron(b backends.Backend, cfg Config, p NeuronParams, current []fl
 			return nil, nil, fmt.Errorf("lambda[%d] must lie in [0, 1], got %g", m+1, p.Lambda[m])
 		}
 	}
-	ctx := context.New()
-	ctx.VariableWithValue(TargetVariable(cfg), []float32{float32(TargetValue(cfg, p.FStarHz))})
+	scope := model.NewStore().RootScope()
+	scope.VariableWithValue(TargetVariable(cfg), []float32{float32(TargetValue(cfg, p.FStarHz))})
 	if m := cfg.Order; m > 0 {
 		bh, lh := make([]float32, m), make([]float32, m)
 		for j := range m {
 			bh[j] = float32(math.Atanh(p.Beta[j]))
 			lh[j] = float32(math.Log(p.Lambda[j]) - math.Log1p(-p.Lambda[j]))
 		}
-		ctx.VariableWithValue(VarBetaHat, tensors.FromFlatDataAndDimensions(bh, m, 1))
-		ctx.VariableWithValue(VarLambdaHat, tensors.FromFlatDataAndDimensions(lh, m, 1))
+		scope.VariableWithValue(VarBetaHat, tensors.FromFlatDataAndDimensions(bh, m, 1))
+		scope.VariableWithValue(VarLambdaHat, tensors.FromFlatDataAndDimensions(lh, m, 1))
 	}
 	in := make([]float32, len(current))
 	for k, c := range current {
 		in[k] = float32(c)
 	}
-	exec, err := context.NewExec(b, ctx.Checked(false), func(ctx *context.Context, x *Node) []*Node {
-		s, v := LayerWithVoltage(ctx, x, cfg)
+	exec, err := model.NewExec(b, scope.Store(), func(_ *model.Scope, x *Node) []*Node {
+		s, v := LayerWithVoltage(scope, x, cfg)
 		return []*Node{s, v}
 	})
 	if err != nil {

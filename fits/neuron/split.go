@@ -1,7 +1,7 @@
 package neuron
 
 import (
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 )
 
 // unstack splits x along axis into its x.Shape().Dimensions[axis] slices, each with that axis removed,
@@ -23,7 +23,7 @@ import (
 // zero away).
 func unstack(x *Node, axis int) []*Node {
 	g := x.Graph()
-	axis = AdjustAxisToOperandRank(x, axis)
+	axis = MustAdjustAxis(axis, x)
 	n := x.Shape().Dimensions[axis]
 	adjoints := make([]*Node, n)
 	partShape := x.Shape().Clone()

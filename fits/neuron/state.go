@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // StateComponents returns the number of tensors that make up a layer's carried state between two time
@@ -28,7 +28,7 @@ func StateComponents(cfg Config) int {
 //
 // Running a sequence in pieces, each piece from the previous piece's final state, gives exactly the spikes
 // of one Layer call over the whole sequence: it is the same graph code, one step at a time.
-func LayerFrom(ctx *context.Context, current *Node, cfg Config, init []*Node) (spikes *Node, final []*Node) {
+func LayerFrom(scope *model.Scope, current *Node, cfg Config, init []*Node) (spikes *Node, final []*Node) {
 	if err := cfg.Validate(); err != nil {
 		panic(fmt.Errorf("neuron.LayerFrom: %w", err))
 	}
@@ -44,7 +44,7 @@ func LayerFrom(ctx *context.Context, current *Node, cfg Config, init []*Node) (s
 			}
 		}
 	}
-	spikes, _, final = run(ctx, current, cfg, false, init)
+	spikes, _, final = run(scope, current, cfg, false, init)
 	return spikes, final
 }
 

@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 func TestStateComponents(t *testing.T) {
@@ -46,20 +46,20 @@ func TestLayerFromPiecesEqualsLayer(t *testing.T) {
 			}
 			for _, k := range []int{1, 8, 24} {
 				t.Run(fmt.Sprintf("%s/%s-M%d/K%d", tb.name, cfg.Kind, cfg.Order, k), func(t *testing.T) {
-					ctx := context.New().Checked(false) // the pieces reuse the layer's variables
-					ctx.SetParam(context.ParamInitialSeed, int64(5))
-					whole, err := context.NewExec(tb.b, ctx, func(ctx *context.Context, in *Node) *Node {
-						return Layer(ctx.In("n"), in, cfg)
+					scope := model.NewStore().RootScope() // the pieces reuse the layer's variables
+					scope.SetParam(model.ParamInitialSeed, int64(5))
+					whole, err := model.NewExec(tb.b, scope.Store(), func(_ *model.Scope, in *Node) *Node {
+						return Layer(scope.At("n"), in, cfg)
 					})
 					if err != nil {
 						t.Fatal(err)
 					}
-					pieces, err := context.NewExec(tb.b, ctx, func(ctx *context.Context, in *Node) *Node {
+					pieces, err := model.NewExec(tb.b, scope.Store(), func(_ *model.Scope, in *Node) *Node {
 						var state []*Node
 						var parts []*Node
 						for t0 := 0; t0 < steps; t0 += k {
 							var s *Node
-							s, state = LayerFrom(ctx.In("n"), Slice(in, AxisRange(), AxisRange(t0, t0+k)), cfg, state)
+							s, state = LayerFrom(scope.At("n"), Slice(in, AxisRange(), AxisRange(t0, t0+k)), cfg, state)
 							parts = append(parts, s)
 						}
 						return Concatenate(parts, 1)

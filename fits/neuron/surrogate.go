@@ -1,7 +1,7 @@
 package neuron
 
 import (
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 )
 
 // Spike returns S = Θ(v − vth): 1 where v > vth (strict, the released code) or v ≥ vth (not strict, the

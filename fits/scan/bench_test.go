@@ -9,10 +9,10 @@ import (
 
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/xla"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // BenchmarkChunk compiles and runs one chunk of K steps of an FSTS (M = 2) layer, B = 128, W = 128,
@@ -34,42 +34,41 @@ func BenchmarkChunk(b *testing.B) {
 		for _, engine := range []string{"hand", "autodiff"} {
 			b.Run(fmt.Sprintf("%s/K=%d", engine, k), func(b *testing.B) {
 				rng := rand.New(rand.NewPCG(1, 2))
-				ctx := context.New()
-				setRandomVariables(b, ctx.In("neuron"), rng, cfg, dtypes.Float32, []int{width})
-				ctx = ctx.Checked(false)
+				scope := model.NewStore().RootScope()
+				setRandomVariables(b, scope.At("neuron"), rng, cfg, dtypes.Float32, []int{width})
 				cur := newTensor(dtypes.Float32, random(rng, batch*k*width, func() float64 { return 0.6 + 0.8*rng.NormFloat64() }), batch, k, width)
 				cot := newTensor(dtypes.Float32, random(rng, batch*k*width, rng.NormFloat64), batch, k, width)
 				zero := make([]any, n)
 				for i := range zero {
 					zero[i] = newTensor(dtypes.Float32, make([]float64, batch*width), batch, width)
 				}
-				var fwd, bwd *context.Exec
+				var fwd, bwd *model.Exec
 				if engine == "hand" {
-					fwd = context.MustNewExec(backend, ctx, func(ctx *context.Context, in []*Node) []*Node {
-						c, _, _ := coefficientsOf(b, ctx.In("neuron"), in[0].Graph(), cfg, dtypes.Float32, []int{width})
+					fwd = model.MustNewExec(backend, scope.Store(), func(_ *model.Scope, in []*Node) []*Node {
+						c, _, _ := coefficientsOf(b, scope.At("neuron"), in[0].Graph(), cfg, dtypes.Float32, []int{width})
 						s, final, saved := Forward(c, in[0], in[1:])
 						return append(append([]*Node{s}, final...), saved...)
 					})
-					bwd = context.MustNewExec(backend, ctx, func(ctx *context.Context, in []*Node) []*Node {
-						c, vars, _ := coefficientsOf(b, ctx.In("neuron"), in[0].Graph(), cfg, dtypes.Float32, []int{width})
+					bwd = model.MustNewExec(backend, scope.Store(), func(_ *model.Scope, in []*Node) []*Node {
+						c, vars, _ := coefficientsOf(b, scope.At("neuron"), in[0].Graph(), cfg, dtypes.Float32, []int{width})
 						ns := len(in) - 2 - 2*n // the saved tensors
 						state0, saved, cotFinal := in[1:1+n], in[1+n:1+n+ns], in[2+n+ns:]
 						cs, cc, grads := Backward(c, in[0], state0, saved, in[1+n+ns], cotFinal)
 						return append(append(cs, cc), VariableGrads(c, grads, vars...)...)
 					})
 				} else {
-					fwd = context.MustNewExec(backend, ctx, func(ctx *context.Context, in []*Node) []*Node {
-						s, final := neuron.LayerFrom(ctx.In("neuron"), in[0], cfg, in[1:])
+					fwd = model.MustNewExec(backend, scope.Store(), func(_ *model.Scope, in []*Node) []*Node {
+						s, final := neuron.LayerFrom(scope.At("neuron"), in[0], cfg, in[1:])
 						return append([]*Node{s}, final...)
 					})
-					bwd = context.MustNewExec(backend, ctx, func(ctx *context.Context, in []*Node) []*Node {
+					bwd = model.MustNewExec(backend, scope.Store(), func(_ *model.Scope, in []*Node) []*Node {
 						state0, cotFinal := in[1:1+n], in[2+n:]
-						s, final := neuron.LayerFrom(ctx.In("neuron"), in[0], cfg, state0)
+						s, final := neuron.LayerFrom(scope.At("neuron"), in[0], cfg, state0)
 						obj := ReduceAllSum(Mul(s, in[1+n]))
 						for j := range final {
 							obj = Add(obj, ReduceAllSum(Mul(final[j], cotFinal[j])))
 						}
-						_, vars, _ := coefficientsOf(b, ctx.In("neuron"), in[0].Graph(), cfg, dtypes.Float32, []int{width})
+						_, vars, _ := coefficientsOf(b, scope.At("neuron"), in[0].Graph(), cfg, dtypes.Float32, []int{width})
 						return Gradient(obj, append(append(append([]*Node{}, state0...), in[0]), vars...)...)
 					})
 				}

@@ -56,8 +56,8 @@ import (
 	"slices"
 
 	"github.com/fits-snn/fits/fits/neuron"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 )
 
 // CoefficientGrads are the cotangents of the coefficients that neuron.Coefficients holds as graph nodes,

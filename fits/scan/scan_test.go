@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"github.com/fits-snn/fits/fits/neuron"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/shapes"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // adjointCase is a layer and a chunk to hold Forward and Backward to neuron.LayerFrom and its autodiff.
@@ -120,10 +120,10 @@ func random(rng *rand.Rand, n int, draw func() float64) []float64 {
 	return out
 }
 
-// setRandomVariables creates the layer's variables (those its cell declares) in ctx with random values:
+// setRandomVariables creates the layer's variables (those its cell declares) in scope with random values:
 // Ω* (or Ω*_DT) for f* uniform in [1, min(60, fmax)] Hz, β̂ in [−1.5, 1.5], λ̂ in [−3, 2], η and γ in
 // [5, 40] 1/s. A kind with a variable not listed here fails the test: add its range.
-func setRandomVariables(t testing.TB, ctx *context.Context, rng *rand.Rand, cfg neuron.Config, dtype dtypes.DType, pshape []int) {
+func setRandomVariables(t testing.TB, scope *model.Scope, rng *rand.Rand, cfg neuron.Config, dtype dtypes.DType, pshape []int) {
 	t.Helper()
 	cell, err := cfg.Kind.Cell()
 	if err != nil {
@@ -137,7 +137,7 @@ func setRandomVariables(t testing.TB, ctx *context.Context, rng *rand.Rand, cfg 
 	for _, name := range cell.Variables(cfg) {
 		switch name {
 		case neuron.VarEta, neuron.VarGamma:
-			ctx.VariableWithValue(name, newTensor(dtype, uniform(p, 5, 40), pshape...))
+			scope.VariableWithValue(name, newTensor(dtype, uniform(p, 5, 40), pshape...))
 		case neuron.VarOmegaStar, neuron.VarOmegaStarDT, neuron.VarLogTargetHz, neuron.VarLogTargetHzDT:
 			fmax, err := cfg.MaxTargetHz()
 			if err != nil {
@@ -147,11 +147,11 @@ func setRandomVariables(t testing.TB, ctx *context.Context, rng *rand.Rand, cfg 
 			for i := range f {
 				f[i] = neuron.TargetValue(cfg, f[i])
 			}
-			ctx.VariableWithValue(name, newTensor(dtype, f, pshape...))
+			scope.VariableWithValue(name, newTensor(dtype, f, pshape...))
 		case neuron.VarBetaHat:
-			ctx.VariableWithValue(name, newTensor(dtype, uniform(cfg.Order*p, -1.5, 1.5), ts...))
+			scope.VariableWithValue(name, newTensor(dtype, uniform(cfg.Order*p, -1.5, 1.5), ts...))
 		case neuron.VarLambdaHat:
-			ctx.VariableWithValue(name, newTensor(dtype, uniform(cfg.Order*p, -3, 2), ts...))
+			scope.VariableWithValue(name, newTensor(dtype, uniform(cfg.Order*p, -3, 2), ts...))
 		default:
 			t.Fatalf("kind %s: no random values for variable %q in this test", cfg.Kind, name)
 		}
@@ -204,8 +204,8 @@ func TestForwardBackwardMatchLayerFrom(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				ctx := context.New()
-				setRandomVariables(t, ctx.In("neuron"), rng, tc.cfg, tc.dtype, pshape)
+				scope := model.NewStore().RootScope()
+				setRandomVariables(t, scope.At("neuron"), rng, tc.cfg, tc.dtype, pshape)
 				n := neuron.StateComponents(tc.cfg)
 				stepDims := append([]int{tc.dims[0]}, tc.dims[2:]...)
 				normal := func(mean, sd float64) func() float64 {
@@ -222,9 +222,9 @@ func TestForwardBackwardMatchLayerFrom(t *testing.T) {
 
 				var names []string
 				var nvars int
-				exec := context.MustNewExec(tb.Backend, ctx.Checked(false), func(ctx *context.Context, in []*Node) []*Node {
+				exec := model.MustNewExec(tb.Backend, scope.Store(), func(_ *model.Scope, in []*Node) []*Node {
 					g := in[0].Graph()
-					nctx := ctx.In("neuron")
+					nctx := scope.At("neuron")
 					current, state0 := in[0], in[1:1+n]
 					cotSpikes, cotFinal := in[1+n], in[2+n:2+2*n]
 
@@ -309,13 +309,13 @@ func TestNilMeansZero(t *testing.T) {
 	cfg := config(neuron.FSTS, 2, nil)
 	dims := []int{2, 6, 3}
 	rng := rand.New(rand.NewPCG(3, 3))
-	ctx := context.New()
-	setRandomVariables(t, ctx.In("neuron"), rng, cfg, dtypes.Float64, dims[2:])
+	scope := model.NewStore().RootScope()
+	setRandomVariables(t, scope.At("neuron"), rng, cfg, dtypes.Float64, dims[2:])
 	n := neuron.StateComponents(cfg)
 	cur := newTensor(dtypes.Float64, random(rng, size(dims), func() float64 { return 0.6 + 0.8*rng.NormFloat64() }), dims...)
 	cot := newTensor(dtypes.Float64, random(rng, size(dims), rng.NormFloat64), dims...)
-	exec := context.MustNewExec(tb.Backend, ctx.Checked(false), func(ctx *context.Context, current, cotSpikes *Node) []*Node {
-		c, _, _ := coefficientsOf(t, ctx.In("neuron"), current.Graph(), cfg, dtypes.Float64, dims[2:])
+	exec := model.MustNewExec(tb.Backend, scope.Store(), func(_ *model.Scope, current, cotSpikes *Node) []*Node {
+		c, _, _ := coefficientsOf(t, scope.At("neuron"), current.Graph(), cfg, dtypes.Float64, dims[2:])
 		zeros := make([]*Node, n)
 		for i := range zeros {
 			zeros[i] = Zeros(current.Graph(), shapes.Make(dtypes.Float64, dims[0], dims[2]))

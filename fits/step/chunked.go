@@ -8,22 +8,22 @@ import (
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/scan"
-	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/core/shapes"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
 // chunked runs each block's neuron recurrence K steps per graph call (see the package documentation).
 type chunked struct {
 	name        string
-	backend     backends.Backend
+	backend     compute.Backend
 	net         model.Net
-	ctx         *context.Context
+	scope       *mlmodel.Scope
 	blocks      []*blockExecs
-	head, score *context.Exec // training head (loss, cotangent, readout gradients) and evaluation head
+	head, score *mlmodel.Exec // training head (loss, cotangent, readout gradients) and evaluation head
 	readout     []string      // the readout's trainable variables, in the head's output order
 	chunk       int           // requested chunk length (0: DefaultChunk(T))
 	hand        bool          // chunk VJPs from the hand-derived adjoint (fits/scan) instead of autodiff
@@ -39,21 +39,21 @@ type chunked struct {
 type blockExecs struct {
 	b          model.Block
 	states     int                 // neuron.StateComponents
-	synapse    *context.Exec       // h -> current [batch, T, out...]
-	synapseVJP *context.Exec       // (h, cot current) -> synapse gradients..., cot h (blocks after the first)
-	forward    *context.Exec       // (current, t0, state...) -> (spikes [batch, K, out...], final state...)
-	vjp        *context.Exec       // (current, t0, cot h, [dropout mask [batch, 1 or T, out...]], state..., cot final..., acc...) -> (cot state..., cot current chunk, acc...)
-	join       *context.Exec       // (example mask, [dropout mask], spike chunks...) -> (h = spikes·mask, rate sum)
-	joinEval   *context.Exec       // (example mask, spike chunks...) -> (spikes, rate sum)
-	concat     *context.Exec       // (chunks...) -> concatenation along time
+	synapse    *mlmodel.Exec       // h -> current [batch, T, out...]
+	synapseVJP *mlmodel.Exec       // (h, cot current) -> synapse gradients..., cot h (blocks after the first)
+	forward    *mlmodel.Exec       // (current, t0, state...) -> (spikes [batch, K, out...], final state...)
+	vjp        *mlmodel.Exec       // (current, t0, cot h, [dropout mask [batch, 1 or T, out...]], state..., cot final..., acc...) -> (cot state..., cot current chunk, acc...)
+	join       *mlmodel.Exec       // (example mask, [dropout mask], spike chunks...) -> (h = spikes·mask, rate sum)
+	joinEval   *mlmodel.Exec       // (example mask, spike chunks...) -> (spikes, rate sum)
+	concat     *mlmodel.Exec       // (chunks...) -> concatenation along time
 	synParams  []string            // the synapse's trainable variables, in synapseVJP's output order
-	neurParams []*context.Variable // the neurons' trainable variables, in vjp's accumulator order
+	neurParams []*mlmodel.Variable // the neurons' trainable variables, in vjp's accumulator order
 	fusedExecs                     // the fused engine's graphs (fused.go)
 	eventExecs                     // the fused engine's event-driven dense synapse (events.go)
 }
 
-func newChunked(name string, backend backends.Backend, ctx *context.Context, net model.Net, chunk int, hand, fused bool) (*chunked, error) {
-	e := &chunked{name: name, backend: backend, net: net, ctx: ctx.Checked(false), chunk: chunk, hand: hand, fused: fused, times: timer{}, withDropout: net.Dropout > 0}
+func newChunked(name string, backend compute.Backend, scope *mlmodel.Scope, net model.Net, chunk int, hand, fused bool) (*chunked, error) {
+	e := &chunked{name: name, backend: backend, net: net, scope: scope, chunk: chunk, hand: hand, fused: fused, times: timer{}, withDropout: net.Dropout > 0}
 	for i, b := range net.Blocks {
 		be, err := e.buildBlock(backend, i, b)
 		if err == nil && fused {
@@ -70,15 +70,17 @@ func newChunked(name string, backend backends.Backend, ctx *context.Context, net
 	}
 	var err error
 	// (h, labels, mask) -> (lossSum, correct, cot h, readout gradients...).
-	e.head, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, h, labels, mask *Node) []*Node {
-		ctx.SetTraining(h.Graph(), true)
-		lossSum, correct := net.Loss(net.Head(ctx, h), h, labels, mask)
+	e.head, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, h, labels, mask *Node) []*Node {
+		scope := e.scope
+
+		neuron.SetTraining(scope, h.Graph(), true)
+		lossSum, correct := net.Loss(net.Head(scope, h), h, labels, mask)
 		loss := Div(lossSum, MaxScalar(ReduceAllSum(mask), 1))
-		vars := TrainableIn(ctx, ctx.In(model.ReadoutScope).Scope())
+		vars := TrainableIn(scope, scope.At("%s", model.ReadoutScope).Scope())
 		e.readout = names(vars)
 		wrt := []*Node{h}
 		for _, v := range vars {
-			wrt = append(wrt, v.ValueGraph(h.Graph()))
+			wrt = append(wrt, v.NodeValue(h.Graph()))
 		}
 		return append([]*Node{lossSum, correct}, Gradient(loss, wrt...)...)
 	})
@@ -86,9 +88,11 @@ func newChunked(name string, backend backends.Backend, ctx *context.Context, net
 		e.Close()
 		return nil, err
 	}
-	e.score, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, h, labels, mask *Node) []*Node {
-		ctx.SetTraining(h.Graph(), false)
-		lossSum, correct := net.Loss(net.Head(ctx, h), h, labels, mask)
+	e.score, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, h, labels, mask *Node) []*Node {
+		scope := e.scope
+
+		neuron.SetTraining(scope, h.Graph(), false)
+		lossSum, correct := net.Loss(net.Head(scope, h), h, labels, mask)
 		return []*Node{lossSum, correct}
 	})
 	if err != nil {
@@ -100,11 +104,11 @@ func newChunked(name string, backend backends.Backend, ctx *context.Context, net
 
 // synapseVars returns the trainable variables of a block's synapse: those of its scope outside its
 // neurons' scope.
-func synapseVars(ctx *context.Context, b model.Block) []*context.Variable {
-	bctx := ctx.In(b.Scope)
-	neur := bctx.In("neuron").Scope()
-	var out []*context.Variable
-	for _, v := range TrainableIn(ctx, bctx.Scope()) {
+func synapseVars(scope *mlmodel.Scope, b model.Block) []*mlmodel.Variable {
+	bctx := scope.At("%s", b.Scope)
+	neur := bctx.At("neuron").Scope()
+	var out []*mlmodel.Variable
+	for _, v := range TrainableIn(scope, bctx.Scope()) {
 		if !inScope(v.Scope(), neur) {
 			out = append(out, v)
 		}
@@ -112,23 +116,27 @@ func synapseVars(ctx *context.Context, b model.Block) []*context.Variable {
 	return out
 }
 
-func (e *chunked) buildBlock(backend backends.Backend, i int, b model.Block) (*blockExecs, error) {
+func (e *chunked) buildBlock(backend compute.Backend, i int, b model.Block) (*blockExecs, error) {
 	be := &blockExecs{b: b, states: neuron.StateComponents(b.Neuron)}
 	n := be.states
 	var err error
-	if be.synapse, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, h *Node) *Node {
-		return b.Synapse(ctx.In(b.Scope), h)
+	if be.synapse, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, h *Node) *Node {
+		scope := e.scope
+
+		return b.Synapse(scope.At("%s", b.Scope), h)
 	}); err != nil {
 		return nil, err
 	}
-	if be.synapseVJP, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, h, cot *Node) []*Node {
-		bctx := ctx.In(b.Scope)
+	if be.synapseVJP, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, h, cot *Node) []*Node {
+		scope := e.scope
+
+		bctx := scope.At("%s", b.Scope)
 		cur := b.Synapse(bctx, h)
-		vars := synapseVars(ctx, b)
+		vars := synapseVars(scope, b)
 		be.synParams = names(vars)
 		wrt := make([]*Node, 0, len(vars)+1)
 		for _, v := range vars {
-			wrt = append(wrt, v.ValueGraph(h.Graph()))
+			wrt = append(wrt, v.NodeValue(h.Graph()))
 		}
 		wantInput := i > 0 && b.InputCotangent == nil
 		if wantInput {
@@ -142,15 +150,19 @@ func (e *chunked) buildBlock(backend backends.Backend, i int, b model.Block) (*b
 	}); err != nil {
 		return nil, err
 	}
-	if be.forward, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
+	if be.forward, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, in []*Node) []*Node {
+		scope := e.scope
+
 		cur := sliceTime(in[0], in[1], e.k)
-		spikes, final := neuron.LayerFrom(ctx.In(b.Scope).In("neuron"), cur, b.Neuron, in[2:])
+		spikes, final := neuron.LayerFrom(scope.At("%s", b.Scope).At("neuron"), cur, b.Neuron, in[2:])
 		return append([]*Node{spikes}, final...)
 	}); err != nil {
 		return nil, err
 	}
-	nctx := e.ctx.In(b.Scope).In("neuron")
-	if be.vjp, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
+	nctx := e.scope.At("%s", b.Scope).At("neuron")
+	if be.vjp, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, in []*Node) []*Node {
+		scope := e.scope
+
 		g := in[0].Graph()
 		cur := sliceTime(in[0], in[1], e.k)
 		cotSpikes := sliceTime(in[2], in[1], e.k)
@@ -166,16 +178,16 @@ func (e *chunked) buildBlock(backend backends.Backend, i int, b model.Block) (*b
 		state, cotFinal, acc := rest[:n], rest[n:2*n], rest[2*n:]
 		var grads []*Node
 		if e.hand {
-			grads = handVJP(ctx.In(b.Scope).In("neuron"), b.Neuron, be.neurParams, cur, state, cotSpikes, cotFinal)
+			grads = handVJP(scope.At("%s", b.Scope).At("neuron"), b.Neuron, be.neurParams, cur, state, cotSpikes, cotFinal)
 		} else {
-			spikes, final := neuron.LayerFrom(ctx.In(b.Scope).In("neuron"), cur, b.Neuron, state)
+			spikes, final := neuron.LayerFrom(scope.At("%s", b.Scope).At("neuron"), cur, b.Neuron, state)
 			obj := ReduceAllSum(Mul(spikes, cotSpikes))
 			for j := range final {
 				obj = Add(obj, ReduceAllSum(Mul(final[j], cotFinal[j])))
 			}
 			wrt := append(append([]*Node{}, state...), cur)
 			for _, v := range be.neurParams {
-				wrt = append(wrt, v.ValueGraph(g))
+				wrt = append(wrt, v.NodeValue(g))
 			}
 			grads = Gradient(obj, wrt...)
 		}
@@ -187,7 +199,7 @@ func (e *chunked) buildBlock(backend backends.Backend, i int, b model.Block) (*b
 	}); err != nil {
 		return nil, err
 	}
-	be.neurParams = TrainableIn(e.ctx, nctx.Scope())
+	be.neurParams = TrainableIn(e.scope, nctx.Scope())
 	join := func(mask, drop *Node, parts []*Node) []*Node {
 		s := parts[0]
 		if len(parts) > 1 {
@@ -195,7 +207,7 @@ func (e *chunked) buildBlock(backend backends.Backend, i int, b model.Block) (*b
 		}
 		return []*Node{model.ApplyMask(s, drop), model.RateSum(s, mask)}
 	}
-	if be.join, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
+	if be.join, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, in []*Node) []*Node {
 		if e.withDropout {
 			return join(in[0], in[1], in[2:])
 		}
@@ -203,12 +215,12 @@ func (e *chunked) buildBlock(backend backends.Backend, i int, b model.Block) (*b
 	}); err != nil {
 		return nil, err
 	}
-	if be.joinEval, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
+	if be.joinEval, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, in []*Node) []*Node {
 		return join(in[0], nil, in[1:])
 	}); err != nil {
 		return nil, err
 	}
-	be.concat, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, parts []*Node) *Node {
+	be.concat, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, parts []*Node) *Node {
 		if len(parts) == 1 {
 			return Identity(parts[0])
 		}
@@ -221,17 +233,17 @@ func (e *chunked) buildBlock(backend backends.Backend, i int, b model.Block) (*b
 // trainable variables vars, from the hand-derived adjoint of Algorithm 1 (scan.Backward, recomputing the
 // chunk's forward values from its starting state) and the autodiff of the small map from the variables to
 // the per-step coefficients (scan.VariableGrads): the same values autodiff of neuron.LayerFrom gives.
-func handVJP(ctx *context.Context, cfg neuron.Config, vars []*context.Variable, cur *Node, state []*Node, cotSpikes *Node, cotFinal []*Node) []*Node {
+func handVJP(scope *mlmodel.Scope, cfg neuron.Config, vars []*mlmodel.Variable, cur *Node, state []*Node, cotSpikes *Node, cotFinal []*Node) []*Node {
 	g := cur.Graph()
 	pshape, err := neuron.ParamShape(cur.Shape().Dimensions, cfg.ChannelShared)
 	if err != nil {
 		panic(err)
 	}
-	c := neuron.LayerCoefficients(ctx, g, cur.DType(), cfg, pshape)
+	c := neuron.LayerCoefficients(scope, g, cur.DType(), cfg, pshape)
 	cotState, cotCur, cg := scan.Backward(c, cur, state, nil, cotSpikes, cotFinal)
 	wrt := make([]*Node, len(vars))
 	for i, v := range vars {
-		wrt[i] = v.ValueGraph(g)
+		wrt[i] = v.NodeValue(g)
 	}
 	return append(append(cotState, cotCur), scan.VariableGrads(c, cg, wrt...)...)
 }
@@ -508,7 +520,7 @@ func (e *chunked) Gradients(b Batch) (m Metrics, grads map[string]*tensors.Tenso
 			e.mem.keep(outs[:n+1]...)
 		}
 		for j, v := range be.neurParams {
-			grads[v.ScopeAndName()] = acc[j]
+			grads[v.Path()] = acc[j]
 		}
 		var outs []*tensors.Tensor
 		if outs, err = e.times.exec(be.concat, cotParts...); err != nil {
@@ -563,9 +575,9 @@ func (e *chunked) Evaluate(b Batch) (Metrics, error) {
 func (e *chunked) CompileSeconds() float64 { return e.times.compileSeconds() }
 
 // Execs returns the engine's compiled graphs.
-func (e *chunked) execs() []*context.Exec {
-	var out []*context.Exec
-	for _, x := range []*context.Exec{e.head, e.score} {
+func (e *chunked) execs() []*mlmodel.Exec {
+	var out []*mlmodel.Exec
+	for _, x := range []*mlmodel.Exec{e.head, e.score} {
 		if x != nil {
 			out = append(out, x)
 		}

@@ -7,8 +7,8 @@ import (
 	"github.com/fits-snn/fits/fits/dropmask"
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
 // TestStepMasks checks the per-step masks a training step's StepMasks name: [batch, T, OutDims...] with the
@@ -88,8 +88,8 @@ func TestMasksDraw(t *testing.T) {
 		{"none", feedForwardNet(neuron.FS, 0, model.ReadoutMean, 0)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.New()
-			masks, err := NewMasks(b, ctx, tc.net, 9)
+			scope := mlmodel.NewStore().RootScope()
+			masks, err := NewMasks(b, scope, tc.net, 9)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,11 +135,11 @@ func TestStepMasksSameInEveryEngine(t *testing.T) {
 	b := testBackend(t)
 	const batchSize, steps, p = 6, 6, 0.5
 	net := feedForwardNet(neuron.FSTS, 2, model.ReadoutMean, p)
-	ctx := context.New()
-	if err := ctx.SetRNGStateFromSeed(3); err != nil {
+	scope := mlmodel.NewStore().RootScope()
+	if err := scope.Store().SetRNGStateFromSeed(3); err != nil {
 		t.Fatal(err)
 	}
-	mctx := ctx.In("model")
+	mctx := scope.At("model")
 	if err := InitVariables(b, mctx, net); err != nil {
 		t.Fatal(err)
 	}

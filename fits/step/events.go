@@ -4,10 +4,10 @@ import (
 	"fmt"
 
 	"github.com/fits-snn/fits/fits/events"
-	"github.com/gomlx/gomlx/backends"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // EventsMaxDensity is the largest fraction of nonzero inputs at which the fused engine computes a dense
@@ -21,15 +21,15 @@ var EventsMaxDensity = 0.3
 
 // eventExecs are what the fused engine needs to run a dense block's synapse event-driven.
 type eventExecs struct {
-	weights, biases *context.Variable // "dense/weights" [in, out], "dense/biases" [out]
-	inputCot        *context.Exec     // (h, cot current) -> cot h, for blocks after the first
-	curOut          hostBuffer        // the current, reused across steps
-	eventDriven     bool              // this step's synapse ran event-driven
+	weights, biases *model.Variable // "dense/weights" [in, out], "dense/biases" [out]
+	inputCot        *model.Exec     // (h, cot current) -> cot h, for blocks after the first
+	curOut          hostBuffer      // the current, reused across steps
+	eventDriven     bool            // this step's synapse ran event-driven
 }
 
 // buildEvents prepares block i (a model.Block with Dense set) for event-driven synapses.
-func (e *chunked) buildEvents(backend backends.Backend, i int, be *blockExecs) error {
-	dctx := e.ctx.In(be.b.Scope).In("dense")
+func (e *chunked) buildEvents(backend compute.Backend, i int, be *blockExecs) error {
+	dctx := e.scope.At("%s", be.b.Scope).At("dense")
 	be.weights, be.biases = dctx.GetVariable("weights"), dctx.GetVariable("biases")
 	if be.weights == nil || be.biases == nil {
 		return fmt.Errorf("step: dense block %s has no dense/weights or dense/biases variable", be.b.Scope)
@@ -38,8 +38,10 @@ func (e *chunked) buildEvents(backend backends.Backend, i int, be *blockExecs) e
 		return nil
 	}
 	var err error
-	be.inputCot, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, h, cot *Node) *Node {
-		return be.b.InputCotangent(ctx.In(be.b.Scope), h, cot)
+	be.inputCot, err = model.NewExec(backend, e.scope.Store(), func(_ *model.Scope, h, cot *Node) *Node {
+		scope := e.scope
+
+		return be.b.InputCotangent(scope.At("%s", be.b.Scope), h, cot)
 	})
 	return err
 }
@@ -98,8 +100,8 @@ func (e *chunked) eventsBackward(be *blockExecs, i int, h, cotCur *tensors.Tenso
 	if err != nil {
 		return nil, err
 	}
-	grads[be.weights.ScopeAndName()] = tensors.FromFlatDataAndDimensions(gw, be.weights.Shape().Dimensions...)
-	grads[be.biases.ScopeAndName()] = tensors.FromFlatDataAndDimensions(gb, be.biases.Shape().Dimensions...)
+	grads[be.weights.Path()] = tensors.FromFlatDataAndDimensions(gw, be.weights.Shape().Dimensions...)
+	grads[be.biases.Path()] = tensors.FromFlatDataAndDimensions(gb, be.biases.Shape().Dimensions...)
 	if i == 0 {
 		return nil, nil
 	}

@@ -7,8 +7,8 @@ import (
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/step"
 	"github.com/fits-snn/fits/xla"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
 // Training a user-defined stack of FiTS blocks with a fast engine in the user's own loop: the network is
@@ -28,12 +28,12 @@ func Example() {
 		Blocks:    []model.Block{model.DenseBlock("hidden_0", 16, cfg), model.DenseBlock("hidden_1", 16, cfg)},
 		Classes:   2, Readout: model.ReadoutSum, Dropout: 0.2, DropoutMode: model.DropoutStep,
 	}
-	ctx := context.New()
-	if err := ctx.SetRNGStateFromSeed(1); err != nil {
+	scope := mlmodel.NewStore().RootScope()
+	if err := scope.Store().SetRNGStateFromSeed(1); err != nil {
 		fmt.Println(err)
 		return
 	}
-	mctx := ctx.In("model")
+	mctx := scope.At("model")
 	if err := step.InitVariables(backend, mctx, net); err != nil {
 		fmt.Println(err)
 		return
@@ -44,7 +44,7 @@ func Example() {
 		return
 	}
 	defer engine.Close()
-	opt, err := step.NewOptimizer(backend, ctx, 1e-2, 20)
+	opt, err := step.NewOptimizer(backend, scope, 1e-2, 20)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -6,12 +6,12 @@ import (
 	"github.com/fits-snn/fits/fits/fused"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/scan"
-	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/core/shapes"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // fusedExecs are the graphs and host values of one block of the fused engine: the block's coefficients are
@@ -19,8 +19,8 @@ import (
 // (package fits/fused), and the cotangents of the coefficients go back to the variables through the autodiff
 // of that small map (scan.VariableGrads).
 type fusedExecs struct {
-	coefs     *context.Exec      // () -> EtaDt, GammaDt (with adaptation), Beta..., Lambda... (shape P)
-	coefGrads *context.Exec      // (cotangents in coefs' order...) -> gradients of neurParams
+	coefs     *model.Exec        // () -> EtaDt, GammaDt (with adaptation), Beta..., Lambda... (shape P)
+	coefGrads *model.Exec        // (cotangents in coefs' order...) -> gradients of neurParams
 	hostCoefs fused.Coefficients // the coefficients of the current step, set by fusedForward
 	adapt     bool               // the layer carries the adaptation current (EtaDt, GammaDt are coefs' first outputs)
 	order     int                // TS order M
@@ -30,14 +30,14 @@ type fusedExecs struct {
 }
 
 // buildFused defines the block's coefficient graphs (compiled at their first call).
-func (e *chunked) buildFused(backend backends.Backend, be *blockExecs) error {
+func (e *chunked) buildFused(backend compute.Backend, be *blockExecs) error {
 	cfg := be.b.Neuron
 	pshape, err := neuron.ParamShape(append([]int{1, 1}, be.b.OutDims...), cfg.ChannelShared)
 	if err != nil {
 		return err
 	}
 	be.pshape = pshape
-	scope := func(ctx *context.Context) *context.Context { return ctx.In(be.b.Scope).In("neuron") }
+	neuronScope := func(scope *model.Scope) *model.Scope { return scope.At("%s", be.b.Scope).At("neuron") }
 	list := func(c neuron.Coefficients) []*Node {
 		var out []*Node
 		if c.EtaDt != nil {
@@ -45,8 +45,10 @@ func (e *chunked) buildFused(backend backends.Backend, be *blockExecs) error {
 		}
 		return append(append(out, c.Beta...), c.Lambda...)
 	}
-	if be.coefs, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, g *Graph) []*Node {
-		c := neuron.LayerCoefficients(scope(ctx), g, dtypes.Float32, cfg, pshape)
+	if be.coefs, err = model.NewExec(backend, e.scope.Store(), func(_ *model.Scope, g *Graph) []*Node {
+		scope := e.scope
+
+		c := neuron.LayerCoefficients(neuronScope(scope), g, dtypes.Float32, cfg, pshape)
 		be.hostCoefs = fused.Coefficients{
 			MuBar: float32(c.MuBar), RhoBar: float32(c.RhoBar), Vth: float32(c.Vth),
 			SurrogateWidth: float32(c.Surrogate.Width), SurrogateScale: float32(c.Surrogate.Scale),
@@ -61,9 +63,11 @@ func (e *chunked) buildFused(backend backends.Backend, be *blockExecs) error {
 	}); err != nil {
 		return err
 	}
-	be.coefGrads, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, cots []*Node) []*Node {
+	be.coefGrads, err = model.NewExec(backend, e.scope.Store(), func(_ *model.Scope, cots []*Node) []*Node {
+		scope := e.scope
+
 		g := cots[0].Graph()
-		c := neuron.LayerCoefficients(scope(ctx), g, dtypes.Float32, cfg, pshape)
+		c := neuron.LayerCoefficients(neuronScope(scope), g, dtypes.Float32, cfg, pshape)
 		var cg scan.CoefficientGrads
 		var err error
 		if cg.EtaDt, cg.GammaDt, cg.Beta, cg.Lambda, err = splitCoefficients(cots, c.EtaDt != nil, len(c.Beta)); err != nil {
@@ -71,7 +75,7 @@ func (e *chunked) buildFused(backend backends.Backend, be *blockExecs) error {
 		}
 		wrt := make([]*Node, len(be.neurParams))
 		for i, v := range be.neurParams {
-			wrt[i] = v.ValueGraph(g)
+			wrt[i] = v.NodeValue(g)
 		}
 		return scan.VariableGrads(c, cg, wrt...)
 	})
@@ -171,9 +175,9 @@ func (e *chunked) hostOutput(slot *hostBuffer, dims []int, fill func([]float32) 
 		if err != nil {
 			return nil, err
 		}
-		t, err := tensors.FromBuffer(e.backend, buf)
+		t, err := tensors.FromBuffer(buf)
 		if err != nil {
-			_ = e.backend.BufferFinalize(buf)
+			_ = buf.Finalize()
 			return nil, err
 		}
 		*slot = hostBuffer{t: t, flat: flat.([]float32)}
@@ -227,7 +231,7 @@ func (e *chunked) fusedBackward(be *blockExecs, cur, cot *tensors.Tensor, drop *
 			return nil, err
 		}
 		for j, v := range be.neurParams {
-			grads[v.ScopeAndName()] = outs[j]
+			grads[v.Path()] = outs[j]
 		}
 	}
 	return cotCur, nil

@@ -9,8 +9,8 @@ import (
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/internal/golden"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
 // goldenNet returns the network of a golden training step (internal/golden, steps.json): two hidden
@@ -42,7 +42,7 @@ func goldenNet(t *testing.T, c golden.StepCase) model.Net {
 	return cfg.Net(c.Inputs)
 }
 
-// goldenVariable returns the scope and name of the context variable of a golden parameter name
+// goldenVariable returns the scope and name of the variable of a golden parameter name
 // ("layer0/weight", "readout/bias", "layer1/f_raw", ...).
 func goldenVariable(name string) (scope, varName string) {
 	block, param, _ := strings.Cut(name, "/")
@@ -79,16 +79,16 @@ func TestGoldenSteps(t *testing.T) {
 		for _, engine := range []string{Unrolled, Chunked, Scan, Fused} {
 			t.Run(c.Name+"/"+engine, func(t *testing.T) {
 				net := goldenNet(t, c)
-				ctx := context.New()
-				mctx := ctx.In("model")
+				scope := mlmodel.NewStore().RootScope()
+				mctx := scope.At("model")
 				if err := InitVariables(b, mctx, net); err != nil {
 					t.Fatal(err)
 				}
 				for name, p := range c.Params {
-					scope, vn := goldenVariable(name)
-					v := ctx.GetVariableByScopeAndName(scope, vn)
+					path, vn := goldenVariable(name)
+					v := scope.Store().GetVariable(mlmodel.JoinPath(path, vn))
 					if v == nil {
-						t.Fatalf("golden parameter %s: no variable %s/%s", name, scope, vn)
+						t.Fatalf("golden parameter %s: no variable %s/%s", name, path, vn)
 					}
 					data := make([]float32, len(p.Data))
 					for i, x := range p.Data {

@@ -5,19 +5,20 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
-	"github.com/gomlx/gomlx/pkg/ml/train/optimizers/cosineschedule"
+	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/train/optimizer"
+	"github.com/gomlx/gomlx/ml/train/optimizer/cosineschedule"
 )
 
 // Optimizer applies gradients with Adam and a learning rate annealed from LR to 0 by a cosine over
 // TotalSteps steps (the paper's recipe, Section 4 "Training details"; no weight decay), and keeps the target
 // frequencies stable with the frequency guard (Guard). Its state (Adam's moments, the step counter) lives
-// in the context's variables and travels with the checkpoints.
+// in the store's variables and travels with the checkpoint.
 //
 // The released code's recipe: Adam with ε = 1e-8, CosineAnnealingLR(T_max = epochs, η_min = 0) stepped once
 // per epoch (EpochSteps = the steps of an epoch: the learning rate of epoch e, 0-based, is
@@ -44,8 +45,8 @@ type Optimizer struct {
 	// for all. Set it before the first Apply.
 	Scales map[string]float64
 
-	ctx         *context.Context
-	exec        *context.Exec
+	scope       *model.Scope
+	exec        *model.Exec
 	names       []string // the gradients' variable names, in the exec's input order
 	times       timer
 	projections int64 // entries projected by the guard since the last Projections call
@@ -62,39 +63,39 @@ func (o *Optimizer) Projections() int64 {
 	return n
 }
 
-// NewOptimizer returns the optimizer of the trainable variables of ctx (the run's root context).
-func NewOptimizer(backend backends.Backend, ctx *context.Context, lr float64, totalSteps int) (*Optimizer, error) {
+// NewOptimizer returns the optimizer of the trainable variables of scope (the run's root scope).
+func NewOptimizer(backend compute.Backend, scope *model.Scope, lr float64, totalSteps int) (*Optimizer, error) {
 	if !(lr > 0) || totalSteps < 1 {
 		return nil, fmt.Errorf("step: learning rate %g and %d steps", lr, totalSteps)
 	}
-	o := &Optimizer{LR: lr, TotalSteps: totalSteps, ctx: ctx, times: timer{}}
+	o := &Optimizer{LR: lr, TotalSteps: totalSteps, scope: scope, times: timer{}}
 	var err error
-	o.exec, err = context.NewExec(backend, ctx.Checked(false), o.graph)
+	o.exec, err = model.NewExec(backend, scope.Store(), o.graph)
 	return o, err
 }
 
 // graph applies one Adam step from the gradients given as inputs (in the order of o.names), and returns
 // the learning rate used and the number of entries the guard projected.
-func (o *Optimizer) graph(ctx *context.Context, grads []*Node) []*Node {
+func (o *Optimizer) graph(scope *model.Scope, grads []*Node) []*Node {
 	g := grads[0].Graph()
-	ctx.SetTraining(g, true) // the cosine schedule only runs in a training graph
+	neuron.SetTraining(scope, g, true) // the cosine schedule only runs in a training graph
 	byName := make(map[string]*Node, len(grads))
 	for i, name := range o.names {
 		byName[name] = grads[i]
 	}
 	// The optimizer expects the gradients in the order it visits the trainable variables: that of
-	// ctx.IterVariables.
+	// scope.IterVariables.
 	var ordered []*Node
-	guarded := map[*context.Variable]float64{} // the variables of the frequency guard and their caps
-	for v := range ctx.IterVariables() {
+	guarded := map[*model.Variable]float64{} // the variables of the frequency guard and their caps
+	for v := range scope.IterVariables() {
 		if !v.Trainable {
 			continue
 		}
-		grad, ok := byName[v.ScopeAndName()]
+		grad, ok := byName[v.Path()]
 		if !ok {
-			panic(fmt.Errorf("step: no gradient for the trainable variable %s", v.ScopeAndName()))
+			panic(fmt.Errorf("step: no gradient for the trainable variable %s", v.Path()))
 		}
-		value := v.ValueGraph(g)
+		value := v.NodeValue(g)
 		if c, ok := o.Guard[v.Name()]; ok {
 			// The guard's first half: zero the components that would raise an entry already on its cap.
 			outward := LogicalAnd(GreaterOrEqual(value, Scalar(g, value.DType(), c)), LessThan(grad, ZerosLike(grad)))
@@ -104,63 +105,63 @@ func (o *Optimizer) graph(ctx *context.Context, grads []*Node) []*Node {
 		ordered = append(ordered, grad)
 	}
 	type scaled struct {
-		v     *context.Variable
+		v     *model.Variable
 		old   *Node
 		scale float64
 	}
 	var toScale []scaled
-	for v := range ctx.IterVariables() {
+	for v := range scope.IterVariables() {
 		if s, ok := o.Scales[v.Name()]; ok && v.Trainable && s != 1 {
-			toScale = append(toScale, scaled{v, v.ValueGraph(g), s})
+			toScale = append(toScale, scaled{v, v.NodeValue(g), s})
 		}
 	}
 	if len(ordered) != len(grads) {
 		panic(fmt.Errorf("step: %d gradients for %d trainable variables", len(grads), len(ordered)))
 	}
 	if o.EpochSteps > 0 {
-		o.epochCosine(ctx, g)
+		o.epochCosine(scope, g)
 	} else {
-		cosineschedule.New(ctx, g, dtypes.Float32).PeriodSteps(o.TotalSteps).LearningRate(o.LR).Done()
+		cosineschedule.New(scope, g, dtypes.Float32).PeriodSteps(o.TotalSteps).LearningRate(o.LR).Done()
 	}
 	eps := o.Epsilon
 	if eps == 0 {
 		eps = DefaultAdamEpsilon
 	}
-	opt, ok := optimizers.Adam().LearningRate(o.LR).Epsilon(eps).Done().(interface {
-		UpdateGraphWithGradients(ctx *context.Context, grads []*Node, lossDType dtypes.DType)
+	opt, ok := optimizer.Adam().LearningRate(o.LR).Epsilon(eps).Done().(interface {
+		UpdateGraphWithGradients(scope *model.Scope, grads []*Node, lossDType dtypes.DType)
 	})
 	if !ok {
 		panic(errors.New("step: the Adam optimizer cannot take precomputed gradients"))
 	}
-	opt.UpdateGraphWithGradients(ctx, ordered, dtypes.Float32)
+	opt.UpdateGraphWithGradients(scope, ordered, dtypes.Float32)
 	// A scaled variable moves Scale times the step Adam took: θ ← θ₀ + s·(θ_Adam − θ₀). Adam's moments
 	// are those of the plain gradients, as with a per-variable learning rate.
 	for _, s := range toScale {
-		s.v.SetValueGraph(Add(s.old, MulScalar(Sub(s.v.ValueGraph(g), s.old), s.scale)))
+		s.v.SetNodeValue(Add(s.old, MulScalar(Sub(s.v.NodeValue(g), s.old), s.scale)))
 	}
-	projected := o.project(ctx, g, guarded)
-	return []*Node{optimizers.LearningRateVar(ctx, dtypes.Float32, o.LR).ValueGraph(g), projected}
+	projected := o.project(scope, g, guarded)
+	return []*Node{optimizer.LearningRateVar(scope, dtypes.Float32, o.LR).NodeValue(g), projected}
 }
 
 // project clamps each guarded variable to its cap after the Adam step, zeroes the negative first moments
 // of the clamped entries, and returns the number of clamped entries as a float32 scalar.
-func (o *Optimizer) project(ctx *context.Context, g *Graph, guarded map[*context.Variable]float64) *Node {
+func (o *Optimizer) project(scope *model.Scope, g *Graph, guarded map[*model.Variable]float64) *Node {
 	count := ScalarZero(g, dtypes.Float32)
 	for v, c := range guarded {
-		value := v.ValueGraph(g)
+		value := v.NodeValue(g)
 		capNode := Scalar(g, value.DType(), c)
 		over := GreaterThan(value, capNode)
-		v.SetValueGraph(Where(over, BroadcastToShape(capNode, value.Shape()), value))
+		v.SetNodeValue(Where(over, BroadcastToShape(capNode, value.Shape()), value))
 		count = Add(count, ReduceAllSum(ConvertDType(over, dtypes.Float32)))
 		// Adam keeps the first moment of variable scope/name as scope "/AdamOptimizer"+scope, name
 		// name+"_1st_moment" (GoMLX's optimizers package).
-		scope := context.ScopeSeparator + optimizers.AdamDefaultScope + v.Scope()
-		m1 := ctx.GetVariableByScopeAndName(scope, v.Name()+"_1st_moment")
+		adamScope := model.ScopeSeparator + optimizer.AdamDefaultScope + v.Scope()
+		m1 := scope.Store().GetVariable(model.JoinPath(adamScope, v.Name()+"_1st_moment"))
 		if m1 == nil {
-			panic(fmt.Errorf("step: no first moment of Adam for %s in %s", v.ScopeAndName(), scope))
+			panic(fmt.Errorf("step: no first moment of Adam for %s in %s", v.Path(), adamScope))
 		}
-		m := m1.ValueGraph(g)
-		m1.SetValueGraph(Where(LogicalAnd(over, LessThan(m, ZerosLike(m))), ZerosLike(m), m))
+		m := m1.NodeValue(g)
+		m1.SetNodeValue(Where(LogicalAnd(over, LessThan(m, ZerosLike(m))), ZerosLike(m), m))
 	}
 	return count
 }
@@ -168,20 +169,20 @@ func (o *Optimizer) project(ctx *context.Context, g *Graph, guarded map[*context
 // epochCosine sets the learning rate of this step to LR·(1 + cos(πe/E))/2, e = ⌊step/EpochSteps⌋ the
 // 0-based epoch of the global step before Adam increments it and E = TotalSteps/EpochSteps epochs:
 // PyTorch's CosineAnnealingLR(T_max = E, η_min = 0) stepped once per epoch.
-func (o *Optimizer) epochCosine(ctx *context.Context, g *Graph) {
-	stepNow := optimizers.GetGlobalStepVar(ctx).ValueGraph(g) // int64, the steps taken so far
+func (o *Optimizer) epochCosine(scope *model.Scope, g *Graph) {
+	stepNow := optimizer.GetGlobalStepVar(scope).NodeValue(g) // int64, the steps taken so far
 	epoch := ConvertDType(Div(stepNow, Scalar(g, stepNow.DType(), int64(o.EpochSteps))), dtypes.Float64)
 	epochs := float64(o.TotalSteps / o.EpochSteps)
 	lr := MulScalar(OnePlus(Cos(MulScalar(epoch, math.Pi/epochs))), o.LR/2)
-	optimizers.LearningRateVar(ctx, dtypes.Float32, o.LR).SetValueGraph(ConvertDType(lr, dtypes.Float32))
+	optimizer.LearningRateVar(scope, dtypes.Float32, o.LR).SetNodeValue(ConvertDType(lr, dtypes.Float32))
 }
 
 // Apply updates the variables with the gradients (by variable name, as Engine.Gradients returns them) and
 // returns the learning rate used. The gradients are not finalized.
 func (o *Optimizer) Apply(grads map[string]*tensors.Tensor) (lr float64, err error) {
 	if o.names == nil {
-		for _, v := range TrainableIn(o.ctx, "") {
-			o.names = append(o.names, v.ScopeAndName())
+		for _, v := range TrainableIn(o.scope, "") {
+			o.names = append(o.names, v.Path())
 		}
 	}
 	if len(grads) != len(o.names) {

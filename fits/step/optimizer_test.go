@@ -8,8 +8,8 @@ import (
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/internal/golden"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
 // TestOptimizerScales checks the per-variable learning-rate multipliers: from the same variables and the
@@ -18,18 +18,18 @@ import (
 func TestOptimizerScales(t *testing.T) {
 	b := testBackend(t)
 	net := feedForwardNet(neuron.FS, 0, model.ReadoutMean, 0)
-	newCtx := func() *context.Context {
-		ctx := context.New()
-		if err := ctx.SetRNGStateFromSeed(3); err != nil {
+	newCtx := func() *mlmodel.Scope {
+		scope := mlmodel.NewStore().RootScope()
+		if err := scope.Store().SetRNGStateFromSeed(3); err != nil {
 			t.Fatal(err)
 		}
-		if err := InitVariables(b, ctx.In("model"), net); err != nil {
+		if err := InitVariables(b, scope.At("model"), net); err != nil {
 			t.Fatal(err)
 		}
-		return ctx
+		return scope
 	}
 	plain, scaled := newCtx(), newCtx()
-	e, err := New(Chunked, b, plain.In("model"), net, Options{Chunk: 2})
+	e, err := New(Chunked, b, plain.At("model"), net, Options{Chunk: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,23 +38,23 @@ func TestOptimizerScales(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	values := func(ctx *context.Context) map[string][]float32 {
+	values := func(scope *mlmodel.Scope) map[string][]float32 {
 		out := map[string][]float32{}
-		for _, v := range TrainableIn(ctx, "") {
+		for _, v := range TrainableIn(scope, "") {
 			x, err := tensors.CopyFlatData[float32](v.MustValue())
 			if err != nil {
 				t.Fatal(err)
 			}
-			out[v.ScopeAndName()] = x
+			out[v.Path()] = x
 		}
 		return out
 	}
 	before := values(plain)
 	for _, c := range []struct {
-		ctx    *context.Context
+		scope  *mlmodel.Scope
 		scales map[string]float64
 	}{{plain, nil}, {scaled, map[string]float64{neuron.VarLogTargetHz: 10}}} {
-		opt, err := NewOptimizer(b, c.ctx, 1e-2, 100)
+		opt, err := NewOptimizer(b, c.scope, 1e-2, 100)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,23 +89,23 @@ func TestOptimizerScales(t *testing.T) {
 	}
 }
 
-// optimizerOn returns a context holding one trainable variable layer/name with the given values, and an
+// optimizerOn returns a scope holding one trainable variable layer/name with the given values, and an
 // optimizer of it.
-func optimizerOn(t *testing.T, name string, values []float32, lr float64, steps int) (*context.Context, *Optimizer) {
+func optimizerOn(t *testing.T, name string, values []float32, lr float64, steps int) (*mlmodel.Scope, *Optimizer) {
 	t.Helper()
-	ctx := context.New()
-	ctx.In("layer").VariableWithValue(name, tensors.FromFlatDataAndDimensions(values, len(values)))
-	opt, err := NewOptimizer(testBackend(t), ctx, lr, steps)
+	scope := mlmodel.NewStore().RootScope()
+	scope.At("layer").VariableWithValue(name, tensors.FromFlatDataAndDimensions(values, len(values)))
+	opt, err := NewOptimizer(testBackend(t), scope, lr, steps)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(opt.Close)
-	return ctx, opt
+	return scope, opt
 }
 
-func valuesOf(t *testing.T, ctx *context.Context, scope, name string) []float32 {
+func valuesOf(t *testing.T, ms *mlmodel.Scope, scope, name string) []float32 {
 	t.Helper()
-	v := ctx.GetVariableByScopeAndName(scope, name)
+	v := ms.Store().GetVariable(mlmodel.JoinPath(scope, name))
 	if v == nil {
 		t.Fatalf("no variable %s/%s", scope, name)
 	}
@@ -120,14 +120,14 @@ func valuesOf(t *testing.T, ctx *context.Context, scope, name string) []float32 
 func TestFrequencyGuard(t *testing.T) {
 	capValue := float32(math.Log(76.42))
 	x0 := []float32{float32(math.Log(10)), capValue, capValue + 0.5, capValue - 1e-4}
-	ctx, opt := optimizerOn(t, neuron.VarLogTargetHz, x0, 1e-2, 10)
+	scope, opt := optimizerOn(t, neuron.VarLogTargetHz, x0, 1e-2, 10)
 	opt.Guard = map[string]float64{neuron.VarLogTargetHz: float64(capValue)}
 	grad := tensors.FromFlatDataAndDimensions([]float32{-1, -1, 1, -1}, 4)
 	if _, err := opt.Apply(map[string]*tensors.Tensor{"/layer/" + neuron.VarLogTargetHz: grad}); err != nil {
 		t.Fatal(err)
 	}
-	x := valuesOf(t, ctx, "/layer", neuron.VarLogTargetHz)
-	m1 := valuesOf(t, ctx, "/AdamOptimizer/layer", neuron.VarLogTargetHz+"_1st_moment")
+	x := valuesOf(t, scope, "/layer", neuron.VarLogTargetHz)
+	m1 := valuesOf(t, scope, "/AdamOptimizer/layer", neuron.VarLogTargetHz+"_1st_moment")
 	if !(x[0] > x0[0]+0.009) || m1[0] >= 0 {
 		t.Errorf("entry 0 below the cap: %g -> %g (first moment %g), want a free step up", x0[0], x[0], m1[0])
 	}
@@ -183,12 +183,12 @@ func TestAdamEpsilon(t *testing.T) {
 	for _, c := range []struct {
 		eps, want float64
 	}{{0, 1.0 / 11}, {1e-7, 1.0 / 101}} {
-		ctx, opt := optimizerOn(t, "w", []float32{0}, 1e-2, 10)
+		scope, opt := optimizerOn(t, "w", []float32{0}, 1e-2, 10)
 		opt.Epsilon = c.eps
 		if _, err := opt.Apply(map[string]*tensors.Tensor{"/layer/w": tensors.FromFlatDataAndDimensions([]float32{1e-9}, 1)}); err != nil {
 			t.Fatal(err)
 		}
-		if got := -float64(valuesOf(t, ctx, "/layer", "w")[0]) / 1e-2; math.Abs(got-c.want) > 1e-3*c.want {
+		if got := -float64(valuesOf(t, scope, "/layer", "w")[0]) / 1e-2; math.Abs(got-c.want) > 1e-3*c.want {
 			t.Errorf("ε = %g: step %g·lr, want %g·lr", c.eps, got, c.want)
 		}
 	}
@@ -223,7 +223,7 @@ func TestGoldenGuard(t *testing.T) {
 	for i, x := range g.InitFRaw {
 		x0[i] = float32(x)
 	}
-	ctx, opt := optimizerOn(t, neuron.VarLogTargetHz, x0, g.Adam.LR, len(g.Steps))
+	scope, opt := optimizerOn(t, neuron.VarLogTargetHz, x0, g.Adam.LR, len(g.Steps))
 	opt.EpochSteps = len(g.Steps) // one epoch: a constant learning rate
 	opt.Guard = map[string]float64{neuron.VarLogTargetHz: capValue}
 	total := int64(0)
@@ -236,8 +236,8 @@ func TestGoldenGuard(t *testing.T) {
 			t.Fatal(err)
 		}
 		total += opt.Projections()
-		x := valuesOf(t, ctx, "/layer", neuron.VarLogTargetHz)
-		m1 := valuesOf(t, ctx, "/AdamOptimizer/layer", neuron.VarLogTargetHz+"_1st_moment")
+		x := valuesOf(t, scope, "/layer", neuron.VarLogTargetHz)
+		m1 := valuesOf(t, scope, "/AdamOptimizer/layer", neuron.VarLogTargetHz+"_1st_moment")
 		for i := range x {
 			if math.Abs(float64(x[i])-st.FRawAfter[i]) > 2e-6 || math.Abs(float64(m1[i])-st.ExpAvg[i]) > 2e-6*math.Max(1, math.Abs(st.ExpAvg[i])) {
 				t.Fatalf("step %d entry %d: ln f* %.9g, first moment %.9g; golden %.9g, %.9g (masked %v, projected %v)",

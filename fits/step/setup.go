@@ -5,26 +5,27 @@ import (
 
 	"github.com/fits-snn/fits/fits/dropmask"
 	"github.com/fits-snn/fits/fits/model"
-	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/core/shapes"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
-// InitVariables creates and initializes the network's variables in ctx (the network's scope) as
+// InitVariables creates and initializes the network's variables in scope (the network's scope) as
 // model.Net.Forward would, by building the network once on a single time step of a single example: the
 // same variables, created in the same order from the same random number generator, as any full-size graph
 // would create them, without compiling one. Variables that already exist (e.g. loaded from a checkpoint)
 // are left as they are.
-func InitVariables(backend backends.Backend, ctx *context.Context, net model.Net) error {
+func InitVariables(backend compute.Backend, scope *mlmodel.Scope, net model.Net) error {
 	if err := net.Validate(); err != nil {
 		return err
 	}
-	exec, err := context.NewExec(backend, ctx.Checked(false), func(ctx *context.Context, x *Node) *Node {
-		ctx.SetTraining(x.Graph(), false)
-		out := net.Forward(ctx, x, nil)
+	exec, err := mlmodel.NewExec(backend, scope.Store(), func(_ *mlmodel.Scope, x *Node) *Node {
+		neuron.SetTraining(scope, x.Graph(), false)
+		out := net.Forward(scope, x, nil)
 		last := out.Spikes[len(out.Spikes)-1]
 		if out.Logits != nil {
 			return ReduceAllSum(out.Logits)
@@ -51,23 +52,23 @@ func InitVariables(backend backends.Backend, ctx *context.Context, net model.Net
 // names them, StepMasks{seed, step}, and every engine draws the masks it needs from package fits/dropmask:
 // the same masks for the same (seed, step, block), whatever the engine, and a resumed run draws what an
 // uninterrupted one would as long as the step is counted over the whole run. In model.DropoutShared mode it
-// draws time-shared masks (model.Net.DropoutMasks) from the random number generator of the run's context,
-// whose state is saved with the checkpoints.
+// draws time-shared masks (model.Net.DropoutMasks) from the random number generator of the run's store,
+// whose state is saved with the checkpoint.
 type Masks struct {
 	net  model.Net
 	seed int64
-	exec *context.Exec
+	exec *mlmodel.Exec
 }
 
-// NewMasks returns the mask sampler of net for the run with this seed; ctx is any scope of the run's context.
-func NewMasks(backend backends.Backend, ctx *context.Context, net model.Net, seed int64) (*Masks, error) {
+// NewMasks returns the mask sampler of net for the run with this seed; scope is any scope of the run's store.
+func NewMasks(backend compute.Backend, scope *mlmodel.Scope, net model.Net, seed int64) (*Masks, error) {
 	m := &Masks{net: net, seed: seed}
 	if net.Dropout <= 0 || net.StepDropout() {
 		return m, nil
 	}
 	var err error
-	m.exec, err = context.NewExec(backend, ctx.Checked(false), func(ctx *context.Context, mask *Node) []*Node {
-		return net.DropoutMasks(ctx, mask.Graph(), dtypes.Float32, mask.Shape().Dimensions[0])
+	m.exec, err = mlmodel.NewExec(backend, scope.Store(), func(_ *mlmodel.Scope, mask *Node) []*Node {
+		return net.DropoutMasks(scope, mask.Graph(), dtypes.Float32, mask.Shape().Dimensions[0])
 	})
 	return m, err
 }

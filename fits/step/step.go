@@ -24,7 +24,7 @@
 // its forward pass and in the recomputed backward: per-step masks [batch, T, OutDims...] (model.DropoutStep,
 // the default) named by the run's seed and the optimizer step (StepMasks) and drawn from package
 // fits/dropmask, as host tensors by the graph engines and inside the host kernel by the fused engine; or
-// time-shared masks [batch, 1, OutDims...] (model.DropoutShared) drawn from the context's random number
+// time-shared masks [batch, 1, OutDims...] (model.DropoutShared) drawn from the store's random number
 // generator. One Optimizer (Adam with a cosine-annealed learning rate, the paper's recipe) applies the
 // gradients of any engine. Shapes: inputs [batch, time, features...] float32, labels [batch] int32, example
 // mask [batch] float32 (1 for real examples, 0 for padding).
@@ -47,9 +47,9 @@ import (
 	"time"
 
 	"github.com/fits-snn/fits/fits/model"
-	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
 // Engine names.
@@ -74,7 +74,7 @@ func Names() []string { return []string{Chunked, Stepwise, Unrolled, Scan, Fused
 // place; Chunked elsewhere (CUDA), where every kernel call would copy the activations to the host and back.
 // The fused engine compiles in a time independent of T and keeps no per-step state between its passes but
 // the current; measured against chunked in docs/performance.md.
-func Default(backend backends.Backend) string {
+func Default(backend compute.Backend) string {
 	if backend != nil && backend.HasSharedBuffers() {
 		return Fused
 	}
@@ -129,19 +129,19 @@ type Metrics struct {
 }
 
 // Engine computes a network's training gradients and evaluates it. The network's variables must exist in
-// the engine's context (InitVariables creates them); engines read them and never create them.
+// the engine's store (InitVariables creates them); engines read them and never create them.
 type Engine interface {
 	// Name is the engine's name (Names).
 	Name() string
 	// Gradients runs the forward and backward pass of one batch in training mode and returns the metrics
-	// and the gradient of the mean loss for every trainable variable, by context.Variable.ScopeAndName,
+	// and the gradient of the mean loss for every trainable variable, by model.Variable.Path (GoMLX),
 	// on the device; the caller owns (and finalizes) the gradient tensors.
 	Gradients(b Batch) (Metrics, map[string]*tensors.Tensor, error)
 	// Evaluate runs the forward pass of one batch in inference mode (no dropout).
 	Evaluate(b Batch) (Metrics, error)
 	// CompileSeconds estimates the time spent building and compiling its graphs so far.
 	CompileSeconds() float64
-	// Close frees the compiled graphs and intermediate tensors (not the context's variables).
+	// Close frees the compiled graphs and intermediate tensors (not the store's variables).
 	Close()
 }
 
@@ -152,9 +152,9 @@ type Options struct {
 	Chunk int
 }
 
-// New returns the engine name ("" for Default(backend)) for the network net whose variables live in ctx
+// New returns the engine name ("" for Default(backend)) for the network net whose variables live in scope
 // (the network's scope, as given to model.Net.Forward).
-func New(name string, backend backends.Backend, ctx *context.Context, net model.Net, opts Options) (Engine, error) {
+func New(name string, backend compute.Backend, scope *mlmodel.Scope, net model.Net, opts Options) (Engine, error) {
 	if backend == nil {
 		return nil, fmt.Errorf("step: no backend")
 	}
@@ -169,52 +169,52 @@ func New(name string, backend backends.Backend, ctx *context.Context, net model.
 	}
 	switch name {
 	case Chunked:
-		return newChunked(Chunked, backend, ctx, net, opts.Chunk, false, false)
+		return newChunked(Chunked, backend, scope, net, opts.Chunk, false, false)
 	case Stepwise:
-		return newChunked(Stepwise, backend, ctx, net, 1, false, false)
+		return newChunked(Stepwise, backend, scope, net, 1, false, false)
 	case Scan:
-		return newChunked(Scan, backend, ctx, net, opts.Chunk, true, false)
+		return newChunked(Scan, backend, scope, net, opts.Chunk, true, false)
 	case Fused:
-		return newChunked(Fused, backend, ctx, net, opts.Chunk, false, true)
+		return newChunked(Fused, backend, scope, net, opts.Chunk, false, true)
 	case Unrolled:
-		return newUnrolled(backend, ctx, net)
+		return newUnrolled(backend, scope, net)
 	}
 	return nil, fmt.Errorf("unknown engine %q (valid: %s)", name, strings.Join(Names(), ", "))
 }
 
-// TrainableIn returns the trainable variables of ctx whose scope is scope or below it, sorted by
-// ScopeAndName ("" means every scope).
-func TrainableIn(ctx *context.Context, scope string) []*context.Variable {
-	var vars []*context.Variable
-	for v := range ctx.IterVariables() {
+// TrainableIn returns the trainable variables of scope whose scope is scope or below it, sorted by
+// Path ("" means every scope).
+func TrainableIn(store mlmodel.StoreProvider, scope string) []*mlmodel.Variable {
+	var vars []*mlmodel.Variable
+	for v := range store.Store().IterVariables() {
 		if v.Trainable && inScope(v.Scope(), scope) {
 			vars = append(vars, v)
 		}
 	}
-	sort.Slice(vars, func(i, j int) bool { return vars[i].ScopeAndName() < vars[j].ScopeAndName() })
+	sort.Slice(vars, func(i, j int) bool { return vars[i].Path() < vars[j].Path() })
 	return vars
 }
 
 func inScope(varScope, scope string) bool {
-	return scope == "" || scope == context.RootScope || varScope == scope ||
-		strings.HasPrefix(varScope, scope+context.ScopeSeparator)
+	return scope == "" || scope == mlmodel.RootScopePath || varScope == scope ||
+		strings.HasPrefix(varScope, scope+mlmodel.ScopeSeparator)
 }
 
-// Names returns the variables' ScopeAndName, in order.
-func names(vars []*context.Variable) []string {
+// Names returns the variables' paths, in order.
+func names(vars []*mlmodel.Variable) []string {
 	out := make([]string, len(vars))
 	for i, v := range vars {
-		out[i] = v.ScopeAndName()
+		out[i] = v.Path()
 	}
 	return out
 }
 
 // timer records the wall time of each call of its executors; the first call of an executor includes
 // building and compiling its graph.
-type timer map[*context.Exec][]time.Duration
+type timer map[*mlmodel.Exec][]time.Duration
 
 // exec calls e and records the call's wall time.
-func (t timer) exec(e *context.Exec, args ...any) ([]*tensors.Tensor, error) {
+func (t timer) exec(e *mlmodel.Exec, args ...any) ([]*tensors.Tensor, error) {
 	start := time.Now()
 	outs, err := e.Exec(args...)
 	t[e] = append(t[e], time.Since(start))

@@ -8,12 +8,12 @@ import (
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/xla/xlatest"
-	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
-func testBackend(t testing.TB) backends.Backend { return xlatest.XLA(t) }
+func testBackend(t testing.TB) compute.Backend { return xlatest.XLA(t) }
 
 // batchOf returns a deterministic batch: inputs in [0, 2) strong enough to make the neurons spike, labels
 // cycling over the classes, and the last `padded` examples masked out.
@@ -117,19 +117,19 @@ func TestFusedEngineEveryKind(t *testing.T) {
 
 // matchUnrolled compares one training step (loss, metrics, every gradient) and one evaluation of the
 // engines names with the unrolled engine's, on a batch of 6 with 2 padded examples.
-func matchUnrolled(t *testing.T, b backends.Backend, tc engineCase, names ...string) {
+func matchUnrolled(t *testing.T, b compute.Backend, tc engineCase, names ...string) {
 	t.Helper()
-	ctx := context.New()
-	if err := ctx.SetRNGStateFromSeed(7); err != nil {
+	scope := mlmodel.NewStore().RootScope()
+	if err := scope.Store().SetRNGStateFromSeed(7); err != nil {
 		t.Fatal(err)
 	}
-	mctx := ctx.In("model")
+	mctx := scope.At("model")
 	if err := InitVariables(b, mctx, tc.net); err != nil {
 		t.Fatal(err)
 	}
 	nonzeroBiases(t, mctx)
 	batch := batchOf(6, tc.steps, tc.net.InputDims, tc.net.Classes, 2)
-	masks, err := NewMasks(b, ctx, tc.net, 11)
+	masks, err := NewMasks(b, scope, tc.net, 11)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,9 +162,9 @@ func matchUnrolled(t *testing.T, b backends.Backend, tc engineCase, names ...str
 
 // nonzeroBiases sets every variable named "biases" to small nonzero values (they start at zero), so that
 // the comparisons exercise how each engine adds them.
-func nonzeroBiases(t *testing.T, ctx *context.Context) {
+func nonzeroBiases(t *testing.T, scope *mlmodel.Scope) {
 	t.Helper()
-	for v := range ctx.IterVariables() {
+	for v := range scope.Store().IterVariables() {
 		if v.Name() != "biases" {
 			continue
 		}
@@ -179,9 +179,9 @@ func nonzeroBiases(t *testing.T, ctx *context.Context) {
 }
 
 // run returns one training step's metrics and gradients (copied to the host) and an evaluation's metrics.
-func run(t *testing.T, name string, b backends.Backend, ctx *context.Context, net model.Net, batch Batch, chunk int) (Metrics, map[string][]float32, Metrics) {
+func run(t *testing.T, name string, b compute.Backend, scope *mlmodel.Scope, net model.Net, batch Batch, chunk int) (Metrics, map[string][]float32, Metrics) {
 	t.Helper()
-	e, err := New(name, b, ctx, net, Options{Chunk: chunk})
+	e, err := New(name, b, scope, net, Options{Chunk: chunk})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,15 +250,15 @@ func TestDefaultChunk(t *testing.T) {
 func TestNewRejectsBadInput(t *testing.T) {
 	b := testBackend(t)
 	net := feedForwardNet(neuron.LIF, 0, model.ReadoutMean, 0)
-	if _, err := New("nosuch", b, context.New(), net, Options{}); err == nil {
+	if _, err := New("nosuch", b, mlmodel.NewStore().RootScope(), net, Options{}); err == nil {
 		t.Error("unknown engine accepted")
 	}
-	if _, err := New(Chunked, b, context.New(), net, Options{Chunk: -1}); err == nil {
+	if _, err := New(Chunked, b, mlmodel.NewStore().RootScope(), net, Options{Chunk: -1}); err == nil {
 		t.Error("negative chunk accepted")
 	}
 	bad := net
 	bad.Blocks = nil
-	if _, err := New(Chunked, b, context.New(), bad, Options{}); err == nil {
+	if _, err := New(Chunked, b, mlmodel.NewStore().RootScope(), bad, Options{}); err == nil {
 		t.Error("network without blocks accepted")
 	}
 }
@@ -281,8 +281,8 @@ func TestFusedEventDrivenSynapse(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(fmt.Sprintf("%s/max-density=%g", tc.name, threshold), func(t *testing.T) {
 				matchUnrolled(t, b, tc, Fused)
-				ctx := context.New()
-				mctx := ctx.In("model")
+				scope := mlmodel.NewStore().RootScope()
+				mctx := scope.At("model")
 				if err := InitVariables(b, mctx, tc.net); err != nil {
 					t.Fatal(err)
 				}

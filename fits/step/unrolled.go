@@ -2,59 +2,64 @@ package step
 
 import (
 	"github.com/fits-snn/fits/fits/model"
-	"github.com/gomlx/gomlx/backends"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/gomlx/compute"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
 // unrolled builds the whole network in one graph (model.Net.Forward) with the time recurrence unrolled, and
 // its gradients by autodiff: the oracle of the other engines.
 type unrolled struct {
 	net         model.Net
-	ctx         *context.Context
-	grad, eval  *context.Exec
+	scope       *mlmodel.Scope
+	grad, eval  *mlmodel.Exec
 	params      []string // trainable variables, in the order of the gradient outputs
 	times       timer
 	layers      int
 	withDropout bool
 }
 
-func newUnrolled(backend backends.Backend, ctx *context.Context, net model.Net) (*unrolled, error) {
-	e := &unrolled{net: net, ctx: ctx.Checked(false), times: timer{}, layers: len(net.Blocks), withDropout: net.Dropout > 0}
+func newUnrolled(backend compute.Backend, scope *mlmodel.Scope, net model.Net) (*unrolled, error) {
+	e := &unrolled{net: net, scope: scope, times: timer{}, layers: len(net.Blocks), withDropout: net.Dropout > 0}
 	var err error
 	// [x, labels, mask, dropout masks...] -> [lossSum, correct, rates..., gradients...].
-	e.grad, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
+	e.grad, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, in []*Node) []*Node {
+		scope := e.scope
+
 		x := in[0]
-		ctx.SetTraining(x.Graph(), true)
+		neuron.SetTraining(scope, x.Graph(), true)
 		var masks []*Node
 		if e.withDropout {
 			masks = in[3:]
 		}
-		outs := e.forward(ctx, x, in[1], in[2], masks)
+		outs := e.forward(scope, x, in[1], in[2], masks)
 		lossSum, mask := outs[0], in[2]
 		loss := Div(lossSum, MaxScalar(ReduceAllSum(mask), 1))
-		vars := TrainableIn(ctx, ctx.Scope())
+		vars := TrainableIn(scope, scope.Scope())
 		e.params = names(vars)
 		wrt := make([]*Node, len(vars))
 		for i, v := range vars {
-			wrt[i] = v.ValueGraph(x.Graph())
+			wrt[i] = v.NodeValue(x.Graph())
 		}
 		return append(outs, Gradient(loss, wrt...)...)
 	})
 	if err != nil {
 		return nil, err
 	}
-	e.eval, err = context.NewExec(backend, e.ctx, func(ctx *context.Context, x, labels, mask *Node) []*Node {
-		ctx.SetTraining(x.Graph(), false)
-		return e.forward(ctx, x, labels, mask, nil)
+	e.eval, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, x, labels, mask *Node) []*Node {
+		scope := e.scope
+
+		neuron.SetTraining(scope, x.Graph(), false)
+		return e.forward(scope, x, labels, mask, nil)
 	})
 	return e, err
 }
 
 // forward returns [lossSum, correct, rate sums per block...].
-func (e *unrolled) forward(ctx *context.Context, x, labels, mask *Node, masks []*Node) []*Node {
-	out := e.net.Forward(ctx, x, masks)
+func (e *unrolled) forward(scope *mlmodel.Scope, x, labels, mask *Node, masks []*Node) []*Node {
+	out := e.net.Forward(scope, x, masks)
 	last := len(out.Spikes) - 1
 	h := model.ApplyMask(out.Spikes[last], maskAt(masks, last))
 	lossSum, correct := e.net.Loss(out.Logits, h, labels, mask)

@@ -17,21 +17,21 @@ import (
 	"strings"
 
 	"github.com/fits-snn/fits/internal/atomicfile"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/model/checkpoint"
 )
 
 // Checkpoint files. A checkpoint NAME (checkpoint-nNNNNNNN-DATE-TIME-step-SSSSSSSS, GoMLX's naming) is
 // three files in the run's directory:
 //
 //	NAME.json    the hyperparameters (the Config), the training state and the variables' layout
-//	NAME.bin     the variables, uncompressed (pkg/ml/context/checkpoints)
+//	NAME.bin     the variables, uncompressed (ml/model/checkpoint)
 //	NAME.sha256  the SHA-256 of the two files above, in the format of `sha256sum` (`sha256sum -c` checks it)
 //
 // The checksums are written (atomically) after the other two files, and the checkpoints beyond the
 // newest keepCheckpoints are deleted only after that: at every moment the directory holds intact
-// checkpoints. A checkpoint is
+// checkpoint. A checkpoint is
 //   - intact when its checksums match its files (and its layout is consistent);
 //   - corrupt when they do not, or when its checksums name a file that is missing;
 //   - incomplete when it has no checksums and its files are cut short: a save that a killed process
@@ -65,7 +65,7 @@ const (
 // maxCheckpointFile is the largest checkpoint file read (4 GiB); a larger one is corrupt.
 const maxCheckpointFile = 4 << 30
 
-// Keys of the training state stored as context parameters next to the Config, so that they are saved
+// Keys of the training state stored as store parameters next to the Config, so that they are saved
 // atomically with the variables in each checkpoint.
 const (
 	paramHistory        = "train_history"         // JSON of []Epoch
@@ -159,7 +159,7 @@ func checkpointNames(dir string) ([]string, error) {
 		if e.IsDir() || !strings.HasPrefix(n, checkpointPrefix) {
 			continue
 		}
-		for _, suffix := range []string{checkpoints.JsonNameSuffix, checkpoints.BinDataSuffix, sumSuffix} {
+		for _, suffix := range []string{checkpoint.JsonNameSuffix, checkpoint.BinDataSuffix, sumSuffix} {
 			if base, ok := strings.CutSuffix(n, suffix); ok {
 				if !slices.Contains(names, base) {
 					names = append(names, base)
@@ -177,8 +177,8 @@ func checkpointNames(dir string) ([]string, error) {
 // is handed is consistent.
 func inspect(dir, name string, forLoading bool) inspected {
 	c := inspected{name: name}
-	jsonPath := filepath.Join(dir, name+checkpoints.JsonNameSuffix)
-	binPath := filepath.Join(dir, name+checkpoints.BinDataSuffix)
+	jsonPath := filepath.Join(dir, name+checkpoint.JsonNameSuffix)
+	binPath := filepath.Join(dir, name+checkpoint.BinDataSuffix)
 	sums, sumErr := readRegular(filepath.Join(dir, name+sumSuffix), 1<<20)
 	jsonData, jsonErr := readRegular(jsonPath, maxCheckpointFile)
 	binData, binErr := readRegular(binPath, maxCheckpointFile)
@@ -191,21 +191,21 @@ func inspect(dir, name string, forLoading bool) inspected {
 	switch {
 	case sumErr == nil:
 		if err := verifySums(sums, map[string][]byte{
-			name + checkpoints.JsonNameSuffix: orNil(jsonData, jsonErr),
-			name + checkpoints.BinDataSuffix:  orNil(binData, binErr),
+			name + checkpoint.JsonNameSuffix: orNil(jsonData, jsonErr),
+			name + checkpoint.BinDataSuffix:  orNil(binData, binErr),
 		}); err != nil {
 			c.state, c.reason = stateCorrupt, err.Error()
 			return c
 		}
 	case jsonErr != nil:
-		c.state, c.reason = stateIncomplete, "no "+name+checkpoints.JsonNameSuffix+" (an interrupted save)"
+		c.state, c.reason = stateIncomplete, "no "+name+checkpoint.JsonNameSuffix+" (an interrupted save)"
 		return c
 	case binErr != nil || !layoutComplete(jsonData, int64(len(binData))):
 		c.state, c.reason = stateIncomplete, "its files are cut short (an interrupted save)"
 		return c
 	default:
 		c.state, c.reason = stateUnverified, fmt.Sprintf("no checksums: untrusted (a save that did not finish, or checksums deleted; if you trust its files: cd %s && sha256sum %s %s > %s)",
-			dir, name+checkpoints.JsonNameSuffix, name+checkpoints.BinDataSuffix, name+sumSuffix)
+			dir, name+checkpoint.JsonNameSuffix, name+checkpoint.BinDataSuffix, name+sumSuffix)
 	}
 	if forLoading {
 		if err := checkLayout(jsonData, int64(len(binData))); err != nil {
@@ -391,18 +391,18 @@ var hiddenBiases = regexp.MustCompile(`^/model/hidden_[0-9]+/dense/biases$`)
 // checkpoint that fails is corrupt (skipped and
 // named like one whose checksums do not match), even when its checksums are right.
 func checkContent(jsonData, binData []byte) error {
-	ctx := context.New()
-	if err := loadFromMemory(ctx, jsonData, binData, false); err != nil {
+	scope := model.NewStore().RootScope()
+	if err := loadFromMemory(scope, jsonData, binData, false); err != nil {
 		return err
 	}
-	cfg, err := configOf(ctx)
+	cfg, err := configOf(scope)
 	if err != nil {
 		return fmt.Errorf("its configuration does not parse: %v", err)
 	}
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("its configuration is invalid: %v", err)
 	}
-	history, _, err := loadState(ctx)
+	history, _, err := loadState(scope)
 	if err != nil {
 		return err
 	}
@@ -511,21 +511,21 @@ func skippedOf(list []inspected) []SkippedCheckpoint {
 	return out
 }
 
-// LoadCheckpoint loads the newest intact checkpoint of dir into ctx: its hyperparameters replace ctx's,
+// LoadCheckpoint loads the newest intact checkpoint of dir into scope: its hyperparameters replace scope's,
 // and its variables are handed out as the network is built (GoMLX's lazy loading). It returns the
 // checkpoint loaded and the newer ones skipped (corrupt or unfinished), and changes nothing in dir. A
 // directory without any usable checkpoint is a *CheckpointError.
-func LoadCheckpoint(ctx *context.Context, dir string) (Checkpoint, []SkippedCheckpoint, error) {
-	return loadCheckpoint(ctx, dir, false)
+func LoadCheckpoint(scope *model.Scope, dir string) (Checkpoint, []SkippedCheckpoint, error) {
+	return loadCheckpoint(scope, dir, false)
 }
 
-// LoadCheckpointAll is LoadCheckpoint with every variable of the checkpoint set in ctx at once (GoMLX's
+// LoadCheckpointAll is LoadCheckpoint with every variable of the checkpoint set in scope at once (GoMLX's
 // immediate loading), for code that reads the variables without building the network.
-func LoadCheckpointAll(ctx *context.Context, dir string) (Checkpoint, []SkippedCheckpoint, error) {
-	return loadCheckpoint(ctx, dir, true)
+func LoadCheckpointAll(scope *model.Scope, dir string) (Checkpoint, []SkippedCheckpoint, error) {
+	return loadCheckpoint(scope, dir, true)
 }
 
-func loadCheckpoint(ctx *context.Context, dir string, immediate bool) (Checkpoint, []SkippedCheckpoint, error) {
+func loadCheckpoint(scope *model.Scope, dir string, immediate bool) (Checkpoint, []SkippedCheckpoint, error) {
 	sel, err := selectCheckpoint(dir, true)
 	if err != nil {
 		return Checkpoint{}, nil, err
@@ -535,25 +535,25 @@ func loadCheckpoint(ctx *context.Context, dir string, immediate bool) (Checkpoin
 		return Checkpoint{}, skipped, &CheckpointError{Dir: dir, Skipped: skipped}
 	}
 	c := sel.chosen
-	if err := loadFromMemory(ctx, c.jsonData, c.binData, immediate); err != nil {
+	if err := loadFromMemory(scope, c.jsonData, c.binData, immediate); err != nil {
 		return Checkpoint{}, skipped, fmt.Errorf("loading checkpoint %s in %s: %w", c.name, dir, err)
 	}
-	history, _, err := loadState(ctx)
+	history, _, err := loadState(scope)
 	if err != nil {
 		return Checkpoint{}, skipped, fmt.Errorf("checkpoint %s in %s: %w", c.name, dir, err)
 	}
 	return Checkpoint{Dir: dir, Name: c.name, Epoch: len(history), Verified: c.state == stateIntact}, skipped, nil
 }
 
-// loadFromMemory attaches a loader of the checkpoint held in jsonData and binData to ctx; a panic of the
+// loadFromMemory attaches a loader of the checkpoint held in jsonData and binData to scope; a panic of the
 // checkpoint code on malformed content becomes an error.
-func loadFromMemory(ctx *context.Context, jsonData, binData []byte, immediate bool) (err error) {
+func loadFromMemory(scope *model.Scope, jsonData, binData []byte, immediate bool) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("malformed checkpoint: %v", r)
 		}
 	}()
-	c := checkpoints.Load(ctx).FromEmbed(string(jsonData), binData)
+	c := checkpoint.Load(scope.Store()).FromEmbed(string(jsonData), binData)
 	if immediate {
 		c = c.Immediate()
 	}
@@ -564,26 +564,26 @@ func loadFromMemory(ctx *context.Context, jsonData, binData []byte, immediate bo
 // SavedConfig returns the configuration stored in the newest intact checkpoint of dir, with the
 // checkpoint it was read from and the newer ones skipped (see LoadCheckpoint).
 func SavedConfig(dir string) (cfg Config, ck Checkpoint, skipped []SkippedCheckpoint, err error) {
-	ctx := context.New()
-	if ck, skipped, err = LoadCheckpoint(ctx, dir); err != nil {
+	scope := model.NewStore().RootScope()
+	if ck, skipped, err = LoadCheckpoint(scope, dir); err != nil {
 		return cfg, ck, skipped, err
 	}
-	cfg, err = configOf(ctx)
+	cfg, err = configOf(scope)
 	if err != nil {
 		err = fmt.Errorf("checkpoint %s in %s: %w", ck.Name, dir, err)
 	}
 	return cfg, ck, skipped, err
 }
 
-// configOf reads the configuration stored in ctx's hyperparameters; a value of the wrong type is an
+// configOf reads the configuration stored in scope's hyperparameters; a value of the wrong type is an
 // error, not a panic.
-func configOf(ctx *context.Context) (cfg Config, err error) {
+func configOf(scope *model.Scope) (cfg Config, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("malformed configuration: %v", r)
 		}
 	}()
-	return ConfigFromContext(ctx), nil
+	return ConfigFromContext(scope), nil
 }
 
 // HasCheckpoint reports whether dir holds at least one usable checkpoint (intact, or complete and from
@@ -601,7 +601,7 @@ func holdsCheckpointFiles(dir string) bool {
 
 // removeCheckpoint deletes the files of checkpoint name in dir.
 func removeCheckpoint(dir, name string) {
-	for _, suffix := range []string{sumSuffix, checkpoints.JsonNameSuffix, checkpoints.BinDataSuffix} {
+	for _, suffix := range []string{sumSuffix, checkpoint.JsonNameSuffix, checkpoint.BinDataSuffix} {
 		_ = os.Remove(filepath.Join(dir, name+suffix))
 	}
 }
@@ -612,7 +612,7 @@ func setAside(dir, name, prefix string) (string, error) {
 	aside := prefix + name
 	for i := 2; ; i++ {
 		taken := false
-		for _, suffix := range []string{sumSuffix, checkpoints.JsonNameSuffix, checkpoints.BinDataSuffix} {
+		for _, suffix := range []string{sumSuffix, checkpoint.JsonNameSuffix, checkpoint.BinDataSuffix} {
 			if _, err := os.Lstat(filepath.Join(dir, aside+suffix)); err == nil {
 				taken = true
 			}
@@ -622,7 +622,7 @@ func setAside(dir, name, prefix string) (string, error) {
 		}
 		aside = fmt.Sprintf("%s%d-%s", prefix, i, name)
 	}
-	for _, suffix := range []string{sumSuffix, checkpoints.JsonNameSuffix, checkpoints.BinDataSuffix} {
+	for _, suffix := range []string{sumSuffix, checkpoint.JsonNameSuffix, checkpoint.BinDataSuffix} {
 		from := filepath.Join(dir, name+suffix)
 		if _, err := os.Lstat(from); err != nil {
 			continue
@@ -703,10 +703,10 @@ func prepareResume(opts Options) (string, []SkippedCheckpoint, error) {
 	return sel.chosen.name, setAsideList, nil
 }
 
-// openCheckpoints prepares opts.Dir (prepareResume) and attaches a checkpoint handler to ctx, which loads
-// the checkpoint to resume from, if any (its hyperparameters replace ctx's). It reports whether one was
+// openCheckpoints prepares opts.Dir (prepareResume) and attaches a checkpoint handler to scope, which loads
+// the checkpoint to resume from, if any (its hyperparameters replace scope's). It reports whether one was
 // loaded; corrupt checkpoints that were skipped are reported through opts.Warn, one line each.
-func openCheckpoints(ctx *context.Context, opts Options) (*checkpoints.Handler, bool, error) {
+func openCheckpoints(scope *model.Scope, opts Options) (*checkpoint.Handler, bool, error) {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, false, err
 	}
@@ -714,12 +714,12 @@ func openCheckpoints(ctx *context.Context, opts Options) (*checkpoints.Handler, 
 	if err != nil {
 		return nil, false, err
 	}
-	h, err := buildHandler(ctx, opts.Dir)
+	h, err := buildHandler(scope, opts.Dir)
 	if err != nil {
 		return nil, false, fmt.Errorf("checkpoints in %s: %w", opts.Dir, err)
 	}
 	if from != "" && opts.Warn != nil {
-		history, _, _ := loadState(ctx)
+		history, _, _ := loadState(scope)
 		for _, s := range skipped {
 			opts.Warn(fmt.Sprintf("checkpoint %s in %s is corrupt (%s); resuming from %s (epoch %d)",
 				s.Name, opts.Dir, s.Reason, from, len(history)))
@@ -735,18 +735,18 @@ func openCheckpoints(ctx *context.Context, opts Options) (*checkpoints.Handler, 
 
 // buildHandler creates the GoMLX handler of dir (it loads the newest checkpoint there); old checkpoints
 // are pruned by saveCheckpoint, after the new one's checksums are written.
-func buildHandler(ctx *context.Context, dir string) (h *checkpoints.Handler, err error) {
+func buildHandler(scope *model.Scope, dir string) (h *checkpoint.Handler, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("malformed checkpoint: %v", r)
 		}
 	}()
-	return checkpoints.Build(ctx).Dir(dir).Keep(-1).WithCompression(checkpoints.BinUncompressed).Done()
+	return checkpoint.Build(scope.Store()).Dir(dir).Keep(-1).WithCompression(checkpoint.BinUncompressed).Done()
 }
 
 // saveCheckpoint saves a checkpoint with h, records the checksums of its files, then deletes the
 // checkpoints beyond the newest keepCheckpoints.
-func saveCheckpoint(h *checkpoints.Handler) error {
+func saveCheckpoint(h *checkpoint.Handler) error {
 	dir := h.Dir()
 	before, err := h.ListCheckpoints()
 	if err != nil {
@@ -763,7 +763,7 @@ func saveCheckpoint(h *checkpoints.Handler) error {
 		if slices.Contains(before, name) {
 			continue
 		}
-		files := []string{name + checkpoints.JsonNameSuffix, name + checkpoints.BinDataSuffix}
+		files := []string{name + checkpoint.JsonNameSuffix, name + checkpoint.BinDataSuffix}
 		contents := make([][]byte, len(files))
 		for i, f := range files {
 			if contents[i], err = os.ReadFile(filepath.Join(dir, f)); err != nil {
@@ -782,29 +782,29 @@ func saveCheckpoint(h *checkpoints.Handler) error {
 	return nil
 }
 
-// loadState reads the training state stored in ctx's parameters.
-func loadState(ctx *context.Context) (history []Epoch, wall float64, err error) {
+// loadState reads the training state stored in scope's parameters.
+func loadState(scope *model.Scope) (history []Epoch, wall float64, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("corrupt training state in checkpoint: %v", r)
 		}
 	}()
-	if s := context.GetParamOr(ctx, paramHistory, ""); s != "" {
+	if s := model.GetParamOr(scope, paramHistory, ""); s != "" {
 		if err := json.Unmarshal([]byte(s), &history); err != nil {
 			return nil, 0, fmt.Errorf("corrupt training history in checkpoint: %w", err)
 		}
 	}
-	return history, context.GetParamOr(ctx, paramWallSeconds, 0.0), nil
+	return history, model.GetParamOr(scope, paramWallSeconds, 0.0), nil
 }
 
-// storeState writes the training state into ctx's parameters (saved with the next checkpoint).
-func storeState(ctx *context.Context, history []Epoch, wall float64) error {
+// storeState writes the training state into scope's parameters (saved with the next checkpoint).
+func storeState(scope *model.Scope, history []Epoch, wall float64) error {
 	b, err := json.Marshal(history)
 	if err != nil {
 		return err
 	}
-	ctx.SetParam(paramHistory, string(b))
-	ctx.SetParam(paramWallSeconds, wall)
+	scope.SetParam(paramHistory, string(b))
+	scope.SetParam(paramWallSeconds, wall)
 	return nil
 }
 

@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/model/checkpoint"
 )
 
 // fakeCheckpoint writes checkpoint name into dir: a JSON layout of one float32 variable of n elements,
@@ -30,10 +30,10 @@ func fakeCheckpoint(t *testing.T, dir, name string, n int, withSums bool) {
 			t.Fatal(err)
 		}
 	}
-	write(checkpoints.JsonNameSuffix, js)
-	write(checkpoints.BinDataSuffix, bin)
+	write(checkpoint.JsonNameSuffix, js)
+	write(checkpoint.BinDataSuffix, bin)
 	if withSums {
-		write(sumSuffix, checksums([]string{name + checkpoints.JsonNameSuffix, name + checkpoints.BinDataSuffix}, [][]byte{js, bin}))
+		write(sumSuffix, checksums([]string{name + checkpoint.JsonNameSuffix, name + checkpoint.BinDataSuffix}, [][]byte{js, bin}))
 	}
 }
 
@@ -214,7 +214,7 @@ func TestPrepareResume(t *testing.T) {
 	if after := names(t, dir); !slices.Equal(before, after) {
 		t.Errorf("a refused resume changed the directory: %v -> %v", before, after)
 	}
-	if _, _, err := LoadCheckpoint(context.New(), t.TempDir()); !errors.As(err, &ce) || !strings.Contains(err.Error(), "holds no checkpoint") {
+	if _, _, err := LoadCheckpoint(model.NewStore().RootScope(), t.TempDir()); !errors.As(err, &ce) || !strings.Contains(err.Error(), "holds no checkpoint") {
 		t.Errorf("empty directory: %v", err)
 	}
 }
@@ -244,7 +244,7 @@ func TestCorruptLatestCheckpoint(t *testing.T) {
 		}
 	}
 	newest, previous := list[1], list[0]
-	garble(t, filepath.Join(full.Dir, newest+checkpoints.BinDataSuffix))
+	garble(t, filepath.Join(full.Dir, newest+checkpoint.BinDataSuffix))
 	os.Remove(filepath.Join(full.Dir, ResultFile))
 
 	ev, err := Evaluate(full.Dir, base)
@@ -273,14 +273,14 @@ func TestCorruptLatestCheckpoint(t *testing.T) {
 	if r, err := ReadResult(full.Dir); err != nil || !equalEpochs(r.Epochs, want.Epochs) || r.BestTestAcc != want.BestTestAcc {
 		t.Errorf("result.json after the resume: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(full.Dir, corruptPrefix+newest+checkpoints.BinDataSuffix)); err != nil {
+	if _, err := os.Stat(filepath.Join(full.Dir, corruptPrefix+newest+checkpoint.BinDataSuffix)); err != nil {
 		t.Errorf("the corrupt checkpoint was not kept aside: %v", err)
 	}
 
 	// Every checkpoint corrupt: Evaluate and resume refuse with a CheckpointError.
 	list, _ = checkpointNames(full.Dir)
 	for _, n := range list {
-		garble(t, filepath.Join(full.Dir, n+checkpoints.BinDataSuffix))
+		garble(t, filepath.Join(full.Dir, n+checkpoint.BinDataSuffix))
 	}
 	var ce *CheckpointError
 	if _, err := Evaluate(full.Dir, base); !errors.As(err, &ce) {
@@ -326,13 +326,13 @@ func FuzzLoadCheckpoint(f *testing.F) {
 	f.Fuzz(func(t *testing.T, js, bin []byte, withSums bool) {
 		dir := t.TempDir()
 		const name = "checkpoint-n0000001-x"
-		os.WriteFile(filepath.Join(dir, name+checkpoints.JsonNameSuffix), js, 0o644)
-		os.WriteFile(filepath.Join(dir, name+checkpoints.BinDataSuffix), bin, 0o644)
+		os.WriteFile(filepath.Join(dir, name+checkpoint.JsonNameSuffix), js, 0o644)
+		os.WriteFile(filepath.Join(dir, name+checkpoint.BinDataSuffix), bin, 0o644)
 		if withSums {
 			os.WriteFile(filepath.Join(dir, name+sumSuffix), checksums(
-				[]string{name + checkpoints.JsonNameSuffix, name + checkpoints.BinDataSuffix}, [][]byte{js, bin}), 0o644)
+				[]string{name + checkpoint.JsonNameSuffix, name + checkpoint.BinDataSuffix}, [][]byte{js, bin}), 0o644)
 		}
-		ck, _, err := LoadCheckpoint(context.New(), dir)
+		ck, _, err := LoadCheckpoint(model.NewStore().RootScope(), dir)
 		if err == nil && ck.Name != name {
 			t.Errorf("loaded %q", ck.Name)
 		}

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/fits-snn/fits/data"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // InputError reports a run that cannot go ahead as asked: a protocol the dataset does not support, a split
@@ -78,18 +78,18 @@ func effectiveBatch(cfg Config, sp splits) int {
 	return min(cfg.Batch, n)
 }
 
-// resumedConfig returns the configuration saved in ctx (loaded from a checkpoint); with
-// opts.ExtendEpochs above its Epochs, the run is extended to that many epochs. ctx's hyperparameters are
+// resumedConfig returns the configuration saved in scope (loaded from a checkpoint); with
+// opts.ExtendEpochs above its Epochs, the run is extended to that many epochs. scope's hyperparameters are
 // written again, so that the next checkpoint records the new total and every semantic setting explicitly
 // (also those a checkpoint from before the settings existed implies).
-func resumedConfig(ctx *context.Context, opts Options) (Config, error) {
-	cfg, err := configOf(ctx)
+func resumedConfig(scope *model.Scope, opts Options) (Config, error) {
+	cfg, err := configOf(scope)
 	if err != nil {
 		return cfg, err
 	}
 	if opts.ExtendEpochs > cfg.Epochs {
 		cfg.Epochs = opts.ExtendEpochs
 	}
-	cfg.SetParams(ctx)
+	cfg.SetParams(scope)
 	return cfg, nil
 }

@@ -2,9 +2,9 @@
 // paper's recipe (Section 4, "Training details"): cross-entropy loss, Adam, a cosine-annealed learning rate
 // over the whole run, batch size 128, 100 epochs, no weight decay, normalization or augmentation.
 //
-// A run is described by a Config, which is stored as GoMLX context hyperparameters (the house style of
+// A run is described by a Config, which is stored as GoMLX store hyperparameters (the house style of
 // GoMLX's examples) and travels inside every checkpoint. TrainModel writes a checkpoint after every epoch
-// into the run's directory (pkg/ml/context/checkpoints; resuming continues bit-for-bit where the last
+// into the run's directory (ml/model/checkpoint; resuming continues bit-for-bit where the last
 // checkpoint left off), reports progress through a callback (TerminalProgress draws a progress bar), and
 // writes result.json with the per-epoch curves and the protocol's summary numbers. Evaluate reloads a
 // checkpoint and measures it again.
@@ -29,7 +29,7 @@ import (
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/step"
 	"github.com/fits-snn/fits/fits/theory"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
 // Protocol is a model-selection protocol.
@@ -458,7 +458,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// Hyperparameter keys under which a Config is stored in a GoMLX context (and so in every checkpoint).
+// Hyperparameter keys under which a Config is stored in a GoMLX store (and so in every checkpoint).
 const (
 	ParamDataset  = "dataset"
 	ParamSmall    = "dataset_small"
@@ -500,9 +500,9 @@ const (
 	ParamFMaxHz           = "f_max_hz"
 )
 
-// SetParams stores the configuration as hyperparameters of ctx.
-func (c Config) SetParams(ctx *context.Context) {
-	ctx.SetParams(map[string]any{
+// SetParams stores the configuration as hyperparameters of scope.
+func (c Config) SetParams(scope *mlmodel.Scope) {
+	scope.SetParams(map[string]any{
 		ParamDataset:  c.Dataset,
 		ParamSmall:    c.Small,
 		ParamTrainLim: c.TrainLimit,
@@ -545,53 +545,53 @@ func (c Config) SetParams(ctx *context.Context) {
 }
 
 // ConfigFromContext reads a configuration stored by SetParams (missing keys take DefaultConfig's values).
-// A context without the semantic keys (a checkpoint written before they existed) gets the Legacy semantics
+// A store without the semantic keys (a checkpoint written before they existed) gets the Legacy semantics
 // it was trained with.
-func ConfigFromContext(ctx *context.Context) Config {
+func ConfigFromContext(scope *mlmodel.Scope) Config {
 	d := DefaultConfig()
-	if _, found := ctx.GetParam(ParamTSMix); !found {
+	if _, found := scope.GetParam(ParamTSMix); !found {
 		d = d.Legacy()
 	}
 	return Config{
-		Dataset:    context.GetParamOr(ctx, ParamDataset, d.Dataset),
-		Small:      context.GetParamOr(ctx, ParamSmall, d.Small),
-		TrainLimit: context.GetParamOr(ctx, ParamTrainLim, d.TrainLimit),
-		TestLimit:  context.GetParamOr(ctx, ParamTestLim, d.TestLimit),
-		Model:      context.GetParamOr(ctx, ParamModel, d.Model),
-		M:          context.GetParamOr(ctx, ParamM, d.M),
-		Width:      context.GetParamOr(ctx, ParamWidth, d.Width),
-		Epochs:     context.GetParamOr(ctx, ParamEpochs, d.Epochs),
-		Batch:      context.GetParamOr(ctx, ParamBatch, d.Batch),
-		LR:         context.GetParamOr(ctx, ParamLR, d.LR),
-		Dropout:    context.GetParamOr(ctx, ParamDropout, d.Dropout),
-		Seed:       context.GetParamOr(ctx, ParamSeed, d.Seed),
-		Protocol:   Protocol(context.GetParamOr(ctx, ParamProtocol, string(d.Protocol))),
-		Readout:    context.GetParamOr(ctx, ParamReadout, d.Readout),
-		Executor:   context.GetParamOr(ctx, ParamExecutor, d.Executor),
-		Chunk:      context.GetParamOr(ctx, ParamChunk, d.Chunk),
+		Dataset:    mlmodel.GetParamOr(scope, ParamDataset, d.Dataset),
+		Small:      mlmodel.GetParamOr(scope, ParamSmall, d.Small),
+		TrainLimit: mlmodel.GetParamOr(scope, ParamTrainLim, d.TrainLimit),
+		TestLimit:  mlmodel.GetParamOr(scope, ParamTestLim, d.TestLimit),
+		Model:      mlmodel.GetParamOr(scope, ParamModel, d.Model),
+		M:          mlmodel.GetParamOr(scope, ParamM, d.M),
+		Width:      mlmodel.GetParamOr(scope, ParamWidth, d.Width),
+		Epochs:     mlmodel.GetParamOr(scope, ParamEpochs, d.Epochs),
+		Batch:      mlmodel.GetParamOr(scope, ParamBatch, d.Batch),
+		LR:         mlmodel.GetParamOr(scope, ParamLR, d.LR),
+		Dropout:    mlmodel.GetParamOr(scope, ParamDropout, d.Dropout),
+		Seed:       mlmodel.GetParamOr(scope, ParamSeed, d.Seed),
+		Protocol:   Protocol(mlmodel.GetParamOr(scope, ParamProtocol, string(d.Protocol))),
+		Readout:    mlmodel.GetParamOr(scope, ParamReadout, d.Readout),
+		Executor:   mlmodel.GetParamOr(scope, ParamExecutor, d.Executor),
+		Chunk:      mlmodel.GetParamOr(scope, ParamChunk, d.Chunk),
 		// Checkpoints written before the field existed trained with the single learning rate.
-		TargetLRScale: context.GetParamOr(ctx, ParamTargetLR, d.TargetLRScale),
+		TargetLRScale: mlmodel.GetParamOr(scope, ParamTargetLR, d.TargetLRScale),
 
-		TSMix:            context.GetParamOr(ctx, ParamTSMix, d.TSMix),
-		Surrogate:        context.GetParamOr(ctx, ParamSurrogate, d.Surrogate),
-		SurrogateAlpha:   context.GetParamOr(ctx, ParamSurrogateAlpha, d.SurrogateAlpha),
-		TargetCoordinate: context.GetParamOr(ctx, ParamTargetCoordinate, d.TargetCoordinate),
-		FInit:            context.GetParamOr(ctx, ParamFInit, d.FInit),
-		FreqGuardSafety:  context.GetParamOr(ctx, ParamFreqGuardSafety, d.FreqGuardSafety),
-		ForwardClip:      context.GetParamOr(ctx, ParamForwardClip, d.ForwardClip),
-		DropoutMode:      context.GetParamOr(ctx, ParamDropoutMode, d.DropoutMode),
-		LRSchedule:       context.GetParamOr(ctx, ParamLRSchedule, d.LRSchedule),
-		AdamEpsilon:      context.GetParamOr(ctx, ParamAdamEpsilon, d.AdamEpsilon),
-		BiasInit:         context.GetParamOr(ctx, ParamBiasInit, d.BiasInit),
-		AdaptLIF:         context.GetParamOr(ctx, ParamAdaptLIF, d.AdaptLIF),
-		ValSplit:         context.GetParamOr(ctx, ParamValSplit, d.ValSplit),
-		InputCounts:      context.GetParamOr(ctx, ParamInputCounts, d.InputCounts),
-		AudioFrontEnd:    context.GetParamOr(ctx, ParamFrontEnd, d.AudioFrontEnd),
-		TauM:             context.GetParamOr(ctx, ParamTauM, d.TauM),
-		TauA:             context.GetParamOr(ctx, ParamTauA, d.TauA),
-		Dt:               context.GetParamOr(ctx, ParamDt, d.Dt),
-		FMinHz:           context.GetParamOr(ctx, ParamFMinHz, d.FMinHz),
-		FMaxHz:           context.GetParamOr(ctx, ParamFMaxHz, d.FMaxHz),
+		TSMix:            mlmodel.GetParamOr(scope, ParamTSMix, d.TSMix),
+		Surrogate:        mlmodel.GetParamOr(scope, ParamSurrogate, d.Surrogate),
+		SurrogateAlpha:   mlmodel.GetParamOr(scope, ParamSurrogateAlpha, d.SurrogateAlpha),
+		TargetCoordinate: mlmodel.GetParamOr(scope, ParamTargetCoordinate, d.TargetCoordinate),
+		FInit:            mlmodel.GetParamOr(scope, ParamFInit, d.FInit),
+		FreqGuardSafety:  mlmodel.GetParamOr(scope, ParamFreqGuardSafety, d.FreqGuardSafety),
+		ForwardClip:      mlmodel.GetParamOr(scope, ParamForwardClip, d.ForwardClip),
+		DropoutMode:      mlmodel.GetParamOr(scope, ParamDropoutMode, d.DropoutMode),
+		LRSchedule:       mlmodel.GetParamOr(scope, ParamLRSchedule, d.LRSchedule),
+		AdamEpsilon:      mlmodel.GetParamOr(scope, ParamAdamEpsilon, d.AdamEpsilon),
+		BiasInit:         mlmodel.GetParamOr(scope, ParamBiasInit, d.BiasInit),
+		AdaptLIF:         mlmodel.GetParamOr(scope, ParamAdaptLIF, d.AdaptLIF),
+		ValSplit:         mlmodel.GetParamOr(scope, ParamValSplit, d.ValSplit),
+		InputCounts:      mlmodel.GetParamOr(scope, ParamInputCounts, d.InputCounts),
+		AudioFrontEnd:    mlmodel.GetParamOr(scope, ParamFrontEnd, d.AudioFrontEnd),
+		TauM:             mlmodel.GetParamOr(scope, ParamTauM, d.TauM),
+		TauA:             mlmodel.GetParamOr(scope, ParamTauA, d.TauA),
+		Dt:               mlmodel.GetParamOr(scope, ParamDt, d.Dt),
+		FMinHz:           mlmodel.GetParamOr(scope, ParamFMinHz, d.FMinHz),
+		FMaxHz:           mlmodel.GetParamOr(scope, ParamFMaxHz, d.FMaxHz),
 	}
 }
 

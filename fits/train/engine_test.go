@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/fits-snn/fits/fits/step"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/core/tensors"
 )
 
 // oneStep runs one training step of cfg on the first batch of the tiny dataset from the seeded initial
@@ -15,7 +15,7 @@ import (
 func oneStep(t *testing.T, cfg Config) ([]float64, map[string][]float32) {
 	t.Helper()
 	ds := tinyDataset(t)
-	ctx, err := newContext(cfg)
+	scope, err := newContext(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func oneStep(t *testing.T, cfg Config) ([]float64, map[string][]float32) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := newRunner(cfg, sp, net, ctx, testBackend(t))
+	r, err := newRunner(cfg, sp, net, scope, testBackend(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,12 +39,12 @@ func oneStep(t *testing.T, cfg Config) ([]float64, map[string][]float32) {
 	}
 	vals := append([]float64{m.LossSum, m.Correct, lr}, m.Rates...)
 	vars := map[string][]float32{}
-	for _, v := range step.TrainableIn(ctx, ctx.In(modelScope).Scope()) {
+	for _, v := range step.TrainableIn(scope, scope.At("%s", modelScope).Scope()) {
 		val, err := tensors.CopyFlatData[float32](v.MustValue())
 		if err != nil {
 			t.Fatal(err)
 		}
-		vars[v.ScopeAndName()] = val
+		vars[v.Path()] = val
 	}
 	return vals, vars
 }
@@ -156,11 +156,11 @@ func TestExecutorValidate(t *testing.T) {
 	}
 	c := DefaultConfig()
 	c.Executor, c.Chunk, c.Dropout, c.Readout = ExecutorStepwise, 4, 0.4, "li-mean"
-	ctx, err := newContext(c)
+	scope, err := newContext(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ConfigFromContext(ctx); got != c {
+	if got := ConfigFromContext(scope); got != c {
 		t.Errorf("config from context %+v, want %+v", got, c)
 	}
 }

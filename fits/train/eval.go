@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/fits-snn/fits/fits/model"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
 // EvalResult is what Evaluate measures on a checkpoint.
@@ -52,19 +52,19 @@ func Evaluate(dir string, opts Options) (*EvalResult, error) {
 	return evaluateCheckpoint(dir, opts, nil)
 }
 
-// evaluateCheckpoint is Evaluate with, when modify is not nil, modify applied to the loaded context
+// evaluateCheckpoint is Evaluate with, when modify is not nil, modify applied to the loaded store
 // before the network is built (see EvaluateWith).
-func evaluateCheckpoint(dir string, opts Options, modify func(ctx *context.Context) error) (*EvalResult, error) {
+func evaluateCheckpoint(dir string, opts Options, modify func(scope *mlmodel.Scope) error) (*EvalResult, error) {
 	started := time.Now()
-	ctx, err := loadContext(DefaultConfig().Seed) // the checkpoint brings the configuration
+	scope, err := loadContext(DefaultConfig().Seed) // the checkpoint brings the configuration
 	if err != nil {
 		return nil, err
 	}
-	ck, skipped, err := LoadCheckpoint(ctx, dir)
+	ck, skipped, err := LoadCheckpoint(scope, dir)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := configOf(ctx)
+	cfg, err := configOf(scope)
 	if err == nil {
 		err = cfg.Validate()
 	}
@@ -78,7 +78,7 @@ func evaluateCheckpoint(dir string, opts Options, modify func(ctx *context.Conte
 		cfg.Executor = opts.Engine
 	}
 	if modify != nil {
-		if err := modify(ctx); err != nil {
+		if err := modify(scope); err != nil {
 			return nil, fmt.Errorf("modifying checkpoint %s: %w", dir, err)
 		}
 	}
@@ -101,7 +101,7 @@ func evaluateCheckpoint(dir string, opts Options, modify func(ctx *context.Conte
 	if err != nil {
 		return nil, err
 	}
-	r, err := newRunner(cfg, sp, net, ctx, b)
+	r, err := newRunner(cfg, sp, net, scope, b)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func evaluateCheckpoint(dir string, opts Options, modify func(ctx *context.Conte
 	if res.TestLoss, res.TestAcc, res.FiringRates, err = r.evaluate(sp.test); err != nil {
 		return nil, err
 	}
-	res.ParameterCount = model.CountParams(ctx.In(modelScope))
+	res.ParameterCount = model.CountParams(scope.At("%s", modelScope))
 	res.WallSeconds = time.Since(started).Seconds()
 	return res, nil
 }

@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // TestEvaluateWith trains a tiny run and evaluates it unmodified (the same as Evaluate), with the
@@ -33,8 +33,8 @@ func TestEvaluateWith(t *testing.T) {
 	}
 
 	const class = 2
-	modified, err := EvaluateWith(opts.Dir, opts, func(ctx *context.Context) error {
-		v := ctx.GetVariableByScopeAndName("/"+ModelScope+"/readout/dense", "biases")
+	modified, err := EvaluateWith(opts.Dir, opts, func(scope *model.Scope) error {
+		v := scope.Store().GetVariable(model.JoinPath("/"+ModelScope+"/readout/dense", "biases"))
 		if v == nil {
 			return errors.New("no readout bias")
 		}
@@ -70,7 +70,7 @@ func TestEvaluateWith(t *testing.T) {
 	}
 
 	boom := errors.New("boom")
-	if _, err := EvaluateWith(opts.Dir, opts, func(*context.Context) error { return boom }); !errors.Is(err, boom) {
+	if _, err := EvaluateWith(opts.Dir, opts, func(*model.Scope) error { return boom }); !errors.Is(err, boom) {
 		t.Errorf("failing modification: error %v, want it wrapped", err)
 	}
 	again, err := Evaluate(opts.Dir, opts)

@@ -2,20 +2,20 @@ package train
 
 import (
 	"github.com/fits-snn/fits/data"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // Helpers for code that reads a run back (package fits/analysis): the same scope, dataset and splits as
 // TrainModel and Evaluate use.
 
-// ModelScope is the context scope under which TrainModel and Evaluate build the network's variables: a
-// network rebuilt from a checkpoint must be built in ctx.In(ModelScope).
+// ModelScope is the scope under which TrainModel and Evaluate build the network's variables: a
+// network rebuilt from a checkpoint must be built in scope.At(ModelScope).
 const ModelScope = modelScope
 
-// HistoryFromContext returns the per-epoch measurements that TrainModel stores in the context's
-// hyperparameters (and so in every checkpoint): one Epoch per finished epoch, none for a fresh context.
-func HistoryFromContext(ctx *context.Context) ([]Epoch, error) {
-	history, _, err := loadState(ctx)
+// HistoryFromContext returns the per-epoch measurements that TrainModel stores in the store's
+// hyperparameters (and so in every checkpoint): one Epoch per finished epoch, none for a fresh store.
+func HistoryFromContext(scope *model.Scope) ([]Epoch, error) {
+	history, _, err := loadState(scope)
 	return history, err
 }
 

@@ -11,12 +11,12 @@ import (
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/step"
-	"github.com/gomlx/gomlx/backends"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
-	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+	"github.com/gomlx/compute"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/model/checkpoint"
+	"github.com/gomlx/gomlx/ml/train/optimizer"
 )
 
 // Options are the parts of a run that are not hyperparameters.
@@ -30,7 +30,7 @@ type Options struct {
 	Resume bool
 	// Backend computes the graphs (required); the caller chooses it (package xla does for the CLI and the
 	// notebooks). BackendName names it in result files (e.g. "xla:cpu"); empty means Backend.Name().
-	Backend     backends.Backend
+	Backend     compute.Backend
 	BackendName string
 	// Dataset, when not nil, is used instead of loading Config.Dataset by name.
 	Dataset *data.Dataset
@@ -113,7 +113,9 @@ type Network struct {
 
 // Build builds the network on x [batch, time, features...] in inference mode (no dropout) and returns the
 // logits and the hidden spikes.
-func (n Network) Build(ctx *context.Context, x *Node) model.Output { return n.Net.Forward(ctx, x, nil) }
+func (n Network) Build(scope *mlmodel.Scope, x *Node) model.Output {
+	return n.Net.Forward(scope, x, nil)
+}
 
 // NewNetwork returns the network a configuration describes for a dataset: the feedforward network for
 // inputs with flat features, the convolutional one for event frames [polarity, height, width].
@@ -156,7 +158,7 @@ func NewNetwork(cfg Config, ds *data.Dataset) (Network, error) {
 	return Network{Net: c.Net(ds.Train.F), Classes: ds.Classes}, nil
 }
 
-// modelScope is the context scope of the network's variables.
+// modelScope is the scope of the network's variables.
 const modelScope = "model"
 
 // runner holds what a run needs between steps: the step engine that computes gradients and evaluates, the
@@ -165,8 +167,8 @@ type runner struct {
 	cfg     Config
 	sp      splits
 	net     Network
-	ctx     *context.Context
-	backend backends.Backend
+	scope   *mlmodel.Scope
+	backend compute.Backend
 	engine  step.Engine
 	opt     *step.Optimizer
 	masks   *step.Masks
@@ -179,8 +181,8 @@ type runner struct {
 }
 
 // newRunner creates (or, after loading a checkpoint, reads) the network's variables and the engine.
-func newRunner(cfg Config, sp splits, net Network, ctx *context.Context, b backends.Backend) (*runner, error) {
-	r := &runner{cfg: cfg, sp: sp, net: net, ctx: ctx, backend: b}
+func newRunner(cfg Config, sp splits, net Network, scope *mlmodel.Scope, b compute.Backend) (*runner, error) {
+	r := &runner{cfg: cfg, sp: sp, net: net, scope: scope, backend: b}
 	r.cfg.Batch = effectiveBatch(cfg, sp) // never a buffer larger than every split
 	r.steps = (sp.train.N + cfg.Batch - 1) / cfg.Batch
 	set := sp.train
@@ -188,7 +190,7 @@ func newRunner(cfg Config, sp splits, net Network, ctx *context.Context, b backe
 	r.labels = make([]int32, cfg.Batch)
 	r.mask = make([]float32, cfg.Batch)
 	r.dims = append([]int{cfg.Batch}, set.Shape()...)
-	mctx := ctx.In(modelScope)
+	mctx := scope.At("%s", modelScope)
 	if err := step.InitVariables(b, mctx, net.Net); err != nil {
 		return nil, err
 	}
@@ -196,7 +198,7 @@ func newRunner(cfg Config, sp splits, net Network, ctx *context.Context, b backe
 	if r.engine, err = step.New(cfg.Executor, b, mctx, net.Net, step.Options{Chunk: cfg.Chunk}); err != nil {
 		return nil, err
 	}
-	if r.masks, err = step.NewMasks(b, ctx, net.Net, cfg.Seed); err != nil {
+	if r.masks, err = step.NewMasks(b, scope, net.Net, cfg.Seed); err != nil {
 		r.close()
 		return nil, err
 	}
@@ -242,7 +244,7 @@ func freeBatch(b step.Batch) {
 func (r *runner) trainStep() (step.Metrics, float64, error) {
 	if r.opt == nil {
 		var err error
-		if r.opt, err = step.NewOptimizer(r.backend, r.ctx, r.cfg.LR, r.steps*r.cfg.Epochs); err != nil {
+		if r.opt, err = step.NewOptimizer(r.backend, r.scope, r.cfg.LR, r.steps*r.cfg.Epochs); err != nil {
 			return step.Metrics{}, 0, err
 		}
 		r.opt.Scales = r.cfg.TargetScales()
@@ -259,7 +261,7 @@ func (r *runner) trainStep() (step.Metrics, float64, error) {
 	var err error
 	// The masks of the optimizer's next step: Adam's global step counts the updates of the whole run and is
 	// saved with the checkpoints, so a resumed run draws the masks an uninterrupted one would.
-	if err = r.masks.Draw(&b, optimizers.GetGlobalStep(r.ctx)); err != nil {
+	if err = r.masks.Draw(&b, optimizer.GetGlobalStep(r.scope)); err != nil {
 		return step.Metrics{}, 0, err
 	}
 	m, grads, err := r.engine.Gradients(b)
@@ -438,7 +440,7 @@ func loadDataset(cfg Config, opts Options) (*data.Dataset, error) {
 
 // backendOf returns the backend of opts and its name for result files (Options.BackendName, else the
 // backend's own name). Libraries do not choose a backend: the caller (the CLI, a notebook) does.
-func backendOf(opts Options) (backends.Backend, string, error) {
+func backendOf(opts Options) (compute.Backend, string, error) {
 	if opts.Backend == nil {
 		return nil, "", errors.New("train: no backend given (Options.Backend)")
 	}
@@ -449,26 +451,26 @@ func backendOf(opts Options) (backends.Backend, string, error) {
 	return opts.Backend, name, nil
 }
 
-// newContext returns a context holding cfg as hyperparameters, with its random number generator seeded
+// newContext returns a scope holding cfg as hyperparameters, with its random number generator seeded
 // from cfg.Seed (initialization and dropout masks).
-func newContext(cfg Config) (*context.Context, error) {
-	ctx, err := loadContext(cfg.Seed)
+func newContext(cfg Config) (*mlmodel.Scope, error) {
+	scope, err := loadContext(cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
-	cfg.SetParams(ctx)
-	return ctx, nil
+	cfg.SetParams(scope)
+	return scope, nil
 }
 
-// loadContext returns a context with the random number generator seeded from seed and no configuration:
+// loadContext returns a root scope with the random number generator seeded from seed and no configuration:
 // a checkpoint loaded into it brings its own hyperparameters, and the keys it lacks stay missing.
-func loadContext(seed int64) (*context.Context, error) {
-	ctx := context.New()
-	ctx.SetParam(context.ParamInitialSeed, seed)
-	if err := ctx.SetRNGStateFromSeed(seed); err != nil {
+func loadContext(seed int64) (*mlmodel.Scope, error) {
+	scope := mlmodel.NewStore().RootScope()
+	scope.SetParam(mlmodel.ParamInitialSeed, seed)
+	if err := scope.Store().SetRNGStateFromSeed(seed); err != nil {
 		return nil, err
 	}
-	return ctx, nil
+	return scope, nil
 }
 
 // TrainModel trains the network that cfg describes and returns its result; with opts.Dir it saves a
@@ -479,36 +481,36 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 	started := time.Now()
 	cfg = cfg.Resolved()
 	// A resumed run's hyperparameters come from its checkpoint alone (keys it lacks mean the semantics it
-	// was trained with, see ConfigFromContext): the context gets cfg's only when no checkpoint is loaded.
-	ctx, err := loadContext(cfg.Seed)
+	// was trained with, see ConfigFromContext): the store gets cfg's only when no checkpoint is loaded.
+	scope, err := loadContext(cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
 	var (
-		handler *checkpoints.Handler
+		handler *checkpoint.Handler
 		resumed bool
 	)
 	if opts.Dir != "" {
 		if !opts.Resume && HasCheckpoint(opts.Dir) {
 			return nil, fmt.Errorf("%w: %s (use --resume to continue it, or another directory)", ErrRunExists, opts.Dir)
 		}
-		handler, resumed, err = openCheckpoints(ctx, opts)
+		handler, resumed, err = openCheckpoints(scope, opts)
 		if err != nil {
 			return nil, err
 		}
 		if resumed {
-			if cfg, err = resumedConfig(ctx, opts); err != nil {
+			if cfg, err = resumedConfig(scope, opts); err != nil {
 				return nil, err
 			}
 		}
 	}
 	if !resumed {
-		cfg.SetParams(ctx)
+		cfg.SetParams(scope)
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	history, wallBefore, err := loadState(ctx)
+	history, wallBefore, err := loadState(scope)
 	if err != nil {
 		return nil, err
 	}
@@ -536,7 +538,7 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 		progress(Progress{Phase: PhaseResumed, Epoch: len(history), Epochs: cfg.Epochs,
 			Message: fmt.Sprintf("resuming %s after epoch %d of %d", opts.Dir, len(history), cfg.Epochs)})
 	}
-	r, err := newRunner(cfg, sp, net, ctx, b)
+	r, err := newRunner(cfg, sp, net, scope, b)
 	if err != nil {
 		return nil, err
 	}
@@ -587,10 +589,10 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 		ep.Seconds = time.Since(epochStart).Seconds()
 		history = append(history, ep)
 		if handler != nil {
-			if err := storeState(ctx, history, wallBefore+time.Since(started).Seconds()); err != nil {
+			if err := storeState(scope, history, wallBefore+time.Since(started).Seconds()); err != nil {
 				return nil, err
 			}
-			ctx.SetParam(paramParameterCount, model.CountParams(ctx.In(modelScope)))
+			scope.SetParam(paramParameterCount, model.CountParams(scope.At("%s", modelScope)))
 			if err := saveCheckpoint(handler); err != nil {
 				return nil, fmt.Errorf("saving checkpoint of epoch %d: %w", epoch+1, err)
 			}
@@ -601,11 +603,11 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 				Elapsed: time.Since(started)})
 		}
 	}
-	if n := model.CountParams(ctx.In(modelScope)); n > 0 {
+	if n := model.CountParams(scope.At("%s", modelScope)); n > 0 {
 		res.ParameterCount = n
 	} else {
 		// Nothing was built in this segment (a finished run resumed): use the count saved with it.
-		res.ParameterCount = context.GetParamOr(ctx, paramParameterCount, 0)
+		res.ParameterCount = mlmodel.GetParamOr(scope, paramParameterCount, 0)
 	}
 	res.Epochs = history
 	res.summarize()

@@ -12,11 +12,11 @@ import (
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/synth"
 	"github.com/fits-snn/fits/xla/xlatest"
-	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
-func testBackend(t testing.TB) backends.Backend { return xlatest.XLA(t) }
+func testBackend(t testing.TB) compute.Backend { return xlatest.XLA(t) }
 
 // tinyDataset is a synthetic task small enough that a training graph compiles in seconds: 8 bins, 140
 // channels, 4 classes.
@@ -76,9 +76,9 @@ func TestConfigValidate(t *testing.T) {
 func TestConfigParamsRoundTrip(t *testing.T) {
 	c := Config{Dataset: "synthetic", Small: true, TrainLimit: 9, TestLimit: 4, Model: "fsts", M: 2, Width: 33, Epochs: 7, Batch: 5,
 		LR: 1.5e-3, Dropout: 0.25, Seed: 42, Protocol: OfficialVal, Readout: "li-max", TargetLRScale: 44}
-	ctx := context.New()
-	c.SetParams(ctx)
-	if got := ConfigFromContext(ctx); got != c {
+	scope := model.NewStore().RootScope()
+	c.SetParams(scope)
+	if got := ConfigFromContext(scope); got != c {
 		t.Errorf("round trip gave %+v, want %+v", got, c)
 	}
 }
@@ -276,7 +276,7 @@ func equalEpochs(a, b []Epoch) bool {
 }
 
 // TestResumeNaNAndEvaluate trains a tiny network three ways — uninterrupted, crashed after the first epoch
-// and resumed, and resumed on data that makes the loss NaN — and evaluates the checkpoints.
+// and resumed, and resumed on data that makes the loss NaN — and evaluates the checkpoint.
 func TestResumeNaNAndEvaluate(t *testing.T) {
 	b := testBackend(t)
 	ds := tinyDataset(t)

@@ -10,13 +10,13 @@ import (
 	"testing"
 
 	"github.com/fits-snn/fits/xla"
-	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/compute"
 )
 
 // Backend is a backend the tests run on, with its configuration name ("xla:cpu", xla.SimpleGoConfig).
 type Backend struct {
 	Name    string
-	Backend backends.Backend
+	Backend compute.Backend
 }
 
 var (
@@ -65,7 +65,7 @@ func Backends(tb testing.TB) []Backend {
 
 // XLA returns the XLA CPU backend, skipping the test when it is unavailable (failing it with
 // FITS_REQUIRE_XLA=1).
-func XLA(tb testing.TB) backends.Backend {
+func XLA(tb testing.TB) compute.Backend {
 	tb.Helper()
 	discover()
 	requireXLA(tb)
