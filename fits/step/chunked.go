@@ -72,7 +72,6 @@ func newChunked(name string, backend compute.Backend, scope *mlmodel.Scope, net 
 	// (h, labels, mask) -> (lossSum, correct, cot h, readout gradients...).
 	e.head, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, h, labels, mask *Node) []*Node {
 		scope := e.scope
-
 		neuron.SetTraining(scope, h.Graph(), true)
 		lossSum, correct := net.Loss(net.Head(scope, h), h, labels, mask)
 		loss := Div(lossSum, MaxScalar(ReduceAllSum(mask), 1))
@@ -90,7 +89,6 @@ func newChunked(name string, backend compute.Backend, scope *mlmodel.Scope, net 
 	}
 	e.score, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, h, labels, mask *Node) []*Node {
 		scope := e.scope
-
 		neuron.SetTraining(scope, h.Graph(), false)
 		lossSum, correct := net.Loss(net.Head(scope, h), h, labels, mask)
 		return []*Node{lossSum, correct}
@@ -122,14 +120,12 @@ func (e *chunked) buildBlock(backend compute.Backend, i int, b model.Block) (*bl
 	var err error
 	if be.synapse, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, h *Node) *Node {
 		scope := e.scope
-
 		return b.Synapse(scope.At("%s", b.Scope), h)
 	}); err != nil {
 		return nil, err
 	}
 	if be.synapseVJP, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, h, cot *Node) []*Node {
 		scope := e.scope
-
 		bctx := scope.At("%s", b.Scope)
 		cur := b.Synapse(bctx, h)
 		vars := synapseVars(scope, b)
@@ -152,7 +148,6 @@ func (e *chunked) buildBlock(backend compute.Backend, i int, b model.Block) (*bl
 	}
 	if be.forward, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, in []*Node) []*Node {
 		scope := e.scope
-
 		cur := sliceTime(in[0], in[1], e.k)
 		spikes, final := neuron.LayerFrom(scope.At("%s", b.Scope).At("neuron"), cur, b.Neuron, in[2:])
 		return append([]*Node{spikes}, final...)
@@ -162,7 +157,6 @@ func (e *chunked) buildBlock(backend compute.Backend, i int, b model.Block) (*bl
 	nctx := e.scope.At("%s", b.Scope).At("neuron")
 	if be.vjp, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, in []*Node) []*Node {
 		scope := e.scope
-
 		g := in[0].Graph()
 		cur := sliceTime(in[0], in[1], e.k)
 		cotSpikes := sliceTime(in[2], in[1], e.k)

@@ -40,7 +40,6 @@ func (e *chunked) buildEvents(backend compute.Backend, i int, be *blockExecs) er
 	var err error
 	be.inputCot, err = model.NewExec(backend, e.scope.Store(), func(_ *model.Scope, h, cot *Node) *Node {
 		scope := e.scope
-
 		return be.b.InputCotangent(scope.At("%s", be.b.Scope), h, cot)
 	})
 	return err

@@ -47,7 +47,6 @@ func (e *chunked) buildFused(backend compute.Backend, be *blockExecs) error {
 	}
 	if be.coefs, err = model.NewExec(backend, e.scope.Store(), func(_ *model.Scope, g *Graph) []*Node {
 		scope := e.scope
-
 		c := neuron.LayerCoefficients(neuronScope(scope), g, dtypes.Float32, cfg, pshape)
 		be.hostCoefs = fused.Coefficients{
 			MuBar: float32(c.MuBar), RhoBar: float32(c.RhoBar), Vth: float32(c.Vth),
@@ -65,7 +64,6 @@ func (e *chunked) buildFused(backend compute.Backend, be *blockExecs) error {
 	}
 	be.coefGrads, err = model.NewExec(backend, e.scope.Store(), func(_ *model.Scope, cots []*Node) []*Node {
 		scope := e.scope
-
 		g := cots[0].Graph()
 		c := neuron.LayerCoefficients(neuronScope(scope), g, dtypes.Float32, cfg, pshape)
 		var cg scan.CoefficientGrads

@@ -27,7 +27,6 @@ func newUnrolled(backend compute.Backend, scope *mlmodel.Scope, net model.Net) (
 	// [x, labels, mask, dropout masks...] -> [lossSum, correct, rates..., gradients...].
 	e.grad, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, in []*Node) []*Node {
 		scope := e.scope
-
 		x := in[0]
 		neuron.SetTraining(scope, x.Graph(), true)
 		var masks []*Node
@@ -50,7 +49,6 @@ func newUnrolled(backend compute.Backend, scope *mlmodel.Scope, net model.Net) (
 	}
 	e.eval, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, x, labels, mask *Node) []*Node {
 		scope := e.scope
-
 		neuron.SetTraining(scope, x.Graph(), false)
 		return e.forward(scope, x, labels, mask, nil)
 	})
