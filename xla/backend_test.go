@@ -87,7 +87,7 @@ func TestSameGraphOnEveryBackend(t *testing.T) {
 			xT := tensors.FromFlatDataAndDimensions(toF32(x[0][:], x[1][:]), 2, 3)
 			wT := tensors.FromFlatDataAndDimensions(toF32(w[0][:], w[1][:], w[2][:]), 3, 4)
 			bT := tensors.FromFlatDataAndDimensions(toF32(bias[:]), 4)
-			out, err := exec.Exec(xT, wT, bT)
+			out, err := exec.Call(xT, wT, bT)
 			if err != nil {
 				t.Fatalf("exec on %s: %v", cfg, err)
 			}

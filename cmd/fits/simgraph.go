@@ -98,7 +98,7 @@ func (g *graphSimulation) run(current []float64) (spikes []int, vPre []float64, 
 		for _, t := range state {
 			args = append(args, t)
 		}
-		outs, err := g.exec.Exec(args...)
+		outs, err := g.exec.Call(args...)
 		if err != nil {
 			return nil, nil, err
 		}

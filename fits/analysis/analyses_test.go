@@ -181,7 +181,7 @@ func freshLayer(t *testing.T, scope *model.Scope, cfg neuron.Config, dims []int)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Exec(tensors.FromFlatDataAndDimensions(make([]float32, size(dims)), dims...)); err != nil {
+	if _, err := e.Call(tensors.FromFlatDataAndDimensions(make([]float32, size(dims)), dims...)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -260,7 +260,7 @@ func TestInitialTargetsMatchNeuronInit(t *testing.T) {
 				t.Fatal(err)
 			}
 			x := tensors.FromFlatDataAndDimensions(make([]float32, 2*n), 1, 2, n)
-			if _, err := e.Exec(x); err != nil {
+			if _, err := e.Call(x); err != nil {
 				t.Fatal(err)
 			}
 			got, err := neuron.TargetFrequenciesHz(scope.At("layer"), cfg)
@@ -396,7 +396,7 @@ func directForward(t *testing.T, dir string, r *Run, idx []int) [][]float32 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	outs, err := e.Exec(batch(ds.Test, idx))
+	outs, err := e.Call(batch(ds.Test, idx))
 	if err != nil {
 		t.Fatal(err)
 	}

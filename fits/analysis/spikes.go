@@ -76,7 +76,7 @@ func (r *Run) Spikes(split Split, idx []int) (*Activity, error) {
 		return nil, err
 	}
 	x := batch(set, idx)
-	outs, err := exec.Exec(x)
+	outs, err := exec.Call(x)
 	x.MustFinalizeAll()
 	if err != nil {
 		return nil, fmt.Errorf("forward pass of %s: %w", r.Dir, err)

@@ -120,7 +120,7 @@ func reference(t *testing.T, b compute.Backend, k kernelCase, c fused.Coefficien
 		t.Fatal(err)
 	}
 	defer exec.Finalize()
-	outs, err := exec.Exec(tensors.FromFlatDataAndDimensions(cur, k.dims...), tensors.FromFlatDataAndDimensions(cot, k.dims...))
+	outs, err := exec.Call(tensors.FromFlatDataAndDimensions(cur, k.dims...), tensors.FromFlatDataAndDimensions(cot, k.dims...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -356,7 +356,7 @@ func TestMeanReadoutIsPerStepClassifierMean(t *testing.T) {
 		return ApplyReadout(scope.At("readout"), h, C, ReadoutMean, 0.9)
 	})
 	h := ramp(batch, T, F)
-	got := tensors.MustCopyFlatData[float32](exec.MustExec(h)[0])
+	got := tensors.MustCopyFlatData[float32](exec.MustCall(h)[0])
 	var w, bias []float32
 	for v := range scope.Store().IterVariables() {
 		switch v.Name() {

@@ -20,7 +20,7 @@ func cadlifInit(t *testing.T, cfg Config, n int, seed int64) (eta, gamma []float
 	scope := model.NewStore().RootScope()
 	scope.SetParam(model.ParamInitialSeed, seed)
 	exec := model.MustNewExec(tb.b, scope.Store(), func(_ *model.Scope, x *Node) *Node { return Layer(scope.At("n"), x, cfg) })
-	exec.MustExec(tensors.FromFlatDataAndDimensions(make([]float32, 2*n), 1, 2, n))
+	exec.MustCall(tensors.FromFlatDataAndDimensions(make([]float32, 2*n), 1, 2, n))
 	lctx := scope.At("n")
 	vars := layerVariables(lctx)
 	for _, name := range []string{VarEta, VarGamma} {
@@ -125,9 +125,9 @@ func TestCAdLIFClamp(t *testing.T) {
 		s, v := LayerWithVoltage(scope, x, cfg)
 		return []*Node{s, v}
 	})
-	exec.MustExec(input)
+	exec.MustCall(input)
 	setNeurons(t, layerVariables(scope), neurons)
-	vPre := tensors.MustCopyFlatData[float32](exec.MustExec(input)[1])
+	vPre := tensors.MustCopyFlatData[float32](exec.MustCall(input)[1])
 	twin, err := sim.LookupTwin(string(CAdLIF))
 	if err != nil {
 		t.Fatal(err)

@@ -134,7 +134,7 @@ func TestCheckpointVariables(t *testing.T) {
 		scope := model.NewStore().RootScope()
 		scope.SetParam(model.ParamInitialSeed, int64(3))
 		exec := model.MustNewExec(tb.b, scope.Store(), func(_ *model.Scope, x *Node) *Node { return Layer(scope.At("n"), x, cfg) })
-		exec.MustExec(tensors.FromFlatDataAndDimensions(make([]float32, 2*4), 1, 2, 4))
+		exec.MustCall(tensors.FromFlatDataAndDimensions(make([]float32, 2*4), 1, 2, 4))
 		return layerVariables(scope.At("n"))
 	}
 	for _, tc := range []struct {
@@ -193,7 +193,7 @@ func TestLayerCoefficients(t *testing.T) {
 				co = LayerCoefficients(scope, x.Graph(), x.DType(), cfg, pshape)
 				return ReduceAllSum(x)
 			})
-			exec.MustExec(tensors.FromFlatDataAndDimensions(make([]float32, 6), 1, 1, 2, 3))
+			exec.MustCall(tensors.FromFlatDataAndDimensions(make([]float32, 6), 1, 1, 2, 3))
 			kc := cfg.Constants()
 			if co.MuBar != kc.MuBar() || co.RhoBar != kc.RhoBar() || co.Vth != 0.7 || !co.DetachReset || co.Surrogate != cfg.Surrogate {
 				t.Errorf("%s: shared constants %+v", k, co)
@@ -220,7 +220,7 @@ func TestReadBack(t *testing.T) {
 		cfg := DefaultConfig(k, testOrder(t, k))
 		scope := model.NewStore().RootScope()
 		exec := model.MustNewExec(tb.b, scope.Store(), func(_ *model.Scope, x *Node) *Node { return Layer(scope, x, cfg) })
-		exec.MustExec(tensors.FromFlatDataAndDimensions(make([]float32, 3), 1, 1, 3))
+		exec.MustCall(tensors.FromFlatDataAndDimensions(make([]float32, 3), 1, 1, 3))
 		f, err := TargetFrequenciesHz(scope, cfg)
 		if k.HasTargetFrequency() != (err == nil) {
 			t.Errorf("%s: HasTargetFrequency %v, TargetFrequenciesHz error %v", k, k.HasTargetFrequency(), err)

@@ -150,7 +150,7 @@ func TestVariablesAndClamp(t *testing.T) {
 			s, v := LayerWithVoltage(scope.At("layer"), x, cfg)
 			return []*Node{s, v}
 		})
-		out := exec.MustExec(tensors.FromFlatDataAndDimensions(in, 1, 300, n))
+		out := exec.MustCall(tensors.FromFlatDataAndDimensions(in, 1, 300, n))
 		return tensors.MustCopyFlatData[float32](out[0]), tensors.MustCopyFlatData[float32](out[1])
 	}
 	run()
@@ -216,7 +216,7 @@ func TestVariablesAndClamp(t *testing.T) {
 		scope := fctx
 		return Layer(scope, x, frozen)
 	})
-	exec.MustExec(tensors.FromFlatDataAndDimensions(in, 1, 300, n))
+	exec.MustCall(tensors.FromFlatDataAndDimensions(in, 1, 300, n))
 	if v := fctx.Store().GetVariable(model.JoinPath(fctx.Scope(), VarOmegaStar)); v == nil || v.Trainable {
 		t.Errorf("fs-frozen: omega_star missing or trainable")
 	}
@@ -243,7 +243,7 @@ func TestLayerRejectsBadInput(t *testing.T) {
 			exec := model.MustNewExec(tb.b, model.NewStore(), func(scope *model.Scope, x *Node) *Node {
 				return Layer(scope, x, tc.cfg)
 			})
-			if _, err := exec.Exec(tc.x); err == nil {
+			if _, err := exec.Call(tc.x); err == nil {
 				t.Error("Layer accepted bad input")
 			}
 		})
@@ -259,7 +259,7 @@ func TestLogTargetNoClip(t *testing.T) {
 	const n = 4
 	scope := model.NewStore().RootScope()
 	exec := model.MustNewExec(tb.b, scope.Store(), func(_ *model.Scope, x *Node) *Node { return Layer(scope.At("l"), x, cfg) })
-	exec.MustExec(tensors.FromFlatDataAndDimensions(make([]float32, 3*n), 1, 3, n))
+	exec.MustCall(tensors.FromFlatDataAndDimensions(make([]float32, 3*n), 1, 3, n))
 	lctx := scope.At("l")
 	v := lctx.Store().GetVariable(model.JoinPath(lctx.Scope(), VarLogTargetHz))
 	if v == nil || !v.Trainable {

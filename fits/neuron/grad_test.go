@@ -23,7 +23,7 @@ func TestSurrogateGradient(t *testing.T) {
 				s := Spike(v, 1, Surrogate{Width: 0.5, Scale: 2}, false)
 				return []*Node{s, Gradient(ReduceAllSum(Mul(s, w)), v)[0]}
 			})
-			out := exec.MustExec(v, w)
+			out := exec.MustCall(v, w)
 			s, grad := tensors.MustCopyFlatData[float64](out[0]), tensors.MustCopyFlatData[float64](out[1])
 			for i := range v {
 				if s[i] != wantS[i] {
@@ -53,7 +53,7 @@ func TestUnstackGradient(t *testing.T) {
 		exec := MustNewExec(tb.b, func(x *Node) []*Node {
 			return []*Node{Gradient(f(unstack(x, 0)), x)[0]}
 		})
-		grads[tb.name] = tensors.MustCopyFlatData[float32](exec.MustExec(in)[0])
+		grads[tb.name] = tensors.MustCopyFlatData[float32](exec.MustCall(in)[0])
 	}
 	b := xlaBackend(t)
 	exec := MustNewExec(b, func(x *Node) []*Node {
@@ -63,7 +63,7 @@ func TestUnstackGradient(t *testing.T) {
 		}
 		return []*Node{Gradient(f(parts), x)[0]}
 	})
-	want := tensors.MustCopyFlatData[float32](exec.MustExec(in)[0])
+	want := tensors.MustCopyFlatData[float32](exec.MustCall(in)[0])
 	if want[6] != 0 || want[7] != 0 || want[0] == 0 {
 		t.Fatalf("reference gradient %v: unexpected zeros", want)
 	}
@@ -106,7 +106,7 @@ func layerGradients(t *testing.T, tb testBackend, cfg Config, batch, steps, in, 
 		}
 		return append([]*Node{loss}, Gradient(loss, nodes...)...)
 	})
-	out := exec.MustExec(tensors.FromFlatDataAndDimensions(x, batch, steps, in))
+	out := exec.MustCall(tensors.FromFlatDataAndDimensions(x, batch, steps, in))
 	if loss := tensors.MustCopyFlatData[float32](out[0])[0]; loss <= 0 || loss >= 1 {
 		t.Fatalf("mean spike rate %g: the test input should make some but not all neurons spike", loss)
 	}

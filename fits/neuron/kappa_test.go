@@ -46,11 +46,11 @@ func TestKappaGraphMatchesTheory(t *testing.T) {
 					}
 				}
 			}
-			out := exec.MustExec(omegaCT, omegaDT)
+			out := exec.MustCall(omegaCT, omegaDT)
 			check("float64 κ*", tensors.MustCopyFlatData[float64](out[0]), wantCT, 1e-12)
 			check("float64 κ̄ DT-exact", tensors.MustCopyFlatData[float64](out[1]), wantDT, 1e-12)
 
-			out = exec.MustExec(toFloat32(omegaCT), toFloat32(omegaDT))
+			out = exec.MustCall(toFloat32(omegaCT), toFloat32(omegaDT))
 			check("float32 κ*", fromFloat32(tensors.MustCopyFlatData[float32](out[0])), wantCT, 1e-6)
 			check("float32 κ̄ DT-exact", fromFloat32(tensors.MustCopyFlatData[float32](out[1])), wantDT, 1e-5)
 		}

@@ -208,7 +208,7 @@ func TestLayerMatchesSim(t *testing.T) {
 					s, v := LayerWithVoltage(scope, x, tc.cfg)
 					return []*Node{s, v}
 				})
-				exec.MustExec(input) // creates the variables with their initial values
+				exec.MustCall(input) // creates the variables with their initial values
 
 				vars := layerVariables(scope)
 				cell, _ := tc.cfg.Kind.Cell()
@@ -219,7 +219,7 @@ func TestLayerMatchesSim(t *testing.T) {
 				}
 				neurons, params := sampleNeurons(t, rng, twin, l, p)
 				setNeurons(t, vars, neurons)
-				out := exec.MustExec(input)
+				out := exec.MustCall(input)
 				gotS := tensors.MustCopyFlatData[float32](out[0])
 				gotV := tensors.MustCopyFlatData[float32](out[1])
 

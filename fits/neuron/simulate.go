@@ -66,7 +66,7 @@ func SimulateNeuron(b compute.Backend, cfg Config, p NeuronParams, current []flo
 	if err != nil {
 		return nil, nil, err
 	}
-	out, err := exec.Exec(tensors.FromFlatDataAndDimensions(in, 1, len(in), 1))
+	out, err := exec.Call(tensors.FromFlatDataAndDimensions(in, 1, len(in), 1))
 	if err != nil {
 		return nil, nil, err
 	}

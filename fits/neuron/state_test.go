@@ -67,11 +67,11 @@ func TestLayerFromPiecesEqualsLayer(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					a, err := whole.Exec(input)
+					a, err := whole.Call(input)
 					if err != nil {
 						t.Fatal(err)
 					}
-					b, err := pieces.Exec(input)
+					b, err := pieces.Call(input)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -72,7 +72,7 @@ func BenchmarkChunk(b *testing.B) {
 						return Gradient(obj, append(append(append([]*Node{}, state0...), in[0]), vars...)...)
 					})
 				}
-				runFwd := func() []*tensors.Tensor { return fwd.MustExec(append([]any{cur}, zero...)...) }
+				runFwd := func() []*tensors.Tensor { return fwd.MustCall(append([]any{cur}, zero...)...) }
 				var fwdOut []*tensors.Tensor
 				runBwd := func() {
 					args := append([]any{cur}, zero...)
@@ -81,7 +81,7 @@ func BenchmarkChunk(b *testing.B) {
 					}
 					args = append(args, cot)
 					args = append(args, zero...)
-					for _, t := range bwd.MustExec(args...) {
+					for _, t := range bwd.MustCall(args...) {
 						t.FinalizeAll()
 					}
 				}

@@ -252,7 +252,7 @@ func TestForwardBackwardMatchLayerFrom(t *testing.T) {
 					outs = append(outs, gotFinal...)
 					return append(outs, got...)
 				})
-				out, err := exec.Exec(inputs...)
+				out, err := exec.Call(inputs...)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -337,7 +337,7 @@ func TestNilMeansZero(t *testing.T) {
 		}
 		return out
 	})
-	out := exec.MustExec(cur, cot)
+	out := exec.MustCall(cur, cot)
 	for i := 0; i < len(out); i += 2 {
 		a, b := values(t, out[i]), values(t, out[i+1])
 		if !nonZero(a) {

@@ -38,7 +38,7 @@ func InitVariables(backend compute.Backend, scope *mlmodel.Scope, net model.Net)
 	defer exec.Finalize()
 	x := tensors.FromShape(shapes.Make(dtypes.Float32, append([]int{1, 1}, net.InputDims...)...))
 	defer x.MustFinalizeAll()
-	outs, err := exec.Exec(x)
+	outs, err := exec.Call(x)
 	if err != nil {
 		return fmt.Errorf("step: initializing the variables: %w", err)
 	}
@@ -90,7 +90,7 @@ func (m *Masks) Draw(b *Batch, step int64) error {
 	case m.exec == nil:
 		return fmt.Errorf("step: the mask sampler was not created by NewMasks")
 	}
-	ts, err := m.exec.Exec(b.Mask)
+	ts, err := m.exec.Call(b.Mask)
 	if err != nil {
 		return err
 	}

@@ -216,7 +216,7 @@ type timer map[*mlmodel.Exec][]time.Duration
 // exec calls e and records the call's wall time.
 func (t timer) exec(e *mlmodel.Exec, args ...any) ([]*tensors.Tensor, error) {
 	start := time.Now()
-	outs, err := e.Exec(args...)
+	outs, err := e.Call(args...)
 	t[e] = append(t[e], time.Since(start))
 	return outs, err
 }
