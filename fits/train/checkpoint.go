@@ -18,8 +18,11 @@ import (
 
 	"github.com/fits-snn/fits/internal/atomicfile"
 	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/model/checkpoint"
+	"github.com/gomlx/gomlx/ml/train/optimizer"
+	"github.com/gomlx/gomlx/ml/train/optimizer/cosineschedule"
 )
 
 // Checkpoint files. A checkpoint NAME (checkpoint-nNNNNNNN-DATE-TIME-step-SSSSSSSS, GoMLX's naming) is
@@ -392,7 +395,7 @@ var hiddenBiases = regexp.MustCompile(`^/model/hidden_[0-9]+/dense/biases$`)
 // named like one whose checksums do not match), even when its checksums are right.
 func checkContent(jsonData, binData []byte) error {
 	scope := model.NewStore().RootScope()
-	if err := loadFromMemory(scope, jsonData, binData, false); err != nil {
+	if _, err := loadFromMemory(scope, jsonData, binData, false); err != nil {
 		return err
 	}
 	cfg, err := configOf(scope)
@@ -535,8 +538,12 @@ func loadCheckpoint(scope *model.Scope, dir string, immediate bool) (Checkpoint,
 		return Checkpoint{}, skipped, &CheckpointError{Dir: dir, Skipped: skipped}
 	}
 	c := sel.chosen
-	if err := loadFromMemory(scope, c.jsonData, c.binData, immediate); err != nil {
+	h, err := loadFromMemory(scope, c.jsonData, c.binData, immediate)
+	if err != nil {
 		return Checkpoint{}, skipped, fmt.Errorf("loading checkpoint %s in %s: %w", c.name, dir, err)
+	}
+	if err := adoptLegacyVariables(scope.Store(), h); err != nil {
+		return Checkpoint{}, skipped, fmt.Errorf("checkpoint %s in %s: %w", c.name, dir, err)
 	}
 	history, _, err := loadState(scope)
 	if err != nil {
@@ -547,18 +554,116 @@ func loadCheckpoint(scope *model.Scope, dir string, immediate bool) (Checkpoint,
 
 // loadFromMemory attaches a loader of the checkpoint held in jsonData and binData to scope; a panic of the
 // checkpoint code on malformed content becomes an error.
-func loadFromMemory(scope *model.Scope, jsonData, binData []byte, immediate bool) (err error) {
+func loadFromMemory(scope *model.Scope, jsonData, binData []byte, immediate bool) (h *checkpoint.Handler, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("malformed checkpoint: %v", r)
+			h, err = nil, fmt.Errorf("malformed checkpoint: %v", r)
 		}
 	}()
 	c := checkpoint.Load(scope.Store()).FromEmbed(string(jsonData), binData)
 	if immediate {
 		c = c.Immediate()
 	}
-	_, err = c.Done()
-	return err
+	return c.Done()
+}
+
+// legacyCounterScopes are the scopes where GoMLX counts the steps of Adam and of the cosine learning-rate
+// schedule: up to v0.26 in the int64 variable "global_step" of the scope, from v0.28 on in the float32
+// variable "step" (optimizer.IncrementCounter). A checkpoint written before holds the former.
+var legacyCounterScopes = []string{
+	"/" + optimizer.AdamDefaultScope,
+	"/" + optimizer.Scope + "/" + cosineschedule.Scope,
+}
+
+// legacyRootKey is how a checkpoint written with GoMLX v0.26 names a variable of the root scope (the random
+// number generator's state "#rngState", the global step): "var:/" + "/" + name, which GoMLX v0.28 reads
+// as the path "//name", not "/name".
+const legacyRootKey = "var://"
+
+// adoptLegacyVariables makes the variables of a checkpoint written with GoMLX v0.26, which h (the handler
+// attached to store) loaded, those that GoMLX v0.28 reads, so that a resumed run continues its dropout
+// random numbers, global step, Adam bias correction and learning-rate schedule where it stopped:
+//   - a variable of the root scope is moved from "//name" to "/name" (not trainable: GoMLX's own);
+//   - the step counters of Adam and of the cosine schedule move to v0.28's (see legacyCounterScopes).
+//
+// It does nothing to a checkpoint written with v0.28.
+func adoptLegacyVariables(store *model.Store, h *checkpoint.Handler) error {
+	var keys []string
+	for key := range h.LoadedVariables() {
+		if strings.HasPrefix(key, legacyRootKey) {
+			keys = append(keys, key)
+		}
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		name := strings.TrimPrefix(key, legacyRootKey)
+		t := h.LoadedVariables()[key]
+		// Deleting "//name" removes the handler's copy (it would otherwise be saved again as is).
+		if err := store.DeleteVariable("//" + name); err != nil {
+			return err
+		}
+		// The checkpoint's value replaces one the store already has (the seeded random number generator's
+		// state), as GoMLX does for a variable a checkpoint names as v0.28 does.
+		if v := store.GetVariable("/" + name); v != nil {
+			if err := v.SetValue(t); err != nil {
+				return err
+			}
+		} else if v, err := store.CreateVariable("/"+name, t); err != nil {
+			return err
+		} else {
+			v.SetTrainable(false)
+		}
+	}
+	// Loaded immediately (Immediate), the root variables are already in store, at "//name".
+	var moved []*model.Variable
+	for v := range store.IterVariables() {
+		if strings.HasPrefix(v.Path(), "//") {
+			moved = append(moved, v)
+		}
+	}
+	for _, v := range moved {
+		to := "/" + strings.TrimPrefix(v.Path(), "//")
+		if old := store.GetVariable(to); old != nil {
+			if err := store.DeleteVariable(old.Path()); err != nil {
+				return err
+			}
+		}
+		if err := store.MoveVariable(v.Path(), to); err != nil {
+			return err
+		}
+		v.SetTrainable(false)
+	}
+	return renameLegacyCounters(store)
+}
+
+// renameLegacyCounters moves the step counters of a checkpoint written with GoMLX v0.26 (see
+// legacyCounterScopes) to the variables that GoMLX v0.28 counts in. store's loader holds the checkpoint.
+func renameLegacyCounters(store *model.Store) error {
+	for _, scope := range legacyCounterScopes {
+		old := store.GetVariable(model.JoinPath(scope, optimizer.GlobalStepVariableName))
+		if old == nil {
+			continue
+		}
+		if store.GetVariable(model.JoinPath(scope, "step")) == nil {
+			t, err := old.Value()
+			if err != nil {
+				return err
+			}
+			n, ok := t.Value().(int64)
+			if !ok {
+				return fmt.Errorf("step counter %s holds %s, want an int64 scalar", old.Path(), t.Shape())
+			}
+			v, err := store.CreateVariable(model.JoinPath(scope, "step"), tensors.FromScalar(float32(n)))
+			if err != nil {
+				return err
+			}
+			v.SetTrainable(false)
+		}
+		if err := store.DeleteVariable(old.Path()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // SavedConfig returns the configuration stored in the newest intact checkpoint of dir, with the
@@ -717,6 +822,9 @@ func openCheckpoints(scope *model.Scope, opts Options) (*checkpoint.Handler, boo
 	h, err := buildHandler(scope, opts.Dir)
 	if err != nil {
 		return nil, false, fmt.Errorf("checkpoints in %s: %w", opts.Dir, err)
+	}
+	if err := adoptLegacyVariables(scope.Store(), h); err != nil {
+		return nil, false, fmt.Errorf("checkpoint %s in %s: %w", from, opts.Dir, err)
 	}
 	if from != "" && opts.Warn != nil {
 		history, _, _ := loadState(scope)
