@@ -64,10 +64,15 @@ func Density(x []float32) float64 {
 func countNonzeroScalar(x []float32) int {
 	n := 0
 	for _, v := range x {
-		u := math.Float32bits(v) &^ (1 << 31) // ±0 → 0
-		n += int((u | -u) >> 31)              // 1 unless u = 0
+		n += nonzero(v)
 	}
 	return n
+}
+
+// nonzero returns 1 if v is not zero (NaN counts) and 0 for ±0, without a branch.
+func nonzero(v float32) int {
+	u := math.Float32bits(v) &^ (1 << 31) // ±0 → 0
+	return int((u | -u) >> 31)            // 1 unless u = 0
 }
 
 // split runs work(lo, hi) over [0, n) cut into at most GOMAXPROCS contiguous ranges.
@@ -93,7 +98,7 @@ type rowEvents struct {
 }
 
 // eventPad is how many entries past a row's length rowEvents holds: the vector compaction stores whole
-// vectors of 16 and the vector row kernels load values 4 at a time.
+// vectors of 16.
 const eventPad = 16
 
 func newRowEvents(in int) *rowEvents {
@@ -107,8 +112,7 @@ func compactScalar(x []float32, e *rowEvents) int {
 	idx, vals := e.idx[:len(x)+1], e.vals[:len(x)+1]
 	for i, v := range x {
 		idx[n], vals[n] = int32(i), v
-		u := math.Float32bits(v) &^ (1 << 31)
-		n += int((u | -u) >> 31)
+		n += nonzero(v)
 	}
 	return n
 }

@@ -162,8 +162,8 @@ func gradRow(idx []int32, vals, c, g []float32) {
 
 // forwardRowAVX2 is forwardRowScalar with the row of y held in registers, 32 outputs at a time (then 8, then
 // the rest with masked loads), while every event's row of W is added: per output, the same multiplies and
-// adds in the same order as the scalar code. vals holds at least len(idx) + 3 entries (each value is loaded
-// 4 at a time and broadcast from the first lane). Same vector-code rules as axpyAVX2.
+// adds in the same order as the scalar code. Each event's value is broadcast to
+// every lane. Same vector-code rules as axpyAVX2.
 //
 //go:noinline
 func forwardRowAVX2(idx []int32, vals, w, b, y []float32) {
@@ -208,7 +208,7 @@ func forwardRowAVX2(idx []int32, vals, w, b, y []float32) {
 
 // gradRowAVX2 is gradRowScalar with c held in registers, 32 entries at a time (then 8, then the rest with
 // masked loads and stores): per entry of g, the same multiplies and adds in the same order as the scalar
-// code. vals holds at least len(idx) + 3 entries. Same vector-code rules as axpyAVX2.
+// code. Same vector-code rules as axpyAVX2.
 //
 //go:noinline
 func gradRowAVX2(idx []int32, vals, c, g []float32) {
@@ -249,8 +249,8 @@ func gradRowAVX2(idx []int32, vals, c, g []float32) {
 
 // forwardRowAVX512 is forwardRowScalar with the row of y held in registers, 64 outputs at a time (then 16, then
 // the rest with masked loads), while every event's row of W is added: per output, the same multiplies and
-// adds in the same order as the scalar code. vals holds at least len(idx) + 3 entries (each value is loaded
-// 4 at a time and broadcast from the first lane). Same vector-code rules as axpyAVX2.
+// adds in the same order as the scalar code. Each event's value is broadcast to
+// every lane. Same vector-code rules as axpyAVX2.
 //
 //go:noinline
 func forwardRowAVX512(idx []int32, vals, w, b, y []float32) {
@@ -295,7 +295,7 @@ func forwardRowAVX512(idx []int32, vals, w, b, y []float32) {
 
 // gradRowAVX512 is gradRowScalar with c held in registers, 64 entries at a time (then 16, then the rest with
 // masked loads and stores): per entry of g, the same multiplies and adds in the same order as the scalar
-// code. vals holds at least len(idx) + 3 entries. Same vector-code rules as axpyAVX2.
+// code. Same vector-code rules as axpyAVX2.
 //
 //go:noinline
 func gradRowAVX512(idx []int32, vals, c, g []float32) {
