@@ -24,12 +24,19 @@ func Spike(v *Node, vth float64, s Surrogate, strict bool) *Node {
 // SurrogateDerivative returns scale·max(0, 1 − |u|/width) elementwise, the triangular pseudo-derivative
 // of Θ at u = v − Vth.
 func SurrogateDerivative(u *Node, width, scale float64) *Node {
-	return MulScalar(MaxScalar(OneMinus(DivScalar(Abs(u), width)), 0), scale)
+	// The same operations as MulScalar(MaxScalar(OneMinus(DivScalar(Abs(u), width)), 0), scale), which
+	// multiplies by 1/width.
+	scaled := Mul(Abs(u), ConstAs(u, 1/width))
+	return Mul(Max(Sub(ConstAs(u, 1), scaled), ConstAs(u, 0)), ConstAs(u, scale))
 }
 
 // Heaviside returns Θ(u) as u's dtype, with no gradient: 1 where u > 0 (strict) or u ≥ 0, 0 elsewhere.
+//
+// Heaviside and SurrogateDerivative build their constants with ConstAs, not GoMLX's cached scalars, so
+// that they can run inside a While loop body (package fits/scan): GoMLX v0.28.16 caches scalar constants
+// per graph, and a loop body cannot read a constant first made in the enclosing function.
 func Heaviside(u *Node, strict bool) *Node {
-	zero := ScalarZero(u.Graph(), u.DType())
+	zero := ConstAs(u, 0)
 	if strict {
 		return ConvertDType(GreaterThan(u, zero), u.DType())
 	}

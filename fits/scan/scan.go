@@ -142,7 +142,7 @@ func broadcastCoefficients(c neuron.Coefficients, l layout, dims []int) coefs {
 	for j := range l.m {
 		co.beta = append(co.beta, broadcastParam(c.Beta[j], dims))
 		co.lambda = append(co.lambda, broadcastParam(c.Lambda[j], dims))
-		co.oneMinusLam = append(co.oneMinusLam, broadcastParam(OneMinus(c.Lambda[j]), dims))
+		co.oneMinusLam = append(co.oneMinusLam, broadcastParam(oneMinus(c.Lambda[j]), dims))
 	}
 	return co
 }
@@ -176,11 +176,11 @@ func reduceToParam(x, p *Node) *Node {
 // so that the two compute the same values. It returns the state after the step, the pre-reset mixed
 // voltage ṼM and the spike S.
 func step(c neuron.Coefficients, co coefs, l layout, s state, in *Node) (next state, mixed, spike *Node) {
-	v0 := Add(MulScalar(s.v, c.MuBar), in)
+	v0 := Add(mulConst(s.v, c.MuBar), in)
 	next.a = s.a
 	if l.adapt {
 		v0 = Sub(v0, Mul(co.eta, s.a))
-		next.a = Add(MulScalar(s.a, c.RhoBar), Mul(co.gamma, v0))
+		next.a = Add(mulConst(s.a, c.RhoBar), Mul(co.gamma, v0))
 	}
 	mixed = v0
 	if l.m > 0 {
@@ -191,10 +191,20 @@ func step(c neuron.Coefficients, co coefs, l layout, s state, in *Node) (next st
 			mixed = Add(Mul(co.oneMinusLam[j-1], mixed), Mul(co.lambda[j-1], next.stages[j]))
 		}
 	}
-	spike = neuron.Heaviside(SubScalar(mixed, c.Vth), c.StrictSpike)
-	next.v = Sub(mixed, MulScalar(spike, c.Vth))
+	spike = neuron.Heaviside(subConst(mixed, c.Vth), c.StrictSpike)
+	next.v = Sub(mixed, mulConst(spike, c.Vth))
 	return next, mixed, spike
 }
+
+// mulConst, subConst and oneMinus are MulScalar(x, v), SubScalar(x, v) and OneMinus(x) with constants
+// that GoMLX's graph does not cache: the functions that build a step run inside While loop bodies too,
+// and a cached scalar belongs to whichever function first asked for it (GoMLX v0.28.16 keeps one cache
+// per graph, not per function), which a loop body cannot read.
+func mulConst(x *Node, v float64) *Node { return Mul(x, ConstAs(x, v)) }
+
+func subConst(x *Node, v float64) *Node { return Sub(x, ConstAs(x, v)) }
+
+func oneMinus(x *Node) *Node { return Sub(ConstAs(x, 1), x) }
 
 // barrier packs nodes (all of one shape [batch, d…]) into one tensor [len(nodes), batch, d…], divides
 // it by one (see fusionBarrierOne) and returns it and its parts.
@@ -270,11 +280,18 @@ func orZeros(nodes []*Node, n int, g *Graph, shape shapes.Shape) []*Node {
 // It computes the same values as neuron.LayerFrom with the same coefficients. The outputs carry no
 // gradient of their own (the spike is a plain Heaviside step): differentiate with Backward.
 func Forward(c neuron.Coefficients, current *Node, st []*Node) (spikes *Node, final []*Node, saved []*Node) {
+	return forward(c, current, st, false)
+}
+
+func forward(c neuron.Coefficients, current *Node, st []*Node, loop bool) (spikes *Node, final []*Node, saved []*Node) {
 	l := layoutOf(c)
 	stepDims := checkInputs("Forward", l, current, st)
 	g := current.Graph()
 	n := l.components()
 	s := l.unpack(orZeros(st, n, g, shapes.Make(current.DType(), stepDims...)))
+	if loop {
+		return forwardLoop(c, l, s, current)
+	}
 	co := broadcastCoefficients(c, l, stepDims)
 	one := fusionBarrierOne(current)
 	k := current.Shape().Dimensions[1]
@@ -304,6 +321,11 @@ func Forward(c neuron.Coefficients, current *Node, st []*Node) (spikes *Node, fi
 // forward pass, less memory kept between the two calls).
 func Backward(c neuron.Coefficients, current *Node, state0 []*Node, saved []*Node, cotSpikes *Node, cotFinal []*Node) (
 	cotState0 []*Node, cotCurrent *Node, cot CoefficientGrads) {
+	return backward(c, current, state0, saved, cotSpikes, cotFinal, false)
+}
+
+func backward(c neuron.Coefficients, current *Node, state0 []*Node, saved []*Node, cotSpikes *Node, cotFinal []*Node, loop bool) (
+	cotState0 []*Node, cotCurrent *Node, cot CoefficientGrads) {
 	l := layoutOf(c)
 	stepDims := checkInputs("Backward", l, current, state0)
 	if cotFinal != nil {
@@ -313,7 +335,7 @@ func Backward(c neuron.Coefficients, current *Node, state0 []*Node, saved []*Nod
 		panic(fmt.Errorf("scan.Backward: cotSpikes has shape %s, want that of current %s", cotSpikes.Shape(), current.Shape()))
 	}
 	if saved == nil {
-		_, _, saved = Forward(c, current, state0)
+		_, _, saved = forward(c, current, state0, loop)
 	}
 	g := current.Graph()
 	n := l.components()
@@ -347,25 +369,19 @@ func Backward(c neuron.Coefficients, current *Node, state0 []*Node, saved []*Nod
 	}
 	surr := neuron.SurrogateDerivative(SubScalar(mixes[l.m], c.Vth), c.Surrogate.Width, c.Surrogate.Scale)
 
-	// The cotangent of the state through the K steps in reverse. packs[t] holds the cotangent of the state
-	// after step t, [components, batch, d…].
-	co := broadcastCoefficients(c, l, stepDims)
-	adj := orZeros(cotFinal, n, g, stepShape)
-	one := fusionBarrierOne(current)
-	surrSteps, cotSteps := unpackAxis(surr, 0), unpackAxis(cotS, 0)
-	packs := make([]*Node, k)
-	packs[k-1] = Stack(adj, 0)
-	for t := k - 1; t >= 0; t-- {
-		before, _, _, _ := adjointStep(c, co, l, l.unpack(adj), surrSteps[t], cotSteps[t])
-		var packed *Node
-		packed, adj = barrier(l.pack(before), one)
-		if t > 0 {
-			packs[t-1] = packed
-		}
+	// The cotangent of the state through the K steps in reverse: postAll[t] holds the cotangent of the
+	// state after step t, [K, components, batch, d…].
+	var postAll *Node
+	var adj []*Node
+	if loop {
+		postAll, adj = reverseLoop(c, l, surr, cotS, Stack(orZeros(cotFinal, n, g, stepShape), 0))
+	} else {
+		co := broadcastCoefficients(c, l, stepDims)
+		postAll, adj = reverseUnrolled(c, co, l, surr, cotS, orZeros(cotFinal, n, g, stepShape), fusionBarrierOne(current))
 	}
 
 	// Every step's local cotangents at once, [K, batch, d…].
-	post := l.unpack(unpackAxis(Stack(packs, 0), 1))
+	post := l.unpack(unpackAxis(postAll, 1))
 	_, uBar, v0Bar, nBar := adjointStep(c, cs, l, post, surr, cotS)
 	if l.adapt {
 		cot.EtaDt = Neg(reduceToParam(Mul(pre.a, v0Bar), c.EtaDt))
@@ -384,6 +400,26 @@ func Backward(c neuron.Coefficients, current *Node, state0 []*Node, saved []*Nod
 	return adj, swapBatchTime(v0Bar), cot
 }
 
+// reverseUnrolled runs the cotangent of the state through the K steps in reverse, unrolled, from adj (the
+// cotangent of the state after the last step, one tensor per component) given every step's surrogate
+// derivative surr and spike cotangent cotS ([K, batch, d…]). It returns the cotangent of the state after
+// each step, [K, components, batch, d…], and that of the state before the first step.
+func reverseUnrolled(c neuron.Coefficients, co coefs, l layout, surr, cotS *Node, adj []*Node, one *Node) (postAll *Node, before []*Node) {
+	k := surr.Shape().Dimensions[0]
+	surrSteps, cotSteps := unpackAxis(surr, 0), unpackAxis(cotS, 0)
+	packs := make([]*Node, k)
+	packs[k-1] = Stack(adj, 0)
+	for t := k - 1; t >= 0; t-- {
+		prev, _, _, _ := adjointStep(c, co, l, l.unpack(adj), surrSteps[t], cotSteps[t])
+		var packed *Node
+		packed, adj = barrier(l.pack(prev), one)
+		if t > 0 {
+			packs[t-1] = packed
+		}
+	}
+	return Stack(packs, 0), adj
+}
+
 // adjointStep is the reverse of one step (see the package documentation) in either working shape: from
 // the cotangent of the state after the step, the surrogate derivative σ′ at ṼM − Vth and the cotangent of
 // the step's spike, it returns the cotangent of the state before the step and the step's ū, V̄0 (= Ī) and
@@ -391,7 +427,7 @@ func Backward(c neuron.Coefficients, current *Node, state0 []*Node, saved []*Nod
 func adjointStep(c neuron.Coefficients, co coefs, l layout, after state, surr, spikeBar *Node) (
 	before state, uBar, v0Bar *Node, nBar []*Node) {
 	if !c.DetachReset {
-		spikeBar = Sub(spikeBar, MulScalar(after.v, c.Vth))
+		spikeBar = Sub(spikeBar, mulConst(after.v, c.Vth))
 	}
 	uBar = Add(after.v, Mul(surr, spikeBar))
 	v0Bar = uBar
@@ -417,9 +453,9 @@ func adjointStep(c neuron.Coefficients, co coefs, l layout, after state, surr, s
 	}
 	if l.adapt {
 		v0Bar = Add(v0Bar, Mul(co.gamma, after.a))
-		before.a = Sub(MulScalar(after.a, c.RhoBar), Mul(co.eta, v0Bar))
+		before.a = Sub(mulConst(after.a, c.RhoBar), Mul(co.eta, v0Bar))
 	}
-	before.v = MulScalar(v0Bar, c.MuBar)
+	before.v = mulConst(v0Bar, c.MuBar)
 	return before, uBar, v0Bar, nBar
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
@@ -187,119 +188,134 @@ func nonZero(x []float64) bool {
 // TestForwardBackwardMatchLayerFrom runs neuron.LayerFrom from a random non-zero state on random currents,
 // differentiates Σ spikes·S̄ + Σ final·F̄ (random cotangents) with GoMLX autodiff, and holds Forward
 // (identical spikes, equal final state) and Backward with VariableGrads (cotangents of the starting state,
-// the current and every variable) to it.
+// the current and every variable) to it; and, on XLA CPU, ForwardLoop and BackwardLoop, for every case.
 func TestForwardBackwardMatchLayerFrom(t *testing.T) {
 	for _, tb := range testBackends(t) {
 		for ci, tc := range adjointCases(t) {
-			if tb.Name == "xla:cpu" && !tc.xla {
-				continue
+			for _, loop := range []bool{false, true} {
+				if tb.Name == "xla:cpu" && !tc.xla && !loop || tb.Name != "xla:cpu" && loop {
+					continue
+				}
+				name := tb.Name + "/" + tc.name
+				if loop {
+					name += "/loop"
+				}
+				matchLayerFrom(t, name, tb.Backend, ci, tc, loop)
 			}
-			t.Run(tb.Name+"/"+tc.name, func(t *testing.T) {
-				rtol, atol := 1e-10, 1e-12
-				if tc.dtype == dtypes.Float32 {
-					rtol, atol = 1e-5, 1e-6
-				}
-				rng := rand.New(rand.NewPCG(uint64(ci)+1, 13))
-				pshape, err := neuron.ParamShape(tc.dims, tc.cfg.ChannelShared)
-				if err != nil {
-					t.Fatal(err)
-				}
-				scope := model.NewStore().RootScope()
-				setRandomVariables(t, scope.At("neuron"), rng, tc.cfg, tc.dtype, pshape)
-				n := neuron.StateComponents(tc.cfg)
-				stepDims := append([]int{tc.dims[0]}, tc.dims[2:]...)
-				normal := func(mean, sd float64) func() float64 {
-					return func() float64 { return mean + sd*rng.NormFloat64() }
-				}
-				inputs := []any{newTensor(tc.dtype, random(rng, size(tc.dims), normal(0.9, 0.9)), tc.dims...)}
-				for range n {
-					inputs = append(inputs, newTensor(tc.dtype, random(rng, size(stepDims), normal(0.2, 0.5)), stepDims...))
-				}
-				inputs = append(inputs, newTensor(tc.dtype, random(rng, size(tc.dims), normal(0, 1)), tc.dims...))
-				for range n {
-					inputs = append(inputs, newTensor(tc.dtype, random(rng, size(stepDims), normal(0, 1)), stepDims...))
-				}
-
-				var names []string
-				var nvars int
-				exec := model.MustNewExec(tb.Backend, scope.Store(), func(_ *model.Scope, in []*Node) []*Node {
-					g := in[0].Graph()
-					nctx := scope.At("neuron")
-					current, state0 := in[0], in[1:1+n]
-					cotSpikes, cotFinal := in[1+n], in[2+n:2+2*n]
-
-					// The oracle: the unrolled layer and GoMLX autodiff.
-					spikes, final := neuron.LayerFrom(nctx, current, tc.cfg, state0)
-					obj := ReduceAllSum(Mul(spikes, cotSpikes))
-					for j := range final {
-						obj = Add(obj, ReduceAllSum(Mul(final[j], cotFinal[j])))
-					}
-					c, vars, varNames := coefficientsOf(t, nctx, g, tc.cfg, tc.dtype, pshape)
-					names, nvars = varNames, len(vars)
-					want := Gradient(obj, append(append(append([]*Node{}, state0...), current), vars...)...)
-
-					// The hand-derived adjoint.
-					gotSpikes, gotFinal, saved := Forward(c, current, state0)
-					if tc.recompute {
-						saved = nil
-					}
-					cotState0, cotCurrent, cot := Backward(c, current, state0, saved, cotSpikes, cotFinal)
-					got := append(append(cotState0, cotCurrent), VariableGrads(c, cot, vars...)...)
-
-					outs := append([]*Node{spikes}, final...)
-					outs = append(outs, want...)
-					outs = append(outs, gotSpikes)
-					outs = append(outs, gotFinal...)
-					return append(outs, got...)
-				})
-				out, err := exec.Call(inputs...)
-				if err != nil {
-					t.Fatal(err)
-				}
-				vals := make([][]float64, len(out))
-				for i, o := range out {
-					vals[i] = values(t, o)
-				}
-				nw := n + 1 + nvars
-				wantSpikes, wantFinal, want := vals[0], vals[1:1+n], vals[1+n:1+n+nw]
-				rest := vals[1+n+nw:]
-				gotSpikes, gotFinal, got := rest[0], rest[1:1+n], rest[1+n:]
-
-				fired := 0.0
-				for i := range wantSpikes {
-					if gotSpikes[i] != wantSpikes[i] {
-						t.Fatalf("spike %d: %g, neuron.LayerFrom %g", i, gotSpikes[i], wantSpikes[i])
-					}
-					fired += wantSpikes[i]
-				}
-				if rate := fired / float64(len(wantSpikes)); rate < 0.05 || rate > 0.9 {
-					t.Fatalf("spike rate %.2f: the test input should make neurons spike often, but not always", rate)
-				}
-				t.Logf("spike rate %.2f", fired/float64(len(wantSpikes)))
-				for j := range n {
-					if err := closeTo(gotFinal[j], wantFinal[j], rtol, atol); err != nil {
-						t.Errorf("final state %d: %v", j, err)
-					}
-				}
-				labels := make([]string, 0, nw)
-				for j := range n {
-					labels = append(labels, fmt.Sprintf("cotangent of state %d", j))
-				}
-				labels = append(labels, "cotangent of the current")
-				for _, name := range names {
-					labels = append(labels, "gradient of "+name)
-				}
-				for i, label := range labels {
-					if !nonZero(want[i]) {
-						t.Errorf("%s: autodiff gives all zeros, the case tests nothing", label)
-					}
-					if err := closeTo(got[i], want[i], rtol, atol); err != nil {
-						t.Errorf("%s: %v", label, err)
-					}
-				}
-			})
 		}
 	}
+}
+
+// matchLayerFrom is one case of TestForwardBackwardMatchLayerFrom, with the unrolled or the loop forms.
+func matchLayerFrom(t *testing.T, name string, backend compute.Backend, ci int, tc adjointCase, loop bool) {
+	t.Run(name, func(t *testing.T) {
+		rtol, atol := 1e-10, 1e-12
+		if tc.dtype == dtypes.Float32 {
+			rtol, atol = 1e-5, 1e-6
+		}
+		rng := rand.New(rand.NewPCG(uint64(ci)+1, 13))
+		pshape, err := neuron.ParamShape(tc.dims, tc.cfg.ChannelShared)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scope := model.NewStore().RootScope()
+		setRandomVariables(t, scope.At("neuron"), rng, tc.cfg, tc.dtype, pshape)
+		n := neuron.StateComponents(tc.cfg)
+		stepDims := append([]int{tc.dims[0]}, tc.dims[2:]...)
+		normal := func(mean, sd float64) func() float64 {
+			return func() float64 { return mean + sd*rng.NormFloat64() }
+		}
+		inputs := []any{newTensor(tc.dtype, random(rng, size(tc.dims), normal(0.9, 0.9)), tc.dims...)}
+		for range n {
+			inputs = append(inputs, newTensor(tc.dtype, random(rng, size(stepDims), normal(0.2, 0.5)), stepDims...))
+		}
+		inputs = append(inputs, newTensor(tc.dtype, random(rng, size(tc.dims), normal(0, 1)), tc.dims...))
+		for range n {
+			inputs = append(inputs, newTensor(tc.dtype, random(rng, size(stepDims), normal(0, 1)), stepDims...))
+		}
+
+		var names []string
+		var nvars int
+		exec := model.MustNewExec(backend, scope.Store(), func(_ *model.Scope, in []*Node) []*Node {
+			g := in[0].Graph()
+			nctx := scope.At("neuron")
+			current, state0 := in[0], in[1:1+n]
+			cotSpikes, cotFinal := in[1+n], in[2+n:2+2*n]
+
+			// The oracle: the unrolled layer and GoMLX autodiff.
+			spikes, final := neuron.LayerFrom(nctx, current, tc.cfg, state0)
+			obj := ReduceAllSum(Mul(spikes, cotSpikes))
+			for j := range final {
+				obj = Add(obj, ReduceAllSum(Mul(final[j], cotFinal[j])))
+			}
+			c, vars, varNames := coefficientsOf(t, nctx, g, tc.cfg, tc.dtype, pshape)
+			names, nvars = varNames, len(vars)
+			want := Gradient(obj, append(append(append([]*Node{}, state0...), current), vars...)...)
+
+			// The hand-derived adjoint.
+			fwd, bwd := Forward, Backward
+			if loop {
+				fwd, bwd = ForwardLoop, BackwardLoop
+			}
+			gotSpikes, gotFinal, saved := fwd(c, current, state0)
+			if tc.recompute {
+				saved = nil
+			}
+			cotState0, cotCurrent, cot := bwd(c, current, state0, saved, cotSpikes, cotFinal)
+			got := append(append(cotState0, cotCurrent), VariableGrads(c, cot, vars...)...)
+
+			outs := append([]*Node{spikes}, final...)
+			outs = append(outs, want...)
+			outs = append(outs, gotSpikes)
+			outs = append(outs, gotFinal...)
+			return append(outs, got...)
+		})
+		out, err := exec.Call(inputs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals := make([][]float64, len(out))
+		for i, o := range out {
+			vals[i] = values(t, o)
+		}
+		nw := n + 1 + nvars
+		wantSpikes, wantFinal, want := vals[0], vals[1:1+n], vals[1+n:1+n+nw]
+		rest := vals[1+n+nw:]
+		gotSpikes, gotFinal, got := rest[0], rest[1:1+n], rest[1+n:]
+
+		fired := 0.0
+		for i := range wantSpikes {
+			if gotSpikes[i] != wantSpikes[i] {
+				t.Fatalf("spike %d: %g, neuron.LayerFrom %g", i, gotSpikes[i], wantSpikes[i])
+			}
+			fired += wantSpikes[i]
+		}
+		if rate := fired / float64(len(wantSpikes)); rate < 0.05 || rate > 0.9 {
+			t.Fatalf("spike rate %.2f: the test input should make neurons spike often, but not always", rate)
+		}
+		t.Logf("spike rate %.2f", fired/float64(len(wantSpikes)))
+		for j := range n {
+			if err := closeTo(gotFinal[j], wantFinal[j], rtol, atol); err != nil {
+				t.Errorf("final state %d: %v", j, err)
+			}
+		}
+		labels := make([]string, 0, nw)
+		for j := range n {
+			labels = append(labels, fmt.Sprintf("cotangent of state %d", j))
+		}
+		labels = append(labels, "cotangent of the current")
+		for _, name := range names {
+			labels = append(labels, "gradient of "+name)
+		}
+		for i, label := range labels {
+			if !nonZero(want[i]) {
+				t.Errorf("%s: autodiff gives all zeros, the case tests nothing", label)
+			}
+			if err := closeTo(got[i], want[i], rtol, atol); err != nil {
+				t.Errorf("%s: %v", label, err)
+			}
+		}
+	})
 }
 
 // TestNilMeansZero checks that a nil starting state, nil saved values and a nil final-state cotangent give
