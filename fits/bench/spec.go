@@ -12,6 +12,8 @@
 //   - Scan: Chunked with each chunk's backward from the hand-derived adjoint of Algorithm 1 (fits/scan).
 //   - Fused: each layer's recurrence as one call of the host kernel of fits/fused forward and one backward
 //     (the hand-derived adjoint), whatever T is; the dense maps and the readout as in Chunked.
+//   - Loop: each layer's recurrence as one XLA While loop forward and the hand-derived adjoint as one While
+//     loop backward (fits/scan), on the device, whatever T is; the dense maps and the readout as in Chunked.
 //
 // Shapes follow the toolkit: inputs [batch, time, features], hidden spikes [batch, time, width]. Times are
 // wall-clock seconds or milliseconds as the field names say; memory is bytes.
@@ -39,10 +41,12 @@ const (
 	Scan Variant = "scan"
 	// Fused runs each layer's recurrence with the host kernel of fits/fused: one call forward, one backward.
 	Fused Variant = "fused"
+	// Loop runs each layer's recurrence as one XLA While loop forward and its adjoint as one backward.
+	Loop Variant = "loop"
 )
 
 // Variants lists the variants in the order they are reported.
-func Variants() []Variant { return []Variant{Stepwise, Unrolled, Chunked, Scan, Fused} }
+func Variants() []Variant { return []Variant{Stepwise, Unrolled, Chunked, Scan, Fused, Loop} }
 
 // ParseVariant returns the variant named s.
 func ParseVariant(s string) (Variant, error) {

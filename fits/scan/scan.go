@@ -346,9 +346,11 @@ func backward(c neuron.Coefficients, current *Node, state0 []*Node, saved []*Nod
 		panic(fmt.Errorf("scan.Backward: saved must be Forward's, one tensor of dimensions %v", wantSaved))
 	}
 
+	start := Stack(orZeros(state0, n, g, stepShape), 0) // [components, batch, d…]
+	cotEnd := orZeros(cotFinal, n, g, stepShape)
+
 	// Every step's local values at once, time-major [K, batch, d…], from the state before each step: the
 	// starting state, then the state after each step but the last.
-	start := Stack(orZeros(state0, n, g, stepShape), 0) // [components, batch, d…]
 	preAll := ExpandAxes(start, 0)
 	if k > 1 {
 		preAll = Concatenate([]*Node{preAll, Slice(saved[0], AxisRange(0, k-1), AxisRange(0, n))}, 0)
@@ -357,47 +359,68 @@ func backward(c neuron.Coefficients, current *Node, state0 []*Node, saved []*Nod
 	seqDims := append([]int{k}, stepDims...)
 	cur, cotS := swapBatchTime(current), swapBatchTime(cotSpikes)
 	cs := broadcastCoefficients(c, l, seqDims)
-	v0 := Add(MulScalar(pre.v, c.MuBar), cur)
-	if l.adapt {
-		v0 = Sub(v0, Mul(cs.eta, pre.a))
-	}
-	nodes := []*Node{v0} // n0…nM: the new stage values
-	mixes := []*Node{v0} // Ṽ0…ṼM
-	for j := 1; j <= l.m; j++ {
-		nodes = append(nodes, Add(Mul(cs.beta[j-1], Sub(pre.stages[j], nodes[j-1])), pre.stages[j-1]))
-		mixes = append(mixes, Add(Mul(cs.oneMinusLam[j-1], mixes[j-1]), Mul(cs.lambda[j-1], nodes[j])))
-	}
-	surr := neuron.SurrogateDerivative(SubScalar(mixes[l.m], c.Vth), c.Surrogate.Width, c.Surrogate.Scale)
+	loc := localsOf(c, cs, l, pre, cur)
 
 	// The cotangent of the state through the K steps in reverse: postAll[t] holds the cotangent of the
 	// state after step t, [K, components, batch, d…].
 	var postAll *Node
 	var adj []*Node
 	if loop {
-		postAll, adj = reverseLoop(c, l, surr, cotS, Stack(orZeros(cotFinal, n, g, stepShape), 0))
+		postAll, adj = reverseLoop(c, l, loc.surr, cotS, Stack(cotEnd, 0))
 	} else {
 		co := broadcastCoefficients(c, l, stepDims)
-		postAll, adj = reverseUnrolled(c, co, l, surr, cotS, orZeros(cotFinal, n, g, stepShape), fusionBarrierOne(current))
+		postAll, adj = reverseUnrolled(c, co, l, loc.surr, cotS, cotEnd, fusionBarrierOne(current))
 	}
 
-	// Every step's local cotangents at once, [K, batch, d…].
+	// Every step's local cotangents at once, [K, batch, d…], and the coefficient cotangents.
 	post := l.unpack(unpackAxis(postAll, 1))
-	_, uBar, v0Bar, nBar := adjointStep(c, cs, l, post, surr, cotS)
+	_, uBar, v0Bar, nBar := adjointStep(c, cs, l, post, loc.surr, cotS)
+	return adj, swapBatchTime(v0Bar), coefficientCotangents(c, cs, l, pre, post, loc, uBar, v0Bar, nBar)
+}
+
+// locals are a step's values recomputed from the state before it (in either working shape): V0 = n0, the
+// new stage values n0…nM, the mixed voltages Ṽ0…ṼM and the surrogate derivative σ′ at ṼM − Vth.
+type locals struct {
+	v0           *Node
+	nodes, mixes []*Node
+	surr         *Node
+}
+
+// localsOf recomputes a step's local values from the state pre before it and its current cur, with the
+// same operations as step.
+func localsOf(c neuron.Coefficients, co coefs, l layout, pre state, cur *Node) locals {
+	v0 := Add(mulConst(pre.v, c.MuBar), cur)
+	if l.adapt {
+		v0 = Sub(v0, Mul(co.eta, pre.a))
+	}
+	loc := locals{v0: v0, nodes: []*Node{v0}, mixes: []*Node{v0}}
+	for j := 1; j <= l.m; j++ {
+		loc.nodes = append(loc.nodes, Add(Mul(co.beta[j-1], Sub(pre.stages[j], loc.nodes[j-1])), pre.stages[j-1]))
+		loc.mixes = append(loc.mixes, Add(Mul(co.oneMinusLam[j-1], loc.mixes[j-1]), Mul(co.lambda[j-1], loc.nodes[j])))
+	}
+	loc.surr = neuron.SurrogateDerivative(subConst(loc.mixes[l.m], c.Vth), c.Surrogate.Width, c.Surrogate.Scale)
+	return loc
+}
+
+// coefficientCotangents returns the coefficient cotangents of the steps, summed to the parameter shape:
+// ē = −Σ a·V̄0, ḡ = Σ V0·ā′, β̄m = Σ (Vm − n(m−1))·n̄m, λ̄m = Σ (nm − Ṽ(m−1))·m̄m, from the states before
+// (pre) and the cotangents after (post) the steps, their local values and adjointStep's ū, V̄0 and n̄m.
+func coefficientCotangents(c neuron.Coefficients, co coefs, l layout, pre, post state, loc locals, uBar, v0Bar *Node, nBar []*Node) (cot CoefficientGrads) {
 	if l.adapt {
 		cot.EtaDt = Neg(reduceToParam(Mul(pre.a, v0Bar), c.EtaDt))
-		cot.GammaDt = reduceToParam(Mul(v0, post.a), c.GammaDt)
+		cot.GammaDt = reduceToParam(Mul(loc.v0, post.a), c.GammaDt)
 	}
 	if l.m > 0 {
 		cot.Beta = make([]*Node, l.m)
 		cot.Lambda = make([]*Node, l.m)
 		mBar := uBar // m̄M
 		for j := l.m; j >= 1; j-- {
-			cot.Beta[j-1] = reduceToParam(Mul(Sub(pre.stages[j], nodes[j-1]), nBar[j]), c.Beta[j-1])
-			cot.Lambda[j-1] = reduceToParam(Mul(Sub(nodes[j], mixes[j-1]), mBar), c.Lambda[j-1])
-			mBar = Mul(cs.oneMinusLam[j-1], mBar)
+			cot.Beta[j-1] = reduceToParam(Mul(Sub(pre.stages[j], loc.nodes[j-1]), nBar[j]), c.Beta[j-1])
+			cot.Lambda[j-1] = reduceToParam(Mul(Sub(loc.nodes[j], loc.mixes[j-1]), mBar), c.Lambda[j-1])
+			mBar = Mul(co.oneMinusLam[j-1], mBar)
 		}
 	}
-	return adj, swapBatchTime(v0Bar), cot
+	return cot
 }
 
 // reverseUnrolled runs the cotangent of the state through the K steps in reverse, unrolled, from adj (the

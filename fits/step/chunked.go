@@ -2,6 +2,7 @@ package step
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/fits-snn/fits/fits/events"
 	"github.com/fits-snn/fits/fits/fused"
@@ -27,6 +28,7 @@ type chunked struct {
 	readout     []string      // the readout's trainable variables, in the head's output order
 	chunk       int           // requested chunk length (0: DefaultChunk(T))
 	hand        bool          // chunk VJPs from the hand-derived adjoint (fits/scan) instead of autodiff
+	loop        bool          // one chunk of T steps, run forward and in reverse by XLA While loops (fits/scan's loop forms); implies hand
 	fused       bool          // the recurrence as one call of the host kernel of fits/fused per layer and direction
 	k           int           // the chunk length in use, fixed by the first call's T
 	starts      []*tensors.Tensor
@@ -37,23 +39,24 @@ type chunked struct {
 
 // blockExecs are the compiled pieces of one block.
 type blockExecs struct {
-	b          model.Block
-	states     int                 // neuron.StateComponents
-	synapse    *mlmodel.Exec       // h -> current [batch, T, out...]
-	synapseVJP *mlmodel.Exec       // (h, cot current) -> synapse gradients..., cot h (blocks after the first)
-	forward    *mlmodel.Exec       // (current, t0, state...) -> (spikes [batch, K, out...], final state...)
-	vjp        *mlmodel.Exec       // (current, t0, cot h, [dropout mask [batch, 1 or T, out...]], state..., cot final..., acc...) -> (cot state..., cot current chunk, acc...)
-	join       *mlmodel.Exec       // (example mask, [dropout mask], spike chunks...) -> (h = spikes·mask, rate sum)
-	joinEval   *mlmodel.Exec       // (example mask, spike chunks...) -> (spikes, rate sum)
-	concat     *mlmodel.Exec       // (chunks...) -> concatenation along time
-	synParams  []string            // the synapse's trainable variables, in synapseVJP's output order
-	neurParams []*mlmodel.Variable // the neurons' trainable variables, in vjp's accumulator order
-	fusedExecs                     // the fused engine's graphs (fused.go)
-	eventExecs                     // the fused engine's event-driven dense synapse (events.go)
+	b           model.Block
+	states      int                 // neuron.StateComponents
+	synapse     *mlmodel.Exec       // h -> current [batch, T, out...]
+	synapseVJP  *mlmodel.Exec       // (h, cot current) -> synapse gradients..., cot h (blocks after the first)
+	forward     *mlmodel.Exec       // (current, t0, state...) -> (spikes [batch, K, out...], final state...)
+	forwardSave *mlmodel.Exec       // loop engine: (current, t0, state...) -> (spikes, final state..., saved [T, states + 1, batch, out...])
+	vjp         *mlmodel.Exec       // (current, t0, cot h, [dropout mask [batch, 1 or T, out...]], state..., [saved (loop engine)], cot final..., acc...) -> (cot state..., cot current chunk, acc...)
+	join        *mlmodel.Exec       // (example mask, [dropout mask], spike chunks...) -> (h = spikes·mask, rate sum)
+	joinEval    *mlmodel.Exec       // (example mask, spike chunks...) -> (spikes, rate sum)
+	concat      *mlmodel.Exec       // (chunks...) -> concatenation along time
+	synParams   []string            // the synapse's trainable variables, in synapseVJP's output order
+	neurParams  []*mlmodel.Variable // the neurons' trainable variables, in vjp's accumulator order
+	fusedExecs                      // the fused engine's graphs (fused.go)
+	eventExecs                      // the fused engine's event-driven dense synapse (events.go)
 }
 
-func newChunked(name string, backend compute.Backend, scope *mlmodel.Scope, net model.Net, chunk int, hand, fused bool) (*chunked, error) {
-	e := &chunked{name: name, backend: backend, net: net, scope: scope, chunk: chunk, hand: hand, fused: fused, times: timer{}, withDropout: net.Dropout > 0}
+func newChunked(name string, backend compute.Backend, scope *mlmodel.Scope, net model.Net, chunk int, hand, fused, loop bool) (*chunked, error) {
+	e := &chunked{name: name, backend: backend, net: net, scope: scope, chunk: chunk, hand: hand || loop, fused: fused, loop: loop, times: timer{}, withDropout: net.Dropout > 0}
 	for i, b := range net.Blocks {
 		be, err := e.buildBlock(backend, i, b)
 		if err == nil && fused {
@@ -149,10 +152,23 @@ func (e *chunked) buildBlock(backend compute.Backend, i int, b model.Block) (*bl
 	if be.forward, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, in []*Node) []*Node {
 		scope := e.scope
 		cur := sliceTime(in[0], in[1], e.k)
+		if e.loop {
+			spikes, final, _ := loopForward(scope.At("%s", b.Scope).At("neuron"), b.Neuron, cur, in[2:])
+			return append([]*Node{spikes}, final...)
+		}
 		spikes, final := neuron.LayerFrom(scope.At("%s", b.Scope).At("neuron"), cur, b.Neuron, in[2:])
 		return append([]*Node{spikes}, final...)
 	}); err != nil {
 		return nil, err
+	}
+	if e.loop {
+		if be.forwardSave, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, in []*Node) []*Node {
+			cur := sliceTime(in[0], in[1], e.k)
+			spikes, final, saved := loopForward(e.scope.At("%s", b.Scope).At("neuron"), b.Neuron, cur, in[2:])
+			return append(append([]*Node{spikes}, final...), saved)
+		}); err != nil {
+			return nil, err
+		}
 	}
 	nctx := e.scope.At("%s", b.Scope).At("neuron")
 	if be.vjp, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, in []*Node) []*Node {
@@ -169,10 +185,15 @@ func (e *chunked) buildBlock(backend compute.Backend, i int, b model.Block) (*bl
 			cotSpikes = Mul(cotSpikes, drop) // h = spikes·mask, so cot spikes = cot h·mask
 			rest = rest[1:]
 		}
-		state, cotFinal, acc := rest[:n], rest[n:2*n], rest[2*n:]
+		state, rest := rest[:n], rest[n:]
+		var saved *Node // the loop engine's saved steps; nil: recomputed
+		if e.loop {
+			saved, rest = rest[0], rest[1:]
+		}
+		cotFinal, acc := rest[:n], rest[n:]
 		var grads []*Node
 		if e.hand {
-			grads = handVJP(scope.At("%s", b.Scope).At("neuron"), b.Neuron, be.neurParams, cur, state, cotSpikes, cotFinal)
+			grads = handVJP(scope.At("%s", b.Scope).At("neuron"), b.Neuron, be.neurParams, cur, state, saved, cotSpikes, cotFinal)
 		} else {
 			spikes, final := neuron.LayerFrom(scope.At("%s", b.Scope).At("neuron"), cur, b.Neuron, state)
 			obj := ReduceAllSum(Mul(spikes, cotSpikes))
@@ -224,22 +245,44 @@ func (e *chunked) buildBlock(backend compute.Backend, i int, b model.Block) (*bl
 }
 
 // handVJP returns the cotangents of the starting state, of the chunk's current and of the neurons'
-// trainable variables vars, from the hand-derived adjoint of Algorithm 1 (scan.Backward, recomputing the
-// chunk's forward values from its starting state) and the autodiff of the small map from the variables to
-// the per-step coefficients (scan.VariableGrads): the same values autodiff of neuron.LayerFrom gives.
-func handVJP(scope *mlmodel.Scope, cfg neuron.Config, vars []*mlmodel.Variable, cur *Node, state []*Node, cotSpikes *Node, cotFinal []*Node) []*Node {
+// trainable variables vars, from the hand-derived adjoint of Algorithm 1 and the autodiff of the small map
+// from the variables to the per-step coefficients (scan.VariableGrads): the same values autodiff of
+// neuron.LayerFrom gives. Without saved (the scan engine) scan.Backward recomputes the chunk's forward
+// values from its starting state; with saved (the loop engine: loopForward's saved steps) scan.BackwardLoop
+// reads them and runs the reverse recurrence as a While loop.
+func handVJP(scope *mlmodel.Scope, cfg neuron.Config, vars []*mlmodel.Variable, cur *Node, state []*Node, saved, cotSpikes *Node, cotFinal []*Node) []*Node {
+	c := layerCoefficients(scope, cfg, cur)
 	g := cur.Graph()
-	pshape, err := neuron.ParamShape(cur.Shape().Dimensions, cfg.ChannelShared)
-	if err != nil {
-		panic(err)
+	var cotState []*Node
+	var cotCur *Node
+	var cg scan.CoefficientGrads
+	if saved != nil {
+		cotState, cotCur, cg = scan.BackwardLoop(c, cur, state, []*Node{saved}, cotSpikes, cotFinal)
+	} else {
+		cotState, cotCur, cg = scan.Backward(c, cur, state, nil, cotSpikes, cotFinal)
 	}
-	c := neuron.LayerCoefficients(scope, g, cur.DType(), cfg, pshape)
-	cotState, cotCur, cg := scan.Backward(c, cur, state, nil, cotSpikes, cotFinal)
 	wrt := make([]*Node, len(vars))
 	for i, v := range vars {
 		wrt[i] = v.NodeValue(g)
 	}
 	return append(append(cotState, cotCur), scan.VariableGrads(c, cg, wrt...)...)
+}
+
+// layerCoefficients returns the per-step coefficients of the layer whose variables are in scope, for its
+// current cur [batch, time, out...].
+func layerCoefficients(scope *mlmodel.Scope, cfg neuron.Config, cur *Node) neuron.Coefficients {
+	pshape, err := neuron.ParamShape(cur.Shape().Dimensions, cfg.ChannelShared)
+	if err != nil {
+		panic(err)
+	}
+	return neuron.LayerCoefficients(scope, cur.Graph(), cur.DType(), cfg, pshape)
+}
+
+// loopForward runs a layer's recurrence over cur [batch, T, out...] from state as one XLA While loop
+// (scan.ForwardLoop) and returns its spikes, final state and saved steps [T, states + 1, batch, out...].
+func loopForward(scope *mlmodel.Scope, cfg neuron.Config, cur *Node, state []*Node) (spikes *Node, final []*Node, saved *Node) {
+	spikes, final, all := scan.ForwardLoop(layerCoefficients(scope, cfg, cur), cur, state)
+	return spikes, final, all[0]
 }
 
 // sliceTime returns x[:, t0:t0+k, ...] for x [batch, time, ...] and an int32 scalar t0.
@@ -261,6 +304,9 @@ func (e *chunked) Name() string { return e.name }
 func (e *chunked) prepare(steps int) error {
 	if e.k == 0 {
 		e.k = e.chunk
+		if e.loop {
+			e.k = steps
+		}
 		if e.k == 0 {
 			e.k = DefaultChunk(steps)
 		}
@@ -421,12 +467,21 @@ func (e *chunked) chunkForward(be *blockExecs, cur *tensors.Tensor, batch int, s
 	}
 	for c := range chunks {
 		var outs []*tensors.Tensor
-		if outs, err = e.times.exec(be.forward, append([]any{cur, e.starts[c]}, asAny(state)...)...); err != nil {
+		exec := be.forward
+		if e.loop && save {
+			exec = be.forwardSave
+		}
+		if outs, err = e.times.exec(exec, append([]any{cur, e.starts[c]}, asAny(state)...)...); err != nil {
 			return
 		}
 		e.mem.keep(outs...)
 		if save {
 			saved[c] = state
+		}
+		if exec == be.forwardSave {
+			// The loop engine's saved steps travel with the chunk's starting state to its VJP.
+			saved[c] = append(slices.Clone(state), outs[len(outs)-1])
+			outs = outs[:len(outs)-1]
 		}
 		parts[c] = outs[0]
 		state = outs[1:]
@@ -577,7 +632,7 @@ func (e *chunked) execs() []*mlmodel.Exec {
 		}
 	}
 	for _, be := range e.blocks {
-		out = append(out, be.synapse, be.synapseVJP, be.forward, be.vjp, be.join, be.joinEval, be.concat)
+		out = append(out, be.synapse, be.synapseVJP, be.forward, be.forwardSave, be.vjp, be.join, be.joinEval, be.concat)
 	}
 	return out
 }

@@ -76,7 +76,7 @@ func TestGoldenSteps(t *testing.T) {
 	}
 	b := testBackend(t)
 	for _, c := range cases {
-		for _, engine := range []string{Unrolled, Chunked, Scan, Fused} {
+		for _, engine := range []string{Unrolled, Chunked, Scan, Fused, Loop} {
 			t.Run(c.Name+"/"+engine, func(t *testing.T) {
 				net := goldenNet(t, c)
 				scope := mlmodel.NewStore().RootScope()

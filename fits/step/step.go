@@ -64,10 +64,15 @@ const (
 	// kernel of package fits/fused: one call per layer forward and one backward (the hand-derived adjoint,
 	// recomputing the forward per block of neurons), whatever T is.
 	Fused = "fused"
+	// Loop runs each layer's recurrence on the device: the synapse as one graph call, then the T steps as
+	// one XLA While loop forward (saving every step's state) and the hand-derived adjoint as one While
+	// loop in reverse (package fits/scan), both with a static trip count; nothing returns to the host
+	// between time steps, and compile time does not depend on T.
+	Loop = "loop"
 )
 
 // Names lists the engines, the default on a backend without host-shared memory first.
-func Names() []string { return []string{Chunked, Stepwise, Unrolled, Scan, Fused} }
+func Names() []string { return []string{Chunked, Stepwise, Unrolled, Scan, Fused, Loop} }
 
 // Default returns the engine New builds for the name "": Fused where the backend's device memory is host
 // memory (backend.HasSharedBuffers: XLA CPU), so the host kernel reads and writes the device's tensors in
@@ -152,6 +157,14 @@ type Options struct {
 	Chunk int
 }
 
+// UnsupportedError reports an engine that cannot run on the backend it was asked for (the caller has to
+// choose another engine or backend).
+type UnsupportedError struct{ Err error }
+
+func (e *UnsupportedError) Error() string { return e.Err.Error() }
+
+func (e *UnsupportedError) Unwrap() error { return e.Err }
+
 // New returns the engine name ("" for Default(backend)) for the network net whose variables live in scope
 // (the network's scope, as given to model.Net.Forward).
 func New(name string, backend compute.Backend, scope *mlmodel.Scope, net model.Net, opts Options) (Engine, error) {
@@ -169,13 +182,20 @@ func New(name string, backend compute.Backend, scope *mlmodel.Scope, net model.N
 	}
 	switch name {
 	case Chunked:
-		return newChunked(Chunked, backend, scope, net, opts.Chunk, false, false)
+		return newChunked(Chunked, backend, scope, net, opts.Chunk, false, false, false)
 	case Stepwise:
-		return newChunked(Stepwise, backend, scope, net, 1, false, false)
+		return newChunked(Stepwise, backend, scope, net, 1, false, false, false)
 	case Scan:
-		return newChunked(Scan, backend, scope, net, opts.Chunk, true, false)
+		return newChunked(Scan, backend, scope, net, opts.Chunk, true, false, false)
 	case Fused:
-		return newChunked(Fused, backend, scope, net, opts.Chunk, false, true)
+		return newChunked(Fused, backend, scope, net, opts.Chunk, false, true, false)
+	case Loop:
+		// XLA lists no While among its operations, only that it has functions (loop bodies).
+		if c := backend.Capabilities(); !c.Functions ||
+			!c.Operations[compute.OpTypeDynamicSlice] || !c.Operations[compute.OpTypeDynamicUpdateSlice] {
+			return nil, &UnsupportedError{Err: fmt.Errorf("step: engine %q needs a backend with While loops and dynamic slices (XLA); %q lacks them", Loop, backend.Name())}
+		}
+		return newChunked(Loop, backend, scope, net, 0, true, false, true)
 	case Unrolled:
 		return newUnrolled(backend, scope, net)
 	}

@@ -70,7 +70,7 @@ func convNet(kind neuron.Kind, m int, dropout float64) model.Net {
 	return net
 }
 
-// TestEnginesMatchUnrolled holds the chunked, stepwise, scan and fused engines to the unrolled oracle: the
+// TestEnginesMatchUnrolled holds the chunked, stepwise, scan, fused and loop engines to the unrolled oracle: the
 // same loss, metrics and gradient of every trainable variable (within float32 rounding) on one training step,
 // with padded examples, for every readout, without dropout and with per-step (the default) and time-shared
 // dropout, for the feedforward and the conv network; and the same metrics in evaluation.
@@ -89,7 +89,7 @@ func TestEnginesMatchUnrolled(t *testing.T) {
 		cases = cases[:2]
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) { matchUnrolled(t, b, tc, Chunked, Stepwise, Scan, Fused) })
+		t.Run(tc.name, func(t *testing.T) { matchUnrolled(t, b, tc, Chunked, Stepwise, Scan, Fused, Loop) })
 	}
 }
 
@@ -112,6 +112,46 @@ func TestFusedEngineEveryKind(t *testing.T) {
 	cases = append(cases, engineCase{"fsts/M=1/detach-reset", detached, 5, 0})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { matchUnrolled(t, b, tc, Fused) })
+	}
+}
+
+// TestLoopEngineEveryKind holds the loop engine (the recurrence and its adjoint as XLA While loops) to the
+// unrolled oracle for every registered neuron kind at every TS order it takes up to 3 (M = 1, 2, 3 for the
+// kinds with a TS module, M = 0 for the others), both λ-mix nestings, per-step dropout, every readout and
+// the detached reset, on batches with padded examples.
+func TestLoopEngineEveryKind(t *testing.T) {
+	b := testBackend(t)
+	readouts := model.Readouts()
+	var cases []engineCase
+	i := 0
+	for _, kind := range neuron.Kinds() {
+		orders := []int{0}
+		if kind.CheckOrder(0) != nil {
+			orders = []int{1, 2, 3}
+		}
+		for _, m := range orders {
+			net := feedForwardNet(kind, m, readouts[i%len(readouts)], 0.2*float64(i%2))
+			i++
+			cases = append(cases, engineCase{fmt.Sprintf("%s/M=%d/%s", kind, m, net.Readout), net, 7, 0})
+			if m >= 2 {
+				paper := feedForwardNet(kind, m, model.ReadoutMean, 0.3)
+				for j := range paper.Blocks {
+					paper.Blocks[j].Neuron.TSMix = neuron.TSMixPaper
+				}
+				cases = append(cases, engineCase{fmt.Sprintf("%s/M=%d/paper-nesting", kind, m), paper, 6, 0})
+			}
+		}
+	}
+	detached := feedForwardNet(neuron.FSTS, 1, model.ReadoutLIMean, 0.2)
+	for i := range detached.Blocks {
+		detached.Blocks[i].Neuron.DetachReset = true
+	}
+	cases = append(cases, engineCase{"fsts/M=1/detach-reset", detached, 5, 0})
+	if testing.Short() {
+		cases = cases[:3]
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { matchUnrolled(t, b, tc, Loop) })
 	}
 }
 
@@ -255,6 +295,13 @@ func TestNewRejectsBadInput(t *testing.T) {
 	}
 	if _, err := New(Chunked, b, mlmodel.NewStore().RootScope(), net, Options{Chunk: -1}); err == nil {
 		t.Error("negative chunk accepted")
+	}
+	for _, tb := range xlatest.Backends(t) {
+		if tb.Name != "xla:cpu" {
+			if _, err := New(Loop, tb.Backend, mlmodel.NewStore().RootScope(), net, Options{}); err == nil {
+				t.Errorf("loop engine accepted on %s, which has no While loop or dynamic slice", tb.Name)
+			}
+		}
 	}
 	bad := net
 	bad.Blocks = nil

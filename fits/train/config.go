@@ -122,7 +122,8 @@ type Config struct {
 	// "" for step.Default (fused on CPU backends, chunked elsewhere), "fused" (each hidden layer's
 	// recurrence as one call of a host kernel with the hand-derived adjoint), "chunked" (the recurrence in
 	// chunks of Chunk steps called from Go, with a backward pass that recomputes each chunk), "stepwise"
-	// (chunks of one step), "scan" (chunked with the hand-derived adjoint) or "unrolled" (the whole step as
+	// (chunks of one step), "scan" (chunked with the hand-derived adjoint), "loop" (each layer's recurrence
+	// and its hand-derived adjoint as two XLA While loops, on the device) or "unrolled" (the whole step as
 	// one graph with the time recurrence unrolled; the oracle of the tests, slow to compile on long
 	// sequences). All give the same loss and updates up to float32 rounding, for every model, readout and
 	// dropout. Result.Engine records the engine a run used.
@@ -330,6 +331,7 @@ const (
 	ExecutorStepwise = step.Stepwise
 	ExecutorUnrolled = step.Unrolled
 	ExecutorFused    = step.Fused
+	ExecutorLoop     = step.Loop
 )
 
 // Executors lists the valid executor names ("" is valid too: step.Default of the backend).

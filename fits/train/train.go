@@ -196,6 +196,9 @@ func newRunner(cfg Config, sp splits, net Network, scope *mlmodel.Scope, b compu
 	}
 	var err error
 	if r.engine, err = step.New(cfg.Executor, b, mctx, net.Net, step.Options{Chunk: cfg.Chunk}); err != nil {
+		if unsupported := (*step.UnsupportedError)(nil); errors.As(err, &unsupported) {
+			return nil, &InputError{Err: err}
+		}
 		return nil, err
 	}
 	if r.masks, err = step.NewMasks(b, scope, net.Net, cfg.Seed); err != nil {
