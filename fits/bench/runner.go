@@ -172,6 +172,9 @@ func (r *Runner) Gradients() (map[string][]float32, error) {
 	return out, nil
 }
 
+// CompileSeconds is the time the engine spent building and compiling its graphs so far.
+func (r *Runner) CompileSeconds() float64 { return r.engine.CompileSeconds() }
+
 // Close frees the engine's graphs and tensors.
 func (r *Runner) Close() {
 	r.freeGrads()

@@ -12,6 +12,13 @@
 //     recurrence in chunks of K steps, called T/K times from Go carrying the neuron state; and, in reverse,
 //     the vector-Jacobian product of each chunk, recomputed from the chunk's saved starting state. Compile
 //     time and memory do not grow with T beyond the activations themselves.
+//   - loop: per spiking block, the synapse as above; the neuron recurrence of the whole sequence as one XLA
+//     While loop with a static trip count (scan.ForwardLoop), saving every step's state on the device; in
+//     reverse, every step's local values at once and the hand-derived adjoint of the state as a second
+//     While loop (scan.BackwardLoop). Nothing returns to the host between time steps, and compile time does
+//     not depend on T. It is the engine written for GPUs; on XLA CPU it is slower than chunked and fused,
+//     and its memory grows with T (every step's state is kept between the passes). It needs a backend with
+//     loops (XLA; not SimpleGo).
 //   - stepwise: chunked with K = 1 (one step per call).
 //   - scan: chunked, with each chunk's vector-Jacobian product from the hand-derived adjoint of Algorithm 1
 //     (package fits/scan: FS, each TS stage and its λ-mix, the triangular surrogate and the soft reset,
@@ -48,6 +55,7 @@ import (
 
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/tensors"
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
@@ -77,6 +85,8 @@ func Names() []string { return []string{Chunked, Stepwise, Unrolled, Scan, Fused
 // Default returns the engine New builds for the name "": Fused where the backend's device memory is host
 // memory (backend.HasSharedBuffers: XLA CPU), so the host kernel reads and writes the device's tensors in
 // place; Chunked elsewhere (CUDA), where every kernel call would copy the activations to the host and back.
+// The loop engine, whose time loop stays on the device, is meant for CUDA, but it has not yet run on a GPU:
+// until a GPU measurement shows it faster than chunked there, Chunked stays the default on CUDA.
 // The fused engine compiles in a time independent of T and keeps no per-step state between its passes but
 // the current; measured against chunked in docs/performance.md.
 func Default(backend compute.Backend) string {
@@ -229,24 +239,63 @@ func names(vars []*mlmodel.Variable) []string {
 	return out
 }
 
-// timer records the wall time of each call of its executors; the first call of an executor includes
-// building and compiling its graph.
-type timer map[*mlmodel.Exec][]time.Duration
+// timer records the wall time of each call of its executors and, separately, the time spent building and
+// compiling each executor's graph for each new set of argument shapes (Exec.Compile, timed before the call
+// that needs it). The zero value is ready to use.
+type timer struct {
+	calls    map[*mlmodel.Exec][]time.Duration
+	compiles map[string]time.Duration // by executor and argument shapes
+}
 
-// exec calls e and records the call's wall time.
-func (t timer) exec(e *mlmodel.Exec, args ...any) ([]*tensors.Tensor, error) {
+// exec calls e and records the call's wall time, compiling its graph first (timed on its own) when the
+// arguments' shapes are new to it.
+func (t *timer) exec(e *mlmodel.Exec, args ...any) ([]*tensors.Tensor, error) {
+	if t.calls == nil {
+		t.calls, t.compiles = map[*mlmodel.Exec][]time.Duration{}, map[string]time.Duration{}
+	}
+	if argShapes, ok := shapesOf(args); ok {
+		key := fmt.Sprintf("%p %v", e, argShapes)
+		if _, done := t.compiles[key]; !done {
+			start := time.Now()
+			if _, err := e.Compile(argShapes...); err != nil {
+				return nil, err
+			}
+			t.compiles[key] = time.Since(start)
+		}
+	}
 	start := time.Now()
 	outs, err := e.Call(args...)
-	t[e] = append(t[e], time.Since(start))
+	t.calls[e] = append(t.calls[e], time.Since(start))
 	return outs, err
 }
 
-// compileSeconds estimates the compile time: for each executor, its first call's time minus the median of
+// shapesOf returns the shapes of args when every one is a tensor.
+func shapesOf(args []any) ([]shapes.Shape, bool) {
+	out := make([]shapes.Shape, len(args))
+	for i, a := range args {
+		x, ok := a.(*tensors.Tensor)
+		if !ok || x == nil {
+			return nil, false
+		}
+		out[i] = x.Shape()
+	}
+	return out, true
+}
+
+// compileSeconds returns the compile time: the timed compilations, plus, for an executor whose graph was
+// compiled inside a call (arguments that are not all tensors), its first call's time minus the median of
 // the later calls (the first call alone when there is no later one).
-func (t timer) compileSeconds() float64 {
+func (t *timer) compileSeconds() float64 {
 	total := 0.0
-	for _, d := range t {
-		if len(d) == 0 {
+	for _, d := range t.compiles {
+		total += d.Seconds()
+	}
+	compiled := map[string]bool{}
+	for key := range t.compiles {
+		compiled[strings.Fields(key)[0]] = true
+	}
+	for e, d := range t.calls {
+		if len(d) == 0 || compiled[fmt.Sprintf("%p", e)] {
 			continue
 		}
 		first := d[0]
