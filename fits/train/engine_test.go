@@ -50,8 +50,8 @@ func oneStep(t *testing.T, cfg Config) ([]float64, map[string][]float32) {
 }
 
 // TestEnginesMatchUnrolledStep checks that one training step (dropout 0.5, padded examples) with the
-// default engine (step.Default: fused on XLA CPU) and with the chunked engine gives the loss, metrics and
-// Adam-updated variables of the unrolled engine.
+// default engine (step.Default: fused on XLA CPU), the chunked and the loop engine gives the loss, metrics
+// and Adam-updated variables of the unrolled engine.
 func TestEnginesMatchUnrolledStep(t *testing.T) {
 	for _, tc := range []struct {
 		model   string
@@ -63,7 +63,7 @@ func TestEnginesMatchUnrolledStep(t *testing.T) {
 			cfg.Model, cfg.M, cfg.Dropout, cfg.Readout = tc.model, tc.m, 0.5, tc.readout
 			cfg.Executor = ExecutorUnrolled
 			valsU, varsU := oneStep(t, cfg)
-			for _, executor := range []string{"", ExecutorChunked} {
+			for _, executor := range []string{"", ExecutorChunked, ExecutorLoop} {
 				cfg.Executor = executor
 				valsC, varsC := oneStep(t, cfg)
 				compareSteps(t, valsU, valsC, varsU, varsC)
