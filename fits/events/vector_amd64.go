@@ -63,7 +63,7 @@ func countNonzeroAVX2(x []float32, lanes []int32) {
 		acc = acc.Sub(archsimd.LoadFloat32x8(x[i : i+8]).NotEqual(zero).ToInt32x8())
 	}
 	if i < len(x) {
-		acc = acc.Sub(load8Part(x[i:]).NotEqual(zero).ToInt32x8())
+		acc = acc.Sub(loadPart8(x[i:]).NotEqual(zero).ToInt32x8())
 	}
 	acc.Store(lanes[:8])
 	archsimd.ClearAVXUpperBits()
@@ -124,7 +124,7 @@ func compactAVX512(x []float32, idx []int32, vals []float32) int {
 		pos = pos.Add(stride)
 	}
 	if i < len(x) {
-		v := load16Part(x[i:])
+		v := loadPart16(x[i:])
 		m := v.NotEqual(zero)
 		v.Compress(m).Store(vals[n : n+16])
 		pos.Compress(m).Store(idx[n : n+16])
@@ -137,11 +137,11 @@ func compactAVX512(x []float32, idx []int32, vals []float32) int {
 // forwardRow is forwardRowScalar with AVX-512 or AVX2 where the CPU has it.
 func forwardRow(idx []int32, vals, w, b, y []float32) {
 	if hasAVX512 {
-		forwardRowAVX512(idx, vals, w, b, y)
+		forwardRow16(idx, vals, w, b, y)
 		return
 	}
 	if hasAVX2 {
-		forwardRowAVX2(idx, vals, w, b, y)
+		forwardRow8(idx, vals, w, b, y)
 		return
 	}
 	forwardRowScalar(idx, vals, w, b, y)
@@ -150,188 +150,14 @@ func forwardRow(idx []int32, vals, w, b, y []float32) {
 // gradRow is gradRowScalar with AVX-512 or AVX2 where the CPU has it.
 func gradRow(idx []int32, vals, c, g []float32) {
 	if hasAVX512 {
-		gradRowAVX512(idx, vals, c, g)
+		gradRow16(idx, vals, c, g)
 		return
 	}
 	if hasAVX2 {
-		gradRowAVX2(idx, vals, c, g)
+		gradRow8(idx, vals, c, g)
 		return
 	}
 	gradRowScalar(idx, vals, c, g)
-}
-
-// forwardRowAVX2 is forwardRowScalar with the row of y held in registers, 32 outputs at a time (then 8, then
-// the rest with masked loads), while every event's row of W is added: per output, the same multiplies and
-// adds in the same order as the scalar code. Each event's value is broadcast to
-// every lane. Same vector-code rules as axpyAVX2.
-//
-//go:noinline
-func forwardRowAVX2(idx []int32, vals, w, b, y []float32) {
-	out := len(y)
-	j := 0
-	for ; j+32 <= out; j += 32 {
-		a0 := archsimd.LoadFloat32x8(b[j : j+8])
-		a1 := archsimd.LoadFloat32x8(b[j+8 : j+16])
-		a2 := archsimd.LoadFloat32x8(b[j+16 : j+24])
-		a3 := archsimd.LoadFloat32x8(b[j+24 : j+32])
-		for k, i := range idx {
-			v := archsimd.BroadcastFloat32x8(vals[k])
-			row := w[int(i)*out+j : int(i)*out+j+32]
-			a0 = a0.Add(v.Mul(archsimd.LoadFloat32x8(row[0:8])))
-			a1 = a1.Add(v.Mul(archsimd.LoadFloat32x8(row[8:16])))
-			a2 = a2.Add(v.Mul(archsimd.LoadFloat32x8(row[16:24])))
-			a3 = a3.Add(v.Mul(archsimd.LoadFloat32x8(row[24:32])))
-		}
-		a0.Store(y[j : j+8])
-		a1.Store(y[j+8 : j+16])
-		a2.Store(y[j+16 : j+24])
-		a3.Store(y[j+24 : j+32])
-	}
-	for ; j+8 <= out; j += 8 {
-		a := archsimd.LoadFloat32x8(b[j : j+8])
-		for k, i := range idx {
-			v := archsimd.BroadcastFloat32x8(vals[k])
-			a = a.Add(v.Mul(archsimd.LoadFloat32x8(w[int(i)*out+j : int(i)*out+j+8])))
-		}
-		a.Store(y[j : j+8])
-	}
-	if j < out {
-		a := load8Part(b[j:out])
-		for k, i := range idx {
-			v := archsimd.BroadcastFloat32x8(vals[k])
-			a = a.Add(v.Mul(load8Part(w[int(i)*out+j : (int(i)+1)*out])))
-		}
-		a.StorePart(y[j:out])
-	}
-	archsimd.ClearAVXUpperBits()
-}
-
-// gradRowAVX2 is gradRowScalar with c held in registers, 32 entries at a time (then 8, then the rest with
-// masked loads and stores): per entry of g, the same multiplies and adds in the same order as the scalar
-// code. Same vector-code rules as axpyAVX2.
-//
-//go:noinline
-func gradRowAVX2(idx []int32, vals, c, g []float32) {
-	out := len(c)
-	j := 0
-	for ; j+32 <= out; j += 32 {
-		c0 := archsimd.LoadFloat32x8(c[j : j+8])
-		c1 := archsimd.LoadFloat32x8(c[j+8 : j+16])
-		c2 := archsimd.LoadFloat32x8(c[j+16 : j+24])
-		c3 := archsimd.LoadFloat32x8(c[j+24 : j+32])
-		for k, i := range idx {
-			v := archsimd.BroadcastFloat32x8(vals[k])
-			row := g[int(i)*out+j : int(i)*out+j+32]
-			archsimd.LoadFloat32x8(row[0:8]).Add(v.Mul(c0)).Store(row[0:8])
-			archsimd.LoadFloat32x8(row[8:16]).Add(v.Mul(c1)).Store(row[8:16])
-			archsimd.LoadFloat32x8(row[16:24]).Add(v.Mul(c2)).Store(row[16:24])
-			archsimd.LoadFloat32x8(row[24:32]).Add(v.Mul(c3)).Store(row[24:32])
-		}
-	}
-	for ; j+8 <= out; j += 8 {
-		cv := archsimd.LoadFloat32x8(c[j : j+8])
-		for k, i := range idx {
-			v := archsimd.BroadcastFloat32x8(vals[k])
-			row := g[int(i)*out+j : int(i)*out+j+8]
-			archsimd.LoadFloat32x8(row).Add(v.Mul(cv)).Store(row)
-		}
-	}
-	if j < out {
-		cv := load8Part(c[j:out])
-		for k, i := range idx {
-			v := archsimd.BroadcastFloat32x8(vals[k])
-			row := g[int(i)*out+j : (int(i)+1)*out]
-			load8Part(row).Add(v.Mul(cv)).StorePart(row)
-		}
-	}
-	archsimd.ClearAVXUpperBits()
-}
-
-// forwardRowAVX512 is forwardRowScalar with the row of y held in registers, 64 outputs at a time (then 16, then
-// the rest with masked loads), while every event's row of W is added: per output, the same multiplies and
-// adds in the same order as the scalar code. Each event's value is broadcast to
-// every lane. Same vector-code rules as axpyAVX2.
-//
-//go:noinline
-func forwardRowAVX512(idx []int32, vals, w, b, y []float32) {
-	out := len(y)
-	j := 0
-	for ; j+64 <= out; j += 64 {
-		a0 := archsimd.LoadFloat32x16(b[j : j+16])
-		a1 := archsimd.LoadFloat32x16(b[j+16 : j+32])
-		a2 := archsimd.LoadFloat32x16(b[j+32 : j+48])
-		a3 := archsimd.LoadFloat32x16(b[j+48 : j+64])
-		for k, i := range idx {
-			v := archsimd.BroadcastFloat32x16(vals[k])
-			row := w[int(i)*out+j : int(i)*out+j+64]
-			a0 = a0.Add(v.Mul(archsimd.LoadFloat32x16(row[0:16])))
-			a1 = a1.Add(v.Mul(archsimd.LoadFloat32x16(row[16:32])))
-			a2 = a2.Add(v.Mul(archsimd.LoadFloat32x16(row[32:48])))
-			a3 = a3.Add(v.Mul(archsimd.LoadFloat32x16(row[48:64])))
-		}
-		a0.Store(y[j : j+16])
-		a1.Store(y[j+16 : j+32])
-		a2.Store(y[j+32 : j+48])
-		a3.Store(y[j+48 : j+64])
-	}
-	for ; j+16 <= out; j += 16 {
-		a := archsimd.LoadFloat32x16(b[j : j+16])
-		for k, i := range idx {
-			v := archsimd.BroadcastFloat32x16(vals[k])
-			a = a.Add(v.Mul(archsimd.LoadFloat32x16(w[int(i)*out+j : int(i)*out+j+16])))
-		}
-		a.Store(y[j : j+16])
-	}
-	if j < out {
-		a := load16Part(b[j:out])
-		for k, i := range idx {
-			v := archsimd.BroadcastFloat32x16(vals[k])
-			a = a.Add(v.Mul(load16Part(w[int(i)*out+j : (int(i)+1)*out])))
-		}
-		a.StorePart(y[j:out])
-	}
-	archsimd.ClearAVXUpperBits()
-}
-
-// gradRowAVX512 is gradRowScalar with c held in registers, 64 entries at a time (then 16, then the rest with
-// masked loads and stores): per entry of g, the same multiplies and adds in the same order as the scalar
-// code. Same vector-code rules as axpyAVX2.
-//
-//go:noinline
-func gradRowAVX512(idx []int32, vals, c, g []float32) {
-	out := len(c)
-	j := 0
-	for ; j+64 <= out; j += 64 {
-		c0 := archsimd.LoadFloat32x16(c[j : j+16])
-		c1 := archsimd.LoadFloat32x16(c[j+16 : j+32])
-		c2 := archsimd.LoadFloat32x16(c[j+32 : j+48])
-		c3 := archsimd.LoadFloat32x16(c[j+48 : j+64])
-		for k, i := range idx {
-			v := archsimd.BroadcastFloat32x16(vals[k])
-			row := g[int(i)*out+j : int(i)*out+j+64]
-			archsimd.LoadFloat32x16(row[0:16]).Add(v.Mul(c0)).Store(row[0:16])
-			archsimd.LoadFloat32x16(row[16:32]).Add(v.Mul(c1)).Store(row[16:32])
-			archsimd.LoadFloat32x16(row[32:48]).Add(v.Mul(c2)).Store(row[32:48])
-			archsimd.LoadFloat32x16(row[48:64]).Add(v.Mul(c3)).Store(row[48:64])
-		}
-	}
-	for ; j+16 <= out; j += 16 {
-		cv := archsimd.LoadFloat32x16(c[j : j+16])
-		for k, i := range idx {
-			v := archsimd.BroadcastFloat32x16(vals[k])
-			row := g[int(i)*out+j : int(i)*out+j+16]
-			archsimd.LoadFloat32x16(row).Add(v.Mul(cv)).Store(row)
-		}
-	}
-	if j < out {
-		cv := load16Part(c[j:out])
-		for k, i := range idx {
-			v := archsimd.BroadcastFloat32x16(vals[k])
-			row := g[int(i)*out+j : (int(i)+1)*out]
-			load16Part(row).Add(v.Mul(cv)).StorePart(row)
-		}
-	}
-	archsimd.ClearAVXUpperBits()
 }
 
 // rowKernelSet is one instruction set's row kernels, for the tests that hold each to the scalar code.
@@ -345,22 +171,10 @@ type rowKernelSet struct {
 func rowKernelSets() []rowKernelSet {
 	sets := []rowKernelSet{{"scalar", forwardRowScalar, gradRowScalar}}
 	if hasAVX2 {
-		sets = append(sets, rowKernelSet{"avx2", forwardRowAVX2, gradRowAVX2})
+		sets = append(sets, rowKernelSet{"avx2", forwardRow8, gradRow8})
 	}
 	if hasAVX512 {
-		sets = append(sets, rowKernelSet{"avx512", forwardRowAVX512, gradRowAVX512})
+		sets = append(sets, rowKernelSet{"avx512", forwardRow16, gradRow16})
 	}
 	return sets
-}
-
-// load8Part loads the first min(len(s), 8) elements of s, the other lanes zero.
-func load8Part(s []float32) archsimd.Float32x8 {
-	v, _ := archsimd.LoadFloat32x8Part(s)
-	return v
-}
-
-// load16Part loads the first min(len(s), 16) elements of s, the other lanes zero.
-func load16Part(s []float32) archsimd.Float32x16 {
-	v, _ := archsimd.LoadFloat32x16Part(s)
-	return v
 }
