@@ -65,6 +65,14 @@ func runMain(args []string, stdout, stderr io.Writer) (status int) {
 		printUsage(stderr)
 		return 2
 	}
+	if args[0] == "help" && len(args) > 1 {
+		// fits help CMD is fits CMD --help.
+		if _, ok := commands[args[1]]; !ok {
+			fmt.Fprintf(stderr, "fits help: unknown command %q (valid: %s)\n", args[1], strings.Join(commandNames(), ", "))
+			return 2
+		}
+		return runMain([]string{args[1], "--help"}, stdout, stderr)
+	}
 	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printUsage(stdout)
 		return 0

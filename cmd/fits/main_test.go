@@ -38,6 +38,8 @@ func TestUnknownCommandAndFlags(t *testing.T) {
 		{"fractional seed", []string{"demo", "--train=false", "--seed=0.5"}, 2},
 		{"positional argument", []string{"demo", "extra"}, 2},
 		{"help", []string{"help"}, 0},
+		{"help of a command", []string{"help", "train"}, 0},
+		{"help of an unknown command", []string{"help", "frobnicate"}, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -72,6 +74,21 @@ func TestDemoJSON(t *testing.T) {
 	for _, r := range got.Theory {
 		if !r.Indicative && !r.Match {
 			t.Errorf("%s: paper %v, ours %v", r.Quantity, r.Paper, r.Ours)
+		}
+	}
+}
+
+// TestHelpOfCommand checks that `fits help CMD` prints CMD's own usage (its flags), as `fits CMD --help`
+// does, and not the list of commands.
+func TestHelpOfCommand(t *testing.T) {
+	for _, cmd := range []string{"train", "bench"} {
+		status, stdout, stderr := run("help", cmd)
+		out := stdout + stderr
+		if status != 0 || !strings.Contains(out, "usage of fits "+cmd) || !strings.Contains(out, "-engine") {
+			t.Errorf("fits help %s: status %d, output %.200q", cmd, status, out)
+		}
+		if strings.Contains(out, "commands:") {
+			t.Errorf("fits help %s prints the general usage", cmd)
 		}
 	}
 }
