@@ -11,13 +11,30 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 )
 
+// tripCountDump is the folder where XLA writes the optimized HLO of the graphs named tripCountModule, for
+// TestLoopTripCountKnown; "" when XLA_FLAGS was set from outside (the test then skips).
+var tripCountDump string
+
+// tripCountModule names the graphs whose optimized HLO XLA dumps (GoMLX names an XLA module after its Exec).
+const tripCountModule = "scan_loop_trip_count"
+
 // TestMain lowers XLA's LLVM optimization level for this test binary unless XLA_FLAGS is set: the
-// unrolled graphs compile faster, and the tests check values, not speed.
+// unrolled graphs compile faster, and the tests check values, not speed. It also asks XLA to dump the
+// optimized HLO of the graphs named tripCountModule (and of no other) into a temporary folder.
 func TestMain(m *testing.M) {
 	if _, ok := os.LookupEnv("XLA_FLAGS"); !ok {
-		_ = os.Setenv("XLA_FLAGS", "--xla_backend_optimization_level=0")
+		flags := "--xla_backend_optimization_level=0"
+		if dir, err := os.MkdirTemp("", "scan-hlo-"); err == nil {
+			tripCountDump = dir
+			flags += " --xla_dump_to=" + dir + " --xla_dump_hlo_as_text --xla_dump_hlo_module_re=" + tripCountModule
+		}
+		_ = os.Setenv("XLA_FLAGS", flags)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if tripCountDump != "" {
+		_ = os.RemoveAll(tripCountDump)
+	}
+	os.Exit(code)
 }
 
 // testBackends returns XLA CPU (when its PJRT plugin is installed) and SimpleGo (package xlatest).
