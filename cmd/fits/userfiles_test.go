@@ -1,7 +1,6 @@
 package main
 
 import (
-	"archive/tar"
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
@@ -21,6 +20,7 @@ import (
 	"github.com/fits-snn/fits/data/gsc"
 	"github.com/fits-snn/fits/data/shd"
 	"github.com/fits-snn/fits/fits/sweep"
+	"github.com/fits-snn/fits/internal/archivetest"
 	"github.com/fits-snn/fits/internal/owned"
 )
 
@@ -476,7 +476,7 @@ func TestDataVerifyExtractedFiles(t *testing.T) {
 			os.Remove(filepath.Join(src, owned.RecordFile))
 			dir := t.TempDir()
 			archive := filepath.Join(dir, name)
-			if err := os.WriteFile(archive, tarGzOf(t, src), 0o644); err != nil {
+			if err := os.WriteFile(archive, archivetest.TarGz(t, src, ""), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			if err := download.Untar(archive, dir, nil); err != nil {
@@ -516,35 +516,4 @@ func TestDataVerifyExtractedFiles(t *testing.T) {
 			}
 		})
 	}
-}
-
-// tarGzOf packs the files under root as a gzip-compressed tar archive, folders first.
-func tarGzOf(t *testing.T, root string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == root {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		if d.IsDir() {
-			return tw.WriteHeader(&tar.Header{Name: filepath.ToSlash(rel) + "/", Mode: 0o755, Typeflag: tar.TypeDir})
-		}
-		b, err := os.ReadFile(p)
-		if err == nil {
-			err = tw.WriteHeader(&tar.Header{Name: filepath.ToSlash(rel), Mode: 0o644, Size: int64(len(b)), Typeflag: tar.TypeReg})
-		}
-		if err == nil {
-			_, err = tw.Write(b)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tw.Close()
-	zw.Close()
-	return buf.Bytes()
 }

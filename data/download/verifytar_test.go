@@ -1,9 +1,7 @@
 package download_test
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -20,48 +18,8 @@ import (
 	"github.com/fits-snn/fits/data/download"
 	"github.com/fits-snn/fits/data/dvs"
 	"github.com/fits-snn/fits/data/gsc"
+	"github.com/fits-snn/fits/internal/archivetest"
 )
-
-// tarGz packs the files under root as a gzip-compressed tar archive in the layout of the official ones:
-// a folder entry before its files, every name behind prefix ("./" for Speech Commands, "DvsGesture/" for
-// DVS Gesture).
-func tarGz(t *testing.T, root, prefix string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		name := prefix + filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel == "." {
-				name = prefix
-			}
-			if name == "" {
-				return nil
-			}
-			return tw.WriteHeader(&tar.Header{Name: strings.TrimSuffix(name, "/") + "/", Mode: 0o755, Typeflag: tar.TypeDir})
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(b)), Typeflag: tar.TypeReg}); err != nil {
-			return err
-		}
-		_, err = tw.Write(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tw.Close()
-	zw.Close()
-	return buf.Bytes()
-}
 
 // synthArchive writes a small dataset of format ("gsc" or "dvs") in the official layout and returns it as
 // the official archive would hold it, with the paths of its files relative to the dataset folder.
@@ -88,7 +46,7 @@ func synthArchive(t *testing.T, format string) (archive []byte, files []string) 
 		return nil
 	})
 	sort.Strings(files)
-	return tarGz(t, root, prefix), files
+	return archivetest.TarGz(t, root, prefix), files
 }
 
 func sha(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
