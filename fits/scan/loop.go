@@ -10,11 +10,11 @@ import (
 
 // ForwardLoop is Forward with the K steps run by one XLA While loop instead of unrolled: the same values
 // (the same operations in the same order), with a graph whose size and compile time do not depend on K.
-// The loop's trip count is static (an int32 counter from 0, compared with the constant K), so XLA runs it
-// without asking the host whether to go on after each iteration. saved is written in place, step by step
-// ([K, components + 1, batch, d1, …, dn], as Forward's).
+// The loop's trip count is static (an int32 counter from 0, compared with the constant K; XLA records it
+// as known, TestLoopTripCountKnown), so XLA runs it without asking the host whether to go on after each
+// iteration. saved is written in place, step by step ([K, components + 1, batch, d1, …, dn], as Forward's).
 //
-// The backend must support closures (XLA does; SimpleGo, which has no While, does not).
+// The backend must run While loops and dynamic slices (XLA does; SimpleGo does not).
 func ForwardLoop(c neuron.Coefficients, current *Node, st []*Node) (spikes *Node, final []*Node, saved []*Node) {
 	return forward(c, current, st, true)
 }
