@@ -48,7 +48,8 @@
 // GoMLX autodiff of the unrolled neuron.LayerFrom, BenchmarkChunk times both (measured:
 // docs/performance-notes.md). What the hand-derived adjoint buys above all is independence from autodiff:
 // a time loop written as one loop op (GoMLX v0.28's graph.While, which has no gradient) can be
-// differentiated with it.
+// differentiated with it. ForwardLoop and BackwardLoop do exactly that: the steps of Forward and Backward,
+// the K steps of each as one XLA While loop (the loop engine of package fits/step).
 package scan
 
 import (
