@@ -17,7 +17,8 @@ import (
 type Measurement struct {
 	// Variant is the measured variant (not in the JSON form: the caller's record names it).
 	Variant Variant `json:"-"`
-	// Chunk is the number of steps per call (1 for stepwise, 0 for unrolled).
+	// Chunk is the number of steps per call (Runner.Chunk: 1 for stepwise, T for loop, 0 for unrolled and
+	// fused).
 	Chunk int `json:"chunk"`
 	// FirstS is the wall time of the first iteration (building and compiling the graphs, then running),
 	// seconds.

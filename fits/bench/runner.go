@@ -69,6 +69,8 @@ func NewRunner(backend compute.Backend, spec Spec, variant Variant, opts Options
 		if r.chunk == 0 {
 			r.chunk = step.DefaultChunk(spec.Time)
 		}
+	case Loop:
+		r.chunk = spec.Time // one loop graph of T steps per layer and direction
 	}
 	if r.chunk < 0 || (r.chunk > 0 && spec.Time%r.chunk != 0) {
 		return nil, fmt.Errorf("bench: chunk %d does not divide T = %d", r.chunk, spec.Time)
@@ -95,7 +97,8 @@ func (r *Runner) Spec() Spec { return r.spec }
 // Variant returns the runner's variant.
 func (r *Runner) Variant() Variant { return r.variant }
 
-// Chunk returns the steps per call (0 for Unrolled).
+// Chunk returns the steps per call: 1 for Stepwise, K for Chunked and Scan, T for Loop, 0 for Unrolled and
+// Fused.
 func (r *Runner) Chunk() int { return r.chunk }
 
 // makeInputs draws x [batch, time, inputs] and labels [batch] from the seed; every example is valid.
