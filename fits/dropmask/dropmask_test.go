@@ -3,7 +3,12 @@ package dropmask
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
+
+	"github.com/fits-snn/fits/xla/xlatest"
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
 )
 
 // The generator's first values, fixed: the PyTorch peer (peers/) computes the same numbers with numpy.
@@ -89,5 +94,53 @@ func TestMaskErrors(t *testing.T) {
 	}
 	if _, err := Mask(0, 0, 0, 0.5, 1<<16, 1<<16, 2); err == nil {
 		t.Error("a mask of 2^33 elements accepted")
+	}
+}
+
+// TestMaskGraphEqualsFill draws masks with MaskGraph on XLA CPU and holds them to Mask, element for
+// element, for several keys, probabilities and shapes (a conv block's [batch, T, C, H, W] among them).
+func TestMaskGraphEqualsFill(t *testing.T) {
+	backend := xlatest.XLA(t)
+	for _, c := range []struct {
+		seed, step int64
+		layer      int
+		p          float64
+		dims       []int
+	}{
+		{1, 0, 0, 0.3, []int{4, 7, 5}},
+		{7, 3, 1, 0.5, []int{1, 2, 4}},
+		{42, 123456, 2, 0.25, []int{3, 11, 2, 3, 3}},
+		{-5, 9, 0, 0, []int{2, 3, 4}},
+		{9, 1 << 40, 3, 0.9, []int{16, 25, 33}},
+	} {
+		n := 1
+		for _, d := range c.dims[2:] {
+			n *= d
+		}
+		want, err := Mask(c.seed, c.step, c.layer, c.p, c.dims[0], c.dims[1], n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := Key(c.seed, c.step, c.layer)
+		out, err := graph.CallOnce(backend, func(k *graph.Node) *graph.Node { return MaskGraph(k, c.p, c.dims...) }, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := tensors.CopyFlatData[float32](out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("seed %d step %d layer %d p %g %v: the graph's mask differs from Fill's", c.seed, c.step, c.layer, c.p, c.dims)
+		}
+		kept := 0
+		for _, v := range got {
+			if v != 0 {
+				kept++
+			}
+		}
+		if c.p > 0 && (kept == 0 || kept == len(got)) {
+			t.Errorf("%v: %d of %d kept: the case tests nothing", c.dims, kept, len(got))
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/fits-snn/fits/fits/dropmask"
 	"github.com/fits-snn/fits/fits/events"
 	"github.com/fits-snn/fits/fits/fused"
 	"github.com/fits-snn/fits/fits/model"
@@ -40,19 +41,20 @@ type chunked struct {
 // blockExecs are the compiled pieces of one block.
 type blockExecs struct {
 	b           model.Block
-	states      int                 // neuron.StateComponents
-	synapse     *mlmodel.Exec       // h -> current [batch, T, out...]
-	synapseVJP  *mlmodel.Exec       // (h, cot current) -> synapse gradients..., cot h (blocks after the first)
-	forward     *mlmodel.Exec       // (current, t0, state...) -> (spikes [batch, K, out...], final state...)
-	forwardSave *mlmodel.Exec       // loop engine: (current, t0, state...) -> (spikes, final state..., saved [T, states + 1, batch, out...])
-	vjp         *mlmodel.Exec       // (current, t0, cot h, [dropout mask [batch, 1 or T, out...]], state..., [saved (loop engine)], cot final..., acc...) -> (cot state..., cot current chunk, acc...)
-	join        *mlmodel.Exec       // (example mask, [dropout mask], spike chunks...) -> (h = spikes·mask, rate sum)
-	joinEval    *mlmodel.Exec       // (example mask, spike chunks...) -> (spikes, rate sum)
-	concat      *mlmodel.Exec       // (chunks...) -> concatenation along time
-	synParams   []string            // the synapse's trainable variables, in synapseVJP's output order
-	neurParams  []*mlmodel.Variable // the neurons' trainable variables, in vjp's accumulator order
-	fusedExecs                      // the fused engine's graphs (fused.go)
-	eventExecs                      // the fused engine's event-driven dense synapse (events.go)
+	states      int                      // neuron.StateComponents
+	synapse     *mlmodel.Exec            // h -> current [batch, T, out...]
+	synapseVJP  *mlmodel.Exec            // (h, cot current) -> synapse gradients..., cot h (blocks after the first)
+	forward     *mlmodel.Exec            // (current, t0, state...) -> (spikes [batch, K, out...], final state...)
+	forwardSave *mlmodel.Exec            // loop engine: (current, t0, state...) -> (spikes, final state..., saved [T, states + 1, batch, out...])
+	vjp         *mlmodel.Exec            // (current, t0, cot h, [dropout mask [batch, 1 or T, out...]], state..., [saved (loop engine)], cot final..., acc...) -> (cot state..., cot current chunk, acc...)
+	join        *mlmodel.Exec            // (example mask, [dropout mask], spike chunks...) -> (h = spikes·mask, rate sum)
+	joinEval    *mlmodel.Exec            // (example mask, spike chunks...) -> (spikes, rate sum)
+	concat      *mlmodel.Exec            // (chunks...) -> concatenation along time
+	masks       map[string]*mlmodel.Exec // (key uint32) -> per-step dropout mask [batch, T, out...], by its dimensions
+	synParams   []string                 // the synapse's trainable variables, in synapseVJP's output order
+	neurParams  []*mlmodel.Variable      // the neurons' trainable variables, in vjp's accumulator order
+	fusedExecs                           // the fused engine's graphs (fused.go)
+	eventExecs                           // the fused engine's event-driven dense synapse (events.go)
 }
 
 func newChunked(name string, backend compute.Backend, scope *mlmodel.Scope, net model.Net, chunk int, hand, fused, loop bool) (*chunked, error) {
@@ -426,12 +428,18 @@ func (d dropouts) host(i int) *fused.Dropout {
 
 // dropout returns the dropout masks of training batch b: none without dropout; for the fused engine the
 // kernel's descriptors (the time-shared masks copied to the host, or the key of each block's per-step mask,
-// which the kernel regenerates); for the other engines the mask tensors (graphMasks; per-step ones are freed
-// with the call's arena).
+// which the kernel regenerates); for the other engines the mask tensors: per-step ones drawn on the device
+// from their keys (deviceStepMasks, freed with the call's arena), time-shared ones the batch's.
 func (e *chunked) dropout(b Batch) (dropouts, error) {
 	var d dropouts
 	if !e.withDropout {
 		return d, nil
+	}
+	if !e.fused && e.net.StepDropout() {
+		masks, err := e.deviceStepMasks(b)
+		e.mem.keep(masks...)
+		d.graphs = masks
+		return d, err
 	}
 	if !e.fused {
 		masks, owned, err := graphMasks(e.net, b)
@@ -454,6 +462,37 @@ func (e *chunked) dropout(b Batch) (dropouts, error) {
 		d.hosts[i] = &fused.Dropout{Shared: shared}
 	}
 	return d, nil
+}
+
+// deviceStepMasks draws the per-step dropout masks of training batch b on the device, one [batch, T,
+// OutDims...] tensor per block, each from its fits/dropmask key (dropmask.MaskGraph: the values
+// StepMasks.Tensors draws on the host), so only a scalar per block goes from the host to the device.
+func (e *chunked) deviceStepMasks(b Batch) ([]*tensors.Tensor, error) {
+	d := b.X.Shape().Dimensions
+	masks := make([]*tensors.Tensor, 0, len(e.blocks))
+	for i, be := range e.blocks {
+		dims := append([]int{d[0], d[1]}, be.b.OutDims...)
+		name := fmt.Sprint(dims)
+		exec := be.masks[name]
+		if exec == nil {
+			var err error
+			if exec, err = mlmodel.NewExec(e.backend, e.scope.Store(), func(_ *mlmodel.Scope, key *Node) *Node {
+				return dropmask.MaskGraph(key, e.net.Dropout, dims...)
+			}); err != nil {
+				return masks, err
+			}
+			if be.masks == nil {
+				be.masks = map[string]*mlmodel.Exec{}
+			}
+			be.masks[name] = exec
+		}
+		outs, err := e.times.exec(exec, tensors.FromScalar(b.StepMasks.Key(i)))
+		if err != nil {
+			return masks, err
+		}
+		masks = append(masks, outs[0])
+	}
+	return masks, nil
 }
 
 // chunkForward runs a block's recurrence over its current chunk by chunk from the zero state and returns
@@ -633,6 +672,9 @@ func (e *chunked) execs() []*mlmodel.Exec {
 	}
 	for _, be := range e.blocks {
 		out = append(out, be.synapse, be.synapseVJP, be.forward, be.forwardSave, be.vjp, be.join, be.joinEval, be.concat)
+		for _, x := range be.masks {
+			out = append(out, x)
+		}
 	}
 	return out
 }

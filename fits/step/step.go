@@ -30,8 +30,9 @@
 // Dropout masks are inputs of a step, drawn once per step by Masks, so every engine applies the same masks in
 // its forward pass and in the recomputed backward: per-step masks [batch, T, OutDims...] (model.DropoutStep,
 // the default) named by the run's seed and the optimizer step (StepMasks) and drawn from package
-// fits/dropmask, as host tensors by the graph engines and inside the host kernel by the fused engine; or
-// time-shared masks [batch, 1, OutDims...] (model.DropoutShared) drawn from the store's random number
+// fits/dropmask: on the device by the chunked, stepwise, scan and loop engines (one small graph per block,
+// dropmask.MaskGraph, from the mask's key), inside the host kernel by the fused engine, and as host tensors
+// (StepMasks.Tensors) by the unrolled oracle, all the same values; or time-shared masks [batch, 1, OutDims...] (model.DropoutShared) drawn from the store's random number
 // generator. One Optimizer (Adam with a cosine-annealed learning rate, the paper's recipe) applies the
 // gradients of any engine. Shapes: inputs [batch, time, features...] float32, labels [batch] int32, example
 // mask [batch] float32 (1 for real examples, 0 for padding).
