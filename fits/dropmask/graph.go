@@ -2,6 +2,7 @@ package dropmask
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
@@ -14,8 +15,7 @@ import (
 // its per-step masks on the device from one scalar instead of receiving them from the host. For the mask of
 // block i of a training step, key is StepMasks' Key(i) and dims are [batch, steps, OutDims...].
 //
-// It panics (graph-building code) when p is not a valid probability or the mask has more than 2³²
-// elements.
+// It panics (graph-building code) when p is not a valid probability or the mask has 2³² elements or more.
 func MaskGraph(key *Node, p float64, dims ...int) *Node {
 	if err := Check(p); err != nil {
 		panic(err)
@@ -27,8 +27,8 @@ func MaskGraph(key *Node, p float64, dims ...int) *Node {
 	for _, d := range dims {
 		n *= float64(d)
 	}
-	if n > 1<<32 {
-		panic(fmt.Errorf("dropmask: mask %v has more than 2^32 elements", dims))
+	if n > math.MaxUint32 { // as Mask: every element's counter fits in a uint32
+		panic(fmt.Errorf("dropmask: mask %v has more than 2^32 - 1 elements", dims))
 	}
 	g := key.Graph()
 	u := func(v uint32) *Node { return Const(g, v) }

@@ -85,24 +85,24 @@ func withCoefficientNodes(c neuron.Coefficients, l layout, nodes []*Node) neuron
 
 // atStep returns x[t] of x [K, rest…] with the leading axis removed, for an int32 scalar t.
 func atStep(x, t *Node) *Node {
+	dims := x.Shape().Clone().Dimensions
+	dims[0] = 1
+	return Squeeze(DynamicSlice(x, stepStart(x, t), dims), 0)
+}
+
+// putStep returns buf [K, rest…] with buf[t] replaced by x [rest…], for an int32 scalar t.
+func putStep(buf, x, t *Node) *Node {
+	return DynamicUpdateSlice(buf, ExpandAxes(x, 0), stepStart(buf, t))
+}
+
+// stepStart returns the start indices (t, 0, …, 0) of step t in x [K, rest…].
+func stepStart(x, t *Node) []*Node {
 	starts := make([]*Node, x.Rank())
 	starts[0] = t
 	for i := 1; i < len(starts); i++ {
 		starts[i] = Const(x.Graph(), int32(0))
 	}
-	dims := x.Shape().Clone().Dimensions
-	dims[0] = 1
-	return Squeeze(DynamicSlice(x, starts, dims), 0)
-}
-
-// putStep returns buf [K, rest…] with buf[t] replaced by x [rest…], for an int32 scalar t.
-func putStep(buf, x, t *Node) *Node {
-	starts := make([]*Node, buf.Rank())
-	starts[0] = t
-	for i := 1; i < len(starts); i++ {
-		starts[i] = Const(buf.Graph(), int32(0))
-	}
-	return DynamicUpdateSlice(buf, ExpandAxes(x, 0), starts)
+	return starts
 }
 
 // forwardLoop is the loop form of forward: the state s, packed into one [components, batch, d…] tensor,

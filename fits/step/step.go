@@ -32,9 +32,10 @@
 // the default) named by the run's seed and the optimizer step (StepMasks) and drawn from package
 // fits/dropmask: on the device by the chunked, stepwise, scan and loop engines (one small graph per block,
 // dropmask.MaskGraph, from the mask's key), inside the host kernel by the fused engine, and as host tensors
-// (StepMasks.Tensors) by the unrolled oracle, all the same values; or time-shared masks [batch, 1, OutDims...] (model.DropoutShared) drawn from the store's random number
-// generator. One Optimizer (Adam with a cosine-annealed learning rate, the paper's recipe) applies the
-// gradients of any engine. Shapes: inputs [batch, time, features...] float32, labels [batch] int32, example
+// (StepMasks.Tensors) by the unrolled oracle, all the same values; or time-shared masks
+// [batch, 1, OutDims...] (model.DropoutShared) drawn from the store's random number generator. One
+// Optimizer (Adam with a cosine-annealed learning rate, the paper's recipe) applies the gradients of any
+// engine. Shapes: inputs [batch, time, features...] float32, labels [batch] int32, example
 // mask [batch] float32 (1 for real examples, 0 for padding).
 //
 // Which path is fast. A FiTS layer (neuron.Layer) in a user's GoMLX model trained by GoMLX's own trainer
@@ -245,24 +246,29 @@ func names(vars []*mlmodel.Variable) []string {
 // that needs it). The zero value is ready to use.
 type timer struct {
 	calls    map[*mlmodel.Exec][]time.Duration
-	compiles map[string]time.Duration // by executor and argument shapes
+	compiled map[*mlmodel.Exec][]compilation
+}
+
+// compilation is one compilation of an executor: the argument shapes it was compiled for and how long it took.
+type compilation struct {
+	shapes []shapes.Shape
+	took   time.Duration
 }
 
 // exec calls e and records the call's wall time, compiling its graph first (timed on its own) when the
 // arguments' shapes are new to it.
 func (t *timer) exec(e *mlmodel.Exec, args ...any) ([]*tensors.Tensor, error) {
 	if t.calls == nil {
-		t.calls, t.compiles = map[*mlmodel.Exec][]time.Duration{}, map[string]time.Duration{}
+		t.calls, t.compiled = map[*mlmodel.Exec][]time.Duration{}, map[*mlmodel.Exec][]compilation{}
 	}
-	if argShapes, ok := shapesOf(args); ok {
-		key := fmt.Sprintf("%p %v", e, argShapes)
-		if _, done := t.compiles[key]; !done {
-			start := time.Now()
-			if _, err := e.Compile(argShapes...); err != nil {
-				return nil, err
-			}
-			t.compiles[key] = time.Since(start)
+	if argShapes, ok := shapesOf(args); ok && !slices.ContainsFunc(t.compiled[e], func(c compilation) bool {
+		return slices.EqualFunc(c.shapes, argShapes, shapes.Shape.Equal)
+	}) {
+		start := time.Now()
+		if _, err := e.Compile(argShapes...); err != nil {
+			return nil, err
 		}
+		t.compiled[e] = append(t.compiled[e], compilation{argShapes, time.Since(start)})
 	}
 	start := time.Now()
 	outs, err := e.Call(args...)
@@ -288,15 +294,13 @@ func shapesOf(args []any) ([]shapes.Shape, bool) {
 // the later calls (the first call alone when there is no later one).
 func (t *timer) compileSeconds() float64 {
 	total := 0.0
-	for _, d := range t.compiles {
-		total += d.Seconds()
-	}
-	compiled := map[string]bool{}
-	for key := range t.compiles {
-		compiled[strings.Fields(key)[0]] = true
+	for _, cs := range t.compiled {
+		for _, c := range cs {
+			total += c.took.Seconds()
+		}
 	}
 	for e, d := range t.calls {
-		if len(d) == 0 || compiled[fmt.Sprintf("%p", e)] {
+		if len(d) == 0 || len(t.compiled[e]) > 0 {
 			continue
 		}
 		first := d[0]
