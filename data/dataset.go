@@ -1,131 +1,23 @@
 // Package data defines the in-memory form that every dataset of the toolkit is delivered in, and a registry
 // of datasets by name.
 //
-// A dataset is a set of labelled sequences: inputs [examples, time, features] float32 (spike counts, binary
-// spikes or acoustic features, one row per time bin of Dt seconds) and integer class labels. Readers of real
+// A dataset is a set of labelled sequences: inputs [examples, time, features] (spike counts, binary spikes,
+// pixels or acoustic features, one row per time bin of Dt seconds) and integer class labels. Readers of real
 // datasets and synthetic generators (package data/synth) both produce a *Dataset; the trainer (fits/train)
 // only sees this type.
+//
+// A Set holds its inputs by what they are (Encoding): binary spikes as one bit per value, spike counts and
+// pixels as one byte per value, acoustic features as float32. Readers and trainers see float32 values:
+// ExampleInto expands one example into a caller's buffer, bit for bit the value that was stored. Subset,
+// Head and the split functions return views that index into their set and do not copy its inputs.
 package data
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
 )
-
-// Set is one split of a dataset held in memory.
-type Set struct {
-	// Inputs holds N examples of T time bins of F features, row-major: Inputs[(n*T+t)*F+f].
-	Inputs []float32
-	// Labels holds the class of each example, in [0, classes).
-	Labels []int32
-	// N is the number of examples, T the number of time bins, F the number of features per time bin.
-	N, T, F int
-	// FeatureShape is the shape of the features of one time bin when they are not a flat vector, e.g.
-	// [2, 64, 64] (polarity, height, width) for event cameras; its product is F. Nil means [F].
-	FeatureShape []int
-}
-
-// Validate checks that the sizes of the slices agree with N, T, F and FeatureShape.
-func (s *Set) Validate() error {
-	if s == nil {
-		return fmt.Errorf("nil set")
-	}
-	if s.N < 0 || s.T <= 0 || s.F <= 0 {
-		return fmt.Errorf("bad set sizes N=%d T=%d F=%d", s.N, s.T, s.F)
-	}
-	if len(s.Inputs) != s.N*s.T*s.F {
-		return fmt.Errorf("inputs hold %d values, want N*T*F = %d*%d*%d", len(s.Inputs), s.N, s.T, s.F)
-	}
-	if len(s.Labels) != s.N {
-		return fmt.Errorf("%d labels for %d examples", len(s.Labels), s.N)
-	}
-	if s.FeatureShape != nil {
-		p := 1
-		for _, d := range s.FeatureShape {
-			p *= d
-		}
-		if p != s.F {
-			return fmt.Errorf("feature shape %v has %d elements, want F=%d", s.FeatureShape, p, s.F)
-		}
-	}
-	return nil
-}
-
-// Example returns the inputs of example i, [T, F] row-major, sharing memory with the set.
-func (s *Set) Example(i int) []float32 {
-	n := s.T * s.F
-	return s.Inputs[i*n : (i+1)*n]
-}
-
-// Shape returns the shape of one example: [T, F], or [T, FeatureShape...].
-func (s *Set) Shape() []int {
-	if s.FeatureShape == nil {
-		return []int{s.T, s.F}
-	}
-	return append([]int{s.T}, s.FeatureShape...)
-}
-
-// Subset returns a new set holding copies of the examples at the given indices, in that order.
-func (s *Set) Subset(idx []int) *Set {
-	n := s.T * s.F
-	out := &Set{
-		Inputs:       make([]float32, len(idx)*n),
-		Labels:       make([]int32, len(idx)),
-		N:            len(idx),
-		T:            s.T,
-		F:            s.F,
-		FeatureShape: slices.Clone(s.FeatureShape),
-	}
-	for j, i := range idx {
-		copy(out.Inputs[j*n:(j+1)*n], s.Example(i))
-		out.Labels[j] = s.Labels[i]
-	}
-	return out
-}
-
-// Head returns the set restricted to its first n examples, sharing memory with it; the set itself when
-// n <= 0, s is nil or n >= s.N.
-func (s *Set) Head(n int) *Set {
-	if s == nil || n <= 0 || n >= s.N {
-		return s
-	}
-	out := *s
-	out.Inputs = s.Inputs[:n*s.T*s.F]
-	out.Labels = s.Labels[:n]
-	out.N = n
-	return &out
-}
-
-// SplitOff holds out a fraction of the set, chosen by a permutation drawn from seed, stratified by class so
-// that every class keeps the same proportion in both parts. It returns (kept, heldOut); the input set is not
-// modified. The same seed always holds out the same examples.
-func (s *Set) SplitOff(fraction float64, seed uint64) (kept, heldOut *Set) {
-	byClass := map[int32][]int{}
-	for i, l := range s.Labels {
-		byClass[l] = append(byClass[l], i)
-	}
-	classes := make([]int32, 0, len(byClass))
-	for c := range byClass {
-		classes = append(classes, c)
-	}
-	slices.Sort(classes)
-	rng := rand.New(rand.NewPCG(seed, 0x5eed5b1175))
-	var keep, hold []int
-	for _, c := range classes {
-		idx := byClass[c]
-		rng.Shuffle(len(idx), func(a, b int) { idx[a], idx[b] = idx[b], idx[a] })
-		k := int(fraction*float64(len(idx)) + 0.5)
-		hold = append(hold, idx[:k]...)
-		keep = append(keep, idx[k:]...)
-	}
-	slices.Sort(keep)
-	slices.Sort(hold)
-	return s.Subset(keep), s.Subset(hold)
-}
 
 // Dataset is a classification task with its splits.
 type Dataset struct {

@@ -8,14 +8,14 @@ import (
 
 // toySet has 20 examples of 2 bins × 3 features; example i holds the value i everywhere and class i%4.
 func toySet() *Set {
-	s := &Set{N: 20, T: 2, F: 3, Inputs: make([]float32, 20*6), Labels: make([]int32, 20)}
-	for i := range s.N {
-		for k := range s.Example(i) {
-			s.Example(i)[k] = float32(i)
+	x, labels := make([]float32, 20*6), make([]int32, 20)
+	for i := range labels {
+		for k := range 6 {
+			x[i*6+k] = float32(i)
 		}
-		s.Labels[i] = int32(i % 4)
+		labels[i] = int32(i % 4)
 	}
-	return s
+	return NewSet(x, labels, 2, 3)
 }
 
 func TestSplitOff(t *testing.T) {
@@ -52,11 +52,11 @@ func TestSplitOff(t *testing.T) {
 	}
 	// Same seed, same split; another seed, another split (with high probability; fixed here by the seeds).
 	_, again := s.SplitOff(0.2, 7)
-	if !slices.Equal(again.Inputs, held.Inputs) {
+	if !slices.Equal(again.Dense(), held.Dense()) {
 		t.Error("same seed gave a different split")
 	}
 	_, other := s.SplitOff(0.2, 8)
-	if slices.Equal(other.Inputs, held.Inputs) {
+	if slices.Equal(other.Dense(), held.Dense()) {
 		t.Error("seeds 7 and 8 gave the same split")
 	}
 }
@@ -67,7 +67,11 @@ func TestValidate(t *testing.T) {
 		edit func(d *Dataset)
 	}{
 		{"label out of range", func(d *Dataset) { d.Test.Labels[0] = 9 }},
-		{"short inputs", func(d *Dataset) { d.Train.Inputs = d.Train.Inputs[:5] }},
+		{"short inputs", func(d *Dataset) { d.Train = NewSet(d.Train.Dense()[:5], d.Train.Labels, d.Train.T, d.Train.F) }},
+		{"one example short", func(d *Dataset) {
+			d.Train = NewFloat32Set(d.Train.Dense()[:6*19], d.Train.Labels, d.Train.T, d.Train.F)
+		}},
+		{"no inputs", func(d *Dataset) { d.Train = &Set{N: 2, T: 2, F: 3, Labels: []int32{0, 1}} }},
 		{"feature shape", func(d *Dataset) { d.Train.FeatureShape = []int{2, 2} }},
 		{"no test", func(d *Dataset) { d.Test = nil }},
 		{"mismatched T", func(d *Dataset) { d.Val = &Set{N: 0, T: 5, F: 3} }},
@@ -107,7 +111,7 @@ func TestRegistry(t *testing.T) {
 }
 
 func TestHead(t *testing.T) {
-	s := &Set{Inputs: []float32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, Labels: []int32{0, 1, 2}, N: 3, T: 2, F: 2}
+	s := NewSet([]float32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, []int32{0, 1, 2}, 2, 2)
 	for _, tc := range []struct {
 		n, wantN int
 		same     bool

@@ -33,8 +33,8 @@ func OfficialValSplit(n int, seed int64) (val, train []int, err error) {
 	return p[:k:k], p[k:], nil
 }
 
-// OfficialSplitOff splits the set as OfficialValSplit does and returns (train, val) as new sets holding
-// copies of the examples in permutation order; the input set is not modified.
+// OfficialSplitOff splits the set as OfficialValSplit does and returns (train, val), views of the set (they
+// share its inputs) with the examples in permutation order; the input set is not modified.
 func (s *Set) OfficialSplitOff(seed int64) (train, val *Set, err error) {
 	v, t, err := OfficialValSplit(s.N, seed)
 	if err != nil {

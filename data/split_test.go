@@ -41,16 +41,17 @@ func TestOfficialValCount(t *testing.T) {
 }
 
 func TestOfficialSplitOff(t *testing.T) {
-	s := &Set{N: 10, T: 1, F: 1, Inputs: make([]float32, 10), Labels: make([]int32, 10)}
-	for i := range s.Inputs {
-		s.Inputs[i] = float32(i)
+	x := make([]float32, 10)
+	for i := range x {
+		x[i] = float32(i)
 	}
+	s := NewSet(x, make([]int32, 10), 1, 1)
 	tr, va, err := s.OfficialSplitOff(0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// RandomState(0).permutation(10) = [2 8 4 9 1 6 7 3 0 5].
-	if !slices.Equal(va.Inputs, []float32{2, 8}) || !slices.Equal(tr.Inputs, []float32{4, 9, 1, 6, 7, 3, 0, 5}) {
-		t.Errorf("validation %v, train %v", va.Inputs, tr.Inputs)
+	if !slices.Equal(va.Dense(), []float32{2, 8}) || !slices.Equal(tr.Dense(), []float32{4, 9, 1, 6, 7, 3, 0, 5}) {
+		t.Errorf("validation %v, train %v", va.Dense(), tr.Dense())
 	}
 }

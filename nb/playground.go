@@ -92,10 +92,11 @@ func PlaygroundInput(kind int, dt float64, steps int) (u []float64, label string
 			}
 		}
 		mean := 0.0
+		x := set.Example(0)
 		for k := range u {
 			for ch := range set.F {
 				if task.GroupOf[ch] == group {
-					u[k] += float64(set.Inputs[k*set.F+ch])
+					u[k] += float64(x[k*set.F+ch])
 				}
 			}
 			mean += u[k] / float64(steps)

@@ -227,11 +227,11 @@ func TestLoadSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.N != 10 || s.T != 2 || s.F != 6 || len(s.FeatureShape) != 2 || s.Inputs[12] != 1 {
+	if s.N != 10 || s.T != 2 || s.F != 6 || len(s.FeatureShape) != 2 || s.Example(1)[0] != 1 {
 		t.Fatalf("set N=%d T=%d F=%d shape %v", s.N, s.T, s.F, s.FeatureShape)
 	}
 	s, err = LoadSet(p, 5)
-	if err != nil || s.N != 5 || s.Inputs[12] != 2 || s.Labels[1] != 0 {
-		t.Fatalf("limited set: %v, first values %v", err, s.Inputs[12])
+	if err != nil || s.N != 5 || s.Example(1)[0] != 2 || s.Labels[1] != 0 {
+		t.Fatalf("limited set: %v, first values %v", err, s.Example(1))
 	}
 }

@@ -1,16 +1,19 @@
 package cache
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 
 	"github.com/fits-snn/fits/data"
 )
 
 // LoadSet reads a cache whose samples have shape [T, features...] into a data.Set: T time bins of
 // F = product(features) values; FeatureShape is set when there is more than one feature dimension
-// (e.g. [2, 64, 64]). limit > 0 keeps only limit examples, evenly spaced over the file.
+// (e.g. [2, 64, 64]). limit > 0 keeps only limit examples, evenly spaced over the file. The set holds the
+// file's encoding as it lies: uint8 caches as data.Bytes counts, float32 caches as data.Float32.
 func LoadSet(path string, limit int) (*data.Set, error) {
 	r, err := Open(path)
 	if err != nil {
@@ -21,27 +24,69 @@ func LoadSet(path string, limit int) (*data.Set, error) {
 	if len(shape) < 2 {
 		return nil, data.BadFile(fmt.Errorf("%s: want samples of shape [T, features...], got %v", path, shape))
 	}
-	idx := make([]int, r.Len())
-	for i := range idx {
-		idx[i] = i
-	}
+	var idx []int
 	if limit > 0 && r.Len() > limit {
-		idx = idx[:limit]
+		idx = make([]int, limit)
 		for i := range idx {
 			idx[i] = i * r.Len() / limit
 		}
 	}
-	s := &data.Set{N: len(idx), T: shape[0], F: r.SampleLen() / shape[0], Inputs: make([]float32, len(idx)*r.SampleLen()), Labels: make([]int32, len(idx))}
+	s, err := readSet(r, idx, shape[0], r.SampleLen()/shape[0])
+	if err != nil {
+		return nil, err
+	}
 	if len(shape) > 2 {
 		s.FeatureShape = shape[1:]
 	}
-	if err := r.ReadBatch(idx, s.Inputs); err != nil {
-		return nil, err
-	}
-	for k, i := range idx {
-		s.Labels[k] = r.Labels()[i]
-	}
 	return s, data.BadFile(s.Validate())
+}
+
+// readSet reads the samples idx (all when nil) of the cache into memory, in the file's encoding.
+func readSet(r *Reader, idx []int, T, F int) (*data.Set, error) {
+	if idx == nil {
+		idx = make([]int, r.n)
+		for i := range idx {
+			idx[i] = i
+		}
+	}
+	sb := r.h.SampleLen() * r.h.DType.Size()
+	labels := make([]int32, len(idx))
+	for k, i := range idx {
+		labels[k] = r.labels[i]
+	}
+	read := func(i int, dst []byte) error {
+		if _, err := r.f.ReadAt(dst, r.data+int64(i)*int64(sb)); err != nil {
+			return data.BadFile(fmt.Errorf("%s: sample %d: %w", r.path, i, err))
+		}
+		return nil
+	}
+	if r.h.DType == Float32 {
+		x := make([]float32, len(idx)*r.h.SampleLen())
+		buf := make([]byte, sb)
+		for k, i := range idx {
+			if err := read(i, buf); err != nil {
+				return nil, err
+			}
+			out := x[k*r.h.SampleLen() : (k+1)*r.h.SampleLen()]
+			for j := range out {
+				out[j] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*j:]))
+			}
+		}
+		return data.NewFloat32Set(x, labels, T, F), nil
+	}
+	b := make([]byte, len(idx)*sb)
+	if len(idx) == r.n { // every sample, in order: one read
+		if _, err := r.f.ReadAt(b, r.data); err != nil {
+			return nil, data.BadFile(fmt.Errorf("%s: %w", r.path, err))
+		}
+	} else {
+		for k, i := range idx {
+			if err := read(i, b[k*sb:(k+1)*sb]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return data.NewBytesSet(b, data.CountLevels, labels, T, F), nil
 }
 
 // FrontEndField is the metadata field that names the recipe a cache was made with (for example

@@ -205,7 +205,7 @@ func TestLoadMelDataset(t *testing.T) {
 			if err := ext.Features(x, want); err != nil {
 				t.Fatal(err)
 			}
-			got := raw.Inputs[i*4000 : (i+1)*4000]
+			got := raw.Example(i)
 			for j := range want {
 				if math.Abs(float64(got[j]-want[j])) > 1e-5 {
 					t.Fatalf("%s: feature %d = %v, want %v", cl.Path, j, got[j], want[j])

@@ -72,15 +72,22 @@ func BandStats(s *data.Set) (mean, std []float64) {
 		}
 		return mean, std
 	}
-	for i, v := range s.Inputs {
-		mean[i%s.F] += float64(v)
+	x := make([]float32, s.T*s.F)
+	for i := range s.N {
+		s.ExampleInto(i, x)
+		for k, v := range x {
+			mean[k%s.F] += float64(v)
+		}
 	}
 	for f := range mean {
 		mean[f] /= n
 	}
-	for i, v := range s.Inputs {
-		d := float64(v) - mean[i%s.F]
-		std[i%s.F] += d * d
+	for i := range s.N {
+		s.ExampleInto(i, x)
+		for k, v := range x {
+			d := float64(v) - mean[k%s.F]
+			std[k%s.F] += d * d
+		}
 	}
 	for f := range std {
 		std[f] = math.Sqrt(std[f] / n)
@@ -91,10 +98,20 @@ func BandStats(s *data.Set) (mean, std []float64) {
 	return mean, std
 }
 
-// Standardize maps each feature f to (x − mean[f]) / std[f] in place.
+// Standardize maps each feature f to (x − mean[f]) / std[f]: s then holds the standardized values as
+// float32 in memory of its own (a set read from a cache no longer reads the cache).
 func Standardize(s *data.Set, mean, std []float64) {
-	for i, v := range s.Inputs {
-		f := i % s.F
-		s.Inputs[i] = float32((float64(v) - mean[f]) / std[f])
+	n := s.T * s.F
+	x := make([]float32, s.N*n)
+	for i := range s.N {
+		row := x[i*n : (i+1)*n]
+		s.ExampleInto(i, row)
+		for k, v := range row {
+			f := k % s.F
+			row[k] = float32((float64(v) - mean[f]) / std[f])
+		}
 	}
+	out := data.NewFloat32Set(x, s.Labels, s.T, s.F)
+	out.FeatureShape = s.FeatureShape
+	*s = *out
 }

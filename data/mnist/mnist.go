@@ -82,6 +82,16 @@ type Set struct {
 // Len returns the number of images.
 func (s *Set) Len() int { return len(s.Labels) }
 
+// Levels maps a pixel p, 0..255, to its input value float32(p)/255 (computed in float32): the table of
+// the data.Bytes sets that LoadDataset returns.
+var Levels = func() *[256]float32 {
+	var l [256]float32
+	for p := range l {
+		l[p] = float32(p) / 255
+	}
+	return &l
+}()
+
 // Sequences returns the images as float32 sequences in [0, 1], flat with shape [N, T, F] of the
 // layout. Both layouts read pixels in raster order, so the flat slices are equal; only the shape
 // differs.

@@ -1,6 +1,7 @@
 package mnist
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -171,6 +172,35 @@ func TestWriteSynth(t *testing.T) {
 		s, err := Load(dir, split)
 		if err != nil || s.Len() != 20 || s.Labels[13] != 3 || s.Images[13*Pixels+8*Cols+10] != 255 {
 			t.Fatalf("%s: %v", split, err)
+		}
+	}
+}
+
+// TestLoadDatasetBytes: the sets hold one byte per pixel and read back the float32 values of Sequences
+// (the float32 path before sets held bytes), bit for bit, in both layouts.
+func TestLoadDatasetBytes(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteSynth(dir, 30, 4); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []Layout{PixelByPixel, RowByRow} {
+		d, err := LoadDataset(data.Options{Dir: dir}, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Load(dir, Train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := s.Sequences(l)
+		got := d.Train.Dense()
+		if d.Train.Encoding() != data.Bytes || d.Train.StorageBytes() != int64(len(s.Images)) || len(got) != len(want) {
+			t.Fatalf("%v: %v, %d bytes for %d pixels", l, d.Train.Encoding(), d.Train.StorageBytes(), len(s.Images))
+		}
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%v: value %d is %v, Sequences gives %v", l, i, got[i], want[i])
+			}
 		}
 	}
 }

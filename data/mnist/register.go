@@ -52,8 +52,8 @@ func LoadDataset(o data.Options, l Layout) (*data.Dataset, error) {
 		if o.Small && s.Len() > smallN {
 			s = &Set{Images: s.Images[:smallN*Pixels], Labels: s.Labels[:smallN]}
 		}
-		x, shape := s.Sequences(l)
-		*sp.dst = &data.Set{Inputs: x, Labels: s.Labels, N: shape[0], T: shape[1], F: shape[2]}
+		T, F := l.Shape()
+		*sp.dst = data.NewBytesSet(s.Images, Levels, s.Labels, T, F)
 	}
 	return d, nil
 }

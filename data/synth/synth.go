@@ -343,23 +343,19 @@ func Generate(cfg Config) (*data.Dataset, error) {
 // identified by stream (different streams give independent examples of the same task).
 func (t *Task) Sample(n int, stream uint64) *data.Set {
 	cfg := t.Config
-	set := &data.Set{
-		Inputs: make([]float32, n*cfg.T*cfg.Channels),
-		Labels: make([]int32, n),
-		N:      n,
-		T:      cfg.T,
-		F:      cfg.Channels,
-	}
+	x := make([]float32, n*cfg.T*cfg.Channels)
+	labels := make([]int32, n)
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5a3f1e<<8|stream))
-	for i := range set.Labels {
-		set.Labels[i] = int32(i % cfg.Classes)
+	for i := range labels {
+		labels[i] = int32(i % cfg.Classes)
 	}
-	rng.Shuffle(len(set.Labels), func(a, b int) { set.Labels[a], set.Labels[b] = set.Labels[b], set.Labels[a] })
+	rng.Shuffle(len(labels), func(a, b int) { labels[a], labels[b] = labels[b], labels[a] })
 	p := make([]float64, cfg.T)
 	cdf := make([]float64, cfg.T*(cfg.Afferents+1))
-	for i := range set.N {
-		code := t.Codes[set.Labels[i]]
-		ex := set.Example(i)
+	size := cfg.T * cfg.Channels
+	for i := range n {
+		code := t.Codes[labels[i]]
+		ex := x[i*size : (i+1)*size]
 		for g := range cfg.Groups {
 			f := code.Freq[g] * (1 + cfg.FreqJitter*(2*rng.Float64()-1))
 			d := math.Min(1, code.Depth[g]*(1+cfg.DepthJitter*(2*rng.Float64()-1)))
@@ -387,7 +383,8 @@ func (t *Task) Sample(n int, stream uint64) *data.Set {
 			}
 		}
 	}
-	return set
+	// Spike counts of at most Afferents: bits for binary spikes, bytes for counts up to 255.
+	return data.NewSet(x, labels, cfg.T, cfg.Channels)
 }
 
 // binomialCDF fills cdf[k] = P(X <= k) for X ~ Binomial(len(cdf)-1, p).

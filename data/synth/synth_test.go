@@ -28,11 +28,11 @@ func TestDeterministic(t *testing.T) {
 		name string
 		x, y *data.Set
 	}{{"train", a.Train, b.Train}, {"val", a.Val, b.Val}, {"test", a.Test, b.Test}} {
-		if !slices.Equal(sp.x.Inputs, sp.y.Inputs) || !slices.Equal(sp.x.Labels, sp.y.Labels) {
+		if !slices.Equal(sp.x.Dense(), sp.y.Dense()) || !slices.Equal(sp.x.Labels, sp.y.Labels) {
 			t.Errorf("%s split differs between two generations with the same seed", sp.name)
 		}
 	}
-	if slices.Equal(a.Train.Inputs[:a.Train.T*a.Train.F], a.Test.Inputs[:a.Test.T*a.Test.F]) {
+	if slices.Equal(a.Train.Example(0), a.Test.Example(0)) {
 		t.Error("train and test splits start with the same example")
 	}
 	cfg.Seed++
@@ -40,7 +40,7 @@ func TestDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if slices.Equal(a.Train.Inputs, c.Train.Inputs) {
+	if slices.Equal(a.Train.Dense(), c.Train.Dense()) {
 		t.Error("a different seed gave the same training inputs")
 	}
 }
@@ -81,7 +81,7 @@ func TestShapesAndValues(t *testing.T) {
 				if sp.n > 0 && slices.Max(counts)-slices.Min(counts) > 1 {
 					t.Errorf("unbalanced classes %v", counts)
 				}
-				for _, v := range sp.set.Inputs {
+				for _, v := range sp.set.Dense() {
 					if v < 0 || v > float32(tc.cfg.Afferents) || v != float32(math.Round(float64(v))) {
 						t.Fatalf("value %g is not a count in [0, %d]", v, tc.cfg.Afferents)
 					}
@@ -262,15 +262,16 @@ func TestRegistered(t *testing.T) {
 	}
 	// Same codes, phases and mean rates, shallower modulation: the spike counts differ, their totals barely.
 	var same, sumS, sumD int
-	for i, v := range shallow.Train.Inputs {
-		if v == def.Train.Inputs[i] {
+	sx, dx := shallow.Train.Dense(), def.Train.Dense()
+	for i, v := range sx {
+		if v == dx[i] {
 			same++
 		}
 		sumS += int(v)
-		sumD += int(def.Train.Inputs[i])
+		sumD += int(dx[i])
 	}
-	if same == len(def.Train.Inputs) || math.Abs(float64(sumS-sumD)) > 0.01*float64(sumD) {
-		t.Errorf("%s: %d of %d counts equal to the default task's, total %d vs %d", ShallowName, same, len(def.Train.Inputs), sumS, sumD)
+	if same == len(dx) || math.Abs(float64(sumS-sumD)) > 0.01*float64(sumD) {
+		t.Errorf("%s: %d of %d counts equal to the default task's, total %d vs %d", ShallowName, same, len(dx), sumS, sumD)
 	}
 	d, err := data.Load(Name, data.Options{Small: true})
 	if err != nil {

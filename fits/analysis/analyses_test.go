@@ -42,17 +42,19 @@ func convDataset() *data.Dataset {
 	const T, H, W = 6, 16, 16
 	rng := rand.New(rand.NewPCG(7, 8))
 	mk := func(n int) *data.Set {
-		s := &data.Set{N: n, T: T, F: 2 * H * W, FeatureShape: []int{2, H, W}, Inputs: make([]float32, n*T*2*H*W), Labels: make([]int32, n)}
+		in, labels := make([]float32, n*T*2*H*W), make([]int32, n)
 		for i := range n {
 			c := i % 3
-			s.Labels[i] = int32(c)
+			labels[i] = int32(c)
 			for k := range T {
 				for e := 0; e < 20; e++ {
 					y, x := 4*c+rng.IntN(4), 4*c+rng.IntN(4)
-					s.Inputs[((i*T+k)*2+rng.IntN(2))*H*W+y*W+x]++
+					in[((i*T+k)*2+rng.IntN(2))*H*W+y*W+x]++
 				}
 			}
 		}
+		s := data.NewSet(in, labels, T, 2*H*W)
+		s.FeatureShape = []int{2, H, W}
 		return s
 	}
 	return &data.Dataset{Name: "dvsgesture", Classes: 3, Dt: 0.02, Train: mk(20), Test: mk(6)}

@@ -248,17 +248,21 @@ func layoutEnergy(lay *Layout, kind neuron.Kind, m int, inRate float64, inSpikes
 func InputRate(s *data.Set) (rate float64, spikes bool) {
 	spikes = true
 	sum := 0.0
-	for _, v := range s.Inputs {
-		x := float64(v)
-		sum += x
-		if spikes && (x < 0 || x != math.Trunc(x)) {
-			spikes = false
+	ex := make([]float32, s.T*s.F)
+	for i := range s.N {
+		s.ExampleInto(i, ex)
+		for _, v := range ex {
+			x := float64(v)
+			sum += x
+			if spikes && (x < 0 || x != math.Trunc(x)) {
+				spikes = false
+			}
 		}
 	}
-	if len(s.Inputs) == 0 {
-		return 0, spikes
+	if n := s.N * s.T * s.F; n > 0 {
+		return sum / float64(n), spikes
 	}
-	return sum / float64(len(s.Inputs)), spikes
+	return 0, spikes
 }
 
 // rateSet returns the split the firing rates are measured on, the protocol's selection split: validation,

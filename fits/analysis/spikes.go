@@ -104,10 +104,8 @@ func (r *Run) Spikes(split Split, idx []int) (*Activity, error) {
 		}
 		a.Predicted = append(a.Predicted, best)
 	}
-	input := make([]float32, 0, len(idx)*set.T*set.F)
-	for _, i := range idx {
-		input = append(input, set.Example(i)...)
-	}
+	input := make([]float32, len(idx)*set.T*set.F)
+	set.ExamplesInto(idx, input)
 	a.Input = split3(input, len(idx), set.T, set.F)
 	for _, t := range outs[1:] {
 		v, err := toFloat32(t)
@@ -126,11 +124,8 @@ func (r *Run) Spikes(split Split, idx []int) (*Activity, error) {
 
 // batch returns the examples idx of set as one tensor [len(idx), time, features...].
 func batch(set *data.Set, idx []int) *tensors.Tensor {
-	n := set.T * set.F
-	x := make([]float32, len(idx)*n)
-	for j, i := range idx {
-		copy(x[j*n:(j+1)*n], set.Example(i))
-	}
+	x := make([]float32, len(idx)*set.T*set.F)
+	set.ExamplesInto(idx, x)
 	return tensors.FromFlatDataAndDimensions(x, append([]int{len(idx)}, set.Shape()...)...)
 }
 

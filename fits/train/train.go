@@ -316,7 +316,7 @@ func (r *runner) fill(set *data.Set, idx []int) int {
 			src = idx[j]
 			r.mask[j] = 1
 		}
-		copy(r.x[j*n:(j+1)*n], set.Example(src))
+		set.ExampleInto(src, r.x[j*n:(j+1)*n])
 		r.labels[j] = set.Labels[src]
 	}
 	return len(idx)

@@ -145,19 +145,19 @@ func TestProtocolSplits(t *testing.T) {
 	// stratified split holds out others.
 	a, _ := protocolSplits(withProtocol(ValSplit), ds)
 	b, _ := protocolSplits(withProtocol(ValSplit), ds)
-	if !slices.Equal(a.val.Inputs, b.val.Inputs) {
+	if !slices.Equal(a.val.Dense(), b.val.Dense()) {
 		t.Error("val-split is not fixed")
 	}
 	idx, _, err := data.OfficialValSplit(ds.Train.N, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := ds.Train.Subset(idx); !slices.Equal(a.val.Inputs, want.Inputs) || !slices.Equal(a.val.Labels, want.Labels) {
+	if want := ds.Train.Subset(idx); !slices.Equal(a.val.Dense(), want.Dense()) || !slices.Equal(a.val.Labels, want.Labels) {
 		t.Error("val-split does not hold out the released split")
 	}
 	legacy := withProtocol(ValSplit).Legacy()
 	c, _ := protocolSplits(legacy, ds)
-	if c.val.N != a.val.N || slices.Equal(c.val.Inputs, a.val.Inputs) {
+	if c.val.N != a.val.N || slices.Equal(c.val.Dense(), a.val.Dense()) {
 		t.Errorf("the stratified split (%d examples) should hold out as many but other examples than the released one (%d)", c.val.N, a.val.N)
 	}
 }
@@ -326,10 +326,11 @@ func TestResumeNaNAndEvaluate(t *testing.T) {
 
 	// NaN inputs in epoch 2: training stops with a NaNError and the epoch-1 checkpoint stays.
 	bad := *ds
-	bad.Train = ds.Train.Subset(seq(ds.Train.N))
-	for i := range bad.Train.Inputs {
-		bad.Train.Inputs[i] = float32(math.NaN())
+	nan := make([]float32, ds.Train.N*ds.Train.T*ds.Train.F)
+	for i := range nan {
+		nan[i] = float32(math.NaN())
 	}
+	bad.Train = data.NewFloat32Set(nan, slices.Clone(ds.Train.Labels), ds.Train.T, ds.Train.F)
 	before := listDir(t, nanDir)
 	nanOpts := base
 	nanOpts.Dir, nanOpts.Resume, nanOpts.Dataset = nanDir, true, &bad
