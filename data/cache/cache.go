@@ -1,14 +1,14 @@
 // Package cache defines the on-disk format of converted datasets, so that training reads a compact
 // binary file with random access instead of re-reading HDF5, WAV or event files.
 //
-// A cache file holds N samples of one fixed shape (for example [T, F] = [250, 140] spike counts),
+// A cache file holds N samples of one fixed shape (for example [T, F] = [250, 140] binary spikes),
 // one int32 class label per sample and a JSON metadata object describing how it was made. All
 // integers are little-endian. Layout:
 //
 //	offset  size  field
 //	0       8     magic "FITSDS\x00\x01"
-//	8       4     format version (1)
-//	12      4     element type: 1 = uint8, 2 = float32
+//	8       4     format version (2; version 1 lacks element type 3 and is read too)
+//	12      4     element type: 1 = uint8, 2 = float32, 3 = bit (values 0 or 1)
 //	16      8     N, number of samples
 //	24      4     rank R of one sample (1..8)
 //	28      4     number of classes C (labels lie in 0..C-1)
@@ -17,8 +17,12 @@
 //	104     4     CRC-32 (Castagnoli) of the data and label sections
 //	108     20    reserved, zero
 //	128     L     metadata JSON
-//	D             data: N × prod(dims) elements, sample-major; D is 128+L rounded up to 64
-//	D+N·S         labels: N × int32, S the bytes of one sample
+//	D             data: N samples of S bytes each, sample-major; D is 128+L rounded up to 64
+//	D+N·S         labels: N × int32
+//
+// A sample of P = prod(dims) elements takes S = P bytes (uint8), 4·P bytes (float32) or ⌈P/8⌉ bytes (bit:
+// element k is bit k%8, the least significant first, of the sample's byte k/8; the unused high bits of the
+// last byte are zero). The bit layout is data.Bits, so that a mapped file is read as it lies.
 //
 // The file ends exactly after the labels; any other size is reported as truncated or as trailing
 // bytes. Writers write to a temporary file in the target folder and rename it into place on Close,
@@ -45,8 +49,9 @@ import (
 // Magic identifies a cache file.
 const Magic = "FITSDS\x00\x01"
 
-// Version is the format version written by this package.
-const Version = 1
+// Version is the format version written by this package. Version 2 added the bit element type; a
+// version 1 file is read as before.
+const Version = 2
 
 const (
 	headerSize = 128
@@ -63,9 +68,12 @@ type DType uint32
 const (
 	Uint8   DType = 1
 	Float32 DType = 2
+	// Bit holds binary values, 0 or 1, eight to a byte (format version 2).
+	Bit DType = 3
 )
 
-// Size returns the bytes of one element, 0 for an unknown type.
+// Size returns the bytes of one element, 0 for Bit (eight elements share a byte: SampleBytes) and for an
+// unknown type.
 func (d DType) Size() int {
 	switch d {
 	case Uint8:
@@ -76,12 +84,16 @@ func (d DType) Size() int {
 	return 0
 }
 
+func (d DType) known() bool { return d == Uint8 || d == Float32 || d == Bit }
+
 func (d DType) String() string {
 	switch d {
 	case Uint8:
 		return "uint8"
 	case Float32:
 		return "float32"
+	case Bit:
+		return "bit"
 	}
 	return fmt.Sprintf("dtype(%d)", uint32(d))
 }
@@ -105,8 +117,16 @@ func (h *Header) SampleLen() int {
 	return n
 }
 
+// SampleBytes returns the bytes of one sample in the file.
+func (h *Header) SampleBytes() int {
+	if h.DType == Bit {
+		return data.BitsLen(h.SampleLen())
+	}
+	return h.SampleLen() * h.DType.Size()
+}
+
 func (h *Header) check() error {
-	if h.DType.Size() == 0 {
+	if !h.DType.known() {
 		return fmt.Errorf("unknown element type %d", uint32(h.DType))
 	}
 	if len(h.Shape) < 1 || len(h.Shape) > maxRank {
@@ -205,9 +225,10 @@ func (w *Writer) write(b []byte) error {
 	return w.err
 }
 
-// AppendUint8 adds one sample of a Uint8 cache; len(x) must equal the sample length.
+// AppendUint8 adds one sample of a Uint8 or a Bit cache; len(x) must equal the sample length. A Bit
+// cache packs the values, which must each be 0 or 1.
 func (w *Writer) AppendUint8(label int32, x []uint8) error {
-	if w.h.DType != Uint8 {
+	if w.h.DType != Uint8 && w.h.DType != Bit {
 		return fmt.Errorf("%s: AppendUint8 on a %v cache", w.path, w.h.DType)
 	}
 	if len(x) != w.h.SampleLen() {
@@ -216,7 +237,21 @@ func (w *Writer) AppendUint8(label int32, x []uint8) error {
 	if err := w.checkLabel(label); err != nil {
 		return err
 	}
-	if err := w.write(x); err != nil {
+	b := x
+	if w.h.DType == Bit {
+		if cap(w.buf) < data.BitsLen(len(x)) {
+			w.buf = make([]byte, data.BitsLen(len(x)))
+		}
+		b = w.buf[:data.BitsLen(len(x))]
+		clear(b)
+		for k, v := range x {
+			if v > 1 {
+				return fmt.Errorf("%s: value %d at element %d of a bit cache (0 or 1)", w.path, v, k)
+			}
+			b[k>>3] |= v << (k & 7)
+		}
+	}
+	if err := w.write(b); err != nil {
 		return err
 	}
 	w.labels = append(w.labels, label)
@@ -354,8 +389,8 @@ func newReader(f io.ReaderAt, size int64) (*Reader, error) {
 		return nil, fmt.Errorf("not a dataset cache (bad magic %q)", hb[:8])
 	}
 	le := binary.LittleEndian
-	if v := le.Uint32(hb[8:]); v != Version {
-		return nil, fmt.Errorf("cache format version %d, this build reads version %d (convert again)", v, Version)
+	if v := le.Uint32(hb[8:]); v < 1 || v > Version {
+		return nil, fmt.Errorf("cache format version %d, this build reads versions 1 to %d (convert again)", v, Version)
 	}
 	r := &Reader{f: f}
 	r.h.DType = DType(le.Uint32(hb[12:]))
@@ -381,7 +416,7 @@ func newReader(f io.ReaderAt, size int64) (*Reader, error) {
 	}
 	r.crc = le.Uint32(hb[104:])
 	r.data = dataOffset(int(metaLen))
-	sb := uint64(r.h.SampleLen() * r.h.DType.Size())
+	sb := uint64(r.h.SampleBytes())
 	if n > uint64(size)/(sb+4) { // also guards the products below against overflow
 		return nil, fmt.Errorf("truncated: header says %d samples of shape %v %v, file has %d bytes", n, r.h.Shape, r.h.DType, size)
 	}
@@ -449,14 +484,13 @@ func (r *Reader) Close() error {
 }
 
 // ReadBatch reads the samples with the given indices into dst as float32, sample after sample:
-// dst must hold len(indices) × SampleLen elements ([B, ...shape]). Uint8 elements convert exactly.
+// dst must hold len(indices) × SampleLen elements ([B, ...shape]). Uint8 and bit elements convert exactly.
 func (r *Reader) ReadBatch(indices []int, dst []float32) error {
 	sl := r.h.SampleLen()
 	if len(dst) != len(indices)*sl {
 		return fmt.Errorf("%s: batch buffer of %d elements, %d samples need %d", r.path, len(dst), len(indices), len(indices)*sl)
 	}
-	es := r.h.DType.Size()
-	buf := make([]byte, sl*es)
+	buf := make([]byte, r.h.SampleBytes())
 	for k, i := range indices {
 		if i < 0 || i >= r.n {
 			return fmt.Errorf("%s: sample %d outside 0..%d", r.path, i, r.n-1)
@@ -465,11 +499,16 @@ func (r *Reader) ReadBatch(indices []int, dst []float32) error {
 			return data.BadFile(fmt.Errorf("%s: sample %d: %w", r.path, i, err))
 		}
 		out := dst[k*sl : (k+1)*sl]
-		if r.h.DType == Uint8 {
+		switch r.h.DType {
+		case Uint8:
 			for j, b := range buf {
 				out[j] = float32(b)
 			}
-		} else {
+		case Bit:
+			for j := range out {
+				out[j] = float32(buf[j>>3] >> (j & 7) & 1)
+			}
+		default:
 			for j := range out {
 				out[j] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*j:]))
 			}
@@ -490,7 +529,7 @@ func (r *Reader) ReadAll() ([]float32, error) {
 
 // Verify recomputes the CRC-32 of the data and label sections and compares it with the header.
 func (r *Reader) Verify() error {
-	size := int64(r.n)*int64(r.h.SampleLen()*r.h.DType.Size()) + 4*int64(r.n)
+	size := int64(r.n)*int64(r.h.SampleBytes()) + 4*int64(r.n)
 	h := crc32.New(castagnoli)
 	if _, err := io.Copy(h, io.NewSectionReader(r.f, r.data, size)); err != nil {
 		return data.BadFile(fmt.Errorf("%s: %w", r.path, err))

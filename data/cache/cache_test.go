@@ -21,7 +21,7 @@ func writeCache(t testing.TB, path string, dt DType, shape []int, classes int, s
 		t.Fatal(err)
 	}
 	for i, s := range samples {
-		if dt == Uint8 {
+		if dt == Uint8 || dt == Bit {
 			b := make([]uint8, len(s))
 			for j, v := range s {
 				b[j] = uint8(v)

@@ -6,14 +6,22 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"os"
+	"slices"
+	"unsafe"
 
 	"github.com/fits-snn/fits/data"
 )
 
 // LoadSet reads a cache whose samples have shape [T, features...] into a data.Set: T time bins of
 // F = product(features) values; FeatureShape is set when there is more than one feature dimension
-// (e.g. [2, 64, 64]). limit > 0 keeps only limit examples, evenly spaced over the file. The set holds the
-// file's encoding as it lies: uint8 caches as data.Bytes counts, float32 caches as data.Float32.
+// (e.g. [2, 64, 64]). limit > 0 keeps only limit examples, evenly spaced over the file.
+//
+// The set holds the file's encoding as it lies (bit caches as data.Bits, uint8 caches as data.Bytes
+// counts, float32 caches as data.Float32). Where the system can (Linux), the file is memory-mapped
+// read-only: no copy is made, the pages are read when examples are first read and, being the file's, can
+// be dropped by the system and read again; the mapping ends when the set and its views are no longer
+// reachable. Elsewhere, or when mapping fails, the examples are read into memory of the same size.
 func LoadSet(path string, limit int) (*data.Set, error) {
 	r, err := Open(path)
 	if err != nil {
@@ -31,7 +39,17 @@ func LoadSet(path string, limit int) (*data.Set, error) {
 			idx[i] = i * r.Len() / limit
 		}
 	}
-	s, err := readSet(r, idx, shape[0], r.SampleLen()/shape[0])
+	T, F := shape[0], r.SampleLen()/shape[0]
+	var s *data.Set
+	if f, ok := r.f.(*os.File); ok && mapFiles {
+		s, err = mapSet(r, f, T, F)
+		if err == nil && idx != nil {
+			s = s.Subset(idx)
+		}
+	}
+	if s == nil {
+		s, err = readSet(r, idx, T, F)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -39,6 +57,53 @@ func LoadSet(path string, limit int) (*data.Set, error) {
 		s.FeatureShape = shape[1:]
 	}
 	return s, data.BadFile(s.Validate())
+}
+
+// mapFiles switches memory mapping off in tests of the fallback.
+var mapFiles = true
+
+// mapSet maps the cache file f read by r and returns a set over its data section; (nil, nil) when the
+// file cannot be mapped (the caller reads it instead).
+func mapSet(r *Reader, f *os.File, T, F int) (*data.Set, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil
+	}
+	m, unmap, err := mapFile(f, st.Size())
+	if err != nil {
+		return nil, nil
+	}
+	size := int64(r.n) * int64(r.h.SampleBytes())
+	b := m[r.data : r.data+size : r.data+size]
+	labels := slices.Clone(r.labels)
+	var s *data.Set
+	switch r.h.DType {
+	case Bit:
+		s = data.NewBitsSet(b, labels, T, F)
+	case Uint8:
+		s = data.NewBytesSet(b, data.CountLevels, labels, T, F)
+	case Float32:
+		x, ok := float32View(b)
+		if !ok {
+			unmap()
+			return nil, nil
+		}
+		s = data.NewFloat32Set(x, labels, T, F)
+	}
+	s.ReleaseWith(unmap)
+	return s, nil
+}
+
+// float32View returns the little-endian float32 values in b without a copy, where this machine's byte
+// order and b's alignment allow it.
+func float32View(b []byte) ([]float32, bool) {
+	if len(b) == 0 {
+		return []float32{}, true
+	}
+	if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 || uintptr(unsafe.Pointer(&b[0]))%4 != 0 {
+		return nil, false
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4), true
 }
 
 // readSet reads the samples idx (all when nil) of the cache into memory, in the file's encoding.
@@ -49,7 +114,7 @@ func readSet(r *Reader, idx []int, T, F int) (*data.Set, error) {
 			idx[i] = i
 		}
 	}
-	sb := r.h.SampleLen() * r.h.DType.Size()
+	sb := r.h.SampleBytes()
 	labels := make([]int32, len(idx))
 	for k, i := range idx {
 		labels[k] = r.labels[i]
@@ -86,6 +151,9 @@ func readSet(r *Reader, idx []int, T, F int) (*data.Set, error) {
 			}
 		}
 	}
+	if r.h.DType == Bit {
+		return data.NewBitsSet(b, labels, T, F), nil
+	}
 	return data.NewBytesSet(b, data.CountLevels, labels, T, F), nil
 }
 
@@ -119,4 +187,23 @@ func Reusable(path, frontend string) (bool, error) {
 		return false, fmt.Errorf("%s: made by an earlier converter (no front-end name), this build makes %q", path, frontend)
 	}
 	return false, fmt.Errorf("%s: made by front end %q, this build makes %q", path, got, frontend)
+}
+
+// ReusableAs is Reusable for a cache that must also hold elements of type dt: a cache of the same recipe
+// in another layout (an earlier build's binary spikes as uint8, where this build stores bits) is not
+// reusable, and the reason says so.
+func ReusableAs(path, frontend string, dt DType) (bool, error) {
+	ok, why := Reusable(path, frontend)
+	if !ok {
+		return ok, why
+	}
+	r, err := Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+	if got := r.Header().DType; got != dt {
+		return false, fmt.Errorf("%s: holds its samples as %v (an earlier layout), this build stores them as %v", path, got, dt)
+	}
+	return true, nil
 }

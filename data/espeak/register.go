@@ -31,7 +31,7 @@ func EnsureCaches(dir string, c Config, b shd.Binning, w io.Writer) (map[string]
 	out := map[string]string{}
 	for _, split := range []string{"train", "test"} {
 		dst := shd.CachePath(dir, "espeak", split, b)
-		if ok, why := cache.Reusable(dst, b.FrontEnd()); ok {
+		if ok, why := cache.ReusableAs(dst, b.FrontEnd(), b.CacheType()); ok {
 			out[split] = dst
 			continue
 		} else if err := cache.CheckReplace(dst); err != nil {

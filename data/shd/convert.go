@@ -34,8 +34,9 @@ func CachePath(dir, dataset, split string, b Binning) string {
 	return filepath.Join(dir, dataset+"_"+split+"."+b.Tag()+".fitsds")
 }
 
-// Convert bins every sample of the split file src and writes the binary spikes (or counts, b.Counts) as
-// a uint8 cache [N, T, Features] at dst (through a temporary file renamed on success). Progress goes to w.
+// Convert bins every sample of the split file src and writes the binary spikes as a bit cache, or the
+// counts (b.Counts) as a uint8 cache, [N, T, Features] at dst (b.CacheType; through a temporary file renamed
+// on success). Progress goes to w.
 func Convert(src, dst, dataset, split string, classes int, b Binning, w io.Writer) (Stats, error) {
 	var total Stats
 	if err := b.Check(); err != nil {
@@ -55,7 +56,7 @@ func Convert(src, dst, dataset, split string, classes int, b Binning, w io.Write
 	if err != nil {
 		return total, err
 	}
-	cw, err := cache.Create(dst, cache.Header{DType: cache.Uint8, Shape: []int{b.T, b.Features()}, Classes: classes, Meta: mj})
+	cw, err := cache.Create(dst, cache.Header{DType: b.CacheType(), Shape: []int{b.T, b.Features()}, Classes: classes, Meta: mj})
 	if err != nil {
 		return total, err
 	}
@@ -110,8 +111,9 @@ func SourcePath(dir, dataset, split string, w io.Writer) (string, error) {
 	return "", data.BadFile(fmt.Errorf("%s: no %s, %s.zip or %s.gz (run 'fits data download --dataset=%s --dir=%s')", dir, filepath.Base(p), filepath.Base(p), filepath.Base(p), dataset, dir))
 }
 
-// EnsureCaches converts every official split of dataset found in dir whose cache is missing or
-// unreadable, and returns the cache paths by split.
+// EnsureCaches converts every official split of dataset found in dir whose cache is missing, unreadable,
+// of another recipe or in another layout (an earlier build's binary spikes as uint8: b.CacheType), saying
+// why on w, and returns the cache paths by split.
 func EnsureCaches(dir, dataset string, b Binning, w io.Writer) (map[string]string, error) {
 	splits, err := Splits(dataset)
 	if err != nil {
@@ -121,7 +123,7 @@ func EnsureCaches(dir, dataset string, b Binning, w io.Writer) (map[string]strin
 	out := map[string]string{}
 	for _, split := range splits {
 		dst := CachePath(dir, dataset, split, b)
-		if ok, why := cache.Reusable(dst, b.FrontEnd()); ok {
+		if ok, why := cache.ReusableAs(dst, b.FrontEnd(), b.CacheType()); ok {
 			out[split] = dst
 			continue
 		} else if err := cache.CheckReplace(dst); err != nil {
@@ -143,6 +145,15 @@ func EnsureCaches(dir, dataset string, b Binning, w io.Writer) (map[string]strin
 		out[split] = dst
 	}
 	return out, nil
+}
+
+// CacheType is the element type of the caches of this binning: bits for binary inputs, uint8 for counts
+// (at most MaxCount).
+func (b Binning) CacheType() cache.DType {
+	if b.Counts {
+		return cache.Uint8
+	}
+	return cache.Bit
 }
 
 // ReportStats describes in one line what converting into dst dropped, merged or clipped.

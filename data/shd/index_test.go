@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/cache"
 	"github.com/fits-snn/fits/internal/pyref"
 )
@@ -156,5 +157,56 @@ func TestOldCacheConvertedAgain(t *testing.T) {
 	log.Reset()
 	if _, err := EnsureCaches(dir, SHD, b, &log); err != nil || log.Len() != 0 {
 		t.Errorf("third load: %v, %q", err, log.String())
+	}
+}
+
+// TestUint8BinaryCacheConvertedAgain: a binary cache of today's recipe in the layout of the builds before
+// bit caches (one uint8 per value) is converted again into bits, with a message; the loaded set holds
+// bits, and the same values as the counts it replaced would have read.
+func TestUint8BinaryCacheConvertedAgain(t *testing.T) {
+	dir := t.TempDir()
+	for _, split := range []string{"train", "test"} {
+		sp, labels, err := Synthesize(SynthConfig{Samples: 9, Classes: SHDClasses, MeanSpikes: 300, Channels: Channels, Duration: 0.9, Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteFile(filepath.Join(dir, FileName(SHD, split)), sp, labels, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := DefaultBinning()
+	// The earlier layout: convert as uint8 under today's recipe name.
+	old := CachePath(dir, SHD, "train", b)
+	mj, _ := json.Marshal(CacheMeta{FrontEnd: b.FrontEnd(), Dataset: SHD, Split: "train", Binning: b, Dt: b.Dt()})
+	w, err := cache.Create(old, cache.Header{DType: cache.Uint8, Shape: []int{b.T, b.Features()}, Classes: SHDClasses, Meta: mj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]uint8, b.T*b.Features())
+	x[3] = 1
+	if err := w.AppendUint8(0, x); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	d, err := LoadDataset(SHD, data.Options{Dir: dir}, b, false, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "holds its samples as uint8 (an earlier layout), this build stores them as bit; converting again") {
+		t.Errorf("no message about the uint8 layout: %q", log.String())
+	}
+	if d.Train.N != 9 || d.Train.Encoding() != data.Bits || d.Test.Encoding() != data.Bits {
+		t.Errorf("train: %d examples as %v, test as %v", d.Train.N, d.Train.Encoding(), d.Test.Encoding())
+	}
+	if d.Train.StorageBytes() != int64(9*data.BitsLen(b.T*b.Features())) {
+		t.Errorf("%d bytes for 9 examples of bits", d.Train.StorageBytes())
+	}
+	// A second load reuses the caches and says nothing.
+	log.Reset()
+	if _, err := EnsureCaches(dir, SHD, b, &log); err != nil || log.Len() != 0 {
+		t.Errorf("second load: %v, %q", err, log.String())
 	}
 }

@@ -40,12 +40,11 @@ func OptionsBinning(o data.Options) Binning {
 
 // LoadDataset converts the splits found in o.Dir once — the dataset folder, or a root holding
 // DATASET/ (download.ResolveDir; default download.DefaultDir(dataset)) — then
-// loads the caches as inputs [N, T, Features]: binary spikes, or counts with b.Counts, held as bytes
-// (data.Bytes). holdOut
+// loads the caches (cache.LoadSet: memory-mapped where it can) as inputs [N, T, Features]: binary spikes
+// held as bits (data.Bits), or counts with b.Counts held as bytes (data.Bytes). holdOut
 // splits SHD's training set as the released code's SHD* protocol does (data.OfficialValSplit, seed
 // ValidationSeed: Train and Val, views of the training set in permutation order); SSC uses its official
-// validation split. o.Small
-// keeps 256 evenly spaced examples of each split (before a hold-out).
+// validation split. o.Small keeps 256 evenly spaced examples of each split (before a hold-out).
 func LoadDataset(dataset string, o data.Options, b Binning, holdOut bool, w io.Writer) (*data.Dataset, error) {
 	dir := download.ResolveDir(o.Dir, dataset)
 	classes, err := Classes(dataset)
