@@ -18,6 +18,74 @@ type SynthConfig struct {
 	Gesture      float64 // seconds per gesture
 	EventsPerSec int     // events per second of gesture (all blobs and the background noise together)
 	Seed         uint64
+	// Recordings, when not nil, lists the recordings to write instead of one per user (Users and
+	// TrainUsers are then ignored): OfficialRecordings gives the official split sizes.
+	Recordings []SynthRecording
+}
+
+// SynthRecording is one recording of a synthetic DVS Gesture folder: userNN_LIGHTING.aedat, performing
+// the first Gestures of the 11 gestures, in the training or the test list.
+type SynthRecording struct {
+	User     int
+	Lighting string
+	Gestures int
+	Train    bool
+}
+
+// Official sizes of DVS Gesture: 1077 training gestures in the 98 recordings of users 1-23 and 264 test
+// gestures in the 24 recordings of users 24-29 (trials_to_train.txt, trials_to_test.txt).
+const (
+	OfficialTrainGestures   = 1077
+	OfficialTestGestures    = 264
+	OfficialTrainRecordings = 98
+	OfficialTestRecordings  = 24
+)
+
+// lightings are the lighting conditions of the recordings' names.
+var lightings = []string{"fluorescent", "fluorescent_led", "lab", "led", "natural"}
+
+// OfficialRecordings returns the recordings of a full-size stand-in with the official split sizes:
+// users 1-23 train in 98 recordings (four lighting conditions each, a fifth for the first six users),
+// users 24-29 test in four each; every recording holds the 11 gestures except one training recording
+// with 10, so the splits hold 1077 and 264 gestures.
+func OfficialRecordings() []SynthRecording {
+	var out []SynthRecording
+	for u := 1; u <= 29; u++ {
+		n := 4
+		if u <= 6 {
+			n = 5
+		}
+		for l := range n {
+			out = append(out, SynthRecording{User: u, Lighting: lightings[l], Gestures: Classes, Train: u <= 23})
+		}
+	}
+	out[len(out)-1-OfficialTestRecordings].Gestures = Classes - 1 // the last training recording
+	return out
+}
+
+// SplitSizes returns the gestures of each split that WriteSynth writes for c: Train and Test.
+func (c SynthConfig) SplitSizes() map[string]int {
+	out := map[string]int{Train: 0, Test: 0}
+	for _, r := range c.recordings() {
+		if r.Train {
+			out[Train] += r.Gestures
+		} else {
+			out[Test] += r.Gestures
+		}
+	}
+	return out
+}
+
+// recordings returns c.Recordings, or one recording of the 11 gestures per user.
+func (c SynthConfig) recordings() []SynthRecording {
+	if c.Recordings != nil {
+		return c.Recordings
+	}
+	out := make([]SynthRecording, c.Users)
+	for u := range out {
+		out[u] = SynthRecording{User: u + 1, Lighting: "synthetic", Gestures: Classes, Train: u < c.TrainUsers}
+	}
+	return out
 }
 
 // Sensor noise and variation of the synthetic recordings.
@@ -104,16 +172,21 @@ func (g synthGesture) blobs(phi float64, wander [4]float64) (pos, vel [][2]float
 // (±15 %) and rate (±10 %), so that test users differ from training users. "Other gestures" is a
 // Lissajous figure with random frequencies in [0.5, 1.5] Hz per gesture.
 func WriteSynth(root string, c SynthConfig) error {
-	if c.Users < 1 || c.TrainUsers < 0 || c.TrainUsers > c.Users || !(c.Gesture > 0) || c.EventsPerSec < 1 {
+	if c.Recordings == nil && (c.Users < 1 || c.TrainUsers < 0 || c.TrainUsers > c.Users) || !(c.Gesture > 0) || c.EventsPerSec < 1 {
 		return fmt.Errorf("bad synthetic DVS configuration %+v", c)
+	}
+	for _, r := range c.Recordings {
+		if r.User < 0 || r.User > 99 || r.Gestures < 1 || r.Gestures > Classes || r.Lighting == "" {
+			return fmt.Errorf("bad synthetic DVS recording %+v", r)
+		}
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(c.Seed, 0xd5))
 	var train, test []string
-	for u := 1; u <= c.Users; u++ {
-		name := fmt.Sprintf("user%02d_synthetic.aedat", u)
+	for _, rec := range c.recordings() {
+		name := fmt.Sprintf("user%02d_%s.aedat", rec.User, rec.Lighting)
 		shiftX, shiftY := synthShift*rng.NormFloat64(), synthShift*rng.NormFloat64()
 		amp := 1 + synthAmpVar*(2*rng.Float64()-1)
 		rate := 1 + synthRateVar*(2*rng.Float64()-1)
@@ -122,7 +195,7 @@ func WriteSynth(root string, c SynthConfig) error {
 		labels.WriteString("class,startTime_usec,endTime_usec\n")
 		t0 := int64(1_000_000) + int64(rng.IntN(1000))
 		gus := int64(c.Gesture * 1e6)
-		for l := range Classes {
+		for l := range rec.Gestures {
 			start := t0 + int64(l)*(gus+200_000)
 			fmt.Fprintf(&labels, "%d,%d,%d\n", l+1, start, start+gus)
 			g := synthGestures[l]
@@ -172,7 +245,7 @@ func WriteSynth(root string, c SynthConfig) error {
 		if err := os.WriteFile(filepath.Join(root, strings.TrimSuffix(name, ".aedat")+"_labels.csv"), []byte(labels.String()), 0o644); err != nil {
 			return err
 		}
-		if u <= c.TrainUsers {
+		if rec.Train {
 			train = append(train, name)
 		} else {
 			test = append(test, name)

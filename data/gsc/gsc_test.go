@@ -331,3 +331,33 @@ func TestRegisteredFrontEndOption(t *testing.T) {
 		}
 	}
 }
+
+// TestSynthClips: the full-size configuration has the official list sizes; a small one of the same kind
+// writes its clips into the lists as planned.
+func TestSynthClips(t *testing.T) {
+	full := OfficialSynthConfig(1).SplitSizes()
+	if full[Train] != 84843 || full[Validation] != 9981 || full[Test] != 11005 {
+		t.Errorf("full size %v", full)
+	}
+	root := filepath.Join(t.TempDir(), "speech_commands_v0.02")
+	c := SynthConfig{Words: 4, Duration: 0.05, Seed: 3, Clips: 13, Valid: 3, Test: 2}
+	if err := WriteSynth(root, c); err != nil {
+		t.Fatal(err)
+	}
+	clips, err := List(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := c.SplitSizes()
+	for _, s := range Splits {
+		if len(clips[s]) != want[s] {
+			t.Errorf("%s: %d clips, planned %d", s, len(clips[s]), want[s])
+		}
+	}
+	if want[Train] != 8 {
+		t.Errorf("plan %v", want)
+	}
+	if small := (SynthConfig{PerWord: 3, Words: 5}).SplitSizes(); small[Train] != 5 || small[Validation] != 5 || small[Test] != 5 {
+		t.Errorf("per-word plan %v", small)
+	}
+}

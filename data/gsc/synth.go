@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/fits-snn/fits/data/progress"
 )
 
 // SynthConfig describes a synthetic Speech Commands folder in the official layout.
@@ -15,44 +17,107 @@ type SynthConfig struct {
 	Words    int     // how many of the 35 words get clips (the others get empty folders), 1..35
 	Duration float64 // seconds per clip (1.0 in the real data; shorter clips exist there too)
 	Seed     uint64
+	// Clips > 0 writes Clips clips in all, word after word in turn over the Words words, instead of PerWord
+	// per word: the first Valid of them go to the validation list, the next Test to the test list, the rest
+	// train (OfficialSynthConfig: the official list sizes).
+	Clips, Valid, Test int
+}
+
+// Official sizes of Speech Commands v0.02: 105829 clips, of which validation_list.txt names 9981 and
+// testing_list.txt 11005; the other 84843 train.
+const (
+	OfficialClips = 105829
+	OfficialValid = 9981
+	OfficialTest  = 11005
+)
+
+// OfficialSynthConfig is the configuration of a full-size stand-in: 1 s clips of all 35 words, as many
+// in each list as the official lists name.
+func OfficialSynthConfig(seed uint64) SynthConfig {
+	return SynthConfig{Words: Classes, Duration: 1.0, Seed: seed, Clips: OfficialClips, Valid: OfficialValid, Test: OfficialTest}
+}
+
+// SplitSizes returns the clips of each split that WriteSynth writes for c: Train, Validation, Test.
+func (c SynthConfig) SplitSizes() map[string]int {
+	if c.Clips > 0 {
+		return map[string]int{Train: c.Clips - c.Valid - c.Test, Validation: c.Valid, Test: c.Test}
+	}
+	train := max(0, c.PerWord-2)
+	valid, test := min(c.PerWord, 1), min(max(c.PerWord-1, 0), 1)
+	return map[string]int{Train: c.Words * train, Validation: c.Words * valid, Test: c.Words * test}
 }
 
 // WriteSynth writes root/WORD/SPEAKER_nohash_N.wav clips (16 kHz mono 16-bit PCM), a
 // _background_noise_ folder, validation_list.txt and testing_list.txt. Word w is a tone sweeping
 // from 200·1.08^w Hz upward by a factor 1.5 over the clip, with noise, so classes differ in
 // their Mel bands.
-func WriteSynth(root string, c SynthConfig) error {
-	if c.PerWord < 1 || c.Words < 1 || c.Words > Classes || !(c.Duration > 0) {
+//
+// With c.Clips > 0 it writes c.Clips clips, clip j of word j mod c.Words, the first c.Valid in the
+// validation list and the next c.Test in the test list; progress goes to bar (one step per clip) when it
+// is not nil.
+func WriteSynth(root string, c SynthConfig) error { return WriteSynthProgress(root, c, nil) }
+
+// WriteSynthProgress is WriteSynth with progress on bar (nil for none).
+func WriteSynthProgress(root string, c SynthConfig, bar *progress.Bar) error {
+	if c.Words < 1 || c.Words > Classes || !(c.Duration > 0) || (c.Clips <= 0 && c.PerWord < 1) ||
+		c.Clips > 0 && (c.Valid < 0 || c.Test < 0 || c.Valid+c.Test > c.Clips) {
 		return fmt.Errorf("bad synthetic GSC configuration %+v", c)
 	}
 	rng := rand.New(rand.NewPCG(c.Seed, 0x65c))
 	var valid, test []string
-	for w, word := range Words {
+	for _, word := range Words {
 		if err := os.MkdirAll(filepath.Join(root, word), 0o755); err != nil {
 			return err
 		}
-		if w >= c.Words {
-			continue
+	}
+	names := map[string]bool{}
+	clip := func(w, k int) (string, error) {
+		word := Words[w]
+		name := fmt.Sprintf("%08x_nohash_%d.wav", rng.Uint32(), k%3)
+		for names[word+"/"+name] { // a speaker hash drawn twice for the same word and repetition
+			name = fmt.Sprintf("%08x_nohash_%d.wav", rng.Uint32(), k%3)
 		}
+		names[word+"/"+name] = true
 		f0 := 200 * math.Pow(1.08, float64(w))
-		for k := 0; k < c.PerWord; k++ {
-			name := fmt.Sprintf("%08x_nohash_%d.wav", rng.Uint32(), k%3)
-			n := int(c.Duration * SampleRate)
-			x := make([]float64, n)
-			phase := 0.0
-			for i := range x {
-				f := f0 * math.Pow(1.5, float64(i)/float64(n))
-				phase += 2 * math.Pi * f / SampleRate
-				x[i] = 0.4*math.Sin(phase) + 0.02*rng.NormFloat64()
-			}
-			if err := WriteWAV(filepath.Join(root, word, name), x, SampleRate); err != nil {
+		n := int(c.Duration * SampleRate)
+		x := make([]float64, n)
+		phase := 0.0
+		for i := range x {
+			f := f0 * math.Pow(1.5, float64(i)/float64(n))
+			phase += 2 * math.Pi * f / SampleRate
+			x[i] = 0.4*math.Sin(phase) + 0.02*rng.NormFloat64()
+		}
+		if bar != nil {
+			bar.Add(1)
+		}
+		return word + "/" + name, WriteWAV(filepath.Join(root, word, name), x, SampleRate)
+	}
+	if c.Clips > 0 {
+		for j := range c.Clips {
+			p, err := clip(j%c.Words, j/c.Words)
+			if err != nil {
 				return err
 			}
-			switch k {
-			case 0:
-				valid = append(valid, word+"/"+name)
-			case 1:
-				test = append(test, word+"/"+name)
+			switch {
+			case j < c.Valid:
+				valid = append(valid, p)
+			case j < c.Valid+c.Test:
+				test = append(test, p)
+			}
+		}
+	} else {
+		for w := range c.Words {
+			for k := 0; k < c.PerWord; k++ {
+				p, err := clip(w, k)
+				if err != nil {
+					return err
+				}
+				switch k {
+				case 0:
+					valid = append(valid, p)
+				case 1:
+					test = append(test, p)
+				}
 			}
 		}
 	}

@@ -144,6 +144,29 @@ static int fits_h5_write_vlen(hid_t loc, const char *name, hid_t fbase, hid_t mb
 	return st;
 }
 
+// fits_h5_create_vlen creates a 1-D VLEN dataset of n rows with base file type fbase.
+static hid_t fits_h5_create_vlen(hid_t loc, const char *name, hid_t fbase, hsize_t n) {
+	hid_t ftype = H5Tvlen_create(fbase);
+	hid_t d = fits_h5_create(loc, name, ftype, n);
+	H5Tclose(ftype);
+	return d;
+}
+
+// fits_h5_write_vlen_rows writes rows [start, start+count) of a VLEN dataset from buf (count hvl_t of
+// base memory type mbase).
+static int fits_h5_write_vlen_rows(hid_t dset, hid_t mbase, hsize_t start, hsize_t count, const hvl_t *buf) {
+	hid_t fspace, mspace;
+	if (fits_h5_select(dset, start, count, &fspace, &mspace) < 0) return -1;
+	hid_t mtype = H5Tvlen_create(mbase);
+	herr_t st = H5Dwrite(dset, mtype, mspace, fspace, H5P_DEFAULT, buf);
+	H5Tclose(mtype);
+	H5Sclose(fspace);
+	H5Sclose(mspace);
+	return st < 0 ? -1 : 0;
+}
+
+static int fits_h5_close_dataset(hid_t dset) { return H5Dclose(dset) < 0 ? -1 : 0; }
+
 static int fits_h5_write_vstrings(hid_t loc, const char *name, hsize_t n, char **buf) {
 	hid_t t = H5Tcopy(H5T_C_S1);
 	H5Tset_size(t, H5T_VARIABLE);
@@ -751,6 +774,83 @@ func (f *File) WriteVLen(name string, t Type, vals []float64, offs []int) error 
 	defer C.free(unsafe.Pointer(cname))
 	if C.fits_h5_write_vlen(loc, cname, t.hid(), memFloat64.hid(), C.hsize_t(rows), hv) < 0 {
 		return f.errorf(name, "%v", lastError("write failed"))
+	}
+	return nil
+}
+
+// VLenWriter writes the rows of a 1-D VLEN dataset a block at a time (CreateVLen), so that a dataset
+// larger than memory can be written.
+type VLenWriter struct {
+	f    *File
+	name string
+	d    C.hid_t
+	rows int
+}
+
+// CreateVLen creates a 1-D VLEN dataset of rows rows with base file type t; write its rows with
+// WriteRows, then Close it (before the file).
+func (f *File) CreateVLen(name string, t Type, rows int) (*VLenWriter, error) {
+	defer enter()()
+	if rows < 0 {
+		return nil, f.errorf(name, "%d rows", rows)
+	}
+	loc, base, done, err := f.parent(name)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	cname := C.CString(base)
+	defer C.free(unsafe.Pointer(cname))
+	d := C.fits_h5_create_vlen(loc, cname, t.hid(), C.hsize_t(rows))
+	if d < 0 {
+		return nil, f.errorf(name, "%v", lastError("create failed"))
+	}
+	return &VLenWriter{f: f, name: name, d: d, rows: rows}, nil
+}
+
+// WriteRows writes rows [start, start+len(offs)-1): row start+i holds vals[offs[i]:offs[i+1]] (offs[0] =
+// 0, non-decreasing, ending at len(vals)). Values are converted to the dataset's type by the library.
+func (w *VLenWriter) WriteRows(start int, vals []float64, offs []int) error {
+	defer enter()()
+	if len(offs) == 0 || offs[0] != 0 || offs[len(offs)-1] != len(vals) {
+		return w.f.errorf(w.name, "offsets must run from 0 to len(vals)")
+	}
+	rows := len(offs) - 1
+	if start < 0 || start+rows > w.rows {
+		return w.f.errorf(w.name, "rows %d..%d outside the %d rows", start, start+rows-1, w.rows)
+	}
+	if rows == 0 {
+		return nil
+	}
+	data := C.malloc(C.size_t(8*len(vals) + 8))
+	defer C.free(data)
+	copy(unsafe.Slice((*float64)(data), len(vals)), vals)
+	hv := (*C.hvl_t)(C.calloc(C.size_t(rows+1), C.size_t(unsafe.Sizeof(C.hvl_t{}))))
+	defer C.free(unsafe.Pointer(hv))
+	hs := unsafe.Slice(hv, rows)
+	for i := range hs {
+		if offs[i+1] < offs[i] {
+			return w.f.errorf(w.name, "offsets decrease at row %d", i)
+		}
+		hs[i].len = C.size_t(offs[i+1] - offs[i])
+		hs[i].p = unsafe.Add(data, 8*offs[i])
+	}
+	if C.fits_h5_write_vlen_rows(w.d, memFloat64.hid(), C.hsize_t(start), C.hsize_t(rows), hv) < 0 {
+		return w.f.errorf(w.name, "%v", lastError("write failed"))
+	}
+	return nil
+}
+
+// Close closes the dataset.
+func (w *VLenWriter) Close() error {
+	defer enter()()
+	if w.d < 0 {
+		return nil
+	}
+	d := w.d
+	w.d = -1
+	if C.fits_h5_close_dataset(d) < 0 {
+		return w.f.errorf(w.name, "%v", lastError("close failed"))
 	}
 	return nil
 }

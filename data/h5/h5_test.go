@@ -225,3 +225,40 @@ func TestCreateRemovesStale(t *testing.T) {
 		t.Errorf("x.h5: %v, %v; want permissions 0644", st, err)
 	}
 }
+
+// TestVLenWriter writes a VLEN dataset in blocks of rows and reads back what WriteVLen would have written.
+func TestVLenWriter(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "v.h5")
+	f, err := Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := f.CreateVLen("times", F32, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteRows(0, []float64{0.5, 0.25}, []int{0, 2, 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteRows(2, []float64{1.5, 0.125, 3}, []int{0, 1, 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteRows(3, []float64{1}, []int{0, 1, 1}); err == nil {
+		t.Error("rows past the end accepted")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	vals, offs, err := r.ReadVLenFloats("times", 0, 4)
+	if err != nil || len(vals) != 5 || vals[2] != 1.5 || vals[4] != 3 || offs[1] != 2 || offs[2] != 2 || offs[3] != 3 || offs[4] != 5 {
+		t.Fatalf("read back %v %v %v", vals, offs, err)
+	}
+}

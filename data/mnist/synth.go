@@ -11,12 +11,20 @@ import (
 // WriteSynth writes the four MNIST files (gzipped IDX, official names) with n synthetic images per
 // split: digit d is a bright bar at row 2 + 2d plus pixel noise, so the files have the exact format
 // and labels 0..9 but are not handwriting.
-func WriteSynth(dir string, n int, seed uint64) error {
-	if n < 1 {
-		return fmt.Errorf("need at least one image per split, got %d", n)
+func WriteSynth(dir string, n int, seed uint64) error { return WriteSynthSizes(dir, n, n, seed) }
+
+// WriteSynthSizes is WriteSynth with train images in the training files and test in the test files
+// (60000 and 10000 in the real MNIST).
+func WriteSynthSizes(dir string, train, test int, seed uint64) error {
+	if train < 1 || test < 1 {
+		return fmt.Errorf("need at least one image per split, got %d and %d", train, test)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x3a15))
 	for _, stem := range []string{"train", "t10k"} {
+		n := train
+		if stem == "t10k" {
+			n = test
+		}
 		img := make([]byte, n*Pixels)
 		lbl := make([]byte, n)
 		for i := 0; i < n; i++ {
