@@ -17,13 +17,14 @@ import (
 	"github.com/fits-snn/fits/data/espeak"
 	"github.com/fits-snn/fits/data/gsc"
 	"github.com/fits-snn/fits/data/mnist"
+	"github.com/fits-snn/fits/data/progress"
 	"github.com/fits-snn/fits/data/shd"
 )
 
 func init() {
 	register(&command{
 		name:    "data",
-		summary: "datasets: list, download, verify, convert, synth (fixtures in the official formats), features, split",
+		summary: "datasets: list, download, verify, convert, synth (fixtures and full-size stand-ins in the official formats), features, split",
 		run:     runData,
 	})
 }
@@ -37,7 +38,9 @@ verbs:
   convert  --dataset=NAME [--dir=DIR]    build the training caches (once; caches of an older recipe
            [--input-counts]              are converted again); shd/ssc inputs are binary unless
                                          --input-counts
-  synth    --format=FMT --out=DIR        write small files in the official format of FMT
+  synth    --format=FMT --out=DIR        write small files in the official format of FMT; --full:
+           [--samples=N] [--full]        full-size stand-ins with the official split sizes and the
+           [--spikes=N]                  density of fits data synth --help
   espeak   [--out=DIR]                   synthesise spoken digits with espeak-ng into SHD-format HDF5
   features --dataset=gsc --wav=FILE [--frontend=F] [--json]
                                          the features of one 16 kHz WAV file, [frames, bands], as the
@@ -296,12 +299,108 @@ func runDataConvert(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// synthHelp is the help of fits data synth: what it writes, and for --full the sizes and the density.
+const synthHelp = `fits data synth --format=FMT --out=DIR [--samples=N | --full] [--spikes=N] [--seed=S]
+
+Writes synthetic files in the official format and layout of FMT (shd, ssc, gsc, mnist, dvs) into DIR:
+test fixtures, and stand-ins that time and size a run without the real data. They are not the datasets.
+
+--full writes full-size stand-ins with the official split sizes:
+  shd    8156 train, 2264 test samples (shd_train.h5, shd_test.h5)
+  ssc    75466 train, 9981 valid, 20382 test samples
+  gsc    105829 one-second clips of the 35 words: 9981 in validation_list.txt, 11005 in
+         testing_list.txt, 84843 train (the Speech Commands v0.02 lists)
+  dvs    1077 training gestures in 98 recordings of users 1-23, 264 test gestures in 24 recordings of
+         users 24-29, each gesture 6 s long
+  mnist  60000 train, 10000 test images
+Spike density and time range of the shd and ssc stand-ins: each sample draws on average 6180 spikes
+(--spikes sets another mean; a sample draws uniformly between half and 1.5 times it) over the 700
+channels. The number comes from the official converter, github.com/electronicvisions/lauscher (named on
+the datasets' page; Cramer et al. 2020, IEEE TNNLS, describe it): its committed reference spike train of
+its bundled spoken digit (0.8 s of audio) holds 618 spikes on 70 channels, 8.8 per channel, so 6180 on the
+datasets' 700. It is one digit, not an average over the datasets. Spikes of an ssc sample lie in
+[0, 1 s) (Speech Commands clips last at most 1 s); those of an shd sample in [0, d) with d uniform in
+[0.6, 1.0) s (aligned digit recordings; the converter's digit lasts 0.8 s). The files are large: about
+6 bytes per spike (float32 times, uint16 units), 0.3 GB for shd and 3.9 GB for ssc.
+
+Without --full: --samples per split (shd/ssc, default 100, 2000 spikes per sample in [0, 1 s)), clips per
+word (gsc, default 3), images per split (mnist, default 100), users (dvs, default 3).`
+
+// fullSizeSpikes is the mean spikes per sample of the full-size shd and ssc stand-ins (see synthHelp).
+const fullSizeSpikes = 6180
+
+// synthSplits returns the samples that fits data synth writes in each split of format (clips for gsc,
+// gestures for dvs, images for mnist): the official sizes with full, else those of samples per split (0:
+// the default).
+func synthSplits(format string, full bool, samples int) (map[string]int, error) {
+	n := func(def int) int {
+		if samples == 0 {
+			return def
+		}
+		return samples
+	}
+	switch format {
+	case "shd", "ssc":
+		if full {
+			return shd.OfficialSizes(format)
+		}
+		splits, _ := shd.Splits(format)
+		out := map[string]int{}
+		for _, sp := range splits {
+			out[sp] = n(100)
+		}
+		return out, nil
+	case "gsc":
+		return gscSynthConfig(full, samples, 1).SplitSizes(), nil
+	case "mnist":
+		if full {
+			return map[string]int{mnist.Train: 60000, mnist.Test: 10000}, nil
+		}
+		return map[string]int{mnist.Train: n(100), mnist.Test: n(100)}, nil
+	case "dvs":
+		return dvsSynthConfig(full, samples, 1).SplitSizes(), nil
+	}
+	return nil, badInput("--format: unknown format %q (valid: shd, ssc, gsc, mnist, dvs)", format)
+}
+
+// gscSynthConfig is the configuration of fits data synth --format=gsc.
+func gscSynthConfig(full bool, samples int, seed uint64) gsc.SynthConfig {
+	if full {
+		return gsc.OfficialSynthConfig(seed)
+	}
+	per := 3
+	if samples > 0 {
+		per = max(3, samples)
+	}
+	return gsc.SynthConfig{PerWord: per, Words: gsc.Classes, Duration: 1.0, Seed: seed}
+}
+
+// dvsSynthConfig is the configuration of fits data synth --format=dvs.
+func dvsSynthConfig(full bool, samples int, seed uint64) dvs.SynthConfig {
+	if full {
+		return dvs.SynthConfig{Gesture: 6, EventsPerSec: 5000, Seed: seed, Recordings: dvs.OfficialRecordings()}
+	}
+	users := 3
+	if samples > 0 {
+		users = max(2, samples)
+	}
+	return dvs.SynthConfig{Users: users, TrainUsers: users - 1, Gesture: 1.5, EventsPerSec: 5000, Seed: seed}
+}
+
 func runDataSynth(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("data synth", stderr)
 	format := fs.String("format", "", "file format: shd, ssc, gsc, mnist, dvs")
 	out := fs.String("out", "", "output folder (created if missing)")
 	samples := fs.Int("samples", 0, "samples per split (shd/ssc, default 100), clips per word (gsc, default 3), images per split (mnist, default 100), users (dvs, default 3)")
 	seed := fs.Uint64("seed", 1, "random seed")
+	full := fs.Bool("full", false, "full-size stand-ins with the official split sizes (shd 8156/2264, ssc 75466/9981/20382, gsc 84843/9981/11005, dvs 1077/264 gestures, mnist 60000/10000); see fits data synth --help")
+	spikes := fs.Int("spikes", 0, "shd/ssc: mean spikes per sample (default 2000, with --full 6180: the official converter's density, see fits data synth --help)")
+	for _, a := range args {
+		if a == "-h" || a == "--help" || a == "-help" {
+			fmt.Fprintln(stdout, synthHelp)
+			return errHelp
+		}
+	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -311,40 +410,66 @@ func runDataSynth(args []string, stdout, stderr io.Writer) error {
 	if *samples < 0 || *samples > 100000 {
 		return badInput("--samples: %d outside 0..100000", *samples)
 	}
-	n := func(def int) int {
-		if *samples == 0 {
-			return def
-		}
-		return *samples
+	if *full && *samples != 0 {
+		return badInput("--samples and --full exclude each other (--full writes the official sizes)")
 	}
-	switch strings.ToLower(*format) {
+	if *spikes < 0 || *spikes > 1_000_000 {
+		return badInput("--spikes: %d outside 0..1000000", *spikes)
+	}
+	f := strings.ToLower(*format)
+	switch f {
 	case "shd", "ssc", "gsc", "mnist", "dvs":
 	case "":
 		return badInput("--format is required (valid: shd, ssc, gsc, mnist, dvs)")
 	default:
 		return badInput("--format: unknown format %q (valid: shd, ssc, gsc, mnist, dvs)", *format)
 	}
+	if *spikes != 0 && f != "shd" && f != "ssc" {
+		return badInput("--spikes applies to shd and ssc, not %s", f)
+	}
+	sizes, err := synthSplits(f, *full, *samples)
+	if err != nil {
+		return err
+	}
 	if err := checkOutDir("out", *out); err != nil {
 		return err
 	}
-	_, _, err := writeStaged("out", *out, func(dir string) error {
-		switch strings.ToLower(*format) {
+	var progress io.Writer
+	if *full {
+		progress = stderr
+	}
+	_, _, err = writeStaged("out", *out, func(dir string) error {
+		switch f {
 		case "shd", "ssc":
-			return synthSpikes(strings.ToLower(*format), dir, n(100), *seed)
+			return synthSpikes(f, dir, sizes, *full, *spikes, *seed, progress)
 		case "gsc":
-			return gsc.WriteSynth(dir, gsc.SynthConfig{PerWord: max(3, n(3)), Words: gsc.Classes, Duration: 1.0, Seed: *seed})
+			return gsc.WriteSynthProgress(dir, gscSynthConfig(*full, *samples, *seed), newBar(progress, "clips", sizes))
 		case "mnist":
-			return mnist.WriteSynth(dir, n(100), *seed)
+			if *full {
+				return mnist.WriteSynthSizes(dir, sizes[mnist.Train], sizes[mnist.Test], *seed)
+			}
+			return mnist.WriteSynth(dir, sizes[mnist.Train], *seed)
 		default: // dvs
-			users := max(2, n(3))
-			return dvs.WriteSynth(dir, dvs.SynthConfig{Users: users, TrainUsers: users - 1, Gesture: 1.5, EventsPerSec: 5000, Seed: *seed})
+			return dvs.WriteSynth(dir, dvsSynthConfig(*full, *samples, *seed))
 		}
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: synthetic files written to %s\n", strings.ToLower(*format), *out)
+	fmt.Fprintf(stdout, "%s: synthetic files written to %s\n", f, *out)
 	return nil
+}
+
+// newBar returns a progress bar on w over the samples of every split, nil when w is nil.
+func newBar(w io.Writer, label string, sizes map[string]int) *progress.Bar {
+	if w == nil {
+		return nil
+	}
+	total := 0
+	for _, n := range sizes {
+		total += n
+	}
+	return progress.New(w, label, int64(total))
 }
 
 func runDataEspeak(args []string, stdout, stderr io.Writer) error {
@@ -424,8 +549,10 @@ func parseIntList(name, s string, lo, hi int) ([]int, error) {
 	return out, nil
 }
 
-// synthSpikes writes every official split of shd or ssc with n samples each.
-func synthSpikes(ds, out string, n int, seed uint64) error {
+// synthSpikes writes every official split of shd or ssc with sizes[split] samples each: full-size
+// stand-ins (full: the density and time range of synthHelp) or fixtures. spikes > 0 sets the mean spikes
+// per sample. Progress goes to w when it is not nil.
+func synthSpikes(ds, out string, sizes map[string]int, full bool, spikes int, seed uint64, w io.Writer) error {
 	splits, _ := shd.Splits(ds)
 	classes, _ := shd.Classes(ds)
 	keys := make([]string, classes)
@@ -433,16 +560,39 @@ func synthSpikes(ds, out string, n int, seed uint64) error {
 		keys[i] = fmt.Sprintf("synthetic class %d", i)
 	}
 	for i, split := range splits {
-		sp, labels, err := shd.Synthesize(shd.SynthConfig{Samples: n, Classes: classes, MeanSpikes: 2000, Channels: shd.Channels, Duration: 1.0, Seed: seed + uint64(i)})
-		if err != nil {
-			return err
+		n := sizes[split]
+		c := shd.SynthConfig{Samples: n, Classes: classes, MeanSpikes: 2000, Channels: shd.Channels, Duration: 1.0, Seed: seed + uint64(i)}
+		if full {
+			c.MeanSpikes = fullSizeSpikes
+			if ds == shd.SHD {
+				c.MinDuration = 0.6
+			}
+		}
+		if spikes > 0 {
+			c.MeanSpikes = spikes
 		}
 		speakers := make([]int64, n)
 		for k := range speakers {
 			speakers[k] = int64(k % 12)
 		}
-		if err := shd.WriteFile(filepath.Join(out, shd.FileName(ds, split)), sp, labels, shd.WriteOptions{Keys: keys, Speakers: speakers}); err != nil {
+		path := filepath.Join(out, shd.FileName(ds, split))
+		o := shd.WriteOptions{Keys: keys, Speakers: speakers}
+		if !full {
+			sp, labels, err := shd.Synthesize(c)
+			if err != nil {
+				return err
+			}
+			if err := shd.WriteFile(path, sp, labels, o); err != nil {
+				return err
+			}
+			continue
+		}
+		bar := newBar(w, shd.FileName(ds, split), map[string]int{split: n})
+		if err := shd.WriteSynthFile(path, c, o, bar); err != nil {
 			return err
+		}
+		if bar != nil {
+			bar.Done()
 		}
 	}
 	return nil

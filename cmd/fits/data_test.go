@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -38,6 +39,9 @@ func TestDataBadInput(t *testing.T) {
 		{"synth", "--format=wav", "--out=" + t.TempDir()},
 		{"synth", "--format=shd", "--out=" + t.TempDir(), "--samples=-3"},
 		{"synth", "--bogus"},
+		{"synth", "--format=shd", "--out=" + t.TempDir(), "--full", "--samples=5"},
+		{"synth", "--format=gsc", "--out=" + t.TempDir(), "--spikes=100"},
+		{"synth", "--format=ssc", "--out=" + t.TempDir(), "--spikes=-1"},
 		{"list", "extra"},
 		{"espeak", "--speeds=fast"},
 		{"espeak", "--pitches=120"},
@@ -303,5 +307,38 @@ func TestDataConvertInputCounts(t *testing.T) {
 	}
 	if maxima[""] != 1 || maxima["--input-counts"] <= 1 {
 		t.Errorf("largest input: %v binary, %v counts; want 1 and more than 1", maxima[""], maxima["--input-counts"])
+	}
+}
+
+// TestSynthFullSizes: --full plans the official split sizes of every format (the plan, not the GBs of
+// files), and the sizes without it are those written before --full existed.
+func TestSynthFullSizes(t *testing.T) {
+	for _, tc := range []struct {
+		format string
+		full   bool
+		n      int
+		want   map[string]int
+	}{
+		{"shd", true, 0, map[string]int{"train": 8156, "test": 2264}},
+		{"ssc", true, 0, map[string]int{"train": 75466, "valid": 9981, "test": 20382}},
+		{"gsc", true, 0, map[string]int{"train": 84843, "valid": 9981, "test": 11005}},
+		{"dvs", true, 0, map[string]int{"train": 1077, "test": 264}},
+		{"mnist", true, 0, map[string]int{"train": 60000, "test": 10000}},
+		{"shd", false, 0, map[string]int{"train": 100, "test": 100}},
+		{"ssc", false, 7, map[string]int{"train": 7, "valid": 7, "test": 7}},
+		{"gsc", false, 0, map[string]int{"train": 35, "valid": 35, "test": 35}},
+		{"dvs", false, 0, map[string]int{"train": 22, "test": 11}},
+		{"mnist", false, 12, map[string]int{"train": 12, "test": 12}},
+	} {
+		got, err := synthSplits(tc.format, tc.full, tc.n)
+		if err != nil || !maps.Equal(got, tc.want) {
+			t.Errorf("%s full=%v n=%d: %v %v, want %v", tc.format, tc.full, tc.n, got, err, tc.want)
+		}
+	}
+	code, out, _ := runDataCLI(t, "synth", "--help")
+	for _, want := range []string{"8156", "75466", "6180", "lauscher", "Cramer et al. 2020"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("synth --help (exit %d) does not say %q", code, want)
+		}
 	}
 }
