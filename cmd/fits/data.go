@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/download"
@@ -19,12 +20,13 @@ import (
 	"github.com/fits-snn/fits/data/mnist"
 	"github.com/fits-snn/fits/data/progress"
 	"github.com/fits-snn/fits/data/shd"
+	"github.com/fits-snn/fits/fits/bench"
 )
 
 func init() {
 	register(&command{
 		name:    "data",
-		summary: "datasets: list, download, verify, convert, synth (fixtures and full-size stand-ins in the official formats), features, split",
+		summary: "datasets: list, download, verify, convert, synth (fixtures and full-size stand-ins in the official formats), features, load, split",
 		run:     runData,
 	})
 }
@@ -45,6 +47,10 @@ verbs:
   features --dataset=gsc --wav=FILE [--frontend=F] [--json]
                                          the features of one 16 kHz WAV file, [frames, bands], as the
                                          network is fed them (front end: released, the default, or logmel)
+  load     --dataset=NAME [--dir=DIR] [--input-counts] [--json]
+                                         load a registered dataset (fits train --dataset names it) as
+                                         training does, read every example once and print each split's
+                                         examples, how it is held, its bytes and the peak memory
   split    --dataset=shd [--n=N] [--seed=S] [--json]
                                          the released code's SHD* validation split: indices of
                                          numpy.random.RandomState(S).permutation(N), the first
@@ -63,6 +69,7 @@ var dataVerbs = map[string]func(args []string, stdout, stderr io.Writer) error{
 	"espeak":   runDataEspeak,
 	"split":    runDataSplit,
 	"features": runDataFeatures,
+	"load":     runDataLoad,
 }
 
 func runData(args []string, stdout, stderr io.Writer) error {
@@ -713,5 +720,69 @@ func runDataFeatures(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintln(stdout)
 	}
+	return nil
+}
+
+// dataLoadSplit is one split of fits data load.
+type dataLoadSplit struct {
+	Split    string `json:"split"`
+	Examples int    `json:"examples"`
+	Shape    []int  `json:"shape"`
+	Encoding string `json:"encoding"`
+	// Bytes is the memory that holds the split's inputs (shared with the splits that are views of the
+	// same set); DenseBytes what they take as float32, as sets held them before they held them compactly.
+	Bytes      int64 `json:"bytes"`
+	DenseBytes int64 `json:"dense_bytes"`
+}
+
+func runDataLoad(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("data load", stderr)
+	name := fs.String("dataset", "", "registered dataset: "+strings.Join(data.Names(), ", "))
+	dir := fs.String("dir", "", "dataset folder (default $FITS_DATA/NAME)")
+	counts := fs.Bool("input-counts", false, "shd, ssc, espeak: spike counts per bin instead of binary inputs")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if strings.TrimSpace(*name) == "" {
+		return badInput("--dataset is required (valid: %s)", strings.Join(data.Names(), ", "))
+	}
+	start := time.Now()
+	d, err := data.Load(*name, data.Options{Dir: *dir, InputCounts: *counts})
+	var unknown *data.UnknownError
+	if errors.As(err, &unknown) {
+		return badInput("--dataset: %v", err)
+	}
+	if err != nil {
+		return err
+	}
+	loaded := time.Since(start)
+	var out []dataLoadSplit
+	for _, sp := range []struct {
+		name string
+		set  *data.Set
+	}{{"train", d.Train}, {"val", d.Val}, {"test", d.Test}} {
+		if sp.set == nil {
+			continue
+		}
+		// Read every example once, as an epoch's batches do: a memory-mapped cache is then resident.
+		x := make([]float32, sp.set.T*sp.set.F)
+		for i := range sp.set.N {
+			sp.set.ExampleInto(i, x)
+		}
+		out = append(out, dataLoadSplit{Split: sp.name, Examples: sp.set.N, Shape: sp.set.Shape(), Encoding: sp.set.Encoding().String(),
+			Bytes: sp.set.StorageBytes(), DenseBytes: sp.set.DenseBytes()})
+	}
+	peak, _ := bench.PeakRSS()
+	if *asJSON {
+		return writeJSON(stdout, map[string]any{"dataset": d.Name, "splits": out, "load_s": loaded.Seconds(),
+			"read_s": (time.Since(start) - loaded).Seconds(), "peak_rss_bytes": peak})
+	}
+	for _, s := range out {
+		fmt.Fprintf(stdout, "%-5s %6d examples %v  %-7s %9.1f MB held, %9.1f MB as float32\n", s.Split, s.Examples, s.Shape, s.Encoding,
+			float64(s.Bytes)/1e6, float64(s.DenseBytes)/1e6)
+	}
+	fmt.Fprintf(stdout, "loaded in %.2f s, every example read in %.2f s, peak resident memory %.1f MB\n", loaded.Seconds(),
+		(time.Since(start) - loaded).Seconds(), float64(peak)/1e6)
 	return nil
 }

@@ -342,3 +342,29 @@ func TestSynthFullSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestDataLoad: fits data load reports each split's examples, encoding and bytes, held and as float32.
+func TestDataLoad(t *testing.T) {
+	code, out, stderr := runDataCLI(t, "load", "--dataset=synthetic", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got struct {
+		Splits []dataLoadSplit `json:"splits"`
+		Peak   int64           `json:"peak_rss_bytes"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Splits) != 3 || got.Peak <= 0 {
+		t.Fatalf("%s", out)
+	}
+	for _, s := range got.Splits {
+		if s.Encoding != "bytes" || s.Bytes*4 != s.DenseBytes || s.Examples == 0 {
+			t.Errorf("%+v: want spike counts held as one byte per value", s)
+		}
+	}
+	if code, _, _ := runDataCLI(t, "load", "--dataset=nope"); code != 2 {
+		t.Errorf("unknown dataset: exit %d", code)
+	}
+}
