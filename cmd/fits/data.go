@@ -328,7 +328,7 @@ its bundled spoken digit (0.8 s of audio) holds 618 spikes on 70 channels, 8.8 p
 datasets' 700. It is one digit, not an average over the datasets. Spikes of an ssc sample lie in
 [0, 1 s) (Speech Commands clips last at most 1 s); those of an shd sample in [0, d) with d uniform in
 [0.6, 1.0) s (aligned digit recordings; the converter's digit lasts 0.8 s). The files are large: about
-6 bytes per spike (float32 times, uint16 units), 0.3 GB for shd and 3.9 GB for ssc.
+6 bytes per spike (float32 times, uint16 units): 0.4 GB for shd, 4.1 GB for ssc.
 
 Without --full: --samples per split (shd/ssc, default 100, 2000 spikes per sample in [0, 1 s)), clips per
 word (gsc, default 3), images per split (mnist, default 100), users (dvs, default 3).`
