@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -149,9 +150,17 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	peerThreads := fs.Int("peer-threads", runtime.NumCPU(), "--peers: torch.set_num_threads")
 	peerWhole := fs.String("peer-whole", peersDefaultWhole, "--peers: kernel cells W:M where torch.compile of the whole iteration is timed too (it compiles for minutes); all, or none")
 	kernelIters := fs.Int("kernel-iters", 3, "timed calls of the fused variant's host kernel alone per ISA (scalar, avx2, avx512), after the cells, for its vector/scalar speed-up; 0: none")
+	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the cells to this new file (with --isolate=false: the cells run in this process)")
 	backend := backendFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	if *internal != "" {
 		return runBenchCell(*internal, *backend, stdout, stderr)
@@ -735,4 +744,21 @@ func fmtRatio(v *float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2fx", *v)
+}
+
+// startCPUProfile starts a Go CPU profile written to path, a file it creates (an existing file is refused),
+// and returns the function that stops it and closes the file.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, badInput("--cpuprofile: %v", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, badInput("--cpuprofile: %v", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}, nil
 }

@@ -26,3 +26,5 @@ type rowKernelSet struct {
 func rowKernelSets() []rowKernelSet {
 	return []rowKernelSet{{"scalar", forwardRowScalar, gradRowScalar}}
 }
+
+func dots(c, w []float32, idx []int32, res []float32) { dotsScalar(c, w, idx, res) }

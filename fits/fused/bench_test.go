@@ -59,3 +59,29 @@ func BenchmarkKernel(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkKernelSMNIST times Forward and Backward at the released sequential-MNIST recipe's shape (Table
+// A.9): B = 256, T = 784 pixel steps, W = 256, FS+TS with M = 1, no dropout, with the widest ISA.
+func BenchmarkKernelSMNIST(b *testing.B) {
+	k := kernelCase{adapt: true, m: 1, dims: []int{256, 784, 256}}
+	c, s, cur, cot, _ := k.draw(rand.New(rand.NewPCG(1, 2)))
+	spikes, cotCur := make([]float32, len(cur)), make([]float32, len(cur))
+	b.Run("forward", func(b *testing.B) {
+		cpu := startCPUTimer(b)
+		for b.Loop() {
+			if _, err := fused.Forward(&c, s, cur, nil, spikes); err != nil {
+				b.Fatal(err)
+			}
+		}
+		cpu.report()
+	})
+	b.Run("backward", func(b *testing.B) {
+		cpu := startCPUTimer(b)
+		for b.Loop() {
+			if _, err := fused.Backward(&c, s, cur, cot, nil, cotCur); err != nil {
+				b.Fatal(err)
+			}
+		}
+		cpu.report()
+	})
+}

@@ -5,8 +5,11 @@
 //
 // Forward computes the spikes of a layer from its input current. Backward computes the cotangent of the
 // current and of the per-step coefficients (ηΔt, γΔt, βm, λm) from the cotangent of the spikes: for each
-// batch element and block of neurons it recomputes the forward recurrence into a cache-sized buffer
-// (rematerialization: the forward keeps nothing but its inputs), then runs the adjoint below in reverse.
+// batch element and block of neurons it recomputes the forward recurrence into a buffer
+// (rematerialization: the forward keeps nothing but its inputs), keeping per step what the adjoint reads:
+// the state with V replaced by the step's V0, and the spike cotangent, read there in increasing time (read
+// back to front from the [batch, T, N] array, every load missed the cache); then it runs the adjoint below
+// in reverse over the buffer.
 // Work is split over the batch across GOMAXPROCS goroutines. Both compute the same values as package
 // fits/scan and neuron.LayerFrom (the same operations in the same order, float32 throughout, the
 // coefficient cotangents summed per neuron over time in float32 and over the batch in float64).
@@ -281,8 +284,28 @@ func parallel(batch int, work func(worker, b int)) {
 // [batch, T, N] (S the spikes, exactly 0 or 1; D the dropout mask, 1 when dropout is nil), and returns the
 // number of spikes of each batch element (before the mask).
 func Forward(c *Coefficients, s Shape, current []float32, dropout *Dropout, out []float32) ([]int, error) {
+	return ForwardSelect(c, s, current, dropout, out, nil)
+}
+
+// SelectionWords is the length of a selection (ForwardSelect) for a layer of shape s: ⌈N/64⌉ 64-bit words
+// for each of the batch·T rows.
+func SelectionWords(s Shape) int { return s.Batch * s.Steps * selStride(s.Neurons) }
+
+// selStride is the number of 64-bit words of one row [N] of a selection: rows start on a word.
+func selStride(n int) int { return (n + 63) / 64 }
+
+// ForwardSelect is Forward that also writes, when sel is not nil (SelectionWords(s) words), the selection
+// of the entries whose output cotangent Backward reads: bit i mod 64 of word (b·T + t)·⌈N/64⌉ + i/64 is set
+// where |ṼM − Vth| < SurrogateWidth (the surrogate σ′ is zero elsewhere) and D ≠ 0 at (b, t, i). Backward
+// multiplies the cotangent of the output by D·σ′, so it gives the same result, for a finite cotangent, when
+// the cotangent is replaced by 0 at every entry whose bit is clear (package fits/events computes the input
+// cotangent of the next synapse only at the selected entries).
+func ForwardSelect(c *Coefficients, s Shape, current []float32, dropout *Dropout, out []float32, sel []uint64) ([]int, error) {
 	if err := s.check(current, out); err != nil {
 		return nil, err
+	}
+	if sel != nil && len(sel) != SelectionWords(s) {
+		return nil, fmt.Errorf("fused: selection of %d words for shape [%d, %d, %d]", len(sel), s.Batch, s.Steps, s.Neurons)
 	}
 	drop, err := dropout.compile(s)
 	if err != nil {
@@ -295,10 +318,16 @@ func Forward(c *Coefficients, s Shape, current []float32, dropout *Dropout, out 
 	isa := ActiveISA()
 	work := make([]vecWork, workers(s.Batch))
 	counts := make([]int, s.Batch)
+	stride := selStride(s.Neurons)
 	parallel(s.Batch, func(w, b int) {
-		i, count := x.forwardVector(isa, s, b, current, &drop, out, &work[w])
+		var rows []uint64
+		if sel != nil {
+			rows = sel[b*s.Steps*stride : (b+1)*s.Steps*stride]
+			clear(rows)
+		}
+		i, count := x.forwardVector(isa, s, b, current, &drop, out, sel, &work[w])
 		for ; i < s.Neurons; i++ {
-			count += x.forwardScalar(s, b, i, current, &drop, out)
+			count += x.forwardScalar(s, b, i, current, &drop, out, rows)
 		}
 		counts[b] = count
 	})
@@ -331,7 +360,7 @@ func Backward(c *Coefficients, s Shape, current, cotOut []float32, dropout *Drop
 	isa := ActiveISA()
 	size := s.Steps * x.comps // the scalar code's
 	if isa != Scalar {
-		size = max(size, histSize(s.Neurons, s.Steps, x.comps))
+		size = max(size, histSize(s.Neurons, s.Steps, x.comps+1)) // the state and the spike cotangent
 	}
 	hist := make([][]float32, workers(s.Batch))
 	for w := range hist {
@@ -382,8 +411,9 @@ type scalarState struct {
 	stage [MaxOrder + 1]float32
 }
 
-// stepScalar runs one step of neuron i from st with input current in, and returns the spike.
-func (x *expanded) stepScalar(i int, st *scalarState, in float32) float32 {
+// stepScalar runs one step of neuron i from st with input current in, and returns the spike and
+// u = ṼM − Vth.
+func (x *expanded) stepScalar(i int, st *scalarState, in float32) (float32, float32) {
 	v0 := st.v*x.mu + in
 	if x.adapt {
 		v0 = v0 - x.eta[i]*st.a
@@ -410,12 +440,13 @@ func (x *expanded) stepScalar(i int, st *scalarState, in float32) float32 {
 	}
 	spike = spike + (u - u)
 	st.v = mixed - spike*x.vth
-	return spike
+	return spike, u
 }
 
 // forwardScalar runs neuron i of batch element b over the T steps (its output times the dropout mask) and
-// returns its number of spikes.
-func (x *expanded) forwardScalar(s Shape, b, i int, current []float32, drop *mask, out []float32) int {
+// returns its number of spikes; it sets the neuron's bits of rows, the selection's rows of element b, when
+// rows is not nil.
+func (x *expanded) forwardScalar(s Shape, b, i int, current []float32, drop *mask, out []float32, rows []uint64) int {
 	var st scalarState
 	idx := b*s.Steps*s.Neurons + i
 	var d float32 = 1
@@ -423,17 +454,22 @@ func (x *expanded) forwardScalar(s Shape, b, i int, current []float32, drop *mas
 		d = drop.shared[b*s.Neurons+i]
 	}
 	count := 0
-	for range s.Steps {
-		spike := x.stepScalar(i, &st, current[idx])
+	stride := selStride(s.Neurons)
+	for t := range s.Steps {
+		spike, u := x.stepScalar(i, &st, current[idx])
 		if spike != 0 {
 			count++
 		}
-		if drop.shared != nil {
+		if drop.step {
+			d = drop.stepAt(idx)
+		}
+		if drop.shared != nil || drop.step {
 			spike = spike * d
-		} else if drop.step {
-			spike = spike * drop.stepAt(idx)
 		}
 		out[idx] = spike
+		if rows != nil && float32(math.Abs(float64(u))) < x.width && d != 0 {
+			rows[t*stride+i/64] |= 1 << (i % 64)
+		}
 		idx += s.Neurons
 	}
 	return count

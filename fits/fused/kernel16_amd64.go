@@ -114,24 +114,28 @@ type temps16 struct {
 // adjoints of a block of groups, and one step's temporaries. It lives in the caller's buffer (vecWork),
 // neither zeroed nor copied by the compiler.
 type work16 struct {
-	k      consts16
+	k      *consts16
 	c      []coefs16
 	st     []state16
 	adj    []adjoint16
 	count  []vec16
-	tmp    temps16
+	tmp    *temps16
 	counts [lanes16]int32
 }
 
-// grow16 makes w hold blocks of ng groups.
+// grow16 makes w hold blocks of ng groups, every vector at an address that is a multiple of 64 bytes
+// (alignedSlice).
 func (w *work16) grow16(ng int) {
+	if w.k == nil {
+		w.k, w.tmp = &alignedSlice[consts16](1)[0], &alignedSlice[temps16](1)[0]
+	}
 	if len(w.c) < ng {
-		w.c, w.st, w.adj, w.count = make([]coefs16, ng), make([]state16, ng), make([]adjoint16, ng), make([]vec16, ng)
+		w.c, w.st, w.adj, w.count = alignedSlice[coefs16](ng), alignedSlice[state16](ng), alignedSlice[adjoint16](ng), alignedSlice[vec16](ng)
 	}
 }
 
-// step16 is stepScalar for a group of neurons.
-func (x *expanded) step16(c *coefs16, k *consts16, st *state16, in vec16) vec16 {
+// step16 is stepScalar for a group of neurons; it returns the spikes and u = ṼM − Vth.
+func (x *expanded) step16(c *coefs16, k *consts16, st *state16, in vec16) (vec16, vec16) {
 	mu, rho, vth := k.mu, k.rho, k.vth
 	v0 := st.v.Mul(mu).Add(in)
 	if x.adapt {
@@ -157,21 +161,22 @@ func (x *expanded) step16(c *coefs16, k *consts16, st *state16, in vec16) vec16 
 	}
 	spike := k.one.Masked(fire).Add(u.Sub(u))
 	st.v = mixed.Sub(spike.Mul(vth))
-	return spike
+	return spike, u
 }
 
 // forward16 runs the groups of neurons of batch element b from neuron `from` on over the T steps (their
 // output times the dropout mask); it returns the first neuron it did not run and the number of spikes. It
 // runs all groups together, one after the other within each step: their recurrences are independent chains
-// of dependent instructions, which the CPU overlaps, and each step reads and writes a contiguous row.
-func (x *expanded) forward16(s Shape, b, from int, current []float32, drop *mask, out []float32, w *work16) (int, int) {
+// of dependent instructions, which the CPU overlaps, and each step reads and writes a contiguous row. With
+// sel not nil it sets the bits of the entries that ForwardSelect describes (sel's rows of element b zeroed).
+func (x *expanded) forward16(s Shape, b, from int, current []float32, drop *mask, out []float32, sel []uint64, w *work16) (int, int) {
 	n := s.Neurons
 	ng := (n - from) / lanes16
 	if ng == 0 {
 		return from, 0
 	}
 	w.grow16(ng)
-	k := &w.k
+	k := w.k
 	x.setConsts16(k, n, drop)
 	shared, step := drop.shared != nil, drop.step
 	base := b*s.Steps*n + from
@@ -188,20 +193,32 @@ func (x *expanded) forward16(s Shape, b, from int, current []float32, drop *mask
 		}
 	}
 	idx := base
+	stride := selStride(n)
+	word := b * s.Steps * stride // sel's first word of the step's row
 	for range s.Steps {
 		for g := range ng {
 			a, j := &w.adj[g], idx+g*lanes16
-			spike := x.step16(&w.c[g], k, &w.st[g], load16(current, j))
+			spike, u := x.step16(&w.c[g], k, &w.st[g], load16(current, j))
 			w.count[g] = w.count[g].Add(spike)
+			d := k.one
 			if shared {
-				spike = spike.Mul(a.drop)
+				d = a.drop
+				spike = spike.Mul(d)
 			} else if step {
-				spike = spike.Mul(stepMask16(a.ctr, k))
+				d = stepMask16(a.ctr, k)
+				spike = spike.Mul(d)
 				a.ctr = a.ctr.Add(k.stride)
 			}
 			spike.Store(out[j:])
+			if sel != nil {
+				// |u| < width (σ′ ≠ 0 needs it) where D ≠ 0.
+				on := u.Max(k.zero.Sub(u)).Less(k.width).And(d.NotEqual(k.zero))
+				i := from + g*lanes16
+				sel[word+i/64] |= uint64(on.ToBits()) << (i % 64)
+			}
 		}
 		idx += n
+		word += stride
 	}
 	total := 0
 	for g := range ng {
@@ -221,16 +238,16 @@ func (x *expanded) backward16(s Shape, b, from int, in *backwardIn, hist, acc []
 	if from+lanes16 > n {
 		return from
 	}
-	block := backwardBlock(n, s.Steps, comps, lanes16)
+	block := backwardBlock(n, s.Steps, comps+1, lanes16)
 	w.grow16(block)
-	cs, tmp := &w.k, &w.tmp
+	cs, tmp := w.k, w.tmp
 	x.setConsts16(cs, n, in.drop)
 	shared, step := in.drop.shared != nil, in.drop.step
 	mu, rho, vth := cs.mu, cs.rho, cs.vth
 	one, zero := cs.one, cs.zero
 	width, scale := cs.width, cs.scale
 	base := b * s.Steps * n
-	stride := comps * lanes16 // one group's state in hist
+	stride := (comps + 1) * lanes16 // one group's state and spike cotangent in hist
 	i := from
 	for i+lanes16 <= n {
 		ng := min(block, (n-i)/lanes16)
@@ -239,12 +256,18 @@ func (x *expanded) backward16(s Shape, b, from int, in *backwardIn, hist, acc []
 			x.loadCoefs16(&w.c[g], i+g*lanes16)
 			w.st[g].reset16(m)
 		}
-		// The state before every step.
+		// The state before every step, with V replaced by the step's V0 = μ̄V − e·a + I (what the adjoint
+		// needs of V and the current: it reads neither again).
 		for t := range s.Steps {
 			for g := range ng {
 				st := &w.st[g]
 				h := hist[t*row+g*stride:]
-				st.v.Store(h)
+				cur := load16(in.current, base+t*n+i+g*lanes16)
+				v0 := st.v.Mul(mu).Add(cur)
+				if x.adapt {
+					v0 = v0.Sub(w.c[g].eta.Mul(st.a))
+				}
+				v0.Store(h)
 				k := lanes16
 				if x.adapt {
 					st.a.Store(h[k:])
@@ -254,8 +277,11 @@ func (x *expanded) backward16(s Shape, b, from int, in *backwardIn, hist, acc []
 					st.stage[j].Store(h[k:])
 					k += lanes16
 				}
+				// The cotangent of the spikes, read here in increasing time: read in the reverse loop
+				// straight from the [batch, T, N] array, every load missed the cache.
+				load16(in.cotSpikes, base+t*n+i+g*lanes16).Store(h[k:])
 				if t < s.Steps-1 {
-					x.step16(&w.c[g], cs, st, load16(in.current, base+t*n+i+g*lanes16))
+					x.step16(&w.c[g], cs, st, cur)
 				}
 			}
 		}
@@ -281,7 +307,7 @@ func (x *expanded) backward16(s Shape, b, from int, in *backwardIn, hist, acc []
 				c, a := &w.c[g], &w.adj[g]
 				pre, nodes, mixes, nBar, stageBar := &tmp.pre, &tmp.nodes, &tmp.mixes, &tmp.nBar, &a.stageBar
 				h := hist[t*row+g*stride:]
-				pre.v = load16(h, 0)
+				v0 := load16(h, 0)
 				k := lanes16
 				if x.adapt {
 					pre.a = load16(h, k)
@@ -292,10 +318,6 @@ func (x *expanded) backward16(s Shape, b, from int, in *backwardIn, hist, acc []
 					k += lanes16
 				}
 				idx := base + t*n + i + g*lanes16
-				v0 := pre.v.Mul(mu).Add(load16(in.current, idx))
-				if x.adapt {
-					v0 = v0.Sub(c.eta.Mul(pre.a))
-				}
 				nodes[0], mixes[0] = v0, v0
 				for j := 1; j <= m; j++ {
 					nodes[j] = c.beta[j-1].Mul(pre.stage[j].Sub(nodes[j-1])).Add(pre.stage[j-1])
@@ -305,7 +327,7 @@ func (x *expanded) backward16(s Shape, b, from int, in *backwardIn, hist, acc []
 				abs := u.Max(zero.Sub(u))
 				surr := one.Sub(abs.Div(width)).Max(zero).Mul(scale)
 
-				sb := load16(in.cotSpikes, idx)
+				sb := load16(h, stride-lanes16)
 				if shared {
 					sb = sb.Mul(a.drop)
 				} else if step {

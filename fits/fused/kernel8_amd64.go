@@ -113,24 +113,28 @@ type temps8 struct {
 // adjoints of a block of groups, and one step's temporaries. It lives in the caller's buffer (vecWork),
 // neither zeroed nor copied by the compiler.
 type work8 struct {
-	k      consts8
+	k      *consts8
 	c      []coefs8
 	st     []state8
 	adj    []adjoint8
 	count  []vec8
-	tmp    temps8
+	tmp    *temps8
 	counts [lanes8]int32
 }
 
-// grow8 makes w hold blocks of ng groups.
+// grow8 makes w hold blocks of ng groups, every vector at an address that is a multiple of 64 bytes
+// (alignedSlice).
 func (w *work8) grow8(ng int) {
+	if w.k == nil {
+		w.k, w.tmp = &alignedSlice[consts8](1)[0], &alignedSlice[temps8](1)[0]
+	}
 	if len(w.c) < ng {
-		w.c, w.st, w.adj, w.count = make([]coefs8, ng), make([]state8, ng), make([]adjoint8, ng), make([]vec8, ng)
+		w.c, w.st, w.adj, w.count = alignedSlice[coefs8](ng), alignedSlice[state8](ng), alignedSlice[adjoint8](ng), alignedSlice[vec8](ng)
 	}
 }
 
-// step8 is stepScalar for a group of neurons.
-func (x *expanded) step8(c *coefs8, k *consts8, st *state8, in vec8) vec8 {
+// step8 is stepScalar for a group of neurons; it returns the spikes and u = ṼM − Vth.
+func (x *expanded) step8(c *coefs8, k *consts8, st *state8, in vec8) (vec8, vec8) {
 	mu, rho, vth := k.mu, k.rho, k.vth
 	v0 := st.v.Mul(mu).Add(in)
 	if x.adapt {
@@ -156,21 +160,22 @@ func (x *expanded) step8(c *coefs8, k *consts8, st *state8, in vec8) vec8 {
 	}
 	spike := k.one.Masked(fire).Add(u.Sub(u))
 	st.v = mixed.Sub(spike.Mul(vth))
-	return spike
+	return spike, u
 }
 
 // forward8 runs the groups of neurons of batch element b from neuron `from` on over the T steps (their
 // output times the dropout mask); it returns the first neuron it did not run and the number of spikes. It
 // runs all groups together, one after the other within each step: their recurrences are independent chains
-// of dependent instructions, which the CPU overlaps, and each step reads and writes a contiguous row.
-func (x *expanded) forward8(s Shape, b, from int, current []float32, drop *mask, out []float32, w *work8) (int, int) {
+// of dependent instructions, which the CPU overlaps, and each step reads and writes a contiguous row. With
+// sel not nil it sets the bits of the entries that ForwardSelect describes (sel's rows of element b zeroed).
+func (x *expanded) forward8(s Shape, b, from int, current []float32, drop *mask, out []float32, sel []uint64, w *work8) (int, int) {
 	n := s.Neurons
 	ng := (n - from) / lanes8
 	if ng == 0 {
 		return from, 0
 	}
 	w.grow8(ng)
-	k := &w.k
+	k := w.k
 	x.setConsts8(k, n, drop)
 	shared, step := drop.shared != nil, drop.step
 	base := b*s.Steps*n + from
@@ -187,20 +192,32 @@ func (x *expanded) forward8(s Shape, b, from int, current []float32, drop *mask,
 		}
 	}
 	idx := base
+	stride := selStride(n)
+	word := b * s.Steps * stride // sel's first word of the step's row
 	for range s.Steps {
 		for g := range ng {
 			a, j := &w.adj[g], idx+g*lanes8
-			spike := x.step8(&w.c[g], k, &w.st[g], load8(current, j))
+			spike, u := x.step8(&w.c[g], k, &w.st[g], load8(current, j))
 			w.count[g] = w.count[g].Add(spike)
+			d := k.one
 			if shared {
-				spike = spike.Mul(a.drop)
+				d = a.drop
+				spike = spike.Mul(d)
 			} else if step {
-				spike = spike.Mul(stepMask8(a.ctr, k))
+				d = stepMask8(a.ctr, k)
+				spike = spike.Mul(d)
 				a.ctr = a.ctr.Add(k.stride)
 			}
 			spike.Store(out[j:])
+			if sel != nil {
+				// |u| < width (σ′ ≠ 0 needs it) where D ≠ 0.
+				on := u.Max(k.zero.Sub(u)).Less(k.width).And(d.NotEqual(k.zero))
+				i := from + g*lanes8
+				sel[word+i/64] |= uint64(on.ToBits()) << (i % 64)
+			}
 		}
 		idx += n
+		word += stride
 	}
 	total := 0
 	for g := range ng {
@@ -220,16 +237,16 @@ func (x *expanded) backward8(s Shape, b, from int, in *backwardIn, hist, acc []f
 	if from+lanes8 > n {
 		return from
 	}
-	block := backwardBlock(n, s.Steps, comps, lanes8)
+	block := backwardBlock(n, s.Steps, comps+1, lanes8)
 	w.grow8(block)
-	cs, tmp := &w.k, &w.tmp
+	cs, tmp := w.k, w.tmp
 	x.setConsts8(cs, n, in.drop)
 	shared, step := in.drop.shared != nil, in.drop.step
 	mu, rho, vth := cs.mu, cs.rho, cs.vth
 	one, zero := cs.one, cs.zero
 	width, scale := cs.width, cs.scale
 	base := b * s.Steps * n
-	stride := comps * lanes8 // one group's state in hist
+	stride := (comps + 1) * lanes8 // one group's state and spike cotangent in hist
 	i := from
 	for i+lanes8 <= n {
 		ng := min(block, (n-i)/lanes8)
@@ -238,12 +255,18 @@ func (x *expanded) backward8(s Shape, b, from int, in *backwardIn, hist, acc []f
 			x.loadCoefs8(&w.c[g], i+g*lanes8)
 			w.st[g].reset8(m)
 		}
-		// The state before every step.
+		// The state before every step, with V replaced by the step's V0 = μ̄V − e·a + I (what the adjoint
+		// needs of V and the current: it reads neither again).
 		for t := range s.Steps {
 			for g := range ng {
 				st := &w.st[g]
 				h := hist[t*row+g*stride:]
-				st.v.Store(h)
+				cur := load8(in.current, base+t*n+i+g*lanes8)
+				v0 := st.v.Mul(mu).Add(cur)
+				if x.adapt {
+					v0 = v0.Sub(w.c[g].eta.Mul(st.a))
+				}
+				v0.Store(h)
 				k := lanes8
 				if x.adapt {
 					st.a.Store(h[k:])
@@ -253,8 +276,11 @@ func (x *expanded) backward8(s Shape, b, from int, in *backwardIn, hist, acc []f
 					st.stage[j].Store(h[k:])
 					k += lanes8
 				}
+				// The cotangent of the spikes, read here in increasing time: read in the reverse loop
+				// straight from the [batch, T, N] array, every load missed the cache.
+				load8(in.cotSpikes, base+t*n+i+g*lanes8).Store(h[k:])
 				if t < s.Steps-1 {
-					x.step8(&w.c[g], cs, st, load8(in.current, base+t*n+i+g*lanes8))
+					x.step8(&w.c[g], cs, st, cur)
 				}
 			}
 		}
@@ -280,7 +306,7 @@ func (x *expanded) backward8(s Shape, b, from int, in *backwardIn, hist, acc []f
 				c, a := &w.c[g], &w.adj[g]
 				pre, nodes, mixes, nBar, stageBar := &tmp.pre, &tmp.nodes, &tmp.mixes, &tmp.nBar, &a.stageBar
 				h := hist[t*row+g*stride:]
-				pre.v = load8(h, 0)
+				v0 := load8(h, 0)
 				k := lanes8
 				if x.adapt {
 					pre.a = load8(h, k)
@@ -291,10 +317,6 @@ func (x *expanded) backward8(s Shape, b, from int, in *backwardIn, hist, acc []f
 					k += lanes8
 				}
 				idx := base + t*n + i + g*lanes8
-				v0 := pre.v.Mul(mu).Add(load8(in.current, idx))
-				if x.adapt {
-					v0 = v0.Sub(c.eta.Mul(pre.a))
-				}
 				nodes[0], mixes[0] = v0, v0
 				for j := 1; j <= m; j++ {
 					nodes[j] = c.beta[j-1].Mul(pre.stage[j].Sub(nodes[j-1])).Add(pre.stage[j-1])
@@ -304,7 +326,7 @@ func (x *expanded) backward8(s Shape, b, from int, in *backwardIn, hist, acc []f
 				abs := u.Max(zero.Sub(u))
 				surr := one.Sub(abs.Div(width)).Max(zero).Mul(scale)
 
-				sb := load8(in.cotSpikes, idx)
+				sb := load8(h, stride-lanes8)
 				if shared {
 					sb = sb.Mul(a.drop)
 				} else if step {

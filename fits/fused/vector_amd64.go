@@ -2,7 +2,10 @@
 
 package fused
 
-import "simd/archsimd"
+import (
+	"simd/archsimd"
+	"unsafe"
+)
 
 // The vector code runs a group of neurons per instruction, 16 with AVX-512 (kernel16_amd64.go, generated
 // from the 8-lane file) and 8 with AVX2 (kernel8_amd64.go; with AVX-512 for the neurons left after the
@@ -53,20 +56,34 @@ func supported(isa ISA) bool {
 }
 
 // backwardBlock returns how many groups of lanes neurons the backward kernels run together on a layer of n
-// neurons, T = steps steps and comps state components: all of the layer's groups, or as many as keep their
-// recomputed state (T × comps × lanes values a group) within histBudget; at least one.
-func backwardBlock(n, steps, comps, lanes int) int {
-	return max(1, min(n/lanes, histBudget/(4*steps*comps*lanes)))
+// neurons, T = steps steps and vals values per step and neuron (the state components and the spike
+// cotangent): all of the layer's groups, or as many as keep their values (T × vals × lanes a group) within
+// histBudget; at least one.
+func backwardBlock(n, steps, vals, lanes int) int {
+	return max(1, min(n/lanes, histBudget/(4*steps*vals*lanes)))
 }
 
-// histSize is the size of a worker's buffer for the state the backward kernels recompute on a layer of n
-// neurons.
-func histSize(n, steps, comps int) int {
+// histSize is the size of a worker's buffer for the values the backward kernels keep per step (vals of
+// them: the state components and the spike cotangent) on a layer of n neurons.
+func histSize(n, steps, vals int) int {
 	size := 0
 	for _, lanes := range []int{lanes8, lanes16} {
-		size = max(size, backwardBlock(n, steps, comps, lanes)*lanes*steps*comps)
+		size = max(size, backwardBlock(n, steps, vals, lanes)*lanes*steps*vals)
 	}
 	return size
+}
+
+// alignedSlice returns n zero values of T (a type of vectors, without pointers) starting at an address that
+// is a multiple of 64 bytes, as every vector within them is when T's size is a multiple of 64. A vector
+// load or store that crosses a cache line costs two, and a store that does also stops the CPU from
+// forwarding it to the next load of the same vector: with the kernels' constants and one step's temporaries
+// at Go's default alignment (8 bytes), the backward kernel took about twice as long.
+func alignedSlice[T any](n int) []T {
+	var zero T
+	size := unsafe.Sizeof(zero)
+	buf := make([]byte, uintptr(n)*size+63)
+	off := (64 - uintptr(unsafe.Pointer(unsafe.SliceData(buf)))%64) % 64
+	return unsafe.Slice((*T)(unsafe.Pointer(&buf[off])), n)
 }
 
 // vecWork is a worker's memory for the vector kernels.
@@ -77,15 +94,15 @@ type vecWork struct {
 
 // forwardVector runs the vector groups of neurons of batch element b with isa (16 lanes, then 8 for the
 // rest) and returns the first neuron it did not run and the number of spikes.
-func (x *expanded) forwardVector(isa ISA, s Shape, b int, current []float32, drop *mask, out []float32, w *vecWork) (int, int) {
+func (x *expanded) forwardVector(isa ISA, s Shape, b int, current []float32, drop *mask, out []float32, sel []uint64, w *vecWork) (int, int) {
 	if isa == Scalar {
 		return 0, 0
 	}
 	i, total := 0, 0
 	if isa == AVX512 {
-		i, total = x.forward16(s, b, 0, current, drop, out, &w.w16)
+		i, total = x.forward16(s, b, 0, current, drop, out, sel, &w.w16)
 	}
-	i, count := x.forward8(s, b, i, current, drop, out, &w.w8)
+	i, count := x.forward8(s, b, i, current, drop, out, sel, &w.w8)
 	archsimd.ClearAVXUpperBits()
 	return i, total + count
 }

@@ -12,7 +12,7 @@ func histSize(_, _, _ int) int { return 0 }
 type vecWork struct{}
 
 // forwardVector is absent from this build: every neuron runs the scalar code.
-func (x *expanded) forwardVector(_ ISA, _ Shape, _ int, _ []float32, _ *mask, _ []float32, _ *vecWork) (int, int) {
+func (x *expanded) forwardVector(_ ISA, _ Shape, _ int, _ []float32, _ *mask, _ []float32, _ []uint64, _ *vecWork) (int, int) {
 	return 0, 0
 }
 

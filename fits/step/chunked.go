@@ -371,7 +371,7 @@ func (e *chunked) forwardPass(b Batch, drop dropouts, training, save bool) (hs, 
 			// The kernel applies the dropout mask and counts the spikes itself: no join graph.
 			var h *tensors.Tensor
 			var rate float64
-			if h, rate, density, err = e.fusedForward(be, cur, b.Mask, drop.host(i)); err != nil {
+			if h, rate, density, err = e.fusedForward(be, cur, b.Mask, drop.host(i), training && e.selectable(i)); err != nil {
 				return
 			}
 			hs = append(hs, h)
@@ -573,7 +573,11 @@ func (e *chunked) Gradients(b Batch) (m Metrics, grads map[string]*tensors.Tenso
 				return
 			}
 			if be.eventDriven {
-				cot, err = e.eventsBackward(be, i, hs[i], cotCur, grads)
+				var prev *blockExecs
+				if i > 0 {
+					prev = e.blocks[i-1]
+				}
+				cot, err = e.eventsBackward(be, i, hs[i], cotCur, prev, grads)
 			} else {
 				cot, err = e.synapseBackward(be, i, hs[i], cotCur, grads)
 			}
@@ -685,6 +689,7 @@ func (e *chunked) Close() {
 		be.hOut.free()
 		be.cotOut.free()
 		be.curOut.free()
+		be.cotIn.free()
 	}
 	for _, x := range e.execs() {
 		if x != nil {

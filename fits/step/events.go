@@ -24,6 +24,7 @@ type eventExecs struct {
 	weights, biases *model.Variable // "dense/weights" [in, out], "dense/biases" [out]
 	inputCot        *model.Exec     // (h, cot current) -> cot h, for blocks after the first
 	curOut          hostBuffer      // the current, reused across steps
+	cotIn           hostBuffer      // the cotangent of h computed at the selected entries, reused across steps
 	eventDriven     bool            // this step's synapse ran event-driven
 }
 
@@ -86,9 +87,28 @@ func (e *chunked) synapseForward(be *blockExecs, h *tensors.Tensor, density floa
 	})
 }
 
+// SelectedCotangents turns on the fused engine's input cotangent at selected entries: a dense block after
+// a fused block computes the cotangent of its input h (the previous block's output) only where the previous
+// block's backward reads it (fits/events.SelectedInputCotangent, with the selection fused.ForwardSelect
+// writes), instead of as XLA's dense product. The results are the same up to float32 rounding of the sums.
+// A variable for the benchmarks that compare both.
+var SelectedCotangents = true
+
+// selectable reports whether block i's training forward should write its selection: the next block is a
+// dense block whose synapse the fused engine can run on the host.
+func (e *chunked) selectable(i int) bool {
+	if !SelectedCotangents || !e.fused || i+1 >= len(e.blocks) {
+		return false
+	}
+	next := e.blocks[i+1]
+	return next.b.Dense && len(next.b.OutDims) == 1 && next.weights != nil && next.biases != nil
+}
+
 // eventsBackward adds the gradients of an event-driven synapse's weights and biases to grads, given its
-// input h and the cotangent of its current, and returns the cotangent of h (nil for the first block).
-func (e *chunked) eventsBackward(be *blockExecs, i int, h, cotCur *tensors.Tensor, grads map[string]*tensors.Tensor) (*tensors.Tensor, error) {
+// input h and the cotangent of its current, and returns the cotangent of h (nil for the first block). When
+// prev, the block before, wrote a selection for h's shape in this step's forward, the cotangent of h is
+// computed at the selected entries only (SelectedCotangents).
+func (e *chunked) eventsBackward(be *blockExecs, i int, h, cotCur *tensors.Tensor, prev *blockExecs, grads map[string]*tensors.Tensor) (*tensors.Tensor, error) {
 	s := denseShape(be, h)
 	var gw, gb []float32
 	err := hostViews([]*tensors.Tensor{h, cotCur}, func(v [][]float32) error {
@@ -103,6 +123,13 @@ func (e *chunked) eventsBackward(be *blockExecs, i int, h, cotCur *tensors.Tenso
 	grads[be.biases.Path()] = tensors.FromFlatDataAndDimensions(gb, be.biases.Shape().Dimensions...)
 	if i == 0 {
 		return nil, nil
+	}
+	if prev != nil && prev.selShape.Batch > 0 && prev.selShape == kernelShape(h.Shape().Dimensions) {
+		return e.hostOutput(&be.cotIn, h.Shape().Dimensions, func(out []float32) error {
+			return hostViews([]*tensors.Tensor{cotCur, be.weights.MustValue()}, func(v [][]float32) error {
+				return events.SelectedInputCotangent(s, v[0], v[1], prev.sel, out)
+			})
+		})
 	}
 	if be.inputCot == nil {
 		return nil, fmt.Errorf("step: dense block %s has no input cotangent graph", be.b.Scope)

@@ -27,6 +27,11 @@ type fusedExecs struct {
 	pshape    []int              // the coefficients' parameter shape P (neuron.ParamShape)
 	hOut      hostBuffer         // the block's output h, reused across steps
 	cotOut    hostBuffer         // the cotangent of the block's current, reused across steps
+	// sel is the selection of the block's output entries whose cotangent its backward reads
+	// (fused.ForwardSelect), written by a training step's forward when the next block can use it
+	// (selectable); selShape is the shape it was written for, zero when this step wrote none.
+	sel      []uint64
+	selShape fused.Shape
 }
 
 // buildFused defines the block's coefficient graphs (compiled at their first call).
@@ -86,7 +91,9 @@ func (e *chunked) buildFused(backend compute.Backend, be *blockExecs) error {
 // (Σ over the examples of mask ([batch]) times the example's mean firing rate, spikes per neuron per step)
 // and the fraction of spikes among all entries of the output, padded examples included (an upper bound of
 // h's fraction of nonzero entries).
-func (e *chunked) fusedForward(be *blockExecs, cur, mask *tensors.Tensor, drop *fused.Dropout) (h *tensors.Tensor, rate, density float64, err error) {
+//
+// With selecting set it also writes the block's selection (fused.ForwardSelect) to be.sel.
+func (e *chunked) fusedForward(be *blockExecs, cur, mask *tensors.Tensor, drop *fused.Dropout, selecting bool) (h *tensors.Tensor, rate, density float64, err error) {
 	outs, err := e.times.exec(be.coefs)
 	if err != nil {
 		return nil, 0, 0, err
@@ -110,12 +117,25 @@ func (e *chunked) fusedForward(be *blockExecs, cur, mask *tensors.Tensor, drop *
 		return nil, 0, 0, err
 	}
 	var counts []int
+	var sel []uint64
+	be.selShape = fused.Shape{}
+	if selecting {
+		if n := fused.SelectionWords(s); cap(be.sel) >= n {
+			be.sel = be.sel[:n]
+		} else {
+			be.sel = make([]uint64, n)
+		}
+		sel = be.sel
+	}
 	h, err = e.hostOutput(&be.hOut, dims, func(out []float32) error {
 		return hostViews([]*tensors.Tensor{cur}, func(v [][]float32) (err error) {
-			counts, err = fused.Forward(&be.hostCoefs, s, v[0], drop, out)
+			counts, err = fused.ForwardSelect(&be.hostCoefs, s, v[0], drop, out, sel)
 			return err
 		})
 	})
+	if err == nil && selecting {
+		be.selShape = s
+	}
 	if err != nil {
 		return nil, 0, 0, err
 	}

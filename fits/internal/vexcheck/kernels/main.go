@@ -50,6 +50,12 @@ func run() error {
 	if d := events.Density(cur); d <= 0 || d > 1 {
 		return fmt.Errorf("density %g of a current with nonzero entries", d)
 	}
-	_, _, err := events.Gradients(es, cur, y)
-	return err
+	if _, _, err := events.Gradients(es, cur, y); err != nil {
+		return err
+	}
+	sel := make([]uint64, es.Rows*events.BitStride(es.In))
+	for i := range sel {
+		sel[i] = 0x5555555555555555
+	}
+	return events.SelectedInputCotangent(es, y, w, sel, cur)
 }
