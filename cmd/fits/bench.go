@@ -127,7 +127,11 @@ const iterationNote = "forward + loss + backward to the gradients of every train
 
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bench", stderr)
-	suite := fs.String("suite", suiteKernel, "kernel (the paper's kernel-runtime table) or open-neuromorphic (Linear + LIF, batch 16, T = 500)")
+	suite := fs.String("suite", suiteKernel, "kernel (the paper's kernel-runtime table), open-neuromorphic (Linear + LIF, batch 16, T = 500) or training (Table A.4: whole epochs of each recipe on full-size data, a fresh `fits train` per cell)")
+	datasets := listFlag(fs, "datasets", strings.Join(trainingDatasets, ","), "training suite: datasets (shd, ssc, gsc as Table A.4; smnist the Table A.9 recipe)")
+	dataDir := fs.String("data-dir", "", "training suite: folder holding one folder per dataset (shd, ssc, gsc); default $FITS_DATA/NAME, as fits train")
+	standIn := fs.Bool("stand-in", false, "training suite: the data folders hold the full-size stand-ins of `fits data synth --full` (recorded in the result)")
+	epochs := fs.Int("epochs", 1, "training suite: epochs timed per cell (the median epoch is reported)")
 	widths := listFlag(fs, "width", "", "hidden widths W (kernel; default 64,128,256,512)")
 	neurons := listFlag(fs, "neurons", "", "neurons n (open-neuromorphic; default 16384)")
 	ms := listFlag(fs, "m", "", "TS orders M; 0 is FS (kernel default 0,1,2; open-neuromorphic default 0,2)")
@@ -164,6 +168,23 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if *internal != "" {
 		return runBenchCell(*internal, *backend, stdout, stderr)
+	}
+	if *suite == suiteTraining {
+		ms, err := intListOr("m", *ms, "0,1,2", 0, 2)
+		if err != nil {
+			return err
+		}
+		ws, err := intListOr("width", *widths, "64,128,256,512", 1, 1<<20)
+		if err != nil {
+			return err
+		}
+		var names []string
+		for _, d := range strings.Split(*datasets, ",") {
+			if d = strings.TrimSpace(d); d != "" {
+				names = append(names, d)
+			}
+		}
+		return runTrainingSuite(names, ms, ws, *epochs, *dataDir, *standIn, *asJSON, *backend, stdout, stderr)
 	}
 	p, err := parseFloat("dropout", *dropout)
 	if err != nil {

@@ -3,11 +3,16 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/fits-snn/fits/fits/bench"
+	"github.com/fits-snn/fits/fits/experiment"
 	"github.com/fits-snn/fits/fits/fused"
+	"github.com/fits-snn/fits/fits/paper"
+	"github.com/fits-snn/fits/fits/train"
 )
 
 func TestBenchBadInput(t *testing.T) {
@@ -42,6 +47,11 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"bench", "--internal-cell={"}, "--internal-cell"},
 		{[]string{"bench", `--internal-cell={"suite":"kernel","model":"nope","width":8,"m":0,"variant":"unrolled","batch":2,"time":4,"inputs":3,"classes":2,"iters":1,"warmup":0}`}, "model"},
 		{[]string{"bench", "--isolate=false", "--backend=nope:x", "--width=8", "--time=4", "--batch=2"}, "--backend"},
+		{[]string{"bench", "--suite=training", "--datasets=cifar"}, "--datasets"},
+		{[]string{"bench", "--suite=training", "--m=3"}, "--m"},
+		{[]string{"bench", "--suite=training", "--width=100"}, "Table A.4 has W"},
+		{[]string{"bench", "--suite=training", "--epochs=0"}, "--epochs"},
+		{[]string{"bench", "--suite=training", "--data-dir=/nonexistent/fits-data"}, "--data-dir"},
 	} {
 		checkBadInput(t, tc.args, tc.want)
 	}
@@ -233,5 +243,46 @@ func TestBenchFusedKernelJSON(t *testing.T) {
 	}
 	if strings.Contains(stdout, "fused_kernel") {
 		t.Error("a run without the fused variant has a fused_kernel section")
+	}
+}
+
+// TestTrainingSuiteCells checks the training suite's cells against Table A.4 (every dataset, M and W maps to
+// a catalog experiment with the table's minutes beside it; sMNIST is the Table A.9 recipe without a paper
+// time) and the arithmetic of its estimate from a run's result.
+func TestTrainingSuiteCells(t *testing.T) {
+	cells, err := trainingCells([]string{"shd", "ssc", "gsc", "smnist"}, []int{0, 1, 2}, paper.Widths())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cells) != 37 {
+		t.Fatalf("%d cells, want 36 of Table A.4 and sMNIST", len(cells))
+	}
+	for _, c := range cells {
+		e, err := experiment.Lookup(c.Experiment)
+		if err != nil {
+			t.Errorf("cell %+v: %v", c, err)
+			continue
+		}
+		if c.Dataset != "smnist" && !slices.Contains(e.Tables, "Table A.4") {
+			t.Errorf("cell %+v: experiment %s is not in Table A.4 but in %v", c, c.Experiment, e.Tables)
+		}
+		if p := paperTrainingMinutes(c); (p == nil) != (c.Dataset == "smnist") {
+			t.Errorf("cell %+v: paper minutes %v", c, p)
+		}
+	}
+	if c := cells[4]; c.Experiment != "shd-val/fsts-m1/w64" || *paperTrainingMinutes(c) != 6.0 {
+		t.Errorf("cell 4 = %+v (%v), want shd-val/fsts-m1/w64 at 6.0 min", c, paperTrainingMinutes(c))
+	}
+	var row trainingRow
+	r := train.Result{CompileSeconds: 3, WallSeconds: 40, Epochs: []train.Epoch{{Seconds: 13}, {Seconds: 10}, {Seconds: 12}}}
+	if err := trainingFromResult(&row, r); err != nil {
+		t.Fatal(err)
+	}
+	// Epochs without compile: 10, 10, 12 -> median 10; setup 40 - 35 = 5; (1000 + 3 + 5) / 60.
+	if row.EpochSeconds != 10 || row.SetupSeconds != 5 || math.Abs(row.Minutes100-1008.0/60) > 1e-12 {
+		t.Errorf("row = %+v", row)
+	}
+	if err := trainingFromResult(&row, train.Result{}); err == nil {
+		t.Error("a result without epochs gave no error")
 	}
 }
