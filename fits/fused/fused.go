@@ -220,10 +220,14 @@ func (m *mask) stepAt(idx int) float32 {
 // expanded holds the coefficients repeated to one entry per neuron, and 1 − λm.
 type expanded struct {
 	mu, rho, vth, width, scale float32
-	detach, adapt, strict      bool
-	m, comps                   int
-	eta, gamma                 []float32
-	beta, lambda, oneMinusLam  [MaxOrder][]float32
+	// widthPow2: the surrogate's width is a power of two (1/α = 0.5 for the released α = 2), so that
+	// multiplying by invWidth = 1/width gives exactly the quotient by width (the vector code then does).
+	widthPow2                 bool
+	invWidth                  float32
+	detach, adapt, strict     bool
+	m, comps                  int
+	eta, gamma                []float32
+	beta, lambda, oneMinusLam [MaxOrder][]float32
 }
 
 func expand(c *Coefficients, n int) *expanded {
@@ -240,6 +244,9 @@ func expand(c *Coefficients, n int) *expanded {
 	x := &expanded{mu: c.MuBar, rho: c.RhoBar, vth: c.Vth, width: c.SurrogateWidth, scale: c.SurrogateScale,
 		detach: c.DetachReset, strict: c.StrictSpike, adapt: c.adapt(), m: c.order(), comps: c.components(),
 		eta: rep(c.EtaDt), gamma: rep(c.GammaDt)}
+	if frac, exp := math.Frexp(float64(c.SurrogateWidth)); frac == 0.5 && exp > -120 && exp < 120 {
+		x.widthPow2, x.invWidth = true, 1/c.SurrogateWidth
+	}
 	for j := range x.m {
 		x.beta[j] = rep(c.Beta[j])
 		x.lambda[j] = rep(c.Lambda[j])

@@ -23,6 +23,7 @@ func load16(s []float32, i int) vec16 { return archsimd.LoadFloat32x16(s[i : i+l
 // consts16 are a call's scalar constants broadcast to every lane, once per call (outside the time loops).
 type consts16 struct {
 	mu, rho, vth, zero, one, width, scale vec16
+	invWidth                              vec16 // 1/width, used where it is exact (expanded.widthPow2)
 	// The per-step dropout mask: its key, threshold and scale, fmix32's two multipliers, its shift counts
 	// 16 and 13 in every lane (shifts by a vector of counts: a shift by a constant count compiles to a
 	// legacy-SSE movq of the count at every use), the lane offsets 0, 1, … and the counter's increment per
@@ -36,6 +37,7 @@ func (x *expanded) setConsts16(k *consts16, n int, drop *mask) {
 	k.mu, k.rho, k.vth = archsimd.BroadcastFloat32x16(x.mu), archsimd.BroadcastFloat32x16(x.rho), archsimd.BroadcastFloat32x16(x.vth)
 	k.zero, k.one = vec16{}, archsimd.BroadcastFloat32x16(1)
 	k.width, k.scale = archsimd.BroadcastFloat32x16(x.width), archsimd.BroadcastFloat32x16(x.scale)
+	k.invWidth = archsimd.BroadcastFloat32x16(x.invWidth)
 	if drop.step {
 		k.key, k.threshold = archsimd.BroadcastUint32x16(drop.key), archsimd.BroadcastUint32x16(drop.threshold)
 		k.mul1, k.mul2 = archsimd.BroadcastUint32x16(0x85EBCA6B), archsimd.BroadcastUint32x16(0xC2B2AE35)
@@ -309,23 +311,39 @@ func (x *expanded) backward16(s Shape, b, from int, in *backwardIn, hist, acc []
 				h := hist[t*row+g*stride:]
 				v0 := load16(h, 0)
 				k := lanes16
+				var preA vec16
 				if x.adapt {
-					pre.a = load16(h, k)
-					k += lanes16
-				}
-				for j := 0; m > 0 && j <= m; j++ {
-					pre.stage[j] = load16(h, k)
+					preA = load16(h, k)
 					k += lanes16
 				}
 				idx := base + t*n + i + g*lanes16
-				nodes[0], mixes[0] = v0, v0
-				for j := 1; j <= m; j++ {
-					nodes[j] = c.beta[j-1].Mul(pre.stage[j].Sub(nodes[j-1])).Add(pre.stage[j-1])
-					mixes[j] = c.oneMinusLam[j-1].Mul(mixes[j-1]).Add(c.lambda[j-1].Mul(nodes[j]))
+				// The step's local values, recomputed as step16 computes them: with M = 1 in variables
+				// (registers), for other orders in tmp's arrays.
+				var s0, s1, n1, top vec16
+				if m == 1 {
+					s0, s1 = load16(h, k), load16(h, k+lanes16)
+					n1 = c.beta[0].Mul(s1.Sub(v0)).Add(s0)
+					top = c.oneMinusLam[0].Mul(v0).Add(c.lambda[0].Mul(n1))
+				} else {
+					for j := 0; m > 0 && j <= m; j++ {
+						pre.stage[j] = load16(h, k)
+						k += lanes16
+					}
+					nodes[0], mixes[0] = v0, v0
+					for j := 1; j <= m; j++ {
+						nodes[j] = c.beta[j-1].Mul(pre.stage[j].Sub(nodes[j-1])).Add(pre.stage[j-1])
+						mixes[j] = c.oneMinusLam[j-1].Mul(mixes[j-1]).Add(c.lambda[j-1].Mul(nodes[j]))
+					}
+					top = mixes[m]
 				}
-				u := mixes[m].Sub(vth)
+				u := top.Sub(vth)
 				abs := u.Max(zero.Sub(u))
-				surr := one.Sub(abs.Div(width)).Max(zero).Mul(scale)
+				var surr vec16
+				if x.widthPow2 {
+					surr = one.Sub(abs.Mul(cs.invWidth)).Max(zero).Mul(scale) // the same value: 1/width is exact
+				} else {
+					surr = one.Sub(abs.Div(width)).Max(zero).Mul(scale)
+				}
 
 				sb := load16(h, stride-lanes16)
 				if shared {
@@ -340,7 +358,14 @@ func (x *expanded) backward16(s Shape, b, from int, in *backwardIn, hist, acc []
 				}
 				uBar := vBar.Add(surr.Mul(sb))
 				v0Bar := uBar
-				if m > 0 {
+				if m == 1 {
+					nb := stageBar[1].Add(c.lambda[0].Mul(uBar))
+					a.betaSum[0] = a.betaSum[0].Add(s1.Sub(v0).Mul(nb))
+					a.lambdaSum[0] = a.lambdaSum[0].Add(n1.Sub(v0).Mul(uBar))
+					v0Bar = c.oneMinusLam[0].Mul(uBar).Add(stageBar[0]).Sub(c.beta[0].Mul(nb))
+					stageBar[0] = nb
+					stageBar[1] = c.beta[0].Mul(nb)
+				} else if m > 0 {
 					mBar := uBar
 					for j := m; j >= 1; j-- {
 						nb := stageBar[j].Add(c.lambda[j-1].Mul(mBar))
@@ -365,7 +390,7 @@ func (x *expanded) backward16(s Shape, b, from int, in *backwardIn, hist, acc []
 				if x.adapt {
 					aBar := a.aBar
 					v0Bar = v0Bar.Add(c.gamma.Mul(aBar))
-					a.etaSum = a.etaSum.Add(pre.a.Mul(v0Bar))
+					a.etaSum = a.etaSum.Add(preA.Mul(v0Bar))
 					a.gammaSum = a.gammaSum.Add(v0.Mul(aBar))
 					a.aBar = aBar.Mul(rho).Sub(c.eta.Mul(v0Bar))
 				}

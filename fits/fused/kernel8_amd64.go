@@ -22,6 +22,7 @@ func load8(s []float32, i int) vec8 { return archsimd.LoadFloat32x8(s[i : i+lane
 // consts8 are a call's scalar constants broadcast to every lane, once per call (outside the time loops).
 type consts8 struct {
 	mu, rho, vth, zero, one, width, scale vec8
+	invWidth                              vec8 // 1/width, used where it is exact (expanded.widthPow2)
 	// The per-step dropout mask: its key, threshold and scale, fmix32's two multipliers, its shift counts
 	// 16 and 13 in every lane (shifts by a vector of counts: a shift by a constant count compiles to a
 	// legacy-SSE movq of the count at every use), the lane offsets 0, 1, … and the counter's increment per
@@ -35,6 +36,7 @@ func (x *expanded) setConsts8(k *consts8, n int, drop *mask) {
 	k.mu, k.rho, k.vth = archsimd.BroadcastFloat32x8(x.mu), archsimd.BroadcastFloat32x8(x.rho), archsimd.BroadcastFloat32x8(x.vth)
 	k.zero, k.one = vec8{}, archsimd.BroadcastFloat32x8(1)
 	k.width, k.scale = archsimd.BroadcastFloat32x8(x.width), archsimd.BroadcastFloat32x8(x.scale)
+	k.invWidth = archsimd.BroadcastFloat32x8(x.invWidth)
 	if drop.step {
 		k.key, k.threshold = archsimd.BroadcastUint32x8(drop.key), archsimd.BroadcastUint32x8(drop.threshold)
 		k.mul1, k.mul2 = archsimd.BroadcastUint32x8(0x85EBCA6B), archsimd.BroadcastUint32x8(0xC2B2AE35)
@@ -308,23 +310,39 @@ func (x *expanded) backward8(s Shape, b, from int, in *backwardIn, hist, acc []f
 				h := hist[t*row+g*stride:]
 				v0 := load8(h, 0)
 				k := lanes8
+				var preA vec8
 				if x.adapt {
-					pre.a = load8(h, k)
-					k += lanes8
-				}
-				for j := 0; m > 0 && j <= m; j++ {
-					pre.stage[j] = load8(h, k)
+					preA = load8(h, k)
 					k += lanes8
 				}
 				idx := base + t*n + i + g*lanes8
-				nodes[0], mixes[0] = v0, v0
-				for j := 1; j <= m; j++ {
-					nodes[j] = c.beta[j-1].Mul(pre.stage[j].Sub(nodes[j-1])).Add(pre.stage[j-1])
-					mixes[j] = c.oneMinusLam[j-1].Mul(mixes[j-1]).Add(c.lambda[j-1].Mul(nodes[j]))
+				// The step's local values, recomputed as step8 computes them: with M = 1 in variables
+				// (registers), for other orders in tmp's arrays.
+				var s0, s1, n1, top vec8
+				if m == 1 {
+					s0, s1 = load8(h, k), load8(h, k+lanes8)
+					n1 = c.beta[0].Mul(s1.Sub(v0)).Add(s0)
+					top = c.oneMinusLam[0].Mul(v0).Add(c.lambda[0].Mul(n1))
+				} else {
+					for j := 0; m > 0 && j <= m; j++ {
+						pre.stage[j] = load8(h, k)
+						k += lanes8
+					}
+					nodes[0], mixes[0] = v0, v0
+					for j := 1; j <= m; j++ {
+						nodes[j] = c.beta[j-1].Mul(pre.stage[j].Sub(nodes[j-1])).Add(pre.stage[j-1])
+						mixes[j] = c.oneMinusLam[j-1].Mul(mixes[j-1]).Add(c.lambda[j-1].Mul(nodes[j]))
+					}
+					top = mixes[m]
 				}
-				u := mixes[m].Sub(vth)
+				u := top.Sub(vth)
 				abs := u.Max(zero.Sub(u))
-				surr := one.Sub(abs.Div(width)).Max(zero).Mul(scale)
+				var surr vec8
+				if x.widthPow2 {
+					surr = one.Sub(abs.Mul(cs.invWidth)).Max(zero).Mul(scale) // the same value: 1/width is exact
+				} else {
+					surr = one.Sub(abs.Div(width)).Max(zero).Mul(scale)
+				}
 
 				sb := load8(h, stride-lanes8)
 				if shared {
@@ -339,7 +357,14 @@ func (x *expanded) backward8(s Shape, b, from int, in *backwardIn, hist, acc []f
 				}
 				uBar := vBar.Add(surr.Mul(sb))
 				v0Bar := uBar
-				if m > 0 {
+				if m == 1 {
+					nb := stageBar[1].Add(c.lambda[0].Mul(uBar))
+					a.betaSum[0] = a.betaSum[0].Add(s1.Sub(v0).Mul(nb))
+					a.lambdaSum[0] = a.lambdaSum[0].Add(n1.Sub(v0).Mul(uBar))
+					v0Bar = c.oneMinusLam[0].Mul(uBar).Add(stageBar[0]).Sub(c.beta[0].Mul(nb))
+					stageBar[0] = nb
+					stageBar[1] = c.beta[0].Mul(nb)
+				} else if m > 0 {
 					mBar := uBar
 					for j := m; j >= 1; j-- {
 						nb := stageBar[j].Add(c.lambda[j-1].Mul(mBar))
@@ -364,7 +389,7 @@ func (x *expanded) backward8(s Shape, b, from int, in *backwardIn, hist, acc []f
 				if x.adapt {
 					aBar := a.aBar
 					v0Bar = v0Bar.Add(c.gamma.Mul(aBar))
-					a.etaSum = a.etaSum.Add(pre.a.Mul(v0Bar))
+					a.etaSum = a.etaSum.Add(preA.Mul(v0Bar))
 					a.gammaSum = a.gammaSum.Add(v0.Mul(aBar))
 					a.aBar = aBar.Mul(rho).Sub(c.eta.Mul(v0Bar))
 				}
