@@ -107,20 +107,8 @@ type benchOutput struct {
 	FusedKernel []bench.KernelMeasurement `json:"fused_kernel,omitempty"`
 }
 
-type benchHost struct {
-	OS     string `json:"os"`
-	Arch   string `json:"arch"`
-	CPUs   int    `json:"cpus"`
-	CPU    string `json:"cpu,omitempty"`
-	Memory string `json:"memory,omitempty"`
-	// FusedVector: the fused engine's kernel runs its SIMD code (built with GOEXPERIMENT=simd, AVX2 CPU).
-	FusedVector bool `json:"fused_vector"`
-	// FusedISA is the instruction set the fused engine's kernel runs: scalar, avx2 or avx512.
-	FusedISA string `json:"fused_isa"`
-	// GlibcTunables is GLIBC_TUNABLES of the benchmark (and of the PyTorch peers it starts), which fits
-	// sets to glibc.malloc.hugetlb=1 unless FITS_MALLOC_HUGEPAGES=0.
-	GlibcTunables string `json:"glibc_tunables,omitempty"`
-}
+// benchHost is the machine of a measurement (bench.Host).
+type benchHost = bench.Host
 
 const iterationNote = "forward + loss + backward to the gradients of every trainable parameter (dense weights and biases, " +
 	"neuron parameters, readout); no optimizer update; inputs already on the device"
@@ -128,7 +116,7 @@ const iterationNote = "forward + loss + backward to the gradients of every train
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bench", stderr)
 	suite := fs.String("suite", suiteKernel, "kernel (the paper's kernel-runtime table), open-neuromorphic (Linear + LIF, batch 16, T = 500) or training (Table A.4: whole epochs of each recipe on full-size data, a fresh `fits train` per cell)")
-	datasets := listFlag(fs, "datasets", strings.Join(trainingDatasets, ","), "training suite: datasets (shd, ssc, gsc as Table A.4; smnist the Table A.9 recipe)")
+	datasets := listFlag(fs, "datasets", strings.Join(bench.TrainingDatasets, ","), "training suite: datasets (shd, ssc, gsc as Table A.4; smnist the Table A.9 recipe)")
 	dataDir := fs.String("data-dir", "", "training suite: folder holding one folder per dataset (shd, ssc, gsc); default $FITS_DATA/NAME, as fits train")
 	standIn := fs.Bool("stand-in", false, "training suite: the data folders hold the full-size stand-ins of `fits data synth --full` (recorded in the result)")
 	epochs := fs.Int("epochs", 1, "training suite: epochs timed per cell (the median epoch is reported)")
