@@ -45,3 +45,24 @@ func TestTableA4CPU(t *testing.T) {
 		t.Fatal("a kernel-suite file: no error")
 	}
 }
+
+// TestTableA4CPUCommitted reads the committed measurements (docs/training-time-*.json): every row of
+// Table A.4's datasets has the paper's minutes and a ratio beside ours, and sMNIST, which Table A.4 lacks,
+// has neither.
+func TestTableA4CPUCommitted(t *testing.T) {
+	out, err := TableA4CPU(filepath.Join("..", "docs")) // the test runs in nb/
+
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := out.Tables[0].Rows
+	if len(rows) == 0 {
+		t.Fatal("no rows")
+	}
+	for _, r := range rows {
+		smnist := strings.HasPrefix(r[2], "smnist/")
+		if strings.HasPrefix(r[6], "failed") || (r[8] == "—") != smnist || (r[9] == "—") != smnist {
+			t.Errorf("row %q", r)
+		}
+	}
+}
