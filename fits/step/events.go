@@ -91,7 +91,7 @@ func (e *chunked) synapseForward(be *blockExecs, h *tensors.Tensor, density floa
 // a fused block computes the cotangent of its input h (the previous block's output) only where the previous
 // block's backward reads it (fits/events.SelectedInputCotangent, with the selection fused.ForwardSelect
 // writes), instead of as XLA's dense product. The results are the same up to float32 rounding of the sums.
-// A variable for the benchmarks that compare both.
+// Set it false to compare with XLA's product.
 var SelectedCotangents = true
 
 // selectable reports whether block i's training forward should write its selection: the next block is a
