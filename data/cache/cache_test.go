@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -233,5 +234,42 @@ func TestLoadSet(t *testing.T) {
 	s, err = LoadSet(p, 5)
 	if err != nil || s.N != 5 || s.Example(1)[0] != 2 || s.Labels[1] != 0 {
 		t.Fatalf("limited set: %v, first values %v", err, s.Example(1))
+	}
+}
+
+// TestLargeMetadata writes and reads back the metadata of a cache as large as the full Speech Commands
+// training split's (84 843 clip paths, about 2.5 MB), and refuses metadata above the bound.
+func TestLargeMetadata(t *testing.T) {
+	dir := t.TempDir()
+	files := make([]string, 84843)
+	for i := range files {
+		files[i] = fmt.Sprintf("sheila/%08x_nohash_%d.wav", i*2654435761, i%5)
+	}
+	meta, err := json.Marshal(map[string]any{"files": files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "big.fitsds")
+	w, err := Create(p, Header{DType: Float32, Shape: []int{2}, Classes: 2, Meta: meta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AppendFloat32(1, []float32{0.5, -1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if got := r.Header().Meta; !bytes.Equal(got, meta) {
+		t.Fatalf("metadata of %d bytes read back as %d bytes", len(meta), len(got))
+	}
+	huge := append([]byte(`"`), bytes.Repeat([]byte("x"), maxMeta)...)
+	if _, err := Create(filepath.Join(dir, "huge.fitsds"), Header{DType: Float32, Shape: []int{2}, Classes: 2, Meta: append(huge, '"')}); err == nil {
+		t.Error("metadata above the bound accepted")
 	}
 }
