@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -63,8 +62,9 @@ func runTrainingSuite(names []string, ms, widths []int, epochs int, dataDir stri
 			args = append(args, "--backend="+backend)
 		}
 		cmd := exec.Command(exe, args...)
-		var so, se bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &so, &se
+		var so bytes.Buffer
+		se := &lastLine{}
+		cmd.Stdout, cmd.Stderr = &so, se
 		runErr := cmd.Run()
 		if cmd.ProcessState != nil {
 			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
@@ -74,7 +74,10 @@ func runTrainingSuite(names []string, ms, widths []int, epochs int, dataDir stri
 		var r train.Result
 		switch {
 		case runErr != nil:
-			row.Error = oneLine(finalLine(se.String(), runErr.Error()))
+			row.Error = runErr.Error()
+			if l := se.String(); l != "" {
+				row.Error = oneLine(l)
+			}
 		case json.Unmarshal(so.Bytes(), &r) != nil:
 			row.Error = "the run printed no result"
 		default:
@@ -111,15 +114,6 @@ func minutesOrDash(v *float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f min", *v)
-}
-
-// finalLine returns the last nonempty line of s, or def.
-func finalLine(s, def string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
-		return l
-	}
-	return def
 }
 
 func printTraining(w io.Writer, out bench.TrainingReport) {
