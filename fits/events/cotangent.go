@@ -26,18 +26,12 @@ const dotLanes = 16
 // entries need the product: with a fraction ρ of them selected it does ρ of a dense product's work. Each
 // selected entry is one dot product of length out, summed as dotScalar sums it, in every ISA.
 func SelectedInputCotangent(s Shape, cot, w []float32, sel []uint64, cotX []float32) error {
-	if s.Rows <= 0 || s.In <= 0 || s.Out <= 0 {
-		return fmt.Errorf("events: shape %+v must be positive", s)
+	// cotX has x's layout [rows, in], cot y's [rows, out].
+	if err := s.check(cotX, w, cot); err != nil {
+		return err
 	}
 	stride := BitStride(s.In)
-	switch {
-	case len(cot) != s.Rows*s.Out:
-		return fmt.Errorf("events: cotangent has %d values for [%d, %d]", len(cot), s.Rows, s.Out)
-	case len(w) != s.In*s.Out:
-		return fmt.Errorf("events: W has %d values for [%d, %d]", len(w), s.In, s.Out)
-	case len(cotX) != s.Rows*s.In:
-		return fmt.Errorf("events: input cotangent has %d values for [%d, %d]", len(cotX), s.Rows, s.In)
-	case len(sel) != s.Rows*stride:
+	if len(sel) != s.Rows*stride {
 		return fmt.Errorf("events: selection has %d words for %d rows of %d entries", len(sel), s.Rows, s.In)
 	}
 	split(s.Rows, func(lo, hi int) {

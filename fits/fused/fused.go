@@ -71,6 +71,7 @@ import (
 	"sync"
 
 	"github.com/fits-snn/fits/fits/dropmask"
+	"github.com/fits-snn/fits/fits/events"
 )
 
 // MaxOrder is the largest TS order M the kernel runs.
@@ -294,12 +295,9 @@ func Forward(c *Coefficients, s Shape, current []float32, dropout *Dropout, out 
 	return ForwardSelect(c, s, current, dropout, out, nil)
 }
 
-// SelectionWords is the length of a selection (ForwardSelect) for a layer of shape s: ⌈N/64⌉ 64-bit words
-// for each of the batch·T rows.
-func SelectionWords(s Shape) int { return s.Batch * s.Steps * selStride(s.Neurons) }
-
-// selStride is the number of 64-bit words of one row [N] of a selection: rows start on a word.
-func selStride(n int) int { return (n + 63) / 64 }
+// SelectionWords is the length of a selection (ForwardSelect) for a layer of shape s: events.BitStride(N)
+// 64-bit words for each of the batch·T rows, the layout events.SelectedInputCotangent reads.
+func SelectionWords(s Shape) int { return s.Batch * s.Steps * events.BitStride(s.Neurons) }
 
 // ForwardSelect is Forward that also writes, when sel is not nil (SelectionWords(s) words), the selection
 // of the entries whose output cotangent Backward reads: bit i mod 64 of word (b·T + t)·⌈N/64⌉ + i/64 is set
@@ -325,7 +323,7 @@ func ForwardSelect(c *Coefficients, s Shape, current []float32, dropout *Dropout
 	isa := ActiveISA()
 	work := make([]vecWork, workers(s.Batch))
 	counts := make([]int, s.Batch)
-	stride := selStride(s.Neurons)
+	stride := events.BitStride(s.Neurons)
 	parallel(s.Batch, func(w, b int) {
 		var rows []uint64
 		if sel != nil {
@@ -461,7 +459,7 @@ func (x *expanded) forwardScalar(s Shape, b, i int, current []float32, drop *mas
 		d = drop.shared[b*s.Neurons+i]
 	}
 	count := 0
-	stride := selStride(s.Neurons)
+	stride := events.BitStride(s.Neurons)
 	for t := range s.Steps {
 		spike, u := x.stepScalar(i, &st, current[idx])
 		if spike != 0 {

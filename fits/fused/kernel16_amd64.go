@@ -4,7 +4,11 @@
 
 package fused
 
-import "simd/archsimd"
+import (
+	"simd/archsimd"
+
+	"github.com/fits-snn/fits/fits/events"
+)
 
 // The AVX-512 kernels: groups of lanes16 = 16 neurons, all groups step by step, generated from
 // kernel8_amd64.go (the same code with 16 lanes). The rules of vector_amd64.go hold: no struct zeroing or
@@ -195,7 +199,7 @@ func (x *expanded) forward16(s Shape, b, from int, current []float32, drop *mask
 		}
 	}
 	idx := base
-	stride := selStride(n)
+	stride := events.BitStride(n)
 	word := b * s.Steps * stride // sel's first word of the step's row
 	for range s.Steps {
 		for g := range ng {

@@ -2,7 +2,11 @@
 
 package fused
 
-import "simd/archsimd"
+import (
+	"simd/archsimd"
+
+	"github.com/fits-snn/fits/fits/events"
+)
 
 // The AVX2 kernels: groups of lanes8 = 8 neurons, all groups step by step. kernel16_amd64.go is this file
 // for AVX-512, generated from it (go test ./fits/fused -run TestKernel16Generated -update); edit this one.
@@ -194,7 +198,7 @@ func (x *expanded) forward8(s Shape, b, from int, current []float32, drop *mask,
 		}
 	}
 	idx := base
-	stride := selStride(n)
+	stride := events.BitStride(n)
 	word := b * s.Steps * stride // sel's first word of the step's row
 	for range s.Steps {
 		for g := range ng {
