@@ -91,15 +91,7 @@ json.dump(out, sys.stdout)
 // and one of the other input representation, and checks that loading converts both again and says so.
 func TestOldCacheConvertedAgain(t *testing.T) {
 	dir := t.TempDir()
-	for _, split := range []string{"train", "test"} {
-		sp, labels, err := Synthesize(SynthConfig{Samples: 12, Classes: SHDClasses, MeanSpikes: 300, Channels: Channels, Duration: 0.9, Seed: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := WriteFile(filepath.Join(dir, FileName(SHD, split)), sp, labels, WriteOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeSynthSplits(t, dir, 12, 300, 2)
 	b := DefaultBinning()
 	// An earlier build's cache: counts, no front-end name, at the path of today's binary cache.
 	old := CachePath(dir, SHD, "train", b)
@@ -165,15 +157,7 @@ func TestOldCacheConvertedAgain(t *testing.T) {
 // bits, and the same values as the counts it replaced would have read.
 func TestUint8BinaryCacheConvertedAgain(t *testing.T) {
 	dir := t.TempDir()
-	for _, split := range []string{"train", "test"} {
-		sp, labels, err := Synthesize(SynthConfig{Samples: 9, Classes: SHDClasses, MeanSpikes: 300, Channels: Channels, Duration: 0.9, Seed: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := WriteFile(filepath.Join(dir, FileName(SHD, split)), sp, labels, WriteOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeSynthSplits(t, dir, 9, 300, 3)
 	b := DefaultBinning()
 	// The earlier layout: convert as uint8 under today's recipe name.
 	old := CachePath(dir, SHD, "train", b)

@@ -353,15 +353,7 @@ func FuzzLayout(f *testing.F) {
 
 func TestLoadDatasetConvertsOnceAndHoldsOut(t *testing.T) {
 	dir := t.TempDir()
-	for _, split := range []string{"train", "test"} {
-		sp, labels, err := Synthesize(SynthConfig{Samples: 100, Classes: SHDClasses, MeanSpikes: 200, Channels: Channels, Duration: 0.9, Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := WriteFile(filepath.Join(dir, FileName(SHD, split)), sp, labels, WriteOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeSynthSplits(t, dir, 100, 200, 1)
 	var log bytes.Buffer
 	d, err := LoadDataset(SHD, data.Options{Dir: dir}, DefaultBinning(), true, &log)
 	if err != nil {
@@ -514,4 +506,19 @@ func TestCrashingFileIsolated(t *testing.T) {
 		t.Fatalf("%v is not a data.FileError naming the file", err)
 	}
 	t.Log(err)
+}
+
+// writeSynthSplits writes a synthetic train and test file of samples SHD samples each (seed, mean spikes)
+// into dir, as the official files are named.
+func writeSynthSplits(t testing.TB, dir string, samples, meanSpikes int, seed uint64) {
+	t.Helper()
+	for _, split := range []string{"train", "test"} {
+		sp, labels, err := Synthesize(SynthConfig{Samples: samples, Classes: SHDClasses, MeanSpikes: meanSpikes, Channels: Channels, Duration: 0.9, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteFile(filepath.Join(dir, FileName(SHD, split)), sp, labels, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
