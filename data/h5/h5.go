@@ -63,13 +63,15 @@ static int fits_h5_select(hid_t dset, hsize_t start, hsize_t count, hid_t *fspac
 	return 0;
 }
 
-// fits_h5_read_vlen reads rows [start, start+count) of a 1-D VLEN dataset with base memory type
-// base into buf (count hvl_t). The caller copies and then calls fits_h5_free_vlen.
-static int fits_h5_read_vlen(hid_t dset, hid_t base, hsize_t start, hsize_t count, hvl_t *buf) {
+// fits_h5_vlen_rows reads (write = 0) or writes (write = 1) rows [start, start+count) of a 1-D VLEN
+// dataset with base memory type base, to or from buf (count hvl_t). After a read the caller copies and
+// then calls fits_h5_free_vlen.
+static int fits_h5_vlen_rows(hid_t dset, hid_t base, hsize_t start, hsize_t count, hvl_t *buf, int write) {
 	hid_t fspace, mspace;
 	if (fits_h5_select(dset, start, count, &fspace, &mspace) < 0) return -1;
 	hid_t mtype = H5Tvlen_create(base);
-	herr_t st = H5Dread(dset, mtype, mspace, fspace, H5P_DEFAULT, buf);
+	herr_t st = write ? H5Dwrite(dset, mtype, mspace, fspace, H5P_DEFAULT, buf)
+	                  : H5Dread(dset, mtype, mspace, fspace, H5P_DEFAULT, buf);
 	H5Tclose(mtype);
 	H5Sclose(fspace);
 	H5Sclose(mspace);
@@ -150,19 +152,6 @@ static hid_t fits_h5_create_vlen(hid_t loc, const char *name, hid_t fbase, hsize
 	hid_t d = fits_h5_create(loc, name, ftype, n);
 	H5Tclose(ftype);
 	return d;
-}
-
-// fits_h5_write_vlen_rows writes rows [start, start+count) of a VLEN dataset from buf (count hvl_t of
-// base memory type mbase).
-static int fits_h5_write_vlen_rows(hid_t dset, hid_t mbase, hsize_t start, hsize_t count, const hvl_t *buf) {
-	hid_t fspace, mspace;
-	if (fits_h5_select(dset, start, count, &fspace, &mspace) < 0) return -1;
-	hid_t mtype = H5Tvlen_create(mbase);
-	herr_t st = H5Dwrite(dset, mtype, mspace, fspace, H5P_DEFAULT, buf);
-	H5Tclose(mtype);
-	H5Sclose(fspace);
-	H5Sclose(mspace);
-	return st < 0 ? -1 : 0;
 }
 
 static int fits_h5_close_dataset(hid_t dset) { return H5Dclose(dset) < 0 ? -1 : 0; }
@@ -613,7 +602,7 @@ func (f *File) readVLen(name string, start, count int, mem Type, want []Class, c
 	}
 	buf := (*C.hvl_t)(C.calloc(C.size_t(count), C.size_t(unsafe.Sizeof(C.hvl_t{}))))
 	defer C.free(unsafe.Pointer(buf))
-	if C.fits_h5_read_vlen(C.hid_t(ds.ID()), mem.hid(), C.hsize_t(start), C.hsize_t(count), buf) < 0 {
+	if C.fits_h5_vlen_rows(C.hid_t(ds.ID()), mem.hid(), C.hsize_t(start), C.hsize_t(count), buf, 0) < 0 {
 		return f.errorf(name, "%v", lastError(fmt.Sprintf("reading rows [%d, %d)", start, start+count)))
 	}
 	for i, v := range unsafe.Slice(buf, count) {
@@ -835,7 +824,7 @@ func (w *VLenWriter) WriteRows(start int, vals []float64, offs []int) error {
 		hs[i].len = C.size_t(offs[i+1] - offs[i])
 		hs[i].p = unsafe.Add(data, 8*offs[i])
 	}
-	if C.fits_h5_write_vlen_rows(w.d, memFloat64.hid(), C.hsize_t(start), C.hsize_t(rows), hv) < 0 {
+	if C.fits_h5_vlen_rows(w.d, memFloat64.hid(), C.hsize_t(start), C.hsize_t(rows), hv, 1) < 0 {
 		return w.f.errorf(w.name, "%v", lastError("write failed"))
 	}
 	return nil
