@@ -133,11 +133,11 @@ func (e *chunked) fusedForward(be *blockExecs, cur, mask *tensors.Tensor, drop *
 			return err
 		})
 	})
-	if err == nil && selecting {
-		be.selShape = s
-	}
 	if err != nil {
 		return nil, 0, 0, err
+	}
+	if selecting {
+		be.selShape = s
 	}
 	total := 0
 	for b, n := range counts {
