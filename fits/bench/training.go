@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fits-snn/fits/fits/experiment"
 	"github.com/fits-snn/fits/fits/paper"
 	"github.com/fits-snn/fits/fits/train"
 )
@@ -64,10 +65,20 @@ const TrainingNote = "per cell, a fresh `fits train --experiment=ID --epochs=N -
 	"full-size data; epoch_seconds is the median epoch wall time (training steps with batch assembly and Adam, and the " +
 	"protocol's evaluations) with compile time taken out; minutes_100_epochs = (100 x epoch_seconds + compile + setup) / 60"
 
-// TrainingCells returns the suite's cells: for shd, ssc and gsc every M in ms and W in widths (Table A.4,
-// SHD with its validation protocol), for smnist the Table A.9 recipe (M = 1, W = 256) whatever ms and
-// widths say.
+// TrainingCells returns the suite's cells: for shd, ssc and gsc the Table A.4 cells with an M in ms and a W
+// in widths, each trained as the catalog's experiment for it (experiment.TrainingTimeID; SHD with its
+// validation protocol), for smnist the Table A.9 recipe (M = 1, W = 256) whatever ms and widths say.
 func TrainingCells(datasets []string, ms, widths []int) ([]TrainingCell, error) {
+	for _, m := range ms {
+		if m < 0 || m > 2 {
+			return nil, fmt.Errorf("Table A.4 has M = 0, 1, 2, not %d", m)
+		}
+	}
+	for _, w := range widths {
+		if !slices.Contains(paper.Widths(), w) {
+			return nil, fmt.Errorf("Table A.4 has W = 64, 128, 256, 512, not %d", w)
+		}
+	}
 	var cells []TrainingCell
 	for _, d := range datasets {
 		if !slices.Contains(TrainingDatasets, d) {
@@ -77,23 +88,9 @@ func TrainingCells(datasets []string, ms, widths []int) ([]TrainingCell, error) 
 			cells = append(cells, TrainingCell{Dataset: d, M: 1, Width: 256, Experiment: "smnist/fsts-m1/w256"})
 			continue
 		}
-		prefix := d
-		if d == "shd" {
-			prefix = "shd-val"
-		}
-		for _, m := range ms {
-			if m < 0 || m > 2 {
-				return nil, fmt.Errorf("Table A.4 has M = 0, 1, 2, not %d", m)
-			}
-			for _, w := range widths {
-				if !slices.Contains(paper.Widths(), w) {
-					return nil, fmt.Errorf("Table A.4 has W = 64, 128, 256, 512, not %d", w)
-				}
-				model := "fs"
-				if m > 0 {
-					model = fmt.Sprintf("fsts-m%d", m)
-				}
-				cells = append(cells, TrainingCell{Dataset: d, M: m, Width: w, Experiment: fmt.Sprintf("%s/%s/w%d", prefix, model, w)})
+		for _, t := range paper.TrainingTimes() {
+			if strings.EqualFold(t.Dataset, d) && slices.Contains(ms, t.Order) && slices.Contains(widths, t.Width) {
+				cells = append(cells, TrainingCell{Dataset: d, M: t.Order, Width: t.Width, Experiment: experiment.TrainingTimeID(t)})
 			}
 		}
 	}

@@ -241,6 +241,11 @@ func ablationGrid(dataset string) grid {
 	panic("experiment: no grid for dataset " + dataset)
 }
 
+// TrainingTimeID returns the experiment that stands for a cell of Table A.4.
+func TrainingTimeID(t paper.TrainingTime) string {
+	return gridID(ablationGrid(t.Dataset), trainingTimeModel(t.Order), t.Order, t.Width)
+}
+
 // trainingTimeModel is the model of a Table A.4 row: M = 0 is the FS-only model with learnable targets.
 func trainingTimeModel(order int) string {
 	if order == 0 {
@@ -342,7 +347,7 @@ func buildCatalog() *catalogData {
 		feed(gridID(gridSSC, e.Model, e.Order, paper.EnergyWidth), paper.Table4)
 	}
 	for _, t := range paper.TrainingTimes() {
-		feed(gridID(ablationGrid(t.Dataset), trainingTimeModel(t.Order), t.Order, t.Width), paper.TableA4)
+		feed(TrainingTimeID(t), paper.TableA4)
 	}
 	for _, p := range paper.Perturbations() {
 		feed(gridID(gridSSC, "fs", 0, p.Width), paper.TableA8)
