@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/fits-snn/fits/internal/hostinfo"
 	"io"
 	"os"
 	"os/exec"
@@ -677,25 +678,9 @@ func fillSpeedups(rows []benchRow) {
 }
 
 func hostInfo() benchHost {
-	h := benchHost{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), FusedVector: fused.Vector(),
-		FusedISA: fused.ActiveISA().String(), GlibcTunables: os.Getenv("GLIBC_TUNABLES")}
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				h.CPU = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-				h.Memory = strings.TrimSpace(rest)
-				break
-			}
-		}
-	}
-	return h
+	return benchHost{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), FusedVector: fused.Vector(),
+		FusedISA: fused.ActiveISA().String(), GlibcTunables: os.Getenv("GLIBC_TUNABLES"),
+		CPU: hostinfo.CPUModel(), Memory: hostinfo.MemTotal()}
 }
 
 func printBench(w io.Writer, out benchOutput) {

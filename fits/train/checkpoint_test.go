@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -308,6 +309,21 @@ func TestExtendEpochs(t *testing.T) {
 	if len(res.Epochs) != 2 || res.Config.Epochs != 2 {
 		t.Errorf("extended run: %d epochs, config %d", len(res.Epochs), res.Config.Epochs)
 	}
+	// Two segments: the first start trained epoch 1, the resume epoch 2.
+	if len(res.Segments) != 2 || res.Resumes != 1 {
+		t.Fatalf("segments %+v, resumes %d; want 2 segments, 1 resume", res.Segments, res.Resumes)
+	}
+	for i, seg := range res.Segments {
+		if seg.FirstEpoch != i+1 || seg.LastEpoch != i+1 || seg.WallSeconds <= 0 || seg.Started == "" || seg.Engine == "" {
+			t.Errorf("segment %d: %+v", i, seg)
+		}
+	}
+	if res.CPUModel != res.Segments[1].CPU || res.Commit != res.Segments[1].Commit {
+		t.Errorf("result's commit %q and CPU %q are not the last segment's", res.Commit, res.CPUModel)
+	}
+	if sum := res.Segments[0].WallSeconds + res.Segments[1].WallSeconds; sum > res.WallSeconds*1.0001 {
+		t.Errorf("segments' wall times sum to %g s, above the run's %g s", sum, res.WallSeconds)
+	}
 	saved, ck, _, err := SavedConfig(opts.Dir)
 	if err != nil || saved.Epochs != 2 || ck.Epoch != 2 || !ck.Verified {
 		t.Errorf("saved configuration %+v, checkpoint %+v, %v", saved, ck, err)
@@ -359,5 +375,38 @@ func TestResumeSetsUntrustedAside(t *testing.T) {
 	}
 	if len(got) != 4 {
 		t.Errorf("files %v, want the 4 files kept", got)
+	}
+}
+
+// TestLoadSegments: the segments saved with a checkpoint, and the one segment without a commit that stands
+// for the epochs of a checkpoint written before segments were recorded.
+func TestLoadSegments(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		saved   string // the train_segments parameter ("" for none)
+		epochs  int
+		want    []Segment
+		wantErr bool
+	}{
+		{"fresh run", "", 0, nil, false},
+		{"older checkpoint", "", 15, []Segment{{FirstEpoch: 1, LastEpoch: 15, WallSeconds: 7}}, false},
+		{"recorded", `[{"first_epoch":1,"last_epoch":3,"commit":"abc"},{"first_epoch":4,"last_epoch":5,"commit":"def"}]`, 5,
+			[]Segment{{FirstEpoch: 1, LastEpoch: 3, Commit: "abc"}, {FirstEpoch: 4, LastEpoch: 5, Commit: "def"}}, false},
+		{"beyond the history", `[{"first_epoch":1,"last_epoch":9}]`, 5, nil, true},
+		{"corrupt", `[{`, 5, nil, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			scope := model.NewStore().RootScope()
+			if c.saved != "" {
+				scope.SetParam(paramSegments, c.saved)
+			}
+			got, err := loadSegments(scope, c.epochs, 7)
+			if (err != nil) != c.wantErr {
+				t.Fatalf("error %v, want error %v", err, c.wantErr)
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("segments %+v, want %+v", got, c.want)
+			}
+		})
 	}
 }

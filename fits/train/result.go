@@ -77,6 +77,13 @@ type Result struct {
 	// Engine is the training engine of the last segment (package fits/step), e.g. "fused": Config.Executor
 	// resolved on the backend.
 	Engine string `json:"engine,omitempty"`
+	// Segments record who trained which epochs: the first start and every resume, each with its commit,
+	// CPU model and wall time; Resumes is how many times the run was resumed (len(Segments) − 1). Commit
+	// and CPUModel repeat the last segment's. All absent in results of binaries older than this record.
+	Segments []Segment `json:"segments,omitempty"`
+	Resumes  int       `json:"resumes"`
+	Commit   string    `json:"commit,omitempty"`
+	CPUModel string    `json:"cpu_model,omitempty"`
 	// Protocol, Classes and Config complete the description of the run.
 	Protocol Protocol `json:"protocol"`
 	Classes  int      `json:"classes"`
@@ -178,3 +185,11 @@ func ReadResult(dir string) (*Result, error) {
 
 // maxResultFile caps the size of a result.json that is read (64 MiB).
 const maxResultFile = 64 << 20
+
+// setSegments records the run's segments and the last one's commit and CPU.
+func (r *Result) setSegments(segs []Segment) {
+	r.Segments, r.Resumes, r.Commit, r.CPUModel = segs, 0, "", ""
+	if n := len(segs); n > 0 {
+		r.Resumes, r.Commit, r.CPUModel = n-1, segs[n-1].Commit, segs[n-1].CPU
+	}
+}

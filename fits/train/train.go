@@ -517,6 +517,10 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	segmentsBefore, err := loadSegments(scope, len(history), wallBefore)
+	if err != nil {
+		return nil, err
+	}
 	ds, err := loadDataset(cfg, opts)
 	if err != nil {
 		return nil, err
@@ -551,6 +555,7 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 		Backend: backendName, Engine: r.engine.Name(), Protocol: cfg.Protocol, Classes: ds.Classes, Config: cfg,
 		Semantics: cfg.Semantics(),
 	}
+	segment := newSegment(len(history)+1, started, backendName, res.Engine)
 	if len(history) < cfg.Epochs && progress != nil {
 		progress(Progress{Phase: PhaseCompile, Epoch: len(history) + 1, Epochs: cfg.Epochs,
 			Message: fmt.Sprintf("compiling %s (%s, M=%d, width %d) on %s ...", cfg.Model, cfg.Dataset, cfg.M,
@@ -591,8 +596,12 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 		}
 		ep.Seconds = time.Since(epochStart).Seconds()
 		history = append(history, ep)
+		segment.LastEpoch, segment.WallSeconds = epoch+1, time.Since(started).Seconds()
 		if handler != nil {
 			if err := storeState(scope, history, wallBefore+time.Since(started).Seconds()); err != nil {
+				return nil, err
+			}
+			if err := storeSegments(scope, withSegment(segmentsBefore, segment)); err != nil {
 				return nil, err
 			}
 			scope.SetParam(paramParameterCount, model.CountParams(scope.At("%s", modelScope)))
@@ -615,6 +624,10 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 	res.Epochs = history
 	res.summarize()
 	res.WallSeconds = wallBefore + time.Since(started).Seconds()
+	if segment.LastEpoch >= segment.FirstEpoch {
+		segment.WallSeconds = time.Since(started).Seconds()
+	}
+	res.setSegments(withSegment(segmentsBefore, segment))
 	res.CompileSeconds = r.compileSeconds()
 	if opts.Dir != "" {
 		if err := WriteResult(opts.Dir, res); err != nil {

@@ -1,0 +1,63 @@
+// Package hostinfo names the machine and the build that a measurement or a training run came from: the
+// CPU model and memory of Linux's /proc, and the commit the running binary was built from.
+package hostinfo
+
+import (
+	"os"
+	"runtime/debug"
+	"strings"
+)
+
+// CPUModel returns the processor's model name as /proc/cpuinfo gives it (e.g. "AMD EPYC 9R14"), "" where
+// the file or the field is missing.
+func CPUModel() string { return field(readProc("/proc/cpuinfo"), "model name") }
+
+// MemTotal returns the machine's memory as /proc/meminfo gives it (e.g. "24576000 kB"), "" where unknown.
+func MemTotal() string { return field(readProc("/proc/meminfo"), "MemTotal") }
+
+// Commit returns the version-control revision the running binary was built from, with "+dirty" when the
+// work tree had uncommitted changes, or "" when the build recorded none (go run, go test, -buildvcs=false).
+func Commit() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	return commitOf(info.Settings)
+}
+
+// commitOf reads the revision from a build's settings (vcs.revision and vcs.modified).
+func commitOf(settings []debug.BuildSetting) string {
+	var rev string
+	var dirty bool
+	for _, s := range settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev != "" && dirty {
+		rev += "+dirty"
+	}
+	return rev
+}
+
+// readProc returns the text of a /proc file, "" when it cannot be read.
+func readProc(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// field returns the value of the first "key : value" line of text whose key is key, trimmed.
+func field(text, key string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == key {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
