@@ -31,9 +31,11 @@ help:
 setup:
 	@bash scripts/setup.sh
 
+# -buildvcs=auto: the binary records the commit it was built from (result.json names it) also where GOFLAGS
+# turns that off.
 build:
 	@mkdir -p bin
-	go build -o $(FITS) ./cmd/fits
+	go build -buildvcs=auto -o $(FITS) ./cmd/fits
 
 figures: build
 	$(FITS) figures --out=figures
