@@ -57,6 +57,11 @@ func RepoRoot() string {
 	return "."
 }
 
+// ShippedRoot returns the repository's folder of shipped results (RepoRoot()/results): finished runs of
+// the paper's recipes on the real data, laid out like a runs root, that full mode reads where the user's
+// runs root has no run of the same seed (see experiment.Aggregate).
+func ShippedRoot() string { return filepath.Join(RepoRoot(), experiment.ShippedDir) }
+
 // RunsRoot returns the root folder of the runs of a mode: $FITS_RUNS when set (a relative path is taken
 // from the repository root), else RepoRoot()/runs/<mode> (runs/quick, runs/full), the folders `make
 // reproduce` uses.
@@ -87,8 +92,10 @@ func ResultFiguresDir(mode experiment.Mode) string {
 type PlannedRun struct {
 	Experiment experiment.Experiment
 	Seed       int64
-	// Dir is experiment.RunDir(root, ID, seed).
-	Dir string
+	// Dir is experiment.RunDir(root, ID, seed), or in full mode the shipped run's folder under
+	// ShippedRoot() when root has no finished run of that seed and the repository ships one (Shipped).
+	Dir     string
+	Shipped bool
 	// Finished is true when Dir holds a result.json with every planned epoch of the experiment's recipe.
 	Finished bool
 	// Stale says how a finished run in Dir differs from the recipe (another dataset, model, M, width or
@@ -169,10 +176,22 @@ func Plan(root string, mode experiment.Mode, tables []string) ([]PlannedRun, err
 				return nil, err
 			}
 			done, stale := runState(dir, want)
-			out = append(out, PlannedRun{Experiment: e, Seed: s, Dir: dir, Finished: done, Stale: stale})
+			shipped := false
+			if !done && mode == experiment.Full && !train.HoldsRun(dir) {
+				if d := experiment.RunDir(ShippedRoot(), e.ID, s); finishedAsPlanned(d, want) {
+					dir, done, shipped = d, true, true
+				}
+			}
+			out = append(out, PlannedRun{Experiment: e, Seed: s, Dir: dir, Finished: done, Stale: stale, Shipped: shipped})
 		}
 	}
 	return out, nil
+}
+
+// finishedAsPlanned reports whether dir holds a finished run of the recipe want.
+func finishedAsPlanned(dir string, want train.Config) bool {
+	done, stale := runState(dir, want)
+	return done && stale == ""
 }
 
 // runState reports whether dir holds the result.json of a run that trained all its epochs with the

@@ -188,7 +188,7 @@ func (s *Session) EnsureRuns() []PlannedRun {
 // with its notes (protocol, data, skipped runs); given a figure name, also the table drawn (ResultFigure),
 // saved under that name. The same table as files: `fits aggregate --table=LABEL`.
 func (s *Session) Result(label string, figure ...string) *experiment.TableResult {
-	t, err := experiment.Aggregate(s.Root, label, s.Mode)
+	t, err := experiment.Aggregate(s.Root, label, s.Mode, ShippedRoot())
 	s.Check(err)
 	s.Out.Table(ResultTable(t))
 	s.Out.Markdown(ResultNotes(t))

@@ -22,6 +22,7 @@ func runAggregate(args []string, stdout, stderr io.Writer) error {
 	fset := newFlagSet("aggregate", stderr)
 	table := fset.String("table", "", "the table: "+strings.Join(experiment.AggregatedTables(), ", ")+` (also "3", "A.7", ...)`)
 	root := fset.String("root", "", "folder of the runs, laid out as ROOT/ID/seed-N (what `fits train --experiment` writes under runs/MODE)")
+	results := fset.String("results", experiment.ShippedDir, "shipped results laid out like --root (the repository's results/, trained on the real data): in full mode a seed --root lacks is read from here, in quick mode the notes name them; \"\" for none (a missing default folder is skipped)")
 	modeName := fset.String("mode", string(experiment.Full), "which recipe the runs followed: full or quick")
 	out := fset.String("out", "", "also write the table as Markdown and CSV into this folder (table-3.md, table-3.csv)")
 	asJSON := fset.Bool("json", false, "print the table as one JSON object")
@@ -45,7 +46,17 @@ func runAggregate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badInput("--table: %v", err)
 	}
-	t, err := experiment.Aggregate(*root, label, mode)
+	var shipped []string
+	if *results != "" {
+		st, err := os.Stat(*results)
+		switch {
+		case err == nil && st.IsDir():
+			shipped = append(shipped, *results)
+		case setFlags(fset)["results"]:
+			return badInput("--results=%s is not a folder of runs", *results)
+		}
+	}
+	t, err := experiment.Aggregate(*root, label, mode, shipped...)
 	switch {
 	case errors.Is(err, experiment.ErrNotAggregated):
 		return badInput("--table: %v", err)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,6 +67,7 @@ func TestExperimentBadInput(t *testing.T) {
 		{"aggregate of an unknown table", []string{"aggregate", "--table=7", "--root=" + root}, "Table A.10"},
 		{"aggregate of an analysis table", []string{"aggregate", "--table=4", "--root=" + root}, "Table A.9"},
 		{"aggregate in an unknown mode", []string{"aggregate", "--table=3", "--root=" + root, "--mode=slow"}, "quick, full"},
+		{"aggregate with missing shipped results", []string{"aggregate", "--table=3", "--root=" + root, "--results=" + filepath.Join(root, "nope")}, "--results"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { checkBadInput(t, tc.args, tc.want) })
 	}
@@ -146,6 +148,15 @@ func TestAggregateCommand(t *testing.T) {
 	c := tr.Rows[0].Cells[3]
 	if c.Experiment != "ssc/lif/w512" || c.Ours == nil || c.Ours.N != 2 || c.Ours.Mean < 70.99 || c.Ours.Mean > 71.01 || c.Diff == nil {
 		t.Errorf("LIF W = 512 cell %+v", c)
+	}
+	// The same runs as shipped results beside an empty runs root: read from there and named as shipped.
+	status, stdout, stderr = run("aggregate", "--table=3", "--root="+t.TempDir(), "--results="+root, "--json")
+	tr = experiment.TableResult{}
+	if err := json.Unmarshal([]byte(stdout), &tr); status != 0 || err != nil {
+		t.Fatalf("aggregate with shipped results: status %d, %v: %s", status, err, stderr)
+	}
+	if c := tr.Rows[0].Cells[3]; c.Ours == nil || c.Ours.N != 2 || !slices.Equal(c.Shipped, []int64{1, 2}) {
+		t.Errorf("LIF W = 512 cell from shipped results %+v", c)
 	}
 	out := filepath.Join(t.TempDir(), "tables")
 	status, stdout, stderr = run("aggregate", "--table=3", "--root="+root, "--out="+out)

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -80,6 +81,9 @@ type Cell struct {
 	Params       int     `json:"params,omitempty"`
 	// WallMinutes summarizes the runs' wall times in minutes.
 	WallMinutes *Stat `json:"wall_minutes,omitempty"`
+	// Shipped are the seeds (among Seeds) whose runs were read from a shipped results folder (Aggregate's
+	// shipped roots) rather than from the runs root.
+	Shipped []int64 `json:"shipped,omitempty"`
 }
 
 // Row is one row of an aggregated table.
@@ -117,6 +121,11 @@ type TableResult struct {
 	Notes []string `json:"notes"`
 }
 
+// ShippedDir is the folder of the repository that holds shipped results: finished runs of the paper's
+// recipes on the real data, laid out like a runs root (RunDir), each with its result.json and final
+// checkpoint, so that tables are rebuilt from them without retraining.
+const ShippedDir = "results"
+
 // ErrNotAggregated is returned (wrapped) by Aggregate for tables and figures that result.json files
 // cannot fill: they come from checkpoints (fits/analysis) or are not results.
 var ErrNotAggregated = errors.New("not aggregated from result.json")
@@ -148,12 +157,15 @@ func AggregatedTables() []string {
 }
 
 // Aggregate reads the finished runs of a table's experiments under root (RunDir layout) and returns the
-// table with the paper's numbers beside ours. label is parsed by ParseLabel ("Table 3", "3", "A.7",
+// table with the paper's numbers beside ours. shipped are results folders laid out like root whose runs
+// follow the full recipes on the real data (the repository's results/, ShippedDir): in full mode, a seed
+// that root lacks is read from the first shipped folder that has it (Cell.Shipped names those seeds); in
+// quick mode, whose cells hold stand-ins, the notes name the shipped real-data runs of the table's cells. label is parsed by ParseLabel ("Table 3", "3", "A.7",
 // ...). A run counts when its result.json exists, holds all the epochs its configuration asks for, and was
 // trained with the mode's recipe (dataset, model, M, width and protocol); other runs are listed in the
 // notes. Every seed folder found is aggregated, also seeds beyond the mode's (Cell.Expected says how many
 // the mode asks for).
-func Aggregate(root string, label string, mode Mode) (*TableResult, error) {
+func Aggregate(root string, label string, mode Mode, shipped ...string) (*TableResult, error) {
 	l, err := ParseLabel(label)
 	if err != nil {
 		return nil, err
@@ -171,7 +183,7 @@ func Aggregate(root string, label string, mode Mode) (*TableResult, error) {
 		return nil, fmt.Errorf("runs folder %s is not a folder", root)
 	}
 	t := &TableResult{Label: l, Caption: caption, Mode: mode, Root: root, Quantity: "test accuracy (%)", RowHeader: "Model"}
-	a := &aggregator{root: root, mode: mode, t: t}
+	a := &aggregator{root: root, shipped: shipped, mode: mode, t: t}
 	switch l {
 	case paper.Table1, paper.Table2, paper.TableA9, paper.TableA10:
 		a.benchmark(l)
@@ -189,6 +201,7 @@ func Aggregate(root string, label string, mode Mode) (*TableResult, error) {
 // aggregator fills one TableResult.
 type aggregator struct {
 	root    string
+	shipped []string // shipped results folders (Aggregate)
 	mode    Mode
 	t       *TableResult
 	skipped []string
@@ -214,28 +227,31 @@ func (a *aggregator) cell(column, id string, published *paper.Score, time bool) 
 	if a.mode == Quick && !slices.Contains(a.quick, e.QuickNote) {
 		a.quick = append(a.quick, e.QuickNote)
 	}
+	if a.mode == Quick {
+		a.noteShipped(id, e)
+	}
 	var values, wall []float64
-	for _, seed := range seedFolders(a.root, id) {
-		dir := RunDir(a.root, id, seed)
+	for _, run := range a.runFolders(id) {
+		seed, dir := run.seed, run.dir
 		r, err := train.ReadResult(dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // not finished (or not started)
 		}
 		if err != nil {
-			a.skip(id, seed, err.Error())
+			a.skip(dir, err.Error())
 			continue
 		}
 		if why := mismatch(r, recipe); why != "" {
-			a.skip(id, seed, why)
+			a.skip(dir, why)
 			continue
 		}
 		if len(r.Epochs) < r.Config.Epochs {
-			a.skip(id, seed, fmt.Sprintf("%d of %d epochs", len(r.Epochs), r.Config.Epochs))
+			a.skip(dir, fmt.Sprintf("%d of %d epochs", len(r.Epochs), r.Config.Epochs))
 			continue
 		}
 		acc, err := r.SelectedTestAcc()
 		if err != nil {
-			a.skip(id, seed, err.Error())
+			a.skip(dir, err.Error())
 			continue
 		}
 		v := 100 * acc
@@ -245,11 +261,18 @@ func (a *aggregator) cell(column, id string, published *paper.Score, time bool) 
 		values = append(values, v)
 		wall = append(wall, r.WallSeconds/60)
 		c.Seeds = append(c.Seeds, seed)
+		if run.shipped {
+			c.Shipped = append(c.Shipped, seed)
+		}
 		if c.Params == 0 {
 			c.Params = r.ParameterCount
 		}
 	}
 	c.Ours, c.WallMinutes = newStat(values), newStat(wall)
+	if len(c.Shipped) > 0 {
+		a.t.Notes = append(a.t.Notes, fmt.Sprintf("%s: seed(s) %v read from the shipped results (%s), trained on the real data with the full recipe.",
+			id, c.Shipped, strings.Join(a.shipped, ", ")))
+	}
 	if c.Ours != nil && published != nil && a.mode == Full {
 		d := c.Ours.Mean - published.Mean
 		if time {
@@ -260,9 +283,62 @@ func (a *aggregator) cell(column, id string, published *paper.Score, time bool) 
 	return c
 }
 
+// runFolder is one seed's run folder of an experiment.
+type runFolder struct {
+	seed    int64
+	dir     string
+	shipped bool // read from a shipped results folder
+}
+
+// runFolders returns the run folders of an experiment in seed order: those under the runs root, and in
+// full mode the seeds the root lacks from the first shipped folder that has them.
+func (a *aggregator) runFolders(id string) []runFolder {
+	var runs []runFolder
+	have := map[int64]bool{}
+	for _, seed := range seedFolders(a.root, id) {
+		runs, have[seed] = append(runs, runFolder{seed: seed, dir: RunDir(a.root, id, seed)}), true
+	}
+	if a.mode != Full {
+		return runs
+	}
+	for _, root := range a.shipped {
+		for _, seed := range seedFolders(root, id) {
+			if !have[seed] {
+				runs, have[seed] = append(runs, runFolder{seed: seed, dir: RunDir(root, id, seed), shipped: true}), true
+			}
+		}
+	}
+	slices.SortFunc(runs, func(x, y runFolder) int { return cmp.Compare(x.seed, y.seed) })
+	return runs
+}
+
+// noteShipped names, in quick mode, the finished runs of experiment id in the shipped folders: real data
+// and the full recipe, which the stand-in cells do not show.
+func (a *aggregator) noteShipped(id string, e Experiment) {
+	recipe, err := e.Recipe(Full)
+	if err != nil {
+		return
+	}
+	for _, root := range a.shipped {
+		for _, seed := range seedFolders(root, id) {
+			dir := RunDir(root, id, seed)
+			r, err := train.ReadResult(dir)
+			if err != nil || mismatch(r, recipe) != "" || len(r.Epochs) < r.Config.Epochs {
+				continue
+			}
+			acc, err := r.SelectedTestAcc()
+			if err != nil {
+				continue
+			}
+			a.t.Notes = append(a.t.Notes, fmt.Sprintf("Shipped run on the real data: %s (seed %d, the full recipe, %d epochs) reached %.2f %% (%s); `--mode=full` shows it in the table.",
+				id, seed, len(r.Epochs), 100*acc, r.Protocol))
+		}
+	}
+}
+
 // skip records a run folder that was not aggregated.
-func (a *aggregator) skip(id string, seed int64, why string) {
-	a.skipped = append(a.skipped, fmt.Sprintf("%s: skipped (%s)", RunDir(a.root, id, seed), why))
+func (a *aggregator) skip(dir string, why string) {
+	a.skipped = append(a.skipped, fmt.Sprintf("%s: skipped (%s)", dir, why))
 }
 
 // mismatch says how a run's configuration differs from the recipe it should follow ("" if it does not).
@@ -410,6 +486,10 @@ func (a *aggregator) finish() {
 			t.Notes = append(t.Notes, "Quick stand-in: "+q+".")
 		}
 	case Full:
+		if t.Label == paper.TableA9 {
+			t.Notes = append(t.Notes, fmt.Sprintf("Full mode: the released sMNIST recipe on the real MNIST (pixel by pixel, T = 784; learning rate %g, batch %d, no dropout, 100 epochs, best test); Δ = ours − paper.", smnistLR, smnistBatch))
+			break
+		}
 		t.Notes = append(t.Notes, "Full mode: the paper's recipe on the real datasets (Table A.2 learning rates and dropouts, 100 epochs, batch 128); Δ = ours − paper.")
 	}
 	t.Notes = append(t.Notes, a.skipped...)

@@ -311,3 +311,47 @@ func TestAggregateErrors(t *testing.T) {
 		t.Errorf("Stem = %q", got)
 	}
 }
+
+// TestAggregateShipped: in full mode a seed the runs root lacks comes from the shipped results folder
+// (and is named as shipped); the root's own run of a seed wins over the shipped one; in quick mode the
+// stand-in cell is kept and the notes name the shipped real-data run.
+func TestAggregateShipped(t *testing.T) {
+	const id = "smnist/fsts-m1/w256"
+	root, shipped := t.TempDir(), t.TempDir()
+	writeRun(t, shipped, id, Full, 0, 0.9828, 7200, -1, nil)
+	writeRun(t, shipped, id, Full, 1, 0.97, 7200, 40, nil) // unfinished: skipped
+
+	tr, err := Aggregate(root, "A.9", Full, shipped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := findCell(t, tr, "", "FiTS (ours, M = 1, W = 256)", "Acc.")
+	if c.Ours == nil || c.Ours.N != 1 || math.Abs(c.Ours.Mean-98.28) > 1e-9 || !slices.Equal(c.Shipped, []int64{0}) || !slices.Equal(c.Seeds, []int64{0}) {
+		t.Fatalf("full mode with a shipped run: cell %+v", c)
+	}
+	notes := strings.Join(tr.Notes, "\n")
+	if !strings.Contains(notes, "read from the shipped results") || !strings.Contains(notes, "40 of 100 epochs") {
+		t.Errorf("notes do not name the shipped seed and the unfinished one:\n%s", notes)
+	}
+
+	writeRun(t, root, id, Full, 0, 0.95, 7200, -1, nil) // the user's own seed 0
+	tr, err = Aggregate(root, "A.9", Full, shipped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := findCell(t, tr, "", "FiTS (ours, M = 1, W = 256)", "Acc."); c.Ours == nil || math.Abs(c.Ours.Mean-95) > 1e-9 || len(c.Shipped) != 0 {
+		t.Errorf("the root's own seed 0 should win over the shipped one: cell %+v", c)
+	}
+
+	writeRun(t, root, id, Quick, 1, 0.6, 10, -1, nil)
+	tr, err = Aggregate(root, "A.9", Quick, shipped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := findCell(t, tr, "", "FiTS (ours, M = 1, W = 256)", "Acc."); c.Ours == nil || math.Abs(c.Ours.Mean-60) > 1e-9 || len(c.Shipped) != 0 {
+		t.Errorf("quick mode should show the stand-in: cell %+v", c)
+	}
+	if notes := strings.Join(tr.Notes, "\n"); !strings.Contains(notes, "Shipped run on the real data: smnist/fsts-m1/w256 (seed 0, the full recipe, 100 epochs) reached 98.28 %") {
+		t.Errorf("quick-mode notes do not name the shipped run:\n%s", notes)
+	}
+}
