@@ -295,14 +295,14 @@ type runFolder struct {
 func (a *aggregator) runFolders(id string) []runFolder {
 	var runs []runFolder
 	have := map[int64]bool{}
-	for _, seed := range seedFolders(a.root, id) {
+	for _, seed := range SeedFolders(a.root, id) {
 		runs, have[seed] = append(runs, runFolder{seed: seed, dir: RunDir(a.root, id, seed)}), true
 	}
 	if a.mode != Full {
 		return runs
 	}
 	for _, root := range a.shipped {
-		for _, seed := range seedFolders(root, id) {
+		for _, seed := range SeedFolders(root, id) {
 			if !have[seed] {
 				runs, have[seed] = append(runs, runFolder{seed: seed, dir: RunDir(root, id, seed), shipped: true}), true
 			}
@@ -320,7 +320,7 @@ func (a *aggregator) noteShipped(id string, e Experiment) {
 		return
 	}
 	for _, root := range a.shipped {
-		for _, seed := range seedFolders(root, id) {
+		for _, seed := range SeedFolders(root, id) {
 			dir := RunDir(root, id, seed)
 			r, err := train.ReadResult(dir)
 			if err != nil || mismatch(r, recipe) != "" || len(r.Epochs) < r.Config.Epochs {
@@ -360,8 +360,8 @@ func mismatch(r *train.Result, want train.Config) string {
 	return strings.Join(diffs, "; ")
 }
 
-// seedFolders returns the seeds of the seed-<n> folders of an experiment under root, in order.
-func seedFolders(root, id string) []int64 {
+// SeedFolders returns the seeds of the seed-<n> folders of an experiment under root (RunDir layout), in order.
+func SeedFolders(root, id string) []int64 {
 	entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(id)))
 	if err != nil {
 		return nil

@@ -324,6 +324,15 @@ func TestExtendEpochs(t *testing.T) {
 	if sum := res.Segments[0].WallSeconds + res.Segments[1].WallSeconds; sum > res.WallSeconds*1.0001 {
 		t.Errorf("segments' wall times sum to %g s, above the run's %g s", sum, res.WallSeconds)
 	}
+	// The checkpoint of the finished run read as a partial result gives the same epochs and selection.
+	part, err := PartialResult(opts.Dir)
+	if err != nil || len(part.Epochs) != 2 || part.BestEpoch != res.BestEpoch || part.BestTestAcc != res.BestTestAcc ||
+		len(part.Segments) != 2 || part.Config.Epochs != 2 || part.ParameterCount != res.ParameterCount {
+		t.Errorf("partial result %+v, %v", part, err)
+	}
+	if _, err := PartialResult(t.TempDir()); err == nil {
+		t.Error("PartialResult of an empty folder: no error")
+	}
 	saved, ck, _, err := SavedConfig(opts.Dir)
 	if err != nil || saved.Epochs != 2 || ck.Epoch != 2 || !ck.Verified {
 		t.Errorf("saved configuration %+v, checkpoint %+v, %v", saved, ck, err)

@@ -77,3 +77,37 @@ func storeSegments(scope *model.Scope, segs []Segment) error {
 	scope.SetParam(paramSegments, string(b))
 	return nil
 }
+
+// PartialResult returns the state of a run in dir from its newest intact checkpoint, as a Result over the
+// epochs trained so far: what result.json will hold once the run finishes, for a run still training or
+// interrupted (result.json is written after the last epoch only). Its Epochs may be fewer than
+// Config.Epochs; BestEpoch and the accuracies are the protocol's selection over them. Backend, Engine and
+// the firing rates of the selected epoch are not recorded in checkpoints and stay empty.
+func PartialResult(dir string) (*Result, error) {
+	scope := model.NewStore().RootScope()
+	ck, _, err := LoadCheckpoint(scope, dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := configOf(scope)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s in %s: %w", ck.Name, dir, err)
+	}
+	history, wall, err := loadState(scope)
+	if err != nil {
+		return nil, err
+	}
+	if len(history) == 0 {
+		return nil, fmt.Errorf("checkpoint %s in %s holds no finished epoch", ck.Name, dir)
+	}
+	segs, err := loadSegments(scope, len(history), wall)
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{Dataset: cfg.Dataset, Model: cfg.Model, M: cfg.M, Width: cfg.Width, Seed: cfg.Seed,
+		ParameterCount: model.GetParamOr(scope, paramParameterCount, 0), Protocol: cfg.Protocol,
+		Config: cfg, Semantics: cfg.Semantics(), Epochs: history, WallSeconds: wall}
+	r.summarize()
+	r.setSegments(segs)
+	return r, nil
+}
