@@ -166,7 +166,7 @@ def train_one(order: int, args, seed: int, x_tr, y_tr, x_te, y_te, out: str) -> 
             opt.zero_grad()
             loss.backward()
             guard.step()
-            tot += float(loss)
+            tot += float(loss.detach())
             batches += 1
             correct += int((net.logits(spikes[-1]).argmax(1) == y_tr[idx]).sum())
         rec = {"epoch": ep, "train_loss": tot / batches, "train_acc": correct / x_tr.shape[0],
@@ -208,6 +208,32 @@ def write_json(path: str, obj) -> None:
         f.write("\n")
 
 
+def write_bad(src: str, out: str) -> None:
+    """Checkpoints that `fits import` must refuse, derived from the run folder src: a state dict with a
+    tensor missing, one extra, one of the wrong shape, a configuration key the released code does not
+    write, a pickle of a list, and a pickle that names a class no released checkpoint holds."""
+    os.makedirs(out, exist_ok=True)
+    ckpt = torch.load(os.path.join(src, "best.pth"), weights_only=False)
+
+    def save(name: str, **change) -> None:
+        c = dict(ckpt)
+        c.update(change)
+        torch.save(c, os.path.join(out, name))
+
+    missing = dict(ckpt["state"])
+    del missing["output.bias"]
+    save("missing_tensor.pth", state=missing)
+    extra = dict(ckpt["state"])
+    extra["neuron_layers.0.ap_beta_raw"] = torch.zeros(1, 16)
+    save("extra_tensor.pth", state=extra)
+    wrong = dict(ckpt["state"])
+    wrong["neuron_layers.1.f_raw"] = torch.zeros(17)
+    save("wrong_shape.pth", state=wrong)
+    save("unknown_key.pth", config={**ckpt["config"], "ts_mix": "paper"})
+    torch.save([1, 2, 3], os.path.join(out, "list.pth"))
+    torch.save({"epoch": 1, "state": torch.nn.Linear(2, 2)}, os.path.join(out, "module.pth"))
+
+
 def cmd_make(args) -> None:
     torch.set_num_threads(args.threads)
     x_tr, y_tr = load_split(args.data, "train")
@@ -220,6 +246,8 @@ def cmd_make(args) -> None:
                 break
         else:
             raise SystemExit(f"M={order}: no seed gave a spike margin of at least {args.min_margin}")
+    if args.bad:
+        write_bad(os.path.join(args.out, f"o{args.orders.split(',')[0]}"), os.path.join(args.out, "bad"))
 
 
 def read_safetensors(path: str) -> dict:
@@ -299,6 +327,7 @@ def main() -> None:
     m.add_argument("--seed", type=int, default=0)
     m.add_argument("--min-margin", type=float, default=1e-4)
     m.add_argument("--threads", type=int, default=2)
+    m.add_argument("--bad", action="store_true", help="also write bad/: checkpoints fits import must refuse")
     c = sub.add_parser("check")
     c.add_argument("--run", required=True, help="folder written by fits export --format=released")
     c.add_argument("--data", required=True)
