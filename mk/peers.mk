@@ -17,10 +17,12 @@ peers-setup:
 # The Python neuron against `fits simulate --engine=reference` (float64, spike for spike), the golden neurons
 # of the released semantics included; then the golden files internal/golden/official/*.json regenerated into
 # a temporary folder and compared with the committed ones (1e-12 relative). Fails on a mismatch.
-# Regenerate them with `.venv-peers/bin/python peers/official_golden.py`.
+# Regenerate them with `.venv-peers/bin/python peers/official_golden.py`. Last, runs of fits exported with
+# `fits export --format=released` must evaluate in the peer as in fits eval (peers/check_released_export.sh).
 peers-check: peers-setup build
 	$(PEERS_PY) peers/check_oracle.py --fits=$(FITS)
 	$(PEERS_PY) peers/official_golden.py --check=internal/golden/official
+	bash peers/check_released_export.sh $(FITS)
 
 # One JSON object on stdout: forward+backward medians of the peers on the given cells.
 peers-bench: peers-setup

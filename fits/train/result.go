@@ -88,6 +88,9 @@ type Result struct {
 	Protocol Protocol `json:"protocol"`
 	Classes  int      `json:"classes"`
 	Config   Config   `json:"config"`
+	// Imported, for a run that another program trained (fits import), says from what file; nil for a run
+	// of this toolkit.
+	Imported *Import `json:"imported,omitempty"`
 	// Semantics repeats the run's training semantics (Config's fields of the same names) at the top level
 	// of result.json, where scripts look for them.
 	Semantics

@@ -1,0 +1,162 @@
+package interop
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	_ "github.com/fits-snn/fits/data/all" // registers the datasets
+	"github.com/fits-snn/fits/fits/analysis"
+	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/fits/train"
+	"github.com/fits-snn/fits/xla/xlatest"
+)
+
+// fixtureDir holds the run folders the PyTorch peer wrote in the released layout
+// (peers/make_released_fixtures.sh): o0, o1, o2 for M = 0, 1, 2.
+const fixtureDir = "testdata/released"
+
+// expected is a fixture's expected.json: what the peer computed with the saved weights on the test split.
+type expected struct {
+	Order        int         `json:"order"`
+	Epoch        int         `json:"epoch"`
+	TestAccuracy float64     `json:"test_accuracy"`
+	TestLoss     float64     `json:"test_loss"`
+	MinMargin    float64     `json:"min_margin"`
+	Logits       [][]float64 `json:"logits"`
+}
+
+func readExpected(t *testing.T, dir string) expected {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e expected
+	if err := json.Unmarshal(b, &e); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// importFixture imports fixture oM into a fresh folder and returns the folder.
+func importFixture(t *testing.T, order int) string {
+	t.Helper()
+	r, err := ReadReleased(filepath.Join(fixtureDir, fmt.Sprintf("o%d", order)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := MapReleased(r, MapOptions{Small: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := ImportRun(r, m, dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// logitTol is the float32 tolerance on a logit: a sum readout of at most 24 spikes times weights of order
+// one, computed in another order of operations by PyTorch and XLA.
+const logitTol = 2e-5
+
+// maxLogitDiff returns the largest |got − want| over the logits.
+func maxLogitDiff(t *testing.T, got [][]float32, want [][]float64) float64 {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d examples, want %d", len(got), len(want))
+	}
+	worst := 0.0
+	for i := range got {
+		if len(got[i]) != len(want[i]) {
+			t.Fatalf("example %d: %d classes, want %d", i, len(got[i]), len(want[i]))
+		}
+		for c := range got[i] {
+			worst = math.Max(worst, math.Abs(float64(got[i][c])-want[i][c]))
+		}
+	}
+	return worst
+}
+
+// TestReleasedFixturesEvaluateAsInThePeer imports the peer's released-layout runs (M = 0, 1, 2) and checks
+// that this toolkit's forward pass gives the peer's test logits within float32 tolerance, and fits eval's
+// engine the peer's accuracy exactly and its loss within float32 rounding. For M = 2 the same weights under
+// Eq. 10's nesting must not reproduce them: the import must set the released (innermost-first) nesting.
+func TestReleasedFixturesEvaluateAsInThePeer(t *testing.T) {
+	b := xlatest.XLA(t)
+	for _, order := range []int{0, 1, 2} {
+		t.Run(fmt.Sprintf("M=%d", order), func(t *testing.T) {
+			want := readExpected(t, filepath.Join(fixtureDir, fmt.Sprintf("o%d", order)))
+			if want.Order != order {
+				t.Fatalf("fixture o%d holds M = %d", order, want.Order)
+			}
+			dir := importFixture(t, order)
+			res, err := train.Evaluate(dir, train.Options{Backend: b})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.TestAcc != want.TestAccuracy {
+				t.Errorf("fits eval test accuracy %v, the peer's %v", res.TestAcc, want.TestAccuracy)
+			}
+			if math.Abs(res.TestLoss-want.TestLoss) > 1e-5 {
+				t.Errorf("fits eval test loss %v, the peer's %v", res.TestLoss, want.TestLoss)
+			}
+			if res.Epoch != want.Epoch {
+				t.Errorf("checkpoint of epoch %d, the peer saved epoch %d", res.Epoch, want.Epoch)
+			}
+			run, err := analysis.Load(dir, analysis.Options{Backend: b})
+			if err != nil {
+				t.Fatal(err)
+			}
+			act, err := run.Spikes(analysis.SplitTest, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := maxLogitDiff(t, act.Logits, want.Logits); d > logitTol {
+				t.Errorf("logits differ from the peer's by up to %g (tolerance %g)", d, logitTol)
+			}
+			if order < 2 {
+				return
+			}
+			run.Config.TSMix = string(neuron.TSMixPaper)
+			paper, err := run.Spikes(analysis.SplitTest, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := maxLogitDiff(t, paper.Logits, want.Logits); d <= 100*logitTol {
+				t.Errorf("with Eq. 10's nesting the logits differ from the peer's by only %g: the fixture does not tell the nestings apart", d)
+			}
+		})
+	}
+}
+
+// TestImportedRunRecordsItsSource checks result.json of an imported run: where it came from, the
+// configuration mapped, the released history as its epochs, the selected epoch.
+func TestImportedRunRecordsItsSource(t *testing.T) {
+	dir := importFixture(t, 1)
+	res, err := train.ReadResult(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := readExpected(t, filepath.Join(fixtureDir, "o1"))
+	imp := res.Imported
+	switch {
+	case imp == nil:
+		t.Fatal("result.json has no imported field")
+	case imp.Format != FormatReleased || imp.From != "o1/best.pth" || len(imp.SHA256) != 64 || imp.Config != "checkpoint":
+		t.Errorf("imported = %+v", imp)
+	case res.BestEpoch != want.Epoch || imp.Epoch != want.Epoch:
+		t.Errorf("best epoch %d, imported epoch %d, want %d", res.BestEpoch, imp.Epoch, want.Epoch)
+	case len(res.Epochs) == 0 || len(res.Epochs) != len(imp.History):
+		t.Errorf("%d epochs, %d released records", len(res.Epochs), len(imp.History))
+	case res.Model != "fsts" || res.M != 1 || res.Width != 16 || res.Config.TSMix != "official" || res.Readout != "sum":
+		t.Errorf("mapped to %s M=%d width %d, ts_mix %s, readout %s", res.Model, res.M, res.Width, res.Config.TSMix, res.Readout)
+	}
+	if got := res.Epochs[want.Epoch-1].TestAcc; got != want.TestAccuracy {
+		t.Errorf("epoch %d's test accuracy %v, the peer's %v", want.Epoch, got, want.TestAccuracy)
+	}
+}
