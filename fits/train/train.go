@@ -490,23 +490,24 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 		return nil, err
 	}
 	var (
-		handler *checkpoint.Handler
-		resumed bool
+		loaded *checkpoint.Handler // the checkpoint resumed from
+		from   *inspected
 	)
 	if opts.Dir != "" {
 		if !opts.Resume && HasCheckpoint(opts.Dir) {
 			return nil, fmt.Errorf("%w: %s (use --resume to continue it, or another directory)", ErrRunExists, opts.Dir)
 		}
-		handler, resumed, err = openCheckpoints(scope, opts)
+		loaded, from, err = openCheckpoints(scope, opts)
 		if err != nil {
 			return nil, err
 		}
-		if resumed {
+		if from != nil {
 			if cfg, err = resumedConfig(scope, opts); err != nil {
 				return nil, err
 			}
 		}
 	}
+	resumed := from != nil
 	if !resumed {
 		cfg.SetParams(scope)
 	}
@@ -516,6 +517,13 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 	history, wallBefore, err := loadState(scope)
 	if err != nil {
 		return nil, err
+	}
+	if resumed && len(history) >= cfg.Epochs {
+		// A finished run: its result.json stands as it is (nothing is trained, compiled or rewritten);
+		// only a missing or unreadable one is written again below.
+		if r, err := ReadResult(opts.Dir); err == nil && len(r.Epochs) == len(history) {
+			return r, nil
+		}
 	}
 	ds, err := loadDataset(cfg, opts)
 	if err != nil {
@@ -543,9 +551,19 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 	}
 	r, err := newRunner(cfg, sp, net, scope, b)
 	if err != nil {
+		if resumed {
+			if bad := diagnoseModelVariables(b, net, from.name, string(from.jsonData)); bad != nil {
+				return nil, bad
+			}
+		}
 		return nil, err
 	}
 	defer r.close()
+	if resumed {
+		if err := checkModelNames(scope.Store(), from.name, string(from.jsonData)); err != nil {
+			return nil, err
+		}
+	}
 	res := &Result{
 		Dataset: cfg.Dataset, Model: cfg.Model, M: cfg.M, Width: cfg.Width, Seed: cfg.Seed,
 		Backend: backendName, Engine: r.engine.Name(), Protocol: cfg.Protocol, Classes: ds.Classes, Config: cfg,
@@ -591,12 +609,12 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 		}
 		ep.Seconds = time.Since(epochStart).Seconds()
 		history = append(history, ep)
-		if handler != nil {
+		if opts.Dir != "" {
 			if err := storeState(scope, history, wallBefore+time.Since(started).Seconds()); err != nil {
 				return nil, err
 			}
 			scope.SetParam(paramParameterCount, model.CountParams(scope.At("%s", modelScope)))
-			if err := saveCheckpoint(handler); err != nil {
+			if err := saveCheckpoint(scope.Store(), opts.Dir, loaded); err != nil {
 				return nil, fmt.Errorf("saving checkpoint of epoch %d: %w", epoch+1, err)
 			}
 		}
