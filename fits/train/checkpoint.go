@@ -714,10 +714,24 @@ func HasCheckpoint(dir string) bool {
 	return err == nil && sel.chosen != nil
 }
 
-// holdsCheckpointFiles reports whether dir holds any checkpoint file, usable or not.
+// holdsCheckpointFiles reports whether dir holds any checkpoint file, usable or not, other than the run's
+// own unfinished saves (files its record lists, unchanged, of a checkpoint that is not intact: what a
+// killed first save leaves, which a new run in dir removes).
 func holdsCheckpointFiles(dir string) bool {
 	names, err := checkpointNames(dir)
-	return err == nil && len(names) > 0
+	if err != nil || len(names) == 0 {
+		return err != nil
+	}
+	rec, err := owned.Open(dir)
+	if err != nil {
+		return true
+	}
+	for _, n := range names {
+		if inspect(dir, n, false).state == stateIntact || !ownsCheckpoint(rec, dir, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkpointFiles returns the names of the three files of checkpoint name.

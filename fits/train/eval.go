@@ -95,7 +95,7 @@ func evaluateCheckpoint(dir string, opts Options, modify func(scope *mlmodel.Sco
 	}
 	net, err := NewNetwork(cfg, ds)
 	if err != nil {
-		return nil, err
+		return nil, &InputError{Err: fmt.Errorf("checkpoint %s in %s: %w", ck.Name, dir, err)}
 	}
 	b, backendName, err := backendOf(opts)
 	if err != nil {

@@ -282,17 +282,22 @@ func (r *runner) trainStep() (step.Metrics, float64, error) {
 
 // guard returns the frequency guard's caps by target-variable name (step.Optimizer.Guard), nil when the
 // run has no guard or no layer with a trainable target frequency.
-func (r *runner) guard() (map[string]float64, error) {
-	if r.cfg.FreqGuardSafety == 0 {
+func (r *runner) guard() (map[string]float64, error) { return guardCaps(r.cfg, r.net) }
+
+// guardCaps returns the frequency guard's caps of cfg's run on net by target-variable name, nil when the
+// run has no guard or no layer with a trainable target frequency; a safety fraction that leaves no target
+// frequency is an error.
+func guardCaps(cfg Config, net Network) (map[string]float64, error) {
+	if cfg.FreqGuardSafety == 0 {
 		return nil, nil
 	}
 	caps := map[string]float64{}
-	for _, b := range r.net.Net.Blocks {
+	for _, b := range net.Net.Blocks {
 		n := b.Neuron
 		if !n.Kind.HasTargetFrequency() {
 			continue
 		}
-		_, c, err := n.GuardCap(r.cfg.FreqGuardSafety)
+		_, c, err := n.GuardCap(cfg.FreqGuardSafety)
 		if err != nil {
 			return nil, err
 		}
@@ -538,7 +543,10 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 	}
 	net, err := NewNetwork(cfg, ds)
 	if err != nil {
-		return nil, err
+		return nil, &InputError{Err: err} // the configuration's constants do not fit the dataset
+	}
+	if _, err := guardCaps(cfg, net); err != nil {
+		return nil, &InputError{Err: err}
 	}
 	b, backendName, err := backendOf(opts)
 	if err != nil {
