@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,6 +80,24 @@ func TestResumeTouchesOnlyItsOwnFiles(t *testing.T) {
 			if b, err := os.ReadFile(filepath.Join(r, f)); err != nil || string(b) != c {
 				t.Errorf("%v: %s changed or removed (%v)", extra, f, err)
 			}
+		}
+	}
+
+	// A renamed weight variable, re-signed: eval and resume refuse it naming the variable (it re-initialised
+	// that layer silently).
+	edited := filepath.Join(root, "E")
+	os.MkdirAll(edited, 0o755)
+	js, _ := os.ReadFile(filepath.Join(r, newest+".json"))
+	bin, _ := os.ReadFile(filepath.Join(r, newest+".bin"))
+	js = []byte(strings.Replace(string(js), "/model/hidden_1/dense/weights", "/model/hidden_1/dense/weightz", 1))
+	os.WriteFile(filepath.Join(edited, newest+".json"), js, 0o644)
+	os.WriteFile(filepath.Join(edited, newest+".bin"), bin, 0o644)
+	os.WriteFile(filepath.Join(edited, newest+".sha256"), []byte(fmt.Sprintf("%x  %s\n%x  %s\n",
+		sha256.Sum256(js), newest+".json", sha256.Sum256(bin), newest+".bin")), 0o644)
+	for _, args := range [][]string{{"eval", "--checkpoint=" + edited}, {"train", "--resume", "--quiet", "--epochs=3", "--extend", "--out=" + edited}} {
+		status, _, stderr := run(args...)
+		if status != 2 || !strings.Contains(stderr, "/model/hidden_1/dense/weight") || strings.Count(strings.TrimSpace(stderr), "\n") > 1 {
+			t.Errorf("%v of a renamed variable: status %d, stderr %q; want 2 naming it", args[0], status, stderr)
 		}
 	}
 

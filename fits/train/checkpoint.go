@@ -406,9 +406,10 @@ var hiddenBiases = regexp.MustCompile(`^/model/hidden_[0-9]+/dense/biases$`)
 
 // checkContent checks what a checkpoint holds beyond its layout: the configuration parses and is valid,
 // the training history parses and numbers its epochs 1, 2, ... up to at most the configured number, and
-// the hidden layers' biases have the configured width, and the model's float variables are finite. A
-// checkpoint that fails is corrupt (skipped and
-// named like one whose checksums do not match), even when its checksums are right.
+// the hidden layers' biases have the configured width, every float variable is finite, Adam's second
+// moments are not negative, and the step counters agree with the history (at least one step and at most
+// MaxExamples per epoch). A checkpoint that fails is corrupt (skipped and named like one whose checksums
+// do not match), even when its checksums are right.
 func checkContent(jsonData, binData []byte) error {
 	scope := model.NewStore().RootScope()
 	if _, err := loadFromMemory(scope, jsonData, binData, false); err != nil {
@@ -442,14 +443,45 @@ func checkContent(jsonData, binData []byte) error {
 		if hiddenBiases.MatchString(name) && (len(v.Dimensions) != 1 || v.Dimensions[0] != cfg.Width) {
 			return fmt.Errorf("variable %s has dimensions %v, but the configuration says width %d", name, v.Dimensions, cfg.Width)
 		}
-		if !strings.HasPrefix(name, "/"+modelScope+"/") || v.Pos < 0 || v.Length < 0 || v.Pos+v.Length > int64(len(binData)) {
+		if v.Pos < 0 || v.Length < 0 || v.Pos+v.Length > int64(len(binData)) {
 			continue
 		}
-		if i := firstNonFinite(v.DType, binData[v.Pos:v.Pos+v.Length]); i >= 0 {
+		b := binData[v.Pos : v.Pos+v.Length]
+		// Every float variable — weights and the optimizer's state alike — is finite: a NaN moment
+		// turns the next epoch into NaN.
+		if i := firstNonFinite(v.DType, b); i >= 0 {
 			return fmt.Errorf("variable %s holds a value that is not finite (element %d)", name, i)
+		}
+		if strings.HasSuffix(name, "_2nd_moment") && v.DType == dtypes.Float32 {
+			for i := 0; i+4 <= len(b); i += 4 {
+				if math.Float32frombits(binary.LittleEndian.Uint32(b[i:])) < 0 {
+					return fmt.Errorf("variable %s holds a negative second moment (element %d)", name, i/4)
+				}
+			}
+		}
+		if n, ok := stepCounter(name, v.DType, v.Dimensions, b); ok {
+			// Each epoch takes at least one step and at most MaxExamples.
+			if h := float64(len(history)); !(n >= h && n <= h*MaxExamples) {
+				return fmt.Errorf("its step counter %s is %g, inconsistent with its %d epochs of training history", name, n, len(history))
+			}
 		}
 	}
 	return nil
+}
+
+// stepCounter returns the value of a checkpoint variable that counts training steps (GoMLX's global
+// step, Adam's step), given its name, dtype, dimensions and bytes.
+func stepCounter(name string, dt dtypes.DType, dims []int, b []byte) (float64, bool) {
+	if len(dims) != 0 || !(name == "/"+optimizer.GlobalStepVariableName || strings.HasSuffix(name, "/"+optimizer.AdamDefaultScope+"/step")) {
+		return 0, false
+	}
+	switch {
+	case dt == dtypes.Int64 && len(b) == 8:
+		return float64(int64(binary.LittleEndian.Uint64(b))), true
+	case dt == dtypes.Float32 && len(b) == 4:
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b))), true
+	}
+	return 0, false
 }
 
 // firstNonFinite returns the index of the first NaN or infinite element of b, little-endian values of
