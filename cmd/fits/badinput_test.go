@@ -436,6 +436,16 @@ func buildFixtures(t *testing.T, tmp string) {
 		scope.At("model").VariableWithValue("nanw", []float32{1, float32(math.NaN())})
 	})
 	saveCheckpointWith(t, p("ck-history"), func(scope *model.Scope) { scope.SetParam("train_history", `[{"epoch":1},{"epo`) })
+	// Hand-edited and re-signed optimizer state: a negative second moment (the next epoch was NaN), a step
+	// counter of 2^63-1 (it pinned the learning rate), a counter with an empty history (epochs relabelled).
+	saveCheckpointWith(t, p("ck-moment"), func(scope *model.Scope) {
+		scope.At("AdamOptimizer").At("model").VariableWithValue("w_2nd_moment", []float32{0, -1, 0})
+	})
+	saveCheckpointWith(t, p("ck-step"), func(scope *model.Scope) { scope.VariableWithValue("global_step", int64(math.MaxInt64)) })
+	saveCheckpointWith(t, p("ck-nohistory"), func(scope *model.Scope) {
+		scope.SetParam("train_history", `[]`)
+		scope.VariableWithValue("global_step", int64(4))
+	})
 	write(p("demo-user", "lif-m0-e20-w64-b64-s1", "notes.txt"), []byte("my notes\n"))
 	write(p("result-only", "result.json"), []byte("{}\n"))
 	write(p("bad-result", "result.json"), []byte("{bad\n"))
@@ -494,6 +504,9 @@ func saveCheckpointWith(t *testing.T, dir string, modify func(scope *model.Scope
 	scope.At("model").At("hidden_0").At("dense").VariableWithValue("biases", make([]float32, 8))
 	if modify != nil {
 		modify(scope)
+	}
+	if scope.Store().GetVariable("/global_step") == nil {
+		scope.VariableWithValue("global_step", int64(4)) // 2 epochs of 2 steps, as the history says
 	}
 	h, err := checkpoint.Build(scope.Store()).Dir(dir).WithCompression(checkpoint.BinUncompressed).Done()
 	if err != nil {

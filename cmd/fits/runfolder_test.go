@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fits-snn/fits/fits/train"
+	"github.com/fits-snn/fits/internal/owned"
 )
 
 // smallRun are the flags of a tiny training run.
@@ -84,28 +85,56 @@ func TestTrainRefusesForeignFolders(t *testing.T) {
 	}
 }
 
-// TestResumeAfterFailedFirstSave: a run whose first checkpoint save failed (disk full, a kill) leaves
-// only its own partial files: --resume starts it from its first epoch instead of refusing it.
+// TestResumeAfterFailedFirstSave: a folder without an intact checkpoint is refused by --resume (status
+// 2); when it holds only the run's own unfinished first save (its record lists the files), a new run
+// without --resume starts there and removes them; files the run did not write keep it refused.
 func TestResumeAfterFailedFirstSave(t *testing.T) {
-	dir := t.TempDir()
-	saveCheckpoint(t, dir)
-	matches, _ := filepath.Glob(filepath.Join(dir, "checkpoint-*"))
-	for _, m := range matches {
-		switch {
-		case strings.HasSuffix(m, ".sha256"):
-			os.Remove(m) // the save was cut before its checksums
-		case strings.HasSuffix(m, ".bin"):
-			os.Truncate(m, 3)
+	for _, own := range []bool{true, false} {
+		dir := t.TempDir()
+		saveCheckpoint(t, dir)
+		matches, _ := filepath.Glob(filepath.Join(dir, "checkpoint-*"))
+		var left []string
+		for _, m := range matches {
+			switch {
+			case strings.HasSuffix(m, ".sha256"):
+				os.Remove(m) // the save was cut before its checksums
+				continue
+			case strings.HasSuffix(m, ".bin"):
+				os.Truncate(m, 3)
+			}
+			left = append(left, filepath.Base(m))
 		}
-	}
-	if status, _, stderr := run(trainArgs("--out=" + dir)...); status != 2 || !strings.Contains(stderr, "add --resume") {
-		t.Errorf("without --resume: status %d, stderr %q", status, stderr)
-	}
-	status, _, stderr := run(trainArgs("--resume", "--out="+dir)...)
-	if status != 0 {
-		t.Fatalf("--resume: status %d, stderr %q", status, stderr)
-	}
-	if !train.HasCheckpoint(dir) {
-		t.Error("no intact checkpoint after the resumed run")
+		if own {
+			if err := owned.Note(dir, left...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		status, _, stderr := run(trainArgs("--resume", "--out="+dir)...)
+		if status != 2 || !strings.Contains(stderr, "nothing to resume from") {
+			t.Errorf("own %v: --resume: status %d, stderr %q; want 2", own, status, stderr)
+		}
+		status, _, stderr = run(trainArgs("--out=" + dir)...)
+		if !own {
+			if status != 2 || !strings.Contains(stderr, "add --resume") {
+				t.Errorf("files not the run's: without --resume: status %d, stderr %q", status, stderr)
+			}
+			for _, f := range left {
+				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+					t.Errorf("%s: %v", f, err)
+				}
+			}
+			continue
+		}
+		if status != 0 {
+			t.Fatalf("own unfinished save, without --resume: status %d, stderr %q", status, stderr)
+		}
+		if !train.HasCheckpoint(dir) {
+			t.Error("no intact checkpoint after the new run")
+		}
+		for _, f := range left {
+			if _, err := os.Stat(filepath.Join(dir, f)); !os.IsNotExist(err) {
+				t.Errorf("the unfinished save's %s is still there: %v", f, err)
+			}
+		}
 	}
 }

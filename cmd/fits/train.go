@@ -15,6 +15,7 @@ import (
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/sweep"
 	"github.com/fits-snn/fits/fits/train"
+	"github.com/fits-snn/fits/internal/owned"
 )
 
 func init() {
@@ -284,7 +285,7 @@ func (f *trainFlags) checkResume(out string) (int, error) {
 		if _, err := os.Lstat(filepath.Join(out, train.ResultFile)); err == nil {
 			return 0, badInput("--resume: %s holds a %s but no checkpoint to resume from (choose another --out for a new run)", out, train.ResultFile)
 		}
-		return 0, nil // no checkpoint yet: the run starts from its first epoch, with these flags
+		return 0, badInput("--resume: %v: nothing to resume from (drop --resume to start the run again)", err)
 	}
 	if err != nil {
 		return 0, err
@@ -384,17 +385,23 @@ func printResult(w io.Writer, r *train.Result, dir string) {
 	fmt.Fprintf(w, "  result            %s\n", filepath.Join(dir, train.ResultFile))
 }
 
-// foreignEntries counts the entries of dir other than the run's lock file and the log that `fits sweep`
+// foreignEntries counts the entries of dir other than the run's lock file, the log that `fits sweep`
 // opens in a run's folder before it starts `fits train` there (sweep.LogFile; fits train never writes
-// it): what a new run would be mixed with.
+// it), and what a killed first save left: the record, staging folders and the files the record lists
+// unchanged (owned.RecordFile, owned.StagingPrefix). The rest is what a new run would be mixed with.
 func foreignEntries(dir string) int {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return 0
 	}
+	rec, err := owned.Open(dir)
+	if err != nil {
+		return len(ents)
+	}
 	n := 0
 	for _, e := range ents {
-		if e.Name() != train.LockFile && e.Name() != sweep.LogFile {
+		if e.Name() != train.LockFile && e.Name() != sweep.LogFile && e.Name() != owned.RecordFile &&
+			!strings.HasPrefix(e.Name(), owned.StagingPrefix) && !rec.Owns(e.Name()) {
 			n++
 		}
 	}

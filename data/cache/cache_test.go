@@ -273,3 +273,34 @@ func TestLargeMetadata(t *testing.T) {
 		t.Error("metadata above the bound accepted")
 	}
 }
+
+// BenchmarkVerify measures the CRC-32C pass that Reusable makes over a cache before a run trusts it
+// (64 MiB of samples; b.SetBytes gives the throughput).
+func BenchmarkVerify(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "big.fitsds")
+	w, err := Create(p, Header{DType: Uint8, Shape: []int{1 << 20}, Classes: 2, Meta: json.RawMessage(`{}`)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sample := make([]uint8, 1<<20)
+	for i := range 64 {
+		sample[i] = uint8(i)
+		if err := w.AppendUint8(int32(i%2), sample); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	r, err := Open(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	b.SetBytes(64 << 20)
+	for b.Loop() {
+		if err := r.Verify(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

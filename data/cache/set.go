@@ -162,8 +162,8 @@ func readSet(r *Reader, idx []int, T, F int) (*data.Set, error) {
 // so that caches made before are recognised and converted again rather than reused.
 const FrontEndField = "frontend"
 
-// Reusable reports whether the cache at path is intact and was made by the recipe frontend (its
-// metadata's FrontEndField). A missing file gives (false, nil). Otherwise false comes with the reason —
+// Reusable reports whether the cache at path is intact (its header, and the CRC-32 of its data and labels:
+// Reader.Verify) and was made by the recipe frontend (its metadata's FrontEndField). A missing file gives (false, nil). Otherwise false comes with the reason —
 // unreadable, or made by another recipe (an older build's cache has no name) — for the caller to print
 // before converting again.
 func Reusable(path, frontend string) (bool, error) {
@@ -182,6 +182,12 @@ func Reusable(path, frontend string) (bool, error) {
 	got, _ := m[FrontEndField].(string)
 	switch {
 	case got == frontend:
+		// Every byte is checked before it is trusted: a flipped data byte or a label changed to another
+		// valid class would train without a word. The pass reads the file once, sequentially
+		// (hardware CRC-32C); training reads all of it anyway.
+		if err := r.Verify(); err != nil {
+			return false, err
+		}
 		return true, nil
 	case got == "":
 		return false, fmt.Errorf("%s: made by an earlier converter (no front-end name), this build makes %q", path, frontend)

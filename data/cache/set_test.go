@@ -151,6 +151,40 @@ func TestOldLayoutConvertedAgain(t *testing.T) {
 	}
 }
 
+// TestReusableVerifies: a cache whose data byte was flipped, or whose label was changed to another valid
+// class, passes Open but is not reusable (its CRC-32 does not match), with the reason; it trained before.
+func TestReusableVerifies(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "c.fitsds")
+	samples := [][]float32{{1, 0, 1}, {0, 1, 1}, {1, 1, 0}}
+	writeCache(t, p, Uint8, []int{1, 3}, 3, samples, []int32{0, 1, 2})
+	raw, _ := os.ReadFile(p)
+	if ok, why := Reusable(p, ""); !ok { // writeCache's metadata names no recipe: ""
+		t.Fatalf("intact cache: %v", why)
+	}
+	for _, tc := range []struct {
+		name   string
+		offset int // from the end of the file
+	}{{"data byte", 12 + 1}, {"label", 4}} {
+		b := append([]byte(nil), raw...)
+		if tc.name == "label" {
+			b[len(b)-tc.offset] = 1 // sample 2: class 2 -> 1, a valid class
+		} else {
+			b[len(b)-tc.offset] ^= 1
+		}
+		q := filepath.Join(dir, tc.name+".fitsds")
+		os.WriteFile(q, b, 0o644)
+		r, err := Open(q)
+		if err != nil {
+			t.Fatalf("%s: Open: %v", tc.name, err)
+		}
+		r.Close()
+		if ok, why := Reusable(q, ""); ok || why == nil || !strings.Contains(why.Error(), "checksum mismatch") {
+			t.Errorf("%s: reusable %v, %v; want a checksum mismatch", tc.name, ok, why)
+		}
+	}
+}
+
 // TestMappedViewOutlivesSet: a view of a memory-mapped set keeps the mapping; the set it came from can be
 // collected meanwhile.
 func TestMappedViewOutlivesSet(t *testing.T) {

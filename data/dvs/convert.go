@@ -95,7 +95,7 @@ func Convert(root, split, dst string, f Framing, w io.Writer) (Stats, error) {
 	return total, nil
 }
 
-// EnsureCaches converts the splits whose cache in dir is missing or unreadable.
+// EnsureCaches converts the splits whose cache in dir is missing, unreadable or corrupt (Reader.Verify).
 func EnsureCaches(dir string, f Framing, w io.Writer) (map[string]string, error) {
 	out := map[string]string{}
 	root := Root(dir)
@@ -103,9 +103,15 @@ func EnsureCaches(dir string, f Framing, w io.Writer) (map[string]string, error)
 	for _, split := range []string{Train, Test} {
 		dst := CachePath(dir, split, f)
 		if r, err := cache.Open(dst); err == nil {
+			err = r.Verify()
 			r.Close()
-			out[split] = dst
-			continue
+			if err == nil {
+				out[split] = dst
+				continue
+			}
+			if w != nil {
+				fmt.Fprintf(w, "%v; converting again\n", err)
+			}
 		}
 		if err := cache.CheckReplace(dst); err != nil {
 			return nil, err

@@ -283,7 +283,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("threshold vth must be positive and finite, got %g", c.Vth)
 	}
 	if !finite(c.Surrogate.Width) || c.Surrogate.Width <= 0 || !finite(c.Surrogate.Scale) || c.Surrogate.Scale <= 0 {
-		return fmt.Errorf("surrogate width and scale must be positive and finite, got %+v", c.Surrogate)
+		return fmt.Errorf("surrogate width and scale must be positive and finite, got width %g and scale %g", c.Surrogate.Width, c.Surrogate.Scale)
 	}
 	if f := c.kappaFraction(); !(f > 0 && f <= 1) {
 		return fmt.Errorf("kappa fraction must lie in (0, 1], got %g", c.KappaFraction)

@@ -55,6 +55,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fits-snn/fits/fits/fused"
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/shapes"
@@ -192,6 +193,9 @@ func New(name string, backend compute.Backend, scope *mlmodel.Scope, net model.N
 	if name == "" {
 		name = Default(backend)
 	}
+	if err := checkSupported(name, backend, net); err != nil {
+		return nil, err
+	}
 	switch name {
 	case Chunked:
 		return newChunked(Chunked, backend, scope, net, opts.Chunk, false, false, false)
@@ -212,6 +216,25 @@ func New(name string, backend compute.Backend, scope *mlmodel.Scope, net model.N
 		return newUnrolled(backend, scope, net)
 	}
 	return nil, fmt.Errorf("unknown engine %q (valid: %s)", name, strings.Join(Names(), ", "))
+}
+
+// checkSupported returns an *UnsupportedError when engine name cannot run net on backend: the engines
+// that slice the sequence chunk by chunk need dynamic slices (the "go" backend lacks them), and the fused
+// kernel runs TS orders up to fused.MaxOrder.
+func checkSupported(name string, backend compute.Backend, net model.Net) error {
+	switch name {
+	case Chunked, Stepwise, Scan:
+		if !backend.Capabilities().Operations[compute.OpTypeDynamicSlice] {
+			return &UnsupportedError{Err: fmt.Errorf("step: engine %q needs a backend with dynamic slices (XLA); %q lacks them (use --engine=fused or unrolled)", name, backend.Name())}
+		}
+	case Fused:
+		for _, b := range net.Blocks {
+			if b.Neuron.Order > fused.MaxOrder {
+				return &UnsupportedError{Err: fmt.Errorf("step: engine %q runs TS orders up to M = %d, not %d (use --engine=chunked)", Fused, fused.MaxOrder, b.Neuron.Order)}
+			}
+		}
+	}
+	return nil
 }
 
 // TrainableIn returns the trainable variables of scope whose scope is scope or below it, sorted by

@@ -1,8 +1,10 @@
 package step
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/fits-snn/fits/fits/model"
@@ -296,12 +298,21 @@ func TestNewRejectsBadInput(t *testing.T) {
 	if _, err := New(Chunked, b, mlmodel.NewStore().RootScope(), net, Options{Chunk: -1}); err == nil {
 		t.Error("negative chunk accepted")
 	}
+	var unsupported *UnsupportedError
 	for _, tb := range xlatest.Backends(t) {
 		if tb.Name != "xla:cpu" {
-			if _, err := New(Loop, tb.Backend, mlmodel.NewStore().RootScope(), net, Options{}); err == nil {
-				t.Errorf("loop engine accepted on %s, which has no While loop or dynamic slice", tb.Name)
+			// The engines that need dynamic slices are refused before anything is built (GoMLX's "op
+			// DynamicSlice not implemented" panic reached the user).
+			for _, name := range []string{Loop, Chunked, Stepwise, Scan} {
+				if _, err := New(name, tb.Backend, mlmodel.NewStore().RootScope(), net, Options{}); !errors.As(err, &unsupported) {
+					t.Errorf("%s engine on %s, which has no dynamic slice: %v, want an UnsupportedError", name, tb.Name, err)
+				}
 			}
 		}
+	}
+	m9 := feedForwardNet(neuron.FSTS, 9, model.ReadoutMean, 0)
+	if _, err := New(Fused, b, mlmodel.NewStore().RootScope(), m9, Options{}); !errors.As(err, &unsupported) || !strings.Contains(err.Error(), "up to M = 8") {
+		t.Errorf("fused engine with M = 9: %v, want an UnsupportedError naming the limit", err)
 	}
 	bad := net
 	bad.Blocks = nil

@@ -129,7 +129,7 @@ func Script(g *Grid, o SlurmOptions) string {
 	w(`if [ -z "$dir" ]; then echo "line $((task + 1)) of $runs has no --out" >&2; exit 1; fi`)
 	w(`mkdir -p "$dir"`)
 	w(`if [ -f "$dir/result.json" ]; then echo "$dir: finished already"; exit 0; fi`)
-	w(`if compgen -G "$dir/checkpoint-*.json" > /dev/null; then set -- "$@" --resume; fi`)
+	w(`if compgen -G "$dir/checkpoint-n*.sha256" > /dev/null; then set -- "$@" --resume; fi`)
 	w(`if [ -n "$(tail -c 1 "$dir/%s" 2> /dev/null)" ]; then echo >> "$dir/%s"; fi`, LogFile, LogFile)
 	w(`printf '%%s%%s job %%s task %%s on %%s: %%s\n' %s "$(date -Iseconds)" "${SLURM_ARRAY_JOB_ID:-?}" "$task" "$(hostname)" "$fits $*" >> "$dir/%s"`,
 		shellQuote(segmentMark), LogFile)

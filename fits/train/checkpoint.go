@@ -14,9 +14,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/owned"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
@@ -47,12 +49,16 @@ import (
 // Every file is read only when it is a regular file of at most maxCheckpointFile bytes (never through a
 // symbolic link, a FIFO or a device), and the checksums cover everything loading reads.
 //
-// Loading takes the newest intact checkpoint and skips newer ones that are not, naming each. Resuming
-// (TrainModel with Options.Resume) removes incomplete checkpoints and unfinished saves newer than the one
-// it resumes from, the process's own leftovers, and moves corrupt checkpoints newer than it aside under
-// the prefix corruptPrefix, where the checkpoint code never looks again; in a directory without an intact
-// checkpoint, unverified ones are moved aside under untrustedPrefix and the run starts from its first
-// epoch, with a warning: nothing a user may want to inspect is deleted.
+// Loading takes the newest intact checkpoint and skips newer ones that are not, naming each; it loads
+// that checkpoint's files explicitly (never "the newest file named checkpoint-*"). Saving goes through a
+// staging folder and the run folder's record of the files the run wrote (owned.RecordFile, see
+// saveCheckpoint). Resuming (TrainModel with Options.Resume) removes the run's own unfinished saves —
+// files the record lists, unchanged since — and moves the run's corrupt checkpoints newer than the one it
+// resumes from aside under the prefix corruptPrefix, where the checkpoint code never looks again.
+// Anything else — a file of the user's named checkpoint-*, a copy of a checkpoint, a checkpoint without
+// checksums that the run did not write — is left where it is and named in a warning: nothing a user may
+// want is deleted or moved. A checkpoint whose configuration differs from the run's result.json or from
+// the folder's other checkpoints (files of two runs) is refused.
 
 // keepCheckpoints is the number of epoch checkpoints kept in a run's directory.
 const keepCheckpoints = 2
@@ -62,7 +68,6 @@ const (
 	checkpointPrefix = "checkpoint-"
 	sumSuffix        = ".sha256"
 	corruptPrefix    = "corrupt-"
-	untrustedPrefix  = "untrusted-"
 )
 
 // maxCheckpointFile is the largest checkpoint file read (4 GiB); a larger one is corrupt.
@@ -87,6 +92,8 @@ type Checkpoint struct {
 	// Verified reports whether its checksums were checked; false only for a checkpoint written before
 	// checksums existed.
 	Verified bool `json:"verified"`
+	// layout is the checkpoint's JSON file (the variables' names and shapes).
+	layout string
 }
 
 // SkippedCheckpoint is a checkpoint newer than the one loaded that could not be used.
@@ -146,7 +153,7 @@ type inspected struct {
 	jsonData, binData []byte
 }
 
-// checkpointNames returns the base names of the checkpoints in dir that have any of their three files,
+// checkpointNames returns the base names of the checkpoints (checkpointName) in dir that have any of their three files,
 // oldest first (GoMLX's names sort by their sequence number). A missing directory holds none.
 func checkpointNames(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
@@ -158,21 +165,30 @@ func checkpointNames(dir string) ([]string, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		n := e.Name()
-		if e.IsDir() || !strings.HasPrefix(n, checkpointPrefix) {
+		if e.IsDir() {
 			continue
 		}
-		for _, suffix := range []string{checkpoint.JsonNameSuffix, checkpoint.BinDataSuffix, sumSuffix} {
-			if base, ok := strings.CutSuffix(n, suffix); ok {
-				if !slices.Contains(names, base) {
-					names = append(names, base)
-				}
-				break
-			}
+		if base, ok := checkpointBase(e.Name()); ok && checkpointName.MatchString(base) && !slices.Contains(names, base) {
+			names = append(names, base)
 		}
 	}
 	slices.Sort(names)
 	return names, nil
+}
+
+// checkpointName matches the base names of checkpoints, GoMLX's checkpoint-nNNNNNNN-...; the sequence
+// number is its first group. Other files named checkpoint-* are not a checkpoint's: they are never read,
+// moved or removed.
+var checkpointName = regexp.MustCompile(`^checkpoint-n([0-9]+)-`)
+
+// checkpointBase returns the base name of a checkpoint file (NAME of NAME.json, NAME.bin, NAME.sha256).
+func checkpointBase(file string) (string, bool) {
+	for _, suffix := range []string{checkpoint.JsonNameSuffix, checkpoint.BinDataSuffix, sumSuffix} {
+		if base, ok := strings.CutSuffix(file, suffix); ok {
+			return base, true
+		}
+	}
+	return "", false
 }
 
 // inspect reads checkpoint name of dir and classifies it. With forLoading, the files' contents are kept
@@ -390,9 +406,10 @@ var hiddenBiases = regexp.MustCompile(`^/model/hidden_[0-9]+/dense/biases$`)
 
 // checkContent checks what a checkpoint holds beyond its layout: the configuration parses and is valid,
 // the training history parses and numbers its epochs 1, 2, ... up to at most the configured number, and
-// the hidden layers' biases have the configured width, and the model's float variables are finite. A
-// checkpoint that fails is corrupt (skipped and
-// named like one whose checksums do not match), even when its checksums are right.
+// the hidden layers' biases have the configured width, every float variable is finite, Adam's second
+// moments are not negative, and the step counters agree with the history (at least one step and at most
+// MaxExamples per epoch). A checkpoint that fails is corrupt (skipped and named like one whose checksums
+// do not match), even when its checksums are right.
 func checkContent(jsonData, binData []byte) error {
 	scope := model.NewStore().RootScope()
 	if _, err := loadFromMemory(scope, jsonData, binData, false); err != nil {
@@ -426,14 +443,45 @@ func checkContent(jsonData, binData []byte) error {
 		if hiddenBiases.MatchString(name) && (len(v.Dimensions) != 1 || v.Dimensions[0] != cfg.Width) {
 			return fmt.Errorf("variable %s has dimensions %v, but the configuration says width %d", name, v.Dimensions, cfg.Width)
 		}
-		if !strings.HasPrefix(name, "/"+modelScope+"/") || v.Pos < 0 || v.Length < 0 || v.Pos+v.Length > int64(len(binData)) {
+		if v.Pos < 0 || v.Length < 0 || v.Pos+v.Length > int64(len(binData)) {
 			continue
 		}
-		if i := firstNonFinite(v.DType, binData[v.Pos:v.Pos+v.Length]); i >= 0 {
+		b := binData[v.Pos : v.Pos+v.Length]
+		// Every float variable — weights and the optimizer's state alike — is finite: a NaN moment
+		// turns the next epoch into NaN.
+		if i := firstNonFinite(v.DType, b); i >= 0 {
 			return fmt.Errorf("variable %s holds a value that is not finite (element %d)", name, i)
+		}
+		if strings.HasSuffix(name, "_2nd_moment") && v.DType == dtypes.Float32 {
+			for i := 0; i+4 <= len(b); i += 4 {
+				if math.Float32frombits(binary.LittleEndian.Uint32(b[i:])) < 0 {
+					return fmt.Errorf("variable %s holds a negative second moment (element %d)", name, i/4)
+				}
+			}
+		}
+		if n, ok := stepCounter(name, v.DType, v.Dimensions, b); ok {
+			// Each epoch takes at least one step and at most MaxExamples.
+			if h := float64(len(history)); !(n >= h && n <= h*MaxExamples) {
+				return fmt.Errorf("its step counter %s is %g, inconsistent with its %d epochs of training history", name, n, len(history))
+			}
 		}
 	}
 	return nil
+}
+
+// stepCounter returns the value of a checkpoint variable that counts training steps (GoMLX's global
+// step, Adam's step), given its name, dtype, dimensions and bytes.
+func stepCounter(name string, dt dtypes.DType, dims []int, b []byte) (float64, bool) {
+	if len(dims) != 0 || !(name == "/"+optimizer.GlobalStepVariableName || strings.HasSuffix(name, "/"+optimizer.AdamDefaultScope+"/step")) {
+		return 0, false
+	}
+	switch {
+	case dt == dtypes.Int64 && len(b) == 8:
+		return float64(int64(binary.LittleEndian.Uint64(b))), true
+	case dt == dtypes.Float32 && len(b) == 4:
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b))), true
+	}
+	return 0, false
 }
 
 // firstNonFinite returns the index of the first NaN or infinite element of b, little-endian values of
@@ -549,7 +597,7 @@ func loadCheckpoint(scope *model.Scope, dir string, immediate bool) (Checkpoint,
 	if err != nil {
 		return Checkpoint{}, skipped, fmt.Errorf("checkpoint %s in %s: %w", c.name, dir, err)
 	}
-	return Checkpoint{Dir: dir, Name: c.name, Epoch: len(history), Verified: c.state == stateIntact}, skipped, nil
+	return Checkpoint{Dir: dir, Name: c.name, Epoch: len(history), Verified: c.state == stateIntact, layout: string(c.jsonData)}, skipped, nil
 }
 
 // loadFromMemory attaches a loader of the checkpoint held in jsonData and binData to scope; a panic of the
@@ -698,22 +746,66 @@ func HasCheckpoint(dir string) bool {
 	return err == nil && sel.chosen != nil
 }
 
-// holdsCheckpointFiles reports whether dir holds any checkpoint file, usable or not.
+// holdsCheckpointFiles reports whether dir holds any checkpoint file, usable or not, other than the run's
+// own unfinished saves (files its record lists, unchanged, of a checkpoint that is not intact: what a
+// killed first save leaves, which a new run in dir removes).
 func holdsCheckpointFiles(dir string) bool {
 	names, err := checkpointNames(dir)
-	return err == nil && len(names) > 0
+	if err != nil || len(names) == 0 {
+		return err != nil
+	}
+	rec, err := owned.Open(dir)
+	if err != nil {
+		return true
+	}
+	for _, n := range names {
+		if inspect(dir, n, false).state == stateIntact || !ownsCheckpoint(rec, dir, n) {
+			return true
+		}
+	}
+	return false
 }
 
-// removeCheckpoint deletes the files of checkpoint name in dir.
-func removeCheckpoint(dir, name string) {
-	for _, suffix := range []string{sumSuffix, checkpoint.JsonNameSuffix, checkpoint.BinDataSuffix} {
-		_ = os.Remove(filepath.Join(dir, name+suffix))
+// checkpointFiles returns the names of the three files of checkpoint name.
+func checkpointFiles(name string) []string {
+	return []string{name + sumSuffix, name + checkpoint.JsonNameSuffix, name + checkpoint.BinDataSuffix}
+}
+
+// ownsCheckpoint reports whether the run wrote every file of checkpoint name that is in dir and nobody
+// changed it since (rec, the folder's record, lists each with its current SHA-256), and at least one is
+// there: files the run may remove.
+func ownsCheckpoint(rec *owned.Record, dir, name string) bool {
+	found := false
+	for _, f := range checkpointFiles(name) {
+		if _, err := os.Lstat(filepath.Join(dir, f)); errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if !rec.Owns(f) {
+			return false
+		}
+		found = true
+	}
+	return found
+}
+
+// listsCheckpoint reports whether rec names any file of checkpoint name: the run wrote it, whatever it
+// holds now.
+func listsCheckpoint(rec *owned.Record, name string) bool {
+	return slices.ContainsFunc(checkpointFiles(name), rec.Lists)
+}
+
+// removeCheckpoint deletes the files of checkpoint name in dir and drops them from rec.
+func removeCheckpoint(rec *owned.Record, dir, name string) {
+	for _, f := range checkpointFiles(name) {
+		if err := os.Remove(filepath.Join(dir, f)); err == nil || errors.Is(err, os.ErrNotExist) {
+			rec.Forget(f)
+		}
 	}
 }
 
 // setAside renames the files of checkpoint name in dir with prefix (and a number when that name
-// is taken) and returns the new base name.
-func setAside(dir, name, prefix string) (string, error) {
+// is taken), drops them from rec, and returns the new base name.
+func setAside(rec *owned.Record, dir, name, prefix string) (string, error) {
 	aside := prefix + name
 	for i := 2; ; i++ {
 		taken := false
@@ -727,165 +819,398 @@ func setAside(dir, name, prefix string) (string, error) {
 		}
 		aside = fmt.Sprintf("%s%d-%s", prefix, i, name)
 	}
-	for _, suffix := range []string{sumSuffix, checkpoint.JsonNameSuffix, checkpoint.BinDataSuffix} {
-		from := filepath.Join(dir, name+suffix)
+	for _, f := range checkpointFiles(name) {
+		from := filepath.Join(dir, f)
 		if _, err := os.Lstat(from); err != nil {
 			continue
 		}
-		if err := os.Rename(from, filepath.Join(dir, aside+suffix)); err != nil {
+		if err := os.Rename(from, filepath.Join(dir, aside+strings.TrimPrefix(f, name))); err != nil {
 			return "", err
 		}
+		rec.Forget(f)
 	}
 	return aside, nil
 }
 
-// repairCheckpoints removes the incomplete checkpoints of dir (those a killed process left while
-// saving) and returns the number of usable ones left.
-func repairCheckpoints(dir string) (int, error) {
-	names, err := checkpointNames(dir)
-	if err != nil {
-		return 0, err
-	}
-	usable := 0
-	for _, n := range names {
-		switch inspect(dir, n, false).state {
-		case stateIncomplete:
-			removeCheckpoint(dir, n)
-		case stateIntact, stateUnverified:
-			usable++
-		}
-	}
-	return usable, nil
+// resumePlan is what prepareResume found, and did, in a run's directory.
+type resumePlan struct {
+	// from is the checkpoint to resume from, its files read and checked (nil: the run starts from its
+	// first epoch).
+	from *inspected
+	// setAside are the run's corrupt checkpoints newer than from, moved aside under corruptPrefix.
+	setAside []SkippedCheckpoint
+	// unused are checkpoints newer than from (or, without from, all) that are not used and are left where
+	// they are: not written by this run, or untrusted.
+	unused []SkippedCheckpoint
+	// foreign are the other files named checkpoint-* (a user's notes, a copy under another name): the
+	// checkpoint code never reads, moves or removes them.
+	foreign []string
 }
 
-// prepareResume readies dir for TrainModel: it removes the incomplete checkpoints and the unfinished
-// saves, and sets corrupt checkpoints newer than the newest intact one aside, warning about each. It
-// returns the checkpoint to resume from ("" when dir holds no checkpoint at all). A directory whose
-// checkpoints are all unusable is a *CheckpointError; without opts.Resume, any checkpoint file is
-// ErrRunExists.
-func prepareResume(opts Options) (string, []SkippedCheckpoint, error) {
+// prepareResume readies dir for TrainModel. It removes the run's own unfinished saves (files that the
+// folder's record, owned.RecordFile, lists as written by the run and unchanged since) and sets the run's
+// corrupt checkpoints newer than the newest intact one aside; anything else named checkpoint-* is left
+// alone and reported. A directory whose checkpoints are all unusable, with one of them corrupt, is a
+// *CheckpointError; a checkpoint whose configuration differs from the run's result.json or from another
+// checkpoint in dir (files of two runs) is an *InputError naming the setting; without opts.Resume, any
+// checkpoint file is ErrRunExists. Nothing is changed in dir when it fails.
+func prepareResume(opts Options) (resumePlan, error) {
 	dir := opts.Dir
 	if !opts.Resume && holdsCheckpointFiles(dir) {
-		return "", nil, fmt.Errorf("%w: %s (use --resume to continue it, or another directory)", ErrRunExists, dir)
+		return resumePlan{}, fmt.Errorf("%w: %s (use --resume to continue it, or another directory)", ErrRunExists, dir)
 	}
 	sel, err := selectCheckpoint(dir, true)
 	if err != nil {
-		return "", nil, err
+		return resumePlan{}, err
 	}
-	for _, c := range sel.older {
-		removeCheckpoint(dir, c.name)
+	if sel.chosen == nil && slices.ContainsFunc(sel.skipped, func(c inspected) bool { return c.state == stateCorrupt }) {
+		return resumePlan{}, &CheckpointError{Dir: dir, Skipped: skippedOf(sel.skipped)}
 	}
-	if sel.chosen == nil {
-		if slices.ContainsFunc(sel.skipped, func(c inspected) bool { return c.state == stateCorrupt }) {
-			return "", nil, &CheckpointError{Dir: dir, Skipped: skippedOf(sel.skipped)}
+	if sel.chosen != nil {
+		if err := checkSameRun(dir, sel.chosen); err != nil {
+			return resumePlan{}, err
 		}
-		var asideList []SkippedCheckpoint
-		for _, c := range sel.skipped {
-			if c.state != stateUnverified {
-				removeCheckpoint(dir, c.name) // this process's own unfinished save
-				continue
-			}
-			aside, err := setAside(dir, c.name, untrustedPrefix)
+	}
+	rec, err := owned.Open(dir)
+	if err != nil {
+		return resumePlan{}, err
+	}
+	plan := resumePlan{from: sel.chosen, foreign: foreignCheckpointFiles(dir)}
+	var remove, aside []inspected
+	for _, c := range append(slices.Clone(sel.skipped), sel.older...) {
+		switch {
+		case c.state == stateCorrupt && listsCheckpoint(rec, c.name):
+			aside = append(aside, c)
+		case c.state != stateCorrupt && ownsCheckpoint(rec, dir, c.name):
+			remove = append(remove, c) // the run's own unfinished save
+		default:
+			plan.unused = append(plan.unused, SkippedCheckpoint{Name: c.name, Corrupt: c.state == stateCorrupt,
+				Reason: c.reason + "; not written by this run: left alone"})
+		}
+	}
+	if len(remove)+len(aside) == 0 {
+		return plan, nil
+	}
+	err = owned.Update(dir, func(rec *owned.Record) error {
+		for _, c := range remove {
+			removeCheckpoint(rec, dir, c.name)
+		}
+		for _, c := range aside {
+			to, err := setAside(rec, dir, c.name, corruptPrefix)
 			if err != nil {
-				return "", nil, fmt.Errorf("setting the untrusted checkpoint %s aside: %w", c.name, err)
+				return fmt.Errorf("setting the corrupt checkpoint %s aside: %w", c.name, err)
 			}
-			asideList = append(asideList, SkippedCheckpoint{Name: c.name, Reason: c.reason + "; kept as " + aside})
+			plan.setAside = append(plan.setAside, SkippedCheckpoint{Name: c.name, Corrupt: true, Reason: c.reason + "; kept as " + to})
 		}
-		return "", asideList, nil
+		return nil
+	})
+	return plan, err
+}
+
+// foreignCheckpointFiles returns the names of the entries of dir that start with checkpoint- but are not a
+// file of a checkpoint (checkpointNames): a user's checkpoint-notes.json, a copy named checkpoint-best.bin.
+func foreignCheckpointFiles(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
 	}
-	var setAsideList []SkippedCheckpoint
-	for _, c := range sel.skipped {
-		if c.state != stateCorrupt {
-			removeCheckpoint(dir, c.name) // this process's own unfinished save
+	var out []string
+	for _, e := range entries {
+		n := e.Name()
+		if !strings.HasPrefix(n, checkpointPrefix) {
 			continue
 		}
-		aside, err := setAside(dir, c.name, corruptPrefix)
+		if base, ok := checkpointBase(n); !ok || e.IsDir() || !checkpointName.MatchString(base) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// runIdentity are the settings that identify a run (keys of result.json's "config"): a checkpoint that
+// differs from the run's result.json or from another checkpoint of its folder in one of them belongs to
+// another run. The number of epochs is not one of them (--extend raises it).
+var runIdentity = []struct {
+	key   string
+	value func(c Config) string
+}{
+	{"dataset", func(c Config) string { return c.Dataset }},
+	{"small", func(c Config) string { return fmt.Sprint(c.Small) }},
+	{"train_limit", func(c Config) string { return fmt.Sprint(c.TrainLimit) }},
+	{"test_limit", func(c Config) string { return fmt.Sprint(c.TestLimit) }},
+	{"model", func(c Config) string { return c.Model }},
+	{"m", func(c Config) string { return fmt.Sprint(c.M) }},
+	{"width", func(c Config) string { return fmt.Sprint(c.Width) }},
+	{"batch", func(c Config) string { return fmt.Sprint(c.Batch) }},
+	{"lr", func(c Config) string { return fmt.Sprint(c.LR) }},
+	{"dropout", func(c Config) string { return fmt.Sprint(c.Dropout) }},
+	{"seed", func(c Config) string { return fmt.Sprint(c.Seed) }},
+	{"protocol", func(c Config) string { return string(c.Protocol) }},
+}
+
+// checkSameRun checks that the checkpoint chosen to resume from has the identity (runIdentity) of the
+// run's result.json and of every other intact checkpoint in dir; else it is an *InputError naming the
+// setting.
+func checkSameRun(dir string, chosen *inspected) error {
+	cfg, err := configOfCheckpoint(chosen.jsonData, chosen.binData)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s in %s: %w", chosen.name, dir, err)
+	}
+	compare := func(other Config, source string) error {
+		for _, f := range runIdentity {
+			if a, b := f.value(cfg), f.value(other); a != b {
+				return inputErrorf("%s holds files of two runs: checkpoint %s has %s %s, %s has %s %s (move the other run's files away)",
+					dir, chosen.name, f.key, a, source, f.key, b)
+			}
+		}
+		return nil
+	}
+	if r, err := ReadResult(dir); err == nil {
+		if err := compare(r.Config, ResultFile); err != nil {
+			return err
+		}
+	}
+	names, err := checkpointNames(dir)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if n == chosen.name {
+			continue
+		}
+		c := inspect(dir, n, true)
+		if c.state != stateIntact {
+			continue
+		}
+		other, err := configOfCheckpoint(c.jsonData, c.binData)
 		if err != nil {
-			return "", nil, fmt.Errorf("setting the corrupt checkpoint %s aside: %w", c.name, err)
+			continue
 		}
-		setAsideList = append(setAsideList, SkippedCheckpoint{Name: c.name, Reason: c.reason + "; kept as " + aside})
+		if err := compare(other, "checkpoint "+n); err != nil {
+			return err
+		}
 	}
-	return sel.chosen.name, setAsideList, nil
+	return nil
 }
 
-// openCheckpoints prepares opts.Dir (prepareResume) and attaches a checkpoint handler to scope, which loads
-// the checkpoint to resume from, if any (its hyperparameters replace scope's). It reports whether one was
-// loaded; corrupt checkpoints that were skipped are reported through opts.Warn, one line each.
-func openCheckpoints(scope *model.Scope, opts Options) (*checkpoint.Handler, bool, error) {
+// configOfCheckpoint returns the configuration stored in a checkpoint's files.
+func configOfCheckpoint(jsonData, binData []byte) (Config, error) {
+	scope := model.NewStore().RootScope()
+	if _, err := loadFromMemory(scope, jsonData, binData, false); err != nil {
+		return Config{}, err
+	}
+	return configOf(scope)
+}
+
+// openCheckpoints prepares opts.Dir (prepareResume) and loads the checkpoint to resume from, if any, into
+// scope (its hyperparameters replace scope's; its variables are handed out as the network is built). It
+// returns the checkpoint's handler (nil when none was loaded) and its layout. Checkpoints skipped and
+// files left alone are reported through opts.Warn, one line each.
+func openCheckpoints(scope *model.Scope, opts Options) (*checkpoint.Handler, *inspected, error) {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
-	from, skipped, err := prepareResume(opts)
+	plan, err := prepareResume(opts)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
-	h, err := buildHandler(scope, opts.Dir)
+	warn := opts.Warn
+	if warn == nil {
+		warn = func(string) {}
+	}
+	if len(plan.foreign) > 0 {
+		warn(fmt.Sprintf("%s in %s: not files of a checkpoint of this run, left alone", strings.Join(plan.foreign, ", "), opts.Dir))
+	}
+	if plan.from == nil {
+		for _, s := range plan.unused {
+			warn(fmt.Sprintf("checkpoint %s in %s is not used (%s); the run starts from its first epoch", s.Name, opts.Dir, s.Reason))
+		}
+		return nil, nil, nil
+	}
+	from := plan.from
+	h, err := loadFromMemory(scope, from.jsonData, from.binData, false)
 	if err != nil {
-		return nil, false, fmt.Errorf("checkpoints in %s: %w", opts.Dir, err)
+		return nil, nil, fmt.Errorf("loading checkpoint %s in %s: %w", from.name, opts.Dir, err)
 	}
+	from.binData = nil // the handler holds the variables
 	if err := adoptLegacyVariables(scope.Store(), h); err != nil {
-		return nil, false, fmt.Errorf("checkpoint %s in %s: %w", from, opts.Dir, err)
+		return nil, nil, fmt.Errorf("checkpoint %s in %s: %w", from.name, opts.Dir, err)
 	}
-	if from != "" && opts.Warn != nil {
-		history, _, _ := loadState(scope)
-		for _, s := range skipped {
-			opts.Warn(fmt.Sprintf("checkpoint %s in %s is corrupt (%s); resuming from %s (epoch %d)",
-				s.Name, opts.Dir, s.Reason, from, len(history)))
-		}
-	} else if opts.Warn != nil {
-		for _, s := range skipped {
-			opts.Warn(fmt.Sprintf("checkpoint %s in %s is not used (%s); the run starts from its first epoch",
-				s.Name, opts.Dir, s.Reason))
-		}
+	history, _, _ := loadState(scope)
+	for _, s := range plan.setAside {
+		warn(fmt.Sprintf("checkpoint %s in %s is corrupt (%s); resuming from %s (epoch %d)", s.Name, opts.Dir, s.Reason, from.name, len(history)))
 	}
-	return h, from != "", nil
+	for _, s := range plan.unused {
+		warn(fmt.Sprintf("checkpoint %s in %s is not used (%s); resuming from %s (epoch %d)", s.Name, opts.Dir, s.Reason, from.name, len(history)))
+	}
+	return h, from, nil
 }
 
-// buildHandler creates the GoMLX handler of dir (it loads the newest checkpoint there); old checkpoints
-// are pruned by saveCheckpoint, after the new one's checksums are written.
-func buildHandler(scope *model.Scope, dir string) (h *checkpoint.Handler, err error) {
+// buildHandler creates a GoMLX checkpoint handler of store that saves into dir, uncompressed, and never
+// deletes a checkpoint (saveCheckpoint prunes, after the new one's checksums are written).
+func buildHandler(store *model.Store, dir string) (h *checkpoint.Handler, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("malformed checkpoint: %v", r)
 		}
 	}()
-	return checkpoint.Build(scope.Store()).Dir(dir).Keep(-1).WithCompression(checkpoint.BinUncompressed).Done()
+	return checkpoint.Build(store).Dir(dir).Keep(-1).WithCompression(checkpoint.BinUncompressed).Done()
 }
 
-// saveCheckpoint saves a checkpoint with h, records the checksums of its files, then deletes the
-// checkpoints beyond the newest keepCheckpoints.
-func saveCheckpoint(h *checkpoint.Handler) error {
-	dir := h.Dir()
-	before, err := h.ListCheckpoints()
+// saveCheckpoint saves store's variables and hyperparameters as the next checkpoint of dir. GoMLX's
+// checkpoint code writes the files into a staging folder (owned.Stage); the checksums are added there;
+// the folder's record (owned.RecordFile) is updated to list the three files; then they are moved into dir
+// under the next sequence number, the checksums last; then the run's checkpoints beyond the newest
+// keepCheckpoints are deleted. A process killed at any point leaves the earlier checkpoints intact, and
+// at most a staging folder (removed by the next save) and files that the record names as the run's
+// (removed by the next resume). loaded, the handler of the checkpoint the run resumed from (nil: none),
+// may hold variables the run never used: they are saved again, as GoMLX's own handler does.
+func saveCheckpoint(store *model.Store, dir string, loaded *checkpoint.Handler) error {
+	if err := keepLoaded(store, loaded); err != nil {
+		return err
+	}
+	staging, err := owned.Stage(dir)
 	if err != nil {
 		return err
 	}
-	if err := h.Save(); err != nil {
-		return err
-	}
-	after, err := h.ListCheckpoints()
+	defer owned.Discard(staging)
+	prev := store.Loader()
+	h, err := buildHandler(store, staging)
 	if err != nil {
 		return err
 	}
-	for _, name := range after {
-		if slices.Contains(before, name) {
-			continue
+	err = h.Save()
+	store.SetLoader(prev)
+	if err != nil {
+		return err
+	}
+	saved, err := h.ListCheckpoints()
+	if err != nil {
+		return err
+	}
+	if len(saved) != 1 {
+		return fmt.Errorf("saving a checkpoint: %d written, want 1", len(saved))
+	}
+	name, err := nextCheckpointName(dir, saved[0])
+	if err != nil {
+		return err
+	}
+	files := []string{name + checkpoint.JsonNameSuffix, name + checkpoint.BinDataSuffix}
+	contents := make([][]byte, len(files))
+	for i, suffix := range []string{checkpoint.JsonNameSuffix, checkpoint.BinDataSuffix} {
+		if contents[i], err = os.ReadFile(filepath.Join(staging, saved[0]+suffix)); err != nil {
+			return err
 		}
-		files := []string{name + checkpoint.JsonNameSuffix, name + checkpoint.BinDataSuffix}
-		contents := make([][]byte, len(files))
-		for i, f := range files {
-			if contents[i], err = os.ReadFile(filepath.Join(dir, f)); err != nil {
-				return err
-			}
-		}
-		if err := atomicfile.WriteFile(filepath.Join(dir, name+sumSuffix), checksums(files, contents)); err != nil {
+		if err := os.Rename(filepath.Join(staging, saved[0]+suffix), filepath.Join(staging, files[i])); err != nil {
 			return err
 		}
 	}
-	if len(after) > keepCheckpoints {
-		for _, name := range after[:len(after)-keepCheckpoints] {
-			removeCheckpoint(dir, name)
+	sums := checksums(files, contents)
+	if err := atomicfile.WriteFile(filepath.Join(staging, name+sumSuffix), sums); err != nil {
+		return err
+	}
+	files, contents = append(files, name+sumSuffix), append(contents, sums)
+	return owned.Update(dir, func(rec *owned.Record) error {
+		for i, f := range files {
+			if _, err := os.Lstat(filepath.Join(dir, f)); !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("saving checkpoint %s: %s is already there", name, filepath.Join(dir, f))
+			}
+			sum := sha256.Sum256(contents[i])
+			rec.NoteSum(f, hex.EncodeToString(sum[:]))
 		}
+		// The record names the files before they appear in dir: what a killed save leaves is the run's.
+		if err := rec.Save(); err != nil {
+			return err
+		}
+		for _, f := range files {
+			if err := os.Rename(filepath.Join(staging, f), filepath.Join(dir, f)); err != nil {
+				return err
+			}
+		}
+		return pruneCheckpoints(rec, dir, name)
+	})
+}
+
+// keepLoaded creates in store, as variables that are not trained, the variables of the checkpoint that
+// loaded (nil: none) holds and the network never asked for, so that the next checkpoint keeps them.
+func keepLoaded(store *model.Store, loaded *checkpoint.Handler) error {
+	if loaded == nil {
+		return nil
+	}
+	var keys []string
+	for key := range loaded.LoadedVariables() {
+		keys = append(keys, key)
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		path, ok := strings.CutPrefix(key, "var:")
+		if !ok || store.GetVariable(path) != nil {
+			continue
+		}
+		t := loaded.LoadedVariables()[key]
+		if err := loaded.DeleteVariable(store, path); err != nil {
+			return err
+		}
+		v, err := store.CreateVariable(path, t)
+		if err != nil {
+			return err
+		}
+		v.SetTrainable(false)
+	}
+	return nil
+}
+
+// nextCheckpointName returns the name under which the checkpoint that GoMLX saved as saved (its sequence
+// number counted in an empty staging folder) goes into dir: the sequence number one above the largest
+// there, so that names keep sorting oldest first.
+func nextCheckpointName(dir, saved string) (string, error) {
+	m := checkpointName.FindStringSubmatchIndex(saved)
+	if m == nil {
+		return "", fmt.Errorf("saving a checkpoint: unexpected name %q", saved)
+	}
+	names, err := checkpointNames(dir)
+	if err != nil {
+		return "", err
+	}
+	next := 0
+	for _, n := range names {
+		if sm := checkpointName.FindStringSubmatch(n); sm != nil {
+			if k, err := strconv.Atoi(sm[1]); err == nil && k >= next {
+				next = k + 1
+			}
+		}
+	}
+	return fmt.Sprintf("%sn%07d-%s", checkpointPrefix, next, saved[m[1]:]), nil
+}
+
+// pruneCheckpoints deletes the run's checkpoints in dir beyond the newest keepCheckpoints; justSaved is
+// the one just saved. The checkpoints of a folder written before the record existed (none of them
+// listed) are adopted first when intact: the checkpoint code signed them.
+func pruneCheckpoints(rec *owned.Record, dir, justSaved string) error {
+	names, err := checkpointNames(dir)
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(names, func(n string) bool { return n != justSaved && listsCheckpoint(rec, n) }) {
+		for _, n := range names {
+			if n != justSaved && inspect(dir, n, false).state == stateIntact {
+				for _, f := range checkpointFiles(n) {
+					if err := rec.Note(f); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	var complete []string // the run's checkpoints with their checksums, oldest first
+	for _, n := range names {
+		if _, err := os.Lstat(filepath.Join(dir, n+sumSuffix)); err == nil && ownsCheckpoint(rec, dir, n) {
+			complete = append(complete, n)
+		}
+	}
+	for len(complete) > keepCheckpoints {
+		removeCheckpoint(rec, dir, complete[0])
+		complete = complete[1:]
 	}
 	return nil
 }

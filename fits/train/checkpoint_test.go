@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/fits-snn/fits/internal/owned"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/model/checkpoint"
 )
@@ -188,26 +189,49 @@ func TestPrepareResume(t *testing.T) {
 	garble(t, filepath.Join(dir, b+".bin"))
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
 
-	if _, _, err := prepareResume(Options{Dir: dir}); !errors.Is(err, ErrRunExists) {
+	run := names(t, dir) // the run's files; notes.txt and what follows are the user's
+	if err := owned.Note(dir, slices.DeleteFunc(run, func(n string) bool { return n == "notes.txt" })...); err != nil {
+		t.Fatal(err)
+	}
+	user := map[string]string{"checkpoint-notes.json": "notes", "checkpoint-best.bin": "weights"}
+	for n, c := range user {
+		os.WriteFile(filepath.Join(dir, n), []byte(c), 0o644)
+	}
+	fakeCheckpoint(t, dir, "checkpoint-n0000004-copy", 3, false) // a complete copy without its checksums
+
+	if _, err := prepareResume(Options{Dir: dir}); !errors.Is(err, ErrRunExists) {
 		t.Errorf("without Resume: %v, want ErrRunExists", err)
 	}
-	from, skipped, err := prepareResume(Options{Dir: dir, Resume: true})
+	plan, err := prepareResume(Options{Dir: dir, Resume: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if from != a || len(skipped) != 1 || skipped[0].Name != b || !strings.Contains(skipped[0].Reason, "kept as corrupt-"+b) {
-		t.Errorf("resume from %q, skipped %+v", from, skipped)
+	if plan.from == nil || plan.from.name != a || len(plan.setAside) != 1 || plan.setAside[0].Name != b ||
+		!strings.Contains(plan.setAside[0].Reason, "kept as corrupt-"+b) {
+		t.Errorf("resume from %v, set aside %+v", plan.from, plan.setAside)
 	}
-	want := []string{a + ".bin", a + ".json", a + sumSuffix, "corrupt-" + b + ".bin", "corrupt-" + b + ".json",
-		"corrupt-" + b + sumSuffix, "notes.txt"}
+	if len(plan.unused) != 1 || plan.unused[0].Name != "checkpoint-n0000004-copy" || !strings.Contains(plan.unused[0].Reason, "left alone") {
+		t.Errorf("unused %+v, want the copy, left alone", plan.unused)
+	}
+	if !slices.Equal(plan.foreign, []string{"checkpoint-best.bin", "checkpoint-notes.json"}) {
+		t.Errorf("foreign files %v", plan.foreign)
+	}
+	want := []string{owned.RecordFile, "checkpoint-best.bin", a + ".bin", a + ".json", a + sumSuffix,
+		"checkpoint-n0000004-copy.bin", "checkpoint-n0000004-copy.json", "checkpoint-notes.json",
+		"corrupt-" + b + ".bin", "corrupt-" + b + ".json", "corrupt-" + b + sumSuffix, "notes.txt"}
 	if got := names(t, dir); !slices.Equal(got, want) {
 		t.Errorf("files after prepareResume:\n got %v\nwant %v", got, want)
+	}
+	for n, c := range user {
+		if b, err := os.ReadFile(filepath.Join(dir, n)); err != nil || string(b) != c {
+			t.Errorf("%s: %q, %v", n, b, err)
+		}
 	}
 
 	// Nothing intact: refused, nothing moved.
 	garble(t, filepath.Join(dir, a+".json"))
 	before := names(t, dir)
-	_, _, err = prepareResume(Options{Dir: dir, Resume: true})
+	_, err = prepareResume(Options{Dir: dir, Resume: true})
 	var ce *CheckpointError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "no intact checkpoint") || !strings.Contains(err.Error(), a) {
 		t.Errorf("all corrupt: %v", err)
@@ -365,25 +389,20 @@ func FuzzLoadCheckpoint(f *testing.F) {
 	})
 }
 
-// TestResumeSetsUntrustedAside: a run whose checksums were all deleted is not resumed from: its
-// checkpoints are kept under untrustedPrefix, reported, and the run starts again.
-func TestResumeSetsUntrustedAside(t *testing.T) {
+// TestResumeLeavesUntrustedAlone: checkpoints without checksums that the run did not write (its checksums
+// all deleted, or a copy) are never resumed from and never moved: the run starts again beside them.
+func TestResumeLeavesUntrustedAlone(t *testing.T) {
 	dir := t.TempDir()
 	const a, b = "checkpoint-n0000001-a", "checkpoint-n0000002-b"
 	fakeCheckpoint(t, dir, a, 3, false)
 	fakeCheckpoint(t, dir, b, 3, false)
-	from, aside, err := prepareResume(Options{Dir: dir, Resume: true})
-	if err != nil || from != "" || len(aside) != 2 {
-		t.Fatalf("from %q, set aside %+v, %v", from, aside, err)
+	before := names(t, dir)
+	plan, err := prepareResume(Options{Dir: dir, Resume: true})
+	if err != nil || plan.from != nil || len(plan.unused) != 2 {
+		t.Fatalf("from %v, unused %+v, %v", plan.from, plan.unused, err)
 	}
-	got := names(t, dir)
-	for _, n := range got {
-		if !strings.HasPrefix(n, untrustedPrefix) {
-			t.Errorf("%s not set aside", n)
-		}
-	}
-	if len(got) != 4 {
-		t.Errorf("files %v, want the 4 files kept", got)
+	if got := names(t, dir); !slices.Equal(got, before) {
+		t.Errorf("files %v, want %v untouched", got, before)
 	}
 }
 

@@ -95,7 +95,7 @@ func evaluateCheckpoint(dir string, opts Options, modify func(scope *mlmodel.Sco
 	}
 	net, err := NewNetwork(cfg, ds)
 	if err != nil {
-		return nil, err
+		return nil, &InputError{Err: fmt.Errorf("checkpoint %s in %s: %w", ck.Name, dir, err)}
 	}
 	b, backendName, err := backendOf(opts)
 	if err != nil {
@@ -103,9 +103,15 @@ func evaluateCheckpoint(dir string, opts Options, modify func(scope *mlmodel.Sco
 	}
 	r, err := newRunner(cfg, sp, net, scope, b)
 	if err != nil {
+		if bad := diagnoseModelVariables(b, net, ck.Name, ck.layout); bad != nil {
+			return nil, bad
+		}
 		return nil, err
 	}
 	defer r.close()
+	if err := checkModelNames(scope.Store(), ck.Name, ck.layout); err != nil {
+		return nil, err
+	}
 	res := &EvalResult{
 		Dataset: cfg.Dataset, Model: cfg.Model, M: cfg.M, Width: cfg.Width, Seed: cfg.Seed,
 		Checkpoint: dir, CheckpointName: ck.Name, Epoch: ck.Epoch, Skipped: skipped,

@@ -66,11 +66,7 @@ func WriteImportedRun(dir string, cfg Config, history []Epoch, vars []ImportedVa
 		}
 	}
 	scope.SetParam(paramParameterCount, params)
-	h, err := buildHandler(scope, dir)
-	if err != nil {
-		return err
-	}
-	if err := saveCheckpoint(h); err != nil {
+	if err := saveCheckpoint(scope.Store(), dir, nil); err != nil {
 		return err
 	}
 	res.ParameterCount = params

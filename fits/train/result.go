@@ -166,7 +166,8 @@ func WriteResult(dir string, r *Result) error {
 
 // ReadResult reads dir/result.json. A result written before the training-semantics fields existed (its
 // config has no ts_mix) gets the Legacy semantics it was trained with, in Config and at the top level. A
-// file that is not a regular file of at most 64 MiB holding a result is an *InputError.
+// file that is not a regular file of at most 64 MiB holding a result, or whose values are not those of
+// a result (Result.check: no epochs, an accuracy outside [0, 1], a negative time), is an *InputError.
 func ReadResult(dir string) (*Result, error) {
 	b, err := readRegular(filepath.Join(dir, ResultFile), maxResultFile)
 	if err != nil {
@@ -179,11 +180,60 @@ func ReadResult(dir string) (*Result, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, &InputError{Err: fmt.Errorf("%s: not a result of fits train: %w", filepath.Join(dir, ResultFile), err)}
 	}
+	if err := r.check(); err != nil {
+		return nil, &InputError{Err: fmt.Errorf("%s: not a result of fits train: %w", filepath.Join(dir, ResultFile), err)}
+	}
 	if r.Config.TSMix == "" {
 		r.Config = r.Config.Legacy()
 		r.Semantics = r.Config.Semantics()
 	}
 	return &r, nil
+}
+
+// check validates the values of a result read from a file: it has epochs,
+// accuracies lie in [0, 1], times are finite and not negative, and the epochs are numbered 1, 2, ...
+func (r *Result) check() error {
+	if len(r.Epochs) == 0 {
+		return errors.New("no epochs")
+	}
+	acc := func(key string, v float64) error {
+		if !(v >= 0 && v <= 1) {
+			return fmt.Errorf("%s %g is outside [0, 1]", key, v)
+		}
+		return nil
+	}
+	secs := func(key string, v float64) error {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s %g is not a finite number of seconds >= 0", key, v)
+		}
+		return nil
+	}
+	errs := []error{acc("best_test_acc", r.BestTestAcc), acc("final_test_acc", r.FinalTestAcc),
+		secs("wall_seconds", r.WallSeconds), secs("compile_seconds", r.CompileSeconds)}
+	for _, p := range []struct {
+		key string
+		v   *float64
+	}{{"best_val_acc", r.BestValAcc}, {"test_acc_at_best_val", r.TestAccAtBestVal}} {
+		if p.v != nil {
+			errs = append(errs, acc(p.key, *p.v))
+		}
+	}
+	for i, e := range r.Epochs {
+		if e.Epoch != i+1 {
+			errs = append(errs, fmt.Errorf("epoch entry %d is numbered %d", i+1, e.Epoch))
+		}
+		errs = append(errs, acc(fmt.Sprintf("epoch %d test_acc", e.Epoch), e.TestAcc),
+			acc(fmt.Sprintf("epoch %d train_acc", e.Epoch), e.TrainAcc), secs(fmt.Sprintf("epoch %d seconds", e.Epoch), e.Seconds))
+		if e.ValAcc != nil {
+			errs = append(errs, acc(fmt.Sprintf("epoch %d val_acc", e.Epoch), *e.ValAcc))
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // maxResultFile caps the size of a result.json that is read (64 MiB).

@@ -1,8 +1,10 @@
 package train
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -28,5 +30,27 @@ func TestWriteResultRemovesStale(t *testing.T) {
 	}
 	if r, err := ReadResult(dir); err != nil || r.Dataset != "synthetic" {
 		t.Errorf("ReadResult: %+v, %v", r, err)
+	}
+}
+
+// TestReadResultChecksValues: a hand-edited result.json whose values no run writes — no epochs ({}), an
+// accuracy of 2.0 or 1e308, a negative wall time — is an *InputError naming the value.
+func TestReadResultChecksValues(t *testing.T) {
+	for _, tc := range []struct {
+		name, json, want string
+	}{
+		{"empty", `{}`, "no epochs"},
+		{"accuracy 2", `{"best_test_acc":2,"epochs":[{"epoch":1,"test_acc":0.5}]}`, "best_test_acc 2 is outside [0, 1]"},
+		{"accuracy 1e308", `{"epochs":[{"epoch":1,"test_acc":1e308}]}`, "epoch 1 test_acc 1e+308 is outside [0, 1]"},
+		{"negative wall", `{"wall_seconds":-5,"epochs":[{"epoch":1}]}`, "wall_seconds -5 is not a finite number of seconds"},
+		{"relabelled", `{"epochs":[{"epoch":2}]}`, "epoch entry 1 is numbered 2"},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, ResultFile), []byte(tc.json), 0o644)
+		_, err := ReadResult(dir)
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an InputError with %q", tc.name, err, tc.want)
+		}
 	}
 }

@@ -282,17 +282,22 @@ func (r *runner) trainStep() (step.Metrics, float64, error) {
 
 // guard returns the frequency guard's caps by target-variable name (step.Optimizer.Guard), nil when the
 // run has no guard or no layer with a trainable target frequency.
-func (r *runner) guard() (map[string]float64, error) {
-	if r.cfg.FreqGuardSafety == 0 {
+func (r *runner) guard() (map[string]float64, error) { return guardCaps(r.cfg, r.net) }
+
+// guardCaps returns the frequency guard's caps of cfg's run on net by target-variable name, nil when the
+// run has no guard or no layer with a trainable target frequency; a safety fraction that leaves no target
+// frequency is an error.
+func guardCaps(cfg Config, net Network) (map[string]float64, error) {
+	if cfg.FreqGuardSafety == 0 {
 		return nil, nil
 	}
 	caps := map[string]float64{}
-	for _, b := range r.net.Net.Blocks {
+	for _, b := range net.Net.Blocks {
 		n := b.Neuron
 		if !n.Kind.HasTargetFrequency() {
 			continue
 		}
-		_, c, err := n.GuardCap(r.cfg.FreqGuardSafety)
+		_, c, err := n.GuardCap(cfg.FreqGuardSafety)
 		if err != nil {
 			return nil, err
 		}
@@ -490,23 +495,24 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 		return nil, err
 	}
 	var (
-		handler *checkpoint.Handler
-		resumed bool
+		loaded *checkpoint.Handler // the checkpoint resumed from
+		from   *inspected
 	)
 	if opts.Dir != "" {
 		if !opts.Resume && HasCheckpoint(opts.Dir) {
 			return nil, fmt.Errorf("%w: %s (use --resume to continue it, or another directory)", ErrRunExists, opts.Dir)
 		}
-		handler, resumed, err = openCheckpoints(scope, opts)
+		loaded, from, err = openCheckpoints(scope, opts)
 		if err != nil {
 			return nil, err
 		}
-		if resumed {
+		if from != nil {
 			if cfg, err = resumedConfig(scope, opts); err != nil {
 				return nil, err
 			}
 		}
 	}
+	resumed := from != nil
 	if !resumed {
 		cfg.SetParams(scope)
 	}
@@ -521,6 +527,13 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if resumed && len(history) >= cfg.Epochs {
+		// A finished run: its result.json stands as it is (nothing is trained, compiled or rewritten);
+		// only a missing or unreadable one is written again below.
+		if r, err := ReadResult(opts.Dir); err == nil && len(r.Epochs) == len(history) {
+			return r, nil
+		}
+	}
 	ds, err := loadDataset(cfg, opts)
 	if err != nil {
 		return nil, err
@@ -534,7 +547,10 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 	}
 	net, err := NewNetwork(cfg, ds)
 	if err != nil {
-		return nil, err
+		return nil, &InputError{Err: err} // the configuration's constants do not fit the dataset
+	}
+	if _, err := guardCaps(cfg, net); err != nil {
+		return nil, &InputError{Err: err}
 	}
 	b, backendName, err := backendOf(opts)
 	if err != nil {
@@ -547,9 +563,19 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 	}
 	r, err := newRunner(cfg, sp, net, scope, b)
 	if err != nil {
+		if resumed {
+			if bad := diagnoseModelVariables(b, net, from.name, string(from.jsonData)); bad != nil {
+				return nil, bad
+			}
+		}
 		return nil, err
 	}
 	defer r.close()
+	if resumed {
+		if err := checkModelNames(scope.Store(), from.name, string(from.jsonData)); err != nil {
+			return nil, err
+		}
+	}
 	res := &Result{
 		Dataset: cfg.Dataset, Model: cfg.Model, M: cfg.M, Width: cfg.Width, Seed: cfg.Seed,
 		Backend: backendName, Engine: r.engine.Name(), Protocol: cfg.Protocol, Classes: ds.Classes, Config: cfg,
@@ -597,7 +623,7 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 		ep.Seconds = time.Since(epochStart).Seconds()
 		history = append(history, ep)
 		segment.LastEpoch, segment.WallSeconds = epoch+1, time.Since(started).Seconds()
-		if handler != nil {
+		if opts.Dir != "" {
 			if err := storeState(scope, history, wallBefore+time.Since(started).Seconds()); err != nil {
 				return nil, err
 			}
@@ -605,7 +631,7 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 				return nil, err
 			}
 			scope.SetParam(paramParameterCount, model.CountParams(scope.At("%s", modelScope)))
-			if err := saveCheckpoint(handler); err != nil {
+			if err := saveCheckpoint(scope.Store(), opts.Dir, loaded); err != nil {
 				return nil, fmt.Errorf("saving checkpoint of epoch %d: %w", epoch+1, err)
 			}
 		}

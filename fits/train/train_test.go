@@ -11,6 +11,7 @@ import (
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/synth"
+	"github.com/fits-snn/fits/internal/owned"
 	"github.com/fits-snn/fits/xla/xlatest"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/ml/model"
@@ -190,7 +191,10 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
-func TestRepairCheckpoints(t *testing.T) {
+// TestResumeRemovesOwnUnfinishedSaves: a resume removes the incomplete checkpoints that the run's record
+// lists as its own (what a killed save left) and leaves a complete checkpoint without checksums that the
+// run did not write where it is, unused.
+func TestResumeRemovesOwnUnfinishedSaves(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, content string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
@@ -206,18 +210,24 @@ func TestRepairCheckpoints(t *testing.T) {
 	write("checkpoint-n0000003-c.bin", "1234")
 	write("checkpoint-n0000004-d.bin", "123") // binary without JSON
 	write("result.json", "{}")
-	n, err := repairCheckpoints(dir)
+	var run []string // the files of b, c and d are the run's own unfinished saves
+	for _, n := range []string{"b", "c", "d"} {
+		for _, f := range names(t, dir) {
+			if strings.HasPrefix(f, "checkpoint-n000000") && strings.Contains(f, "-"+n+".") {
+				run = append(run, f)
+			}
+		}
+	}
+	if err := owned.Note(dir, run...); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := prepareResume(Options{Dir: dir, Resume: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, _ := os.ReadDir(dir)
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	want := []string{"checkpoint-n0000001-a.bin", "checkpoint-n0000001-a.json", "result.json"}
-	if n != 1 || !slices.Equal(names, want) {
-		t.Errorf("after repair: %d complete, files %v; want 1 and %v", n, names, want)
+	want := []string{owned.RecordFile, "checkpoint-n0000001-a.bin", "checkpoint-n0000001-a.json", "result.json"}
+	if got := names(t, dir); plan.from != nil || len(plan.unused) != 1 || !slices.Equal(got, want) {
+		t.Errorf("after prepareResume: from %v, unused %+v, files %v; want none, a unused, files %v", plan.from, plan.unused, got, want)
 	}
 	if HasCheckpoint(dir) || HasCheckpoint(t.TempDir()) { // the complete one has no checksums: untrusted
 		t.Error("HasCheckpoint")

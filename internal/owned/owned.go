@@ -171,6 +171,34 @@ func (r *Record) Replaceable(rel string) bool {
 	return true
 }
 
+// Owns reports whether rel (relative to the record's folder) is a regular file that the record lists
+// with the SHA-256 it has now: a file a command wrote and nobody changed since, which that command may
+// remove.
+func (r *Record) Owns(rel string) bool {
+	rel = filepath.ToSlash(filepath.Clean(rel))
+	want, ok := r.sums[rel]
+	if !ok {
+		return false
+	}
+	p := filepath.Join(r.dir, filepath.FromSlash(rel))
+	if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	got, err := fileSum(p)
+	return err == nil && got == want
+}
+
+// Lists reports whether the record names rel, whatever the file there holds now (or whether it exists).
+func (r *Record) Lists(rel string) bool {
+	_, ok := r.sums[filepath.ToSlash(filepath.Clean(rel))]
+	return ok
+}
+
+// Forget removes rel from the record (a file the command removed or moved away).
+func (r *Record) Forget(rel string) {
+	delete(r.sums, filepath.ToSlash(filepath.Clean(rel)))
+}
+
 // Note records that rel now holds the file written by a command (its current content).
 func (r *Record) Note(rel string) error {
 	rel = filepath.ToSlash(filepath.Clean(rel))

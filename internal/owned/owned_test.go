@@ -62,3 +62,34 @@ func TestPublish(t *testing.T) {
 		}
 	}
 }
+
+// TestOwns: a file is owned while the record lists it with its current content; a changed file, a file
+// the record does not list and a link are not, and Forget drops an entry.
+func TestOwns(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteFiles(dir, map[string][]byte{"a": []byte("1"), "b": []byte("2")}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "user"), []byte("mine"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b"), []byte("changed"), 0o644)
+	os.Symlink(filepath.Join(dir, "a"), filepath.Join(dir, "link"))
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		rel         string
+		owns, lists bool
+	}{{"a", true, true}, {"b", false, true}, {"user", false, false}, {"link", false, false}, {"missing", false, false}} {
+		if got := r.Owns(c.rel); got != c.owns {
+			t.Errorf("Owns(%s) = %v, want %v", c.rel, got, c.owns)
+		}
+		if got := r.Lists(c.rel); got != c.lists {
+			t.Errorf("Lists(%s) = %v, want %v", c.rel, got, c.lists)
+		}
+	}
+	r.Forget("a")
+	if r.Owns("a") || r.Lists("a") {
+		t.Error("a still listed after Forget")
+	}
+}
