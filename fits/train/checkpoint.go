@@ -340,12 +340,15 @@ func layoutComplete(jsonData []byte, binSize int64) bool {
 // file.
 type checkpointLayout struct {
 	BinFormat string
-	Variables []struct {
-		ParameterName string
-		Dimensions    []int
-		DType         dtypes.DType
-		Pos, Length   int64
-	}
+	Variables []layoutVariable
+}
+
+// layoutVariable is one variable of a checkpoint's layout.
+type layoutVariable struct {
+	ParameterName string
+	Dimensions    []int
+	DType         dtypes.DType
+	Pos, Length   int64
 }
 
 // parseLayout reads the variables' layout from a checkpoint's JSON file.
@@ -438,6 +441,11 @@ func checkContent(jsonData, binData []byte) error {
 	if err != nil {
 		return err
 	}
+	// A checkpoint without optimizer state (an imported network: fits import) was never trained by this
+	// toolkit: its step counter may be zero whatever history it carries.
+	withOptimizer := slices.ContainsFunc(layout.Variables, func(v layoutVariable) bool {
+		return strings.Contains(v.ParameterName, "/"+optimizer.AdamDefaultScope+"/")
+	})
 	for _, v := range layout.Variables {
 		name := strings.TrimPrefix(v.ParameterName, "var:")
 		if hiddenBiases.MatchString(name) && (len(v.Dimensions) != 1 || v.Dimensions[0] != cfg.Width) {
@@ -461,7 +469,7 @@ func checkContent(jsonData, binData []byte) error {
 		}
 		if n, ok := stepCounter(name, v.DType, v.Dimensions, b); ok {
 			// Each epoch takes at least one step and at most MaxExamples.
-			if h := float64(len(history)); !(n >= h && n <= h*MaxExamples) {
+			if h := float64(len(history)); !(n >= h && n <= h*MaxExamples) && (withOptimizer || n != 0) {
 				return fmt.Errorf("its step counter %s is %g, inconsistent with its %d epochs of training history", name, n, len(history))
 			}
 		}
