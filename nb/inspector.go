@@ -38,8 +38,8 @@ func NeuronOf(l analysis.Layer, i int) (before, after NeuronParams, err error) {
 	}
 	before.FHz, after.FHz = l.InitialHz[i], l.TargetHz[i]
 	for m := range l.Beta {
-		before.Beta = append(before.Beta, math.Tanh(l.Neuron.BetaHatInit))
-		before.Lambda = append(before.Lambda, 1/(1+math.Exp(-l.Neuron.LambdaHatInit)))
+		before.Beta = append(before.Beta, theory.BetaOf(l.Neuron.BetaHatInit))
+		before.Lambda = append(before.Lambda, theory.LambdaOf(l.Neuron.LambdaHatInit))
 		after.Beta = append(after.Beta, l.Beta[m][i])
 		after.Lambda = append(after.Lambda, l.Lambda[m][i])
 	}

@@ -42,7 +42,7 @@ func FSModule(cfg neuron.Config, fHz float64) (theory.FS, error) {
 // initialTS returns the TS module of order m at the initialization of cfg: β = tanh(β̂₀) and
 // λ = σ(λ̂₀) in every stage (Appendix B: β̂₀ = 0, λ̂₀ = −3).
 func initialTS(cfg neuron.Config, m int) theory.TS {
-	b, l := math.Tanh(cfg.BetaHatInit), 1/(1+math.Exp(-cfg.LambdaHatInit))
+	b, l := theory.BetaOf(cfg.BetaHatInit), theory.LambdaOf(cfg.LambdaHatInit)
 	ts := theory.TS{Beta: make([]float64, m), Lambda: make([]float64, m), Nesting: cfg.TSMix.Nesting()}
 	for i := range m {
 		ts.Beta[i], ts.Lambda[i] = b, l

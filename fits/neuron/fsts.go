@@ -2,8 +2,8 @@ package neuron
 
 import (
 	"fmt"
-	"math"
 
+	"github.com/fits-snn/fits/fits/theory"
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 	"github.com/gomlx/gomlx/ml/model"
@@ -96,8 +96,8 @@ func (fstsCell) TSCoefficients(scope *model.Scope, cfg Config) (beta, lambda [][
 	for j := range m {
 		beta[j], lambda[j] = make([]float64, n), make([]float64, n)
 		for i := range n {
-			beta[j][i] = math.Tanh(bh[j*n+i])
-			lambda[j][i] = 1 / (1 + math.Exp(-lh[j*n+i]))
+			beta[j][i] = theory.BetaOf(bh[j*n+i])
+			lambda[j][i] = theory.LambdaOf(lh[j*n+i])
 		}
 	}
 	return beta, lambda, nil

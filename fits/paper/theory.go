@@ -36,9 +36,6 @@ func (r Row) Match() bool {
 	return math.Abs(r.Ours-r.Paper) <= tol
 }
 
-// sigmoid is σ(x) = 1/(1+e^{−x}), the paper's λ = σ(λ̂) parameterization.
-func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
-
 // CTDTAlignment measures, over n target frequencies log-spaced on [fmin, fmax] Hz with constants c, the
 // gap between the CT target f*_CT (Theorem 1) and the realized DT target found by a dense sweep of |H_d|,
 // and the gap between Theorem 2's closed form and the same sweep: mean absolute and maximum errors in Hz.
@@ -94,7 +91,7 @@ func TheoryRows() ([]Row, error) {
 			Note: "the paper writes ≈ 1.98; the exact value √(√24 − 1) = 1.9746 rounds to 1.97"},
 		{Quantity: "(Ω*)² = √24 − 1 for μ=4, ρ=1, κ=2", Where: "App. A.6", Paper: math.Sqrt(24) - 1, Ours: omegaEx * omegaEx, Unit: "rad²/s²", Digits: 6},
 		{Quantity: "Ω_pole for μ=4, ρ=1, κ=2 (0: real poles)", Where: "App. A.6", Paper: 0, Ours: poleImag, Unit: "rad/s", Digits: 2},
-		{Quantity: "initial λ = σ(−3)", Where: "App. B.1", Paper: 0.047, Ours: sigmoid(-3), Unit: "", Digits: 3},
+		{Quantity: "initial λ = σ(−3)", Where: "App. B.1", Paper: 0.047, Ours: theory.LambdaOf(-3), Unit: "", Digits: 3},
 		{Quantity: "CT f* vs realized DT f*: MAE", Where: Table5, Paper: ctdt[0].MAEHz, Ours: ctMAE, Unit: "Hz", Digits: 4, Note: grid, Indicative: true},
 		{Quantity: "CT f* vs realized DT f*: max error", Where: Table5, Paper: ctdt[0].MaxHz, Ours: ctMax, Unit: "Hz", Digits: 4, Note: grid, Indicative: true},
 		{Quantity: "closed-form DT f* vs realized DT f*: MAE", Where: Table5, Paper: ctdt[1].MAEHz, Ours: cfMAE, Unit: "Hz", Digits: 4, Note: "ours: closed form vs refined sweep (the paper's sweep is coarser)", Indicative: true},

@@ -2,8 +2,9 @@ package sim
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
+
+	"github.com/fits-snn/fits/fits/theory"
 )
 
 // Names of the TS variables β̂ and λ̂ (M values per neuron).
@@ -35,8 +36,8 @@ func (t fstsTwin) Params(l Layer, v Vars) (Params, error) {
 			l.Order, varBetaHat, varLambdaHat, len(bh), len(lh))
 	}
 	for m := range l.Order {
-		p.Beta = append(p.Beta, math.Tanh(bh[m]))
-		p.Lambda = append(p.Lambda, 1/(1+math.Exp(-lh[m])))
+		p.Beta = append(p.Beta, theory.BetaOf(bh[m]))
+		p.Lambda = append(p.Lambda, theory.LambdaOf(lh[m]))
 	}
 	return p, p.Validate()
 }

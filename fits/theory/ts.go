@@ -81,6 +81,14 @@ func EffectiveLambdas(lambda []float64) []float64 {
 	return out
 }
 
+// BetaOf returns the all-pass coefficient β = tanh(β̂) of the unconstrained coordinate β̂ a network trains
+// (Appendix B, "Additional experimental settings"): |β| < 1 for every finite β̂, β = 0 at β̂ = 0.
+func BetaOf(betaHat float64) float64 { return math.Tanh(betaHat) }
+
+// LambdaOf returns the mixing weight λ = σ(λ̂) = 1/(1 + e^(−λ̂)) of the mixing logit λ̂ a network trains
+// (Appendix B): λ ∈ (0, 1), λ ≈ 0.047 at the initialization λ̂ = −3.
+func LambdaOf(lambdaHat float64) float64 { return 1 / (1 + math.Exp(-lambdaHat)) }
+
 // TS is the TS module: an M-stage all-pass cascade (Eq. 8) with nested λ-mixing (Eq. 10).
 // Beta[m−1] = β_m with |β_m| < 1 and Lambda[m−1] = λ_m ∈ [0, 1], m = 1..M; M = 0 is the identity.
 // Nesting is the λ-mix's nesting (the zero value is the released code's, OfficialNesting).
