@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -274,6 +275,39 @@ func (g *GridPanel) Series(plotName, name string, at ...int) (PanelData, error) 
 		}
 	}
 	return PanelData{}, fmt.Errorf("panel: no series %s/%s", plotName, name)
+}
+
+// Set returns the grid position a reader reaches from the panel's initial position by moving the named
+// controls to the given values (control name → value, as in the root's data-state); the other controls
+// keep their initial positions. A name that is not a control, or a value that is not one of its stops,
+// is an error: that setting cannot be reached with the panel's own controls.
+func (g *GridPanel) Set(values map[string]float64) ([]int, error) {
+	at := make([]int, len(g.controls))
+	for i, c := range g.controls {
+		at[i] = c.Initial
+	}
+	for name, v := range values {
+		i := slices.IndexFunc(g.controls, func(c PanelControl) bool { return c.Name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("panel: no control %q", name)
+		}
+		c := g.controls[i]
+		k := slices.IndexFunc(c.Values, func(x float64) bool { return math.Abs(x-v) <= 1e-9*math.Max(1, math.Abs(v)) })
+		if k < 0 {
+			return nil, fmt.Errorf("panel: control %s has no stop at %g (stops %v)", name, v, c.Values)
+		}
+		at[i] = k
+	}
+	return at, nil
+}
+
+// Initial returns the panel's initial values (control name → value), as data-state reports them.
+func (g *GridPanel) Initial() map[string]float64 {
+	out := map[string]float64{}
+	for _, c := range g.controls {
+		out[c.Name] = c.Values[c.Initial]
+	}
+	return out
 }
 
 // Control returns the control called name.
@@ -563,6 +597,12 @@ func (g *GridPanel) encode() (string, error) {
 	b.WriteString(strings.Join(arrList, ","))
 	b.WriteString(`],"readouts":`)
 	b.Write(rd)
+	notes, err := json.Marshal(map[string]string{"above": offScaleAbove, "below": offScaleBelow})
+	if err != nil {
+		return "", err
+	}
+	b.WriteByte(',')
+	b.Write(notes[1 : len(notes)-1])
 	b.WriteString(`,"frames":`)
 	b.WriteString(frames.String())
 	b.WriteString("}")
@@ -589,6 +629,7 @@ type gridPlotView struct {
 	XTicks, YTicks              []gridTick
 	Series                      []gridSeriesView
 	Legend                      []gridLegend
+	Above, Below                string // the off-scale notes shown at the initial position
 }
 
 type gridControlView struct {
@@ -661,6 +702,19 @@ func (g *GridPanel) HTML() (string, error) {
 				sv.Fill = se.Color
 			}
 			pv.Series = append(pv.Series, sv)
+			if se.Kind == SeriesLine {
+				xs := fr.Series[p][s].X
+				if xs == nil {
+					xs = pl.Grid
+				}
+				hi, lo := offScale(pl, xs, fr.Series[p][s].Y)
+				if hi {
+					pv.Above = offScaleAbove
+				}
+				if lo {
+					pv.Below = offScaleBelow
+				}
+			}
 			if se.Legend != "" {
 				pv.Legend = append(pv.Legend, gridLegend{se.Legend, se.Color, se.Dash})
 			}
@@ -680,7 +734,7 @@ var gridTemplate = template.Must(template.New("grid").Parse(`<div class="fits-pa
 {{end}}</div>
 <div style="display:flex;flex-wrap:wrap;gap:6px 14px">
 {{range $p := .Plots}}<div style="width:{{.W}}px"><div style="font-weight:bold;margin:2px 0 0 8px">{{.Title}}</div>
-<div style="margin:0 0 2px 8px;font-size:12px">{{range .Legend}}<span style="color:{{.Color}};margin-right:10px;white-space:nowrap">{{if .Dash}}╌{{else}}━{{end}} {{.Text}}</span>{{end}}</div>
+<div data-role="legend" style="margin:0 0 2px 8px;font-size:12px;display:flex;flex-wrap:wrap;gap:0 10px">{{range .Legend}}<span style="color:{{.Color}};white-space:nowrap">{{if .Dash}}╌{{else}}━{{end}} {{.Text}}</span>{{end}}</div>
 <svg data-plot="{{.Name}}" data-axes="{{.Axes}}" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" xmlns="http://www.w3.org/2000/svg" style="background:#fff">
 <defs><clipPath id="{{$.ID}}-{{.Name}}-clip"><rect x="{{.X0}}" y="{{.Y0}}" width="{{.PlotW}}" height="{{.PlotH}}"/></clipPath></defs>
 <g stroke="#e3e3e3" stroke-width="1">{{range .XTicks}}<line x1="{{.Pos}}" x2="{{.Pos}}" y1="{{$p.Y0}}" y2="{{$p.Y1}}"/>{{end}}{{range .YTicks}}<line x1="{{$p.X0}}" x2="{{$p.X1}}" y1="{{.Pos}}" y2="{{.Pos}}"/>{{end}}</g>
@@ -689,6 +743,7 @@ var gridTemplate = template.Must(template.New("grid").Parse(`<div class="fits-pa
 <text x="12" y="{{.Y0}}" dy="4" font-size="12" transform="rotate(-90 12 {{.Y0}})" text-anchor="end">{{.YLabel}}</text>
 <g clip-path="url(#{{$.ID}}-{{.Name}}-clip)">{{range .Series}}<path data-curve="{{.Name}}" d="{{.D}}" fill="{{.Fill}}" fill-opacity="{{.Opacity}}" stroke="{{if eq .Fill "none"}}{{.Color}}{{else}}none{{end}}" stroke-width="{{.Width}}" stroke-dasharray="{{.Dash}}"/>{{end}}</g>
 <g><line x1="{{.X0}}" x2="{{.X0}}" y1="{{.Y0}}" y2="{{.Y1}}" stroke="#333"/><line x1="{{.X0}}" x2="{{.X1}}" y1="{{.Y1}}" y2="{{.Y1}}" stroke="#333"/></g>
+<text data-role="above" x="{{.X1}}" y="{{.Y0}}" dx="-3" dy="11" text-anchor="end" font-size="11" fill="#b00">{{.Above}}</text><text data-role="below" x="{{.X1}}" y="{{.Y1}}" dx="-3" dy="-4" text-anchor="end" font-size="11" fill="#b00">{{.Below}}</text>
 </svg></div>
 {{end}}</div>
 <div data-role="readout" style="margin-top:4px;max-width:900px">{{.Readout}}</div>
@@ -741,15 +796,24 @@ var gridTemplate = template.Must(template.New("grid").Parse(`<div class="fits-pa
       });
       var fr = D.frames[idx], j = 1;
       D.plots.forEach(function (p) {
-        var svg = q('svg[data-plot=' + p.name + ']');
+        var svg = q('svg[data-plot=' + p.name + ']'), A = p.axes, hi = false, lo = false;
         p.series.forEach(function (s) {
           var xi = fr[j], yi = fr[j + 1], alt = fr[j + 2];
           j += 3;
-          var xs = xi < 0 ? (p.grid < 0 ? [] : D.arrays[p.grid]) : D.arrays[xi];
+          var xs = xi < 0 ? (p.grid < 0 ? [] : D.arrays[p.grid]) : D.arrays[xi], ys = D.arrays[yi];
           var el = svg.querySelector('path[data-curve=' + s.name + ']');
-          el.setAttribute('d', draw(p.axes, s.kind, xs, D.arrays[yi]));
+          el.setAttribute('d', draw(A, s.kind, xs, ys));
           el.setAttribute('stroke-dasharray', alt ? s.alt : s.dash);
+          if (s.kind === 'line') {
+            for (var n = 0; n < ys.length && n < xs.length; n++) {
+              if (ys[n] === null || xs[n] === null || xs[n] < A.a0 || xs[n] > A.a1) continue;
+              if (ys[n] > A.b1) hi = true;
+              if (ys[n] < A.b0) lo = true;
+            }
+          }
         });
+        svg.querySelector('[data-role=above]').textContent = hi ? D.above : '';
+        svg.querySelector('[data-role=below]').textContent = lo ? D.below : '';
       });
       q('[data-role=readout]').textContent = D.readouts[fr[0]];
       root.setAttribute('data-index', String(idx));
@@ -765,6 +829,26 @@ var gridTemplate = template.Must(template.New("grid").Parse(`<div class="fits-pa
 })();
 </script>
 </div>`))
+
+// The notes a plot shows while a curve leaves its y range: the curve is cut at the plot's edge, never
+// drawn flat along it.
+const (
+	offScaleAbove = "▲ curve continues above the axis"
+	offScaleBelow = "▼ curve continues below the axis"
+)
+
+// offScale reports whether the line (xs, ys) has a point inside the x range above (hi) or below (lo) the
+// plot's y range.
+func offScale(pl PanelPlot, xs, ys []float64) (hi, lo bool) {
+	for n := range min(len(xs), len(ys)) {
+		if !isFinite(xs[n]) || !isFinite(ys[n]) || xs[n] < pl.X.Min || xs[n] > pl.X.Max {
+			continue
+		}
+		hi = hi || ys[n] > pl.Y.Max
+		lo = lo || ys[n] < pl.Y.Min
+	}
+	return hi, lo
+}
 
 // PlotW and PlotH are the plotting area's size (for the clip rectangle).
 func (v gridPlotView) PlotW() float64 { return v.X1 - v.X0 }

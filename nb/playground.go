@@ -299,7 +299,7 @@ func PlaygroundPanel(cfg PlaygroundConfig) (*GridPanel, error) {
 				X: PanelAxis{Label: "t (s)", Min: 0, Max: dur}, Y: PanelAxis{Min: 0, Max: 1, Ticks: []float64{}}, Width: 620, Height: 90,
 				Series: []PanelSeries{{Name: "s", Kind: SeriesVLines, Color: cBlack, Width: 1.5}}},
 			{Name: "spectrum", Title: "Closed-loop |H| (Algorithm 1's subthreshold response) and the input spectrum",
-				X: PanelAxis{Label: "f (Hz)", Min: 0.5, Max: c.NyquistHz(), Log: true}, Y: PanelAxis{Label: "dB re max", Min: -40, Max: 3, Ticks: dbTicks(-40)},
+				X: PanelAxis{Label: "f (Hz)", Min: 0.5, Max: c.NyquistHz(), Log: true}, Y: PanelAxis{Label: "dB re max", Min: -40, Max: 3, Ticks: dbTicks(-40, 0)},
 				Grid: fGrid, Width: 420, Height: 300,
 				Series: []PanelSeries{
 					{Name: "input", Color: cGrey, Width: 1.2, Legend: "input spectrum"},
