@@ -29,6 +29,7 @@ type GridPanel struct {
 	plots    []PanelPlot
 	frames   []PanelFrame
 	digits   int
+	stack    bool
 }
 
 // PanelControl is one control of a GridPanel: a slider over Values, or a checkbox over two values
@@ -83,6 +84,16 @@ type PanelPlot struct {
 	Width  int       // pixels; 0 means 440
 	Height int       // pixels; 0 means 260
 	Series []PanelSeries
+	// Top, when set, is a second axis along the top edge: labelled ticks at positions in X's units (e.g.
+	// the instantaneous frequency of a chirp against time).
+	Top *PanelTopAxis
+}
+
+// PanelTopAxis is a second x axis drawn along a plot's top edge.
+type PanelTopAxis struct {
+	Label  string
+	Ticks  []float64 // positions in the plot's X units
+	Labels []string  // one per tick
 }
 
 // PanelData is the data of one series in one frame.
@@ -105,6 +116,9 @@ type GridPanelSpec struct {
 	Frame func(at []int) (PanelFrame, error)
 	// Digits is the number of significant digits kept in the embedded data; 0 means 4.
 	Digits int
+	// Stack draws the plots in one column, left edges aligned (plots of equal width and x range then
+	// share their x positions), whatever the width of the page; otherwise they wrap side by side.
+	Stack bool
 }
 
 var panelName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
@@ -114,7 +128,7 @@ func NewGridPanel(spec GridPanelSpec) (*GridPanel, error) {
 	if len(spec.Controls) == 0 || len(spec.Plots) == 0 || spec.Frame == nil {
 		return nil, fmt.Errorf("panel: need controls, plots and a frame function")
 	}
-	g := &GridPanel{ID: "fits-panel-" + randomHex(6), digits: spec.Digits}
+	g := &GridPanel{ID: "fits-panel-" + randomHex(6), digits: spec.Digits, stack: spec.Stack}
 	if g.digits == 0 {
 		g.digits = 4
 	}
@@ -150,6 +164,9 @@ func NewGridPanel(spec GridPanelSpec) (*GridPanel, error) {
 			if !(a.Max > a.Min) || (a.Log && !(a.Min > 0)) || math.IsInf(a.Max, 0) || math.IsInf(a.Min, 0) {
 				return nil, fmt.Errorf("panel: plot %s: axis %q range [%g, %g] is not valid", p.Name, a.Label, a.Min, a.Max)
 			}
+		}
+		if p.Top != nil && len(p.Top.Labels) != len(p.Top.Ticks) {
+			return nil, fmt.Errorf("panel: plot %s: %d top-axis labels for %d ticks", p.Name, len(p.Top.Labels), len(p.Top.Ticks))
 		}
 		if p.Width == 0 {
 			p.Width = 440
@@ -359,6 +376,9 @@ type gridAxes struct {
 
 func newGridAxes(p PanelPlot) gridAxes {
 	a := gridAxes{W: float64(p.Width), H: float64(p.Height), X0: 56, Y0: 10}
+	if p.Top != nil {
+		a.Y0 = 30 // room for the top axis' labels
+	}
 	a.X1, a.Y1 = a.W-12, a.H-38
 	a.XMin, a.XMax, a.XLog = p.X.Min, p.X.Max, p.X.Log
 	a.YMin, a.YMax, a.YLog = p.Y.Min, p.Y.Max, p.Y.Log
@@ -627,6 +647,8 @@ type gridPlotView struct {
 	Axes                        string // the pixel mapping as JSON (data-axes), for tests that read curves back
 	W, H, X0, X1, Y0, Y1        float64
 	XTicks, YTicks              []gridTick
+	TopTicks                    []gridTick
+	TopLabel                    string
 	Series                      []gridSeriesView
 	Legend                      []gridLegend
 	Above, Below                string // the off-scale notes shown at the initial position
@@ -640,6 +662,7 @@ type gridControlView struct {
 
 type gridView struct {
 	ID       string
+	Stack    bool
 	Controls []gridControlView
 	Plots    []gridPlotView
 	Readout  string
@@ -654,7 +677,7 @@ func (g *GridPanel) HTML() (string, error) {
 		return "", fmt.Errorf("panel: encoding data: %w", err)
 	}
 	at := make([]int, len(g.controls))
-	v := gridView{ID: g.ID, Data: template.JS(data)}
+	v := gridView{ID: g.ID, Stack: g.stack, Data: template.JS(data)}
 	for i, c := range g.controls {
 		at[i] = c.Initial
 		v.Controls = append(v.Controls, gridControlView{Name: c.Name, Label: c.Label, Text: c.Labels[c.Initial],
@@ -678,6 +701,12 @@ func (g *GridPanel) HTML() (string, error) {
 		}
 		for _, t := range a.yTick {
 			pv.YTicks = append(pv.YTicks, gridTick{math.Round(a.py(t)*10) / 10, tickLabel(t)})
+		}
+		if pl.Top != nil {
+			pv.TopLabel = pl.Top.Label
+			for i, t := range pl.Top.Ticks {
+				pv.TopTicks = append(pv.TopTicks, gridTick{math.Round(a.px(t)*10) / 10, pl.Top.Labels[i]})
+			}
 		}
 		for s, se := range pl.Series {
 			w := se.Width
@@ -732,7 +761,7 @@ var gridTemplate = template.Must(template.New("grid").Parse(`<div class="fits-pa
 <div style="display:grid;grid-template-columns:auto minmax(120px,320px) auto;gap:2px 8px;align-items:center;margin-bottom:6px;max-width:640px">
 {{range .Controls}}<label for="{{$.ID}}-{{.Name}}">{{.Label}}</label>{{if .Toggle}}<input id="{{$.ID}}-{{.Name}}" data-param="{{.Name}}" type="checkbox"{{if .Checked}} checked{{end}} style="justify-self:start">{{else}}<input id="{{$.ID}}-{{.Name}}" data-param="{{.Name}}" type="range" min="0" max="{{.Max}}" step="1" value="{{.Value}}">{{end}}<span data-value="{{.Name}}">{{.Text}}</span>
 {{end}}</div>
-<div style="display:flex;flex-wrap:wrap;gap:6px 14px">
+<div data-role="plots" style="display:flex;{{if .Stack}}flex-direction:column;align-items:flex-start;gap:4px{{else}}flex-wrap:wrap;gap:6px 14px{{end}}">
 {{range $p := .Plots}}<div style="width:{{.W}}px"><div style="font-weight:bold;margin:2px 0 0 8px">{{.Title}}</div>
 <div data-role="legend" style="margin:0 0 2px 8px;font-size:12px;display:flex;flex-wrap:wrap;gap:0 10px">{{range .Legend}}<span style="color:{{.Color}};white-space:nowrap">{{if .Dash}}╌{{else}}━{{end}} {{.Text}}</span>{{end}}</div>
 <svg data-plot="{{.Name}}" data-axes="{{.Axes}}" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" xmlns="http://www.w3.org/2000/svg" style="background:#fff">
@@ -740,6 +769,7 @@ var gridTemplate = template.Must(template.New("grid").Parse(`<div class="fits-pa
 <g stroke="#e3e3e3" stroke-width="1">{{range .XTicks}}<line x1="{{.Pos}}" x2="{{.Pos}}" y1="{{$p.Y0}}" y2="{{$p.Y1}}"/>{{end}}{{range .YTicks}}<line x1="{{$p.X0}}" x2="{{$p.X1}}" y1="{{.Pos}}" y2="{{.Pos}}"/>{{end}}</g>
 <g font-size="11" fill="#333">{{range .XTicks}}<text x="{{.Pos}}" y="{{$p.Y1}}" dy="14" text-anchor="middle">{{.Label}}</text>{{end}}{{range .YTicks}}<text x="{{$p.X0}}" y="{{.Pos}}" dx="-4" dy="4" text-anchor="end">{{.Label}}</text>{{end}}</g>
 <text x="{{.X1}}" y="{{.H}}" dy="-4" text-anchor="end" font-size="12">{{.XLabel}}</text>
+{{if .TopLabel}}<g data-role="top-axis" font-size="11" fill="#555"><line x1="{{.X0}}" x2="{{.X1}}" y1="{{.Y0}}" y2="{{.Y0}}" stroke="#999"/>{{range .TopTicks}}<path d="M{{.Pos}} {{$p.Y0}}v-3" stroke="#999"/><text x="{{.Pos}}" y="{{$p.Y0}}" dy="-5" text-anchor="middle">{{.Label}}</text>{{end}}<text x="{{.X0}}" y="11" text-anchor="start">{{.TopLabel}}</text></g>{{end}}
 <text x="12" y="{{.Y0}}" dy="4" font-size="12" transform="rotate(-90 12 {{.Y0}})" text-anchor="end">{{.YLabel}}</text>
 <g clip-path="url(#{{$.ID}}-{{.Name}}-clip)">{{range .Series}}<path data-curve="{{.Name}}" d="{{.D}}" fill="{{.Fill}}" fill-opacity="{{.Opacity}}" stroke="{{if eq .Fill "none"}}{{.Color}}{{else}}none{{end}}" stroke-width="{{.Width}}" stroke-dasharray="{{.Dash}}"/>{{end}}</g>
 <g><line x1="{{.X0}}" x2="{{.X0}}" y1="{{.Y0}}" y2="{{.Y1}}" stroke="#333"/><line x1="{{.X0}}" x2="{{.X1}}" y1="{{.Y1}}" y2="{{.Y1}}" stroke="#333"/></g>

@@ -126,7 +126,7 @@ func TestSessionShows(t *testing.T) {
 	if want := []string{"table", "table", "figure", "note", "note"}; !slices.Equal(out.order, want) {
 		t.Errorf("shown %v, want %v", out.order, want)
 	}
-	if want := "*caption of fig_a* (saved as `" + filepath.Base(s.Figures) + "/fig_a.svg`, `.png`)"; out.notes[0] != want {
+	if want := "*caption of fig\\_a* (saved as `" + filepath.Base(s.Figures) + "/fig_a.svg`, `.png`)"; out.notes[0] != want {
 		t.Errorf("caption line %q, want %q", out.notes[0], want)
 	}
 	s.Save(hist("fig_b"))

@@ -301,7 +301,8 @@ func TSPanel(cfg TSPanelConfig) (*GridPanel, error) {
 		return nil, err
 	}
 	fsm := c.FS(kappa)
-	grid := theory.LogSpace(0.5, c.NyquistHz()*0.999, 100)
+	fsDT, _ := c.DTTargetHz(kappa)
+	grid := RefineGrid(theory.LogSpace(0.5, c.NyquistHz()*0.999, 100), fsDT) // FS alone drawn through its peak
 	fsRef := 0.0
 	fsMag, fsDelay := make([]float64, len(grid)), make([]float64, len(grid))
 	for i, f := range grid {
@@ -316,7 +317,6 @@ func TSPanel(cfg TSPanelConfig) (*GridPanel, error) {
 	for k := range tGrid {
 		tGrid[k] = float64(k+1) * c.Dt
 	}
-	fsDT, _ := c.DTTargetHz(kappa)
 	fsStep, err := TSPanelStep(c, cfg.FStar, theory.TS{}, cfg.StepT)
 	if err != nil {
 		return nil, err
@@ -498,12 +498,14 @@ func PolePanel(cfg PolePanelConfig) (*GridPanel, error) {
 		p1, p2 := ct.Poles()
 		ws, hasT := ct.Target()
 		wp, complexPoles := ct.PoleFrequency()
-		mag := make([]float64, len(wGrid))
+		wx := wGrid
 		ref := ct.Magnitude(0)
 		if hasT {
 			ref = ct.Magnitude(ws)
+			wx = RefineGrid(wGrid, ws) // drawn through the peak
 		}
-		for i, w := range wGrid {
+		mag := make([]float64, len(wx))
+		for i, w := range wx {
 			mag[i] = round(db(ct.Magnitude(w)/ref), 2)
 		}
 		starK, poleK := make([]float64, len(kGrid)), make([]float64, len(kGrid))
@@ -543,7 +545,7 @@ func PolePanel(cfg PolePanelConfig) (*GridPanel, error) {
 			cfmt(p1), cfmt(p2), 4*(mu*rho+kappa), (mu+rho)*(mu+rho), k0, kc, regime)
 		return PanelFrame{Readout: readout, Series: [][]PanelData{
 			{{X: []float64{0}}, {Y: []float64{0}}, {X: []float64{real(p1), real(p2)}, Y: []float64{imag(p1), imag(p2)}}, {X: peakX, Y: peakY}},
-			{{X: wsMark}, {X: wpMark}, {Y: mag}},
+			{{X: wsMark}, {X: wpMark}, {X: wx, Y: mag}},
 			{{X: band}, {Y: starK}, {Y: poleK}, {X: []float64{kappa}}, {X: curStarX, Y: curStarY}, {X: curPoleX, Y: curPoleY}},
 		}}, nil
 	}

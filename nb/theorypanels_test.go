@@ -2,6 +2,7 @@ package nb
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -235,9 +236,14 @@ func TestPlaygroundPanel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	panelSizeOK(t, g, 3_500_000)
+	panelSizeOK(t, g, 4_500_000)
 	c := cfg.Constants
-	for _, at := range [][]int{{0, 1, 1, 0, 0, 0, 0}, {3, 2, 2, 2, 2, 0, 1}, {1, 2, 0, 1, 0, 2, 0}} {
+	for _, set := range []map[string]float64{{"input": 0, "amp": 2, "fstar": 5, "m": 0}, {"input": 3, "amp": 4, "fstar": 20, "m": 2, "beta": 0.5, "lambda": 0.2, "nesting": 1},
+		{"input": 1, "amp": 4, "fstar": 2.5, "m": 1, "beta": -0.5, "lambda": 0.8}} {
+		at, err := g.Set(set)
+		if err != nil {
+			t.Fatal(err)
+		}
 		fstar, m, nesting := cfg.FStar[at[2]], at[3], theory.Nesting(at[6])
 		u, _, err := PlaygroundInput(at[0], c.Dt, cfg.Steps)
 		if err != nil {
@@ -275,24 +281,22 @@ func TestPlaygroundPanel(t *testing.T) {
 		if n != len(s.X) {
 			t.Errorf("%v: %d spikes drawn, %d simulated", at, len(s.X), n)
 		}
+		// |H| is drawn in dB re the FS module's peak gain (the drive's scale), not re its own peak.
 		kappa, _ := c.KappaForTargetHz(fstar)
 		cl := theory.ClosedLoop{FS: c.FS(kappa), TS: theory.TS{Beta: b, Lambda: l, Nesting: nesting}}
 		h, _ := g.Series("spectrum", "h", at...)
-		ref := 0.0
 		grid := theory.LogSpace(0.5, c.NyquistHz()*0.999, 90) // the data keep 3 digits of f: use the exact grid
-		for _, f := range grid {
-			ref = math.Max(ref, cl.Magnitude(c.RadPerSampleFromHz(f)))
-		}
 		for i, f := range grid {
-			if want := clipDB(db(cl.Magnitude(c.RadPerSampleFromHz(f))/ref), -40); !near(h.Y[i], want, 2e-2) {
+			if want := db(cl.Magnitude(c.RadPerSampleFromHz(f)) / gain); !near(h.Y[i], want, 2e-2) {
 				t.Fatalf("%v: |H| at %g Hz = %g dB, want %g", at, f, h.Y[i], want)
 			}
 		}
 	}
 	// The neuron fires where f* sits: a = 2 on the chirp, no TS, f* = 10 Hz and 20 Hz: the first spike
 	// comes while the chirp is within 25 % above f*.
-	for _, fi := range []int{1, 2} {
-		s, _ := g.Series("spikes", "s", 0, 1, fi, 0, 0, 0, 0)
+	for _, fi := range []int{4, 6} {
+		at, _ := g.Set(map[string]float64{"input": 0, "amp": 2, "fstar": cfg.FStar[fi], "m": 0})
+		s, _ := g.Series("spikes", "s", at...)
 		if len(s.X) == 0 {
 			t.Fatalf("f* = %g Hz: no spike on the chirp", cfg.FStar[fi])
 		}
@@ -309,12 +313,14 @@ func TestPlaygroundInputs(t *testing.T) {
 		if err != nil || len(u) != 250 || label == "" {
 			t.Fatalf("kind %d: %d values, %q, %v", kind, len(u), label, err)
 		}
-		peak := 0.0
-		for _, v := range u {
-			peak = math.Max(peak, math.Abs(v))
+		// Every input reaches as far as the chirp with the FS module alone at the reference target.
+		reach, err := playgroundReach(theory.SSC, u)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if kind != 2 && (peak > 1+1e-12 || peak < 0.99) {
-			t.Errorf("kind %d: peak %g, want 1", kind, peak)
+		chirp, _, _ := PlaygroundInput(0, 0.004, 250)
+		if want, _ := playgroundReach(theory.SSC, chirp); math.Abs(reach-want) > 1e-9 || !(want > 0.8 && want < 1) {
+			t.Errorf("kind %d: reaches %g, the chirp %g (want just below the threshold)", kind, reach, want)
 		}
 	}
 	if _, _, err := PlaygroundInput(4, 0.004, 10); err == nil {
@@ -335,5 +341,15 @@ func TestPlaygroundInputs(t *testing.T) {
 	}
 	if PlaygroundChirpHz(0, 1) != 0.5 || math.Abs(PlaygroundChirpHz(1, 1)-60) > 1e-9 {
 		t.Error("chirp does not sweep 0.5–60 Hz")
+	}
+	if tm, ok := PlaygroundChirpTime(10, 1); !ok || math.Abs(PlaygroundChirpHz(tm, 1)-10) > 1e-9 {
+		t.Errorf("the chirp passes 10 Hz at %g s", tm)
+	}
+	// Per log-frequency band the logarithmic chirp is flat over its range: within 6 dB from 1 to 50 Hz
+	// (a Hann-windowed spectrum per Hz would fall by 35 dB and more at 40–50 Hz).
+	u, _, _ = PlaygroundInput(0, 0.004, 250)
+	flat := Spectrum(u, 0.004, theory.LogSpace(1, 50, 40), -60)
+	if lo := slices.Min(flat); lo < -6 {
+		t.Errorf("chirp spectrum falls to %g dB inside its range", lo)
 	}
 }
