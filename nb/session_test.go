@@ -71,6 +71,7 @@ func testSession(t *testing.T, mode experiment.Mode, tables ...string) (*Session
 
 func TestOpen(t *testing.T) {
 	t.Setenv("GONB_DIR", "/repo/notebooks")
+	t.Setenv("FITS_ROOT", "")
 	t.Setenv("FITS_RUNS", "")
 	t.Setenv("FITS_FIGURES_DIR", "")
 	for _, tc := range []struct {

@@ -392,8 +392,9 @@ async function saveNotebook(page) {
 async function checkExportedHTML(context, nbk) {
   const src = path.join(WORK, 'notebooks', nbk.file);
   const html = path.join(OUT, nbk.file.replace(/\.ipynb$/, '.html'));
-  execFileSync(path.join(ROOT, '.venv', 'bin', 'jupyter'),
-    ['nbconvert', '--to', 'html', '--output-dir', OUT, src], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // scripts/offline_html.py: nbconvert's lab template with MathJax inlined (the page needs no network).
+  execFileSync(path.join(ROOT, '.venv', 'bin', 'python'),
+    [path.join(ROOT, 'scripts', 'offline_html.py'), src, OUT], { stdio: ['ignore', 'ignore', 'pipe'] });
   check(fs.existsSync(html), `exported ${path.relative(ROOT, html)} (${(fs.statSync(html).size / 1e6).toFixed(2)} MB)`);
   const page = await context.newPage();
   try {
