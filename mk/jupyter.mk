@@ -11,7 +11,8 @@ VENV_PY := .venv/bin/python
 jupyter-setup:
 	@bash scripts/setup-jupyter.sh
 
-# JupyterLab on localhost with the GoNB kernel; prints the URL (LAB_PORT, LAB_IP, JUPYTER_TOKEN).
+# JupyterLab on localhost with the GoNB kernel, on copies of the notebooks in .lab/notebooks (the tracked
+# notebooks stay clean), without the news prompt; prints the URL (LAB_PORT, LAB_IP, JUPYTER_TOKEN).
 lab: jupyter-setup
 	@bash scripts/lab.sh
 
@@ -26,12 +27,14 @@ notebooks: jupyter-setup reproduce-runs
 notebooks-check:
 	@$(VENV_PY) scripts/run_notebooks.py --check-only
 
-# Remove outputs and execution counts from the notebooks in place (before committing).
+# Remove outputs, execution counts and the kernel's language_info details from the notebooks in place
+# (before committing): a notebook saved from a lab strips back to its committed bytes.
 notebooks-strip:
 	@$(VENV_PY) scripts/run_notebooks.py --strip
 
 # Real browser: JupyterLab + Debian chromium run notebooks 01, 02, 03, 03b and 04, drag the sliders of their
-# panels and compare the drawn curves with the library (tests/e2e/expect), in the lab and in exported HTML.
+# panels and compare the drawn curves with the library (tests/e2e/expect), in the lab and in exported HTML
+# (scripts/offline_html.py: MathJax inlined, checked to render with the network cut).
 # Screenshots go to test-output/e2e/.
 e2e: jupyter-setup
 	@node tests/e2e/run.js

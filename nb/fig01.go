@@ -53,7 +53,7 @@ func TargetMagnitude(c theory.Constants, fstars []float64) (*Figure, error) {
 		}
 	}
 	p.Y.Min = math.Max(lo, -40)
-	p.Y.Max = 3 + 3*float64(len(fstars)) // headroom for the legend
+	p.Y.Max = 3
 	return single("01_target_magnitude", "Theorem 1: CT FS magnitude response for several targets f*; each peaks at its f* (marked).", p), nil
 }
 

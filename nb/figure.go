@@ -44,7 +44,8 @@ func single(name, caption string, p *plot.Plot) *Figure {
 	return &Figure{Name: name, Caption: caption, Panels: [][]*plot.Plot{{p}}}
 }
 
-// Size returns the canvas size, filling in the defaults (6 in × 4 in per panel).
+// Size returns the canvas size, filling in the defaults (6 in × 4 in per panel), plus the height of the
+// legends drawn below each row of panels.
 func (f *Figure) Size() (w, h vg.Length) {
 	rows, cols := len(f.Panels), 0
 	for _, r := range f.Panels {
@@ -57,7 +58,53 @@ func (f *Figure) Size() (w, h vg.Length) {
 	if h == 0 {
 		h = vg.Length(rows) * 4 * vg.Inch
 	}
+	for _, r := range f.Panels {
+		h += rowLegendHeight(r)
+	}
 	return w, h
+}
+
+// Legends are drawn below their plot, outside the data area, so that no legend covers a curve or a
+// title: one entry per line, left-aligned with the data area, in a strip as tall as the row's largest
+// legend.
+
+// legendGap separates the x-axis label from the legend below it, and the legend from the canvas' edge.
+const legendGap = 2 * vg.Millimeter
+
+// legendHeight returns the height of p's legend (0 without entries).
+func legendHeight(p *plot.Plot) vg.Length {
+	if p == nil {
+		return 0
+	}
+	return p.Legend.Rectangle(draw.Canvas{}).Size().Y
+}
+
+// rowLegendHeight returns the height of the legend strip below a row of panels (0 when none has one).
+func rowLegendHeight(row []*plot.Plot) vg.Length {
+	h := vg.Length(0)
+	for _, p := range row {
+		h = max(h, legendHeight(p))
+	}
+	if h > 0 {
+		h += 2 * legendGap
+	}
+	return h
+}
+
+// PanelLayout is where a panel's parts land on the canvas: its data area and its legend (empty without
+// entries). Figure.Layout returns them for checks; draw uses the same split.
+type PanelLayout struct {
+	Data, Legend vg.Rectangle
+}
+
+// splitLegend divides a panel's canvas into the plot above and the legend strip of height lh below.
+func splitLegend(p *plot.Plot, c draw.Canvas, lh vg.Length) (plotC, legendC draw.Canvas) {
+	plotC = draw.Crop(c, 0, 0, lh, 0)
+	legendC = c
+	legendC.Min.Y = c.Min.Y + min(lh, legendGap)
+	legendC.Max.Y = c.Min.Y + lh - legendGap
+	legendC.Min.X = p.DataCanvas(plotC).Min.X
+	return plotC, legendC
 }
 
 // validate checks that the figure has at least one panel and a usable name.
@@ -82,8 +129,24 @@ func (f *Figure) validate() error {
 	return nil
 }
 
-// draw renders every panel onto c, tiled in a grid with aligned data areas.
+// draw renders every panel onto c, tiled in a grid with aligned data areas, each legend below its panel.
 func (f *Figure) draw(c vg.CanvasSizer) (err error) {
+	_, err = f.place(c, true)
+	return err
+}
+
+// Layout returns where each panel's data area and legend land on a canvas of the figure's size,
+// Layout()[row][col] (zero for empty cells).
+func (f *Figure) Layout() ([][]PanelLayout, error) {
+	if err := f.validate(); err != nil {
+		return nil, err
+	}
+	w, h := f.Size()
+	return f.place(vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(36)), false)
+}
+
+// place computes the layout of every panel on c and, with paint, draws them.
+func (f *Figure) place(c vg.CanvasSizer, paint bool) (out [][]PanelLayout, err error) {
 	// gonum/plot panics on degenerate input (e.g. an empty axis range); report it as an error.
 	defer func() {
 		if r := recover(); r != nil {
@@ -95,26 +158,47 @@ func (f *Figure) draw(c vg.CanvasSizer) (err error) {
 	for _, r := range f.Panels {
 		cols = max(cols, len(r))
 	}
-	if rows == 1 && cols == 1 {
-		f.Panels[0][0].Draw(dc)
-		return nil
-	}
 	grid := make([][]*plot.Plot, rows)
 	for i, r := range f.Panels {
 		grid[i] = make([]*plot.Plot, cols)
 		copy(grid[i], r)
 	}
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
-		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-	canvases := plot.Align(grid, tiles, dc)
+	// The legend strips are taken from the bottom of each row's tile, so the data areas of a row stay
+	// aligned with each other.
+	var canvases [][]draw.Canvas
+	if rows == 1 && cols == 1 {
+		canvases = [][]draw.Canvas{{dc}}
+	} else {
+		tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
+			PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+		canvases = plot.Align(grid, tiles, dc)
+	}
+	out = make([][]PanelLayout, rows)
 	for i := range grid {
+		out[i] = make([]PanelLayout, cols)
+		lh := rowLegendHeight(grid[i])
 		for j, p := range grid[i] {
-			if p != nil {
-				p.Draw(canvases[i][j])
+			if p == nil {
+				continue
 			}
+			figureTicks(p)
+			plotC, legendC := splitLegend(p, canvases[i][j], lh)
+			out[i][j].Data = p.DataCanvas(plotC).Rectangle
+			if size := p.Legend.Rectangle(draw.Canvas{}).Size(); size.Y > 0 {
+				out[i][j].Legend = vg.Rectangle{Min: vg.Point{X: legendC.Min.X, Y: legendC.Max.Y - size.Y}, Max: vg.Point{X: legendC.Min.X + size.X, Y: legendC.Max.Y}}
+			}
+			if !paint {
+				continue
+			}
+			leg := p.Legend
+			p.Legend = plot.NewLegend()
+			p.Draw(plotC)
+			p.Legend = leg
+			leg.Top, leg.Left, leg.XOffs, leg.YOffs = true, true, 0, 0
+			leg.Draw(legendC)
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // SVG renders the figure as an SVG document.

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -28,6 +29,7 @@ type GridPanel struct {
 	plots    []PanelPlot
 	frames   []PanelFrame
 	digits   int
+	stack    bool
 }
 
 // PanelControl is one control of a GridPanel: a slider over Values, or a checkbox over two values
@@ -82,6 +84,16 @@ type PanelPlot struct {
 	Width  int       // pixels; 0 means 440
 	Height int       // pixels; 0 means 260
 	Series []PanelSeries
+	// Top, when set, is a second axis along the top edge: labelled ticks at positions in X's units (e.g.
+	// the instantaneous frequency of a chirp against time).
+	Top *PanelTopAxis
+}
+
+// PanelTopAxis is a second x axis drawn along a plot's top edge.
+type PanelTopAxis struct {
+	Label  string
+	Ticks  []float64 // positions in the plot's X units
+	Labels []string  // one per tick
 }
 
 // PanelData is the data of one series in one frame.
@@ -104,6 +116,9 @@ type GridPanelSpec struct {
 	Frame func(at []int) (PanelFrame, error)
 	// Digits is the number of significant digits kept in the embedded data; 0 means 4.
 	Digits int
+	// Stack draws the plots in one column, left edges aligned (plots of equal width and x range then
+	// share their x positions), whatever the width of the page; otherwise they wrap side by side.
+	Stack bool
 }
 
 var panelName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
@@ -113,7 +128,7 @@ func NewGridPanel(spec GridPanelSpec) (*GridPanel, error) {
 	if len(spec.Controls) == 0 || len(spec.Plots) == 0 || spec.Frame == nil {
 		return nil, fmt.Errorf("panel: need controls, plots and a frame function")
 	}
-	g := &GridPanel{ID: "fits-panel-" + randomHex(6), digits: spec.Digits}
+	g := &GridPanel{ID: "fits-panel-" + randomHex(6), digits: spec.Digits, stack: spec.Stack}
 	if g.digits == 0 {
 		g.digits = 4
 	}
@@ -149,6 +164,9 @@ func NewGridPanel(spec GridPanelSpec) (*GridPanel, error) {
 			if !(a.Max > a.Min) || (a.Log && !(a.Min > 0)) || math.IsInf(a.Max, 0) || math.IsInf(a.Min, 0) {
 				return nil, fmt.Errorf("panel: plot %s: axis %q range [%g, %g] is not valid", p.Name, a.Label, a.Min, a.Max)
 			}
+		}
+		if p.Top != nil && len(p.Top.Labels) != len(p.Top.Ticks) {
+			return nil, fmt.Errorf("panel: plot %s: %d top-axis labels for %d ticks", p.Name, len(p.Top.Labels), len(p.Top.Ticks))
 		}
 		if p.Width == 0 {
 			p.Width = 440
@@ -276,6 +294,39 @@ func (g *GridPanel) Series(plotName, name string, at ...int) (PanelData, error) 
 	return PanelData{}, fmt.Errorf("panel: no series %s/%s", plotName, name)
 }
 
+// Set returns the grid position a reader reaches from the panel's initial position by moving the named
+// controls to the given values (control name → value, as in the root's data-state); the other controls
+// keep their initial positions. A name that is not a control, or a value that is not one of its stops,
+// is an error: that setting cannot be reached with the panel's own controls.
+func (g *GridPanel) Set(values map[string]float64) ([]int, error) {
+	at := make([]int, len(g.controls))
+	for i, c := range g.controls {
+		at[i] = c.Initial
+	}
+	for name, v := range values {
+		i := slices.IndexFunc(g.controls, func(c PanelControl) bool { return c.Name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("panel: no control %q", name)
+		}
+		c := g.controls[i]
+		k := slices.IndexFunc(c.Values, func(x float64) bool { return math.Abs(x-v) <= 1e-9*math.Max(1, math.Abs(v)) })
+		if k < 0 {
+			return nil, fmt.Errorf("panel: control %s has no stop at %g (stops %v)", name, v, c.Values)
+		}
+		at[i] = k
+	}
+	return at, nil
+}
+
+// Initial returns the panel's initial values (control name → value), as data-state reports them.
+func (g *GridPanel) Initial() map[string]float64 {
+	out := map[string]float64{}
+	for _, c := range g.controls {
+		out[c.Name] = c.Values[c.Initial]
+	}
+	return out
+}
+
 // Control returns the control called name.
 func (g *GridPanel) Control(name string) (PanelControl, bool) {
 	for _, c := range g.controls {
@@ -325,6 +376,9 @@ type gridAxes struct {
 
 func newGridAxes(p PanelPlot) gridAxes {
 	a := gridAxes{W: float64(p.Width), H: float64(p.Height), X0: 56, Y0: 10}
+	if p.Top != nil {
+		a.Y0 = 30 // room for the top axis' labels
+	}
 	a.X1, a.Y1 = a.W-12, a.H-38
 	a.XMin, a.XMax, a.XLog = p.X.Min, p.X.Max, p.X.Log
 	a.YMin, a.YMax, a.YLog = p.Y.Min, p.Y.Max, p.Y.Log
@@ -563,6 +617,12 @@ func (g *GridPanel) encode() (string, error) {
 	b.WriteString(strings.Join(arrList, ","))
 	b.WriteString(`],"readouts":`)
 	b.Write(rd)
+	notes, err := json.Marshal(map[string]string{"above": offScaleAbove, "below": offScaleBelow})
+	if err != nil {
+		return "", err
+	}
+	b.WriteByte(',')
+	b.Write(notes[1 : len(notes)-1])
 	b.WriteString(`,"frames":`)
 	b.WriteString(frames.String())
 	b.WriteString("}")
@@ -587,8 +647,11 @@ type gridPlotView struct {
 	Axes                        string // the pixel mapping as JSON (data-axes), for tests that read curves back
 	W, H, X0, X1, Y0, Y1        float64
 	XTicks, YTicks              []gridTick
+	TopTicks                    []gridTick
+	TopLabel                    string
 	Series                      []gridSeriesView
 	Legend                      []gridLegend
+	Above, Below                string // the off-scale notes shown at the initial position
 }
 
 type gridControlView struct {
@@ -599,6 +662,7 @@ type gridControlView struct {
 
 type gridView struct {
 	ID       string
+	Stack    bool
 	Controls []gridControlView
 	Plots    []gridPlotView
 	Readout  string
@@ -613,7 +677,7 @@ func (g *GridPanel) HTML() (string, error) {
 		return "", fmt.Errorf("panel: encoding data: %w", err)
 	}
 	at := make([]int, len(g.controls))
-	v := gridView{ID: g.ID, Data: template.JS(data)}
+	v := gridView{ID: g.ID, Stack: g.stack, Data: template.JS(data)}
 	for i, c := range g.controls {
 		at[i] = c.Initial
 		v.Controls = append(v.Controls, gridControlView{Name: c.Name, Label: c.Label, Text: c.Labels[c.Initial],
@@ -638,6 +702,12 @@ func (g *GridPanel) HTML() (string, error) {
 		for _, t := range a.yTick {
 			pv.YTicks = append(pv.YTicks, gridTick{math.Round(a.py(t)*10) / 10, tickLabel(t)})
 		}
+		if pl.Top != nil {
+			pv.TopLabel = pl.Top.Label
+			for i, t := range pl.Top.Ticks {
+				pv.TopTicks = append(pv.TopTicks, gridTick{math.Round(a.px(t)*10) / 10, pl.Top.Labels[i]})
+			}
+		}
 		for s, se := range pl.Series {
 			w := se.Width
 			if w == 0 {
@@ -661,6 +731,19 @@ func (g *GridPanel) HTML() (string, error) {
 				sv.Fill = se.Color
 			}
 			pv.Series = append(pv.Series, sv)
+			if se.Kind == SeriesLine {
+				xs := fr.Series[p][s].X
+				if xs == nil {
+					xs = pl.Grid
+				}
+				hi, lo := offScale(pl, xs, fr.Series[p][s].Y)
+				if hi {
+					pv.Above = offScaleAbove
+				}
+				if lo {
+					pv.Below = offScaleBelow
+				}
+			}
 			if se.Legend != "" {
 				pv.Legend = append(pv.Legend, gridLegend{se.Legend, se.Color, se.Dash})
 			}
@@ -678,17 +761,19 @@ var gridTemplate = template.Must(template.New("grid").Parse(`<div class="fits-pa
 <div style="display:grid;grid-template-columns:auto minmax(120px,320px) auto;gap:2px 8px;align-items:center;margin-bottom:6px;max-width:640px">
 {{range .Controls}}<label for="{{$.ID}}-{{.Name}}">{{.Label}}</label>{{if .Toggle}}<input id="{{$.ID}}-{{.Name}}" data-param="{{.Name}}" type="checkbox"{{if .Checked}} checked{{end}} style="justify-self:start">{{else}}<input id="{{$.ID}}-{{.Name}}" data-param="{{.Name}}" type="range" min="0" max="{{.Max}}" step="1" value="{{.Value}}">{{end}}<span data-value="{{.Name}}">{{.Text}}</span>
 {{end}}</div>
-<div style="display:flex;flex-wrap:wrap;gap:6px 14px">
+<div data-role="plots" style="display:flex;{{if .Stack}}flex-direction:column;align-items:flex-start;gap:4px{{else}}flex-wrap:wrap;gap:6px 14px{{end}}">
 {{range $p := .Plots}}<div style="width:{{.W}}px"><div style="font-weight:bold;margin:2px 0 0 8px">{{.Title}}</div>
-<div style="margin:0 0 2px 8px;font-size:12px">{{range .Legend}}<span style="color:{{.Color}};margin-right:10px;white-space:nowrap">{{if .Dash}}╌{{else}}━{{end}} {{.Text}}</span>{{end}}</div>
+<div data-role="legend" style="margin:0 0 2px 8px;font-size:12px;display:flex;flex-wrap:wrap;gap:0 10px">{{range .Legend}}<span style="color:{{.Color}};white-space:nowrap">{{if .Dash}}╌{{else}}━{{end}} {{.Text}}</span>{{end}}</div>
 <svg data-plot="{{.Name}}" data-axes="{{.Axes}}" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" xmlns="http://www.w3.org/2000/svg" style="background:#fff">
 <defs><clipPath id="{{$.ID}}-{{.Name}}-clip"><rect x="{{.X0}}" y="{{.Y0}}" width="{{.PlotW}}" height="{{.PlotH}}"/></clipPath></defs>
 <g stroke="#e3e3e3" stroke-width="1">{{range .XTicks}}<line x1="{{.Pos}}" x2="{{.Pos}}" y1="{{$p.Y0}}" y2="{{$p.Y1}}"/>{{end}}{{range .YTicks}}<line x1="{{$p.X0}}" x2="{{$p.X1}}" y1="{{.Pos}}" y2="{{.Pos}}"/>{{end}}</g>
 <g font-size="11" fill="#333">{{range .XTicks}}<text x="{{.Pos}}" y="{{$p.Y1}}" dy="14" text-anchor="middle">{{.Label}}</text>{{end}}{{range .YTicks}}<text x="{{$p.X0}}" y="{{.Pos}}" dx="-4" dy="4" text-anchor="end">{{.Label}}</text>{{end}}</g>
 <text x="{{.X1}}" y="{{.H}}" dy="-4" text-anchor="end" font-size="12">{{.XLabel}}</text>
+{{if .TopLabel}}<g data-role="top-axis" font-size="11" fill="#555"><line x1="{{.X0}}" x2="{{.X1}}" y1="{{.Y0}}" y2="{{.Y0}}" stroke="#999"/>{{range .TopTicks}}<path d="M{{.Pos}} {{$p.Y0}}v-3" stroke="#999"/><text x="{{.Pos}}" y="{{$p.Y0}}" dy="-5" text-anchor="middle">{{.Label}}</text>{{end}}<text x="{{.X0}}" y="11" text-anchor="start">{{.TopLabel}}</text></g>{{end}}
 <text x="12" y="{{.Y0}}" dy="4" font-size="12" transform="rotate(-90 12 {{.Y0}})" text-anchor="end">{{.YLabel}}</text>
 <g clip-path="url(#{{$.ID}}-{{.Name}}-clip)">{{range .Series}}<path data-curve="{{.Name}}" d="{{.D}}" fill="{{.Fill}}" fill-opacity="{{.Opacity}}" stroke="{{if eq .Fill "none"}}{{.Color}}{{else}}none{{end}}" stroke-width="{{.Width}}" stroke-dasharray="{{.Dash}}"/>{{end}}</g>
 <g><line x1="{{.X0}}" x2="{{.X0}}" y1="{{.Y0}}" y2="{{.Y1}}" stroke="#333"/><line x1="{{.X0}}" x2="{{.X1}}" y1="{{.Y1}}" y2="{{.Y1}}" stroke="#333"/></g>
+<text data-role="above" x="{{.X1}}" y="{{.Y0}}" dx="-3" dy="11" text-anchor="end" font-size="11" fill="#b00">{{.Above}}</text><text data-role="below" x="{{.X1}}" y="{{.Y1}}" dx="-3" dy="-4" text-anchor="end" font-size="11" fill="#b00">{{.Below}}</text>
 </svg></div>
 {{end}}</div>
 <div data-role="readout" style="margin-top:4px;max-width:900px">{{.Readout}}</div>
@@ -741,15 +826,24 @@ var gridTemplate = template.Must(template.New("grid").Parse(`<div class="fits-pa
       });
       var fr = D.frames[idx], j = 1;
       D.plots.forEach(function (p) {
-        var svg = q('svg[data-plot=' + p.name + ']');
+        var svg = q('svg[data-plot=' + p.name + ']'), A = p.axes, hi = false, lo = false;
         p.series.forEach(function (s) {
           var xi = fr[j], yi = fr[j + 1], alt = fr[j + 2];
           j += 3;
-          var xs = xi < 0 ? (p.grid < 0 ? [] : D.arrays[p.grid]) : D.arrays[xi];
+          var xs = xi < 0 ? (p.grid < 0 ? [] : D.arrays[p.grid]) : D.arrays[xi], ys = D.arrays[yi];
           var el = svg.querySelector('path[data-curve=' + s.name + ']');
-          el.setAttribute('d', draw(p.axes, s.kind, xs, D.arrays[yi]));
+          el.setAttribute('d', draw(A, s.kind, xs, ys));
           el.setAttribute('stroke-dasharray', alt ? s.alt : s.dash);
+          if (s.kind === 'line') {
+            for (var n = 0; n < ys.length && n < xs.length; n++) {
+              if (ys[n] === null || xs[n] === null || xs[n] < A.a0 || xs[n] > A.a1) continue;
+              if (ys[n] > A.b1) hi = true;
+              if (ys[n] < A.b0) lo = true;
+            }
+          }
         });
+        svg.querySelector('[data-role=above]').textContent = hi ? D.above : '';
+        svg.querySelector('[data-role=below]').textContent = lo ? D.below : '';
       });
       q('[data-role=readout]').textContent = D.readouts[fr[0]];
       root.setAttribute('data-index', String(idx));
@@ -765,6 +859,26 @@ var gridTemplate = template.Must(template.New("grid").Parse(`<div class="fits-pa
 })();
 </script>
 </div>`))
+
+// The notes a plot shows while a curve leaves its y range: the curve is cut at the plot's edge, never
+// drawn flat along it.
+const (
+	offScaleAbove = "▲ curve continues above the axis"
+	offScaleBelow = "▼ curve continues below the axis"
+)
+
+// offScale reports whether the line (xs, ys) has a point inside the x range above (hi) or below (lo) the
+// plot's y range.
+func offScale(pl PanelPlot, xs, ys []float64) (hi, lo bool) {
+	for n := range min(len(xs), len(ys)) {
+		if !isFinite(xs[n]) || !isFinite(ys[n]) || xs[n] < pl.X.Min || xs[n] > pl.X.Max {
+			continue
+		}
+		hi = hi || ys[n] > pl.Y.Max
+		lo = lo || ys[n] < pl.Y.Min
+	}
+	return hi, lo
+}
 
 // PlotW and PlotH are the plotting area's size (for the clip rectangle).
 func (v gridPlotView) PlotW() float64 { return v.X1 - v.X0 }

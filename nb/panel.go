@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/fits-snn/fits/fits/theory"
 )
@@ -20,19 +21,21 @@ type PanelConfig struct {
 	// Nyquist frequency 1/(2Δt).
 	FMin, FMax float64
 	Points     int     // frequencies per curve
-	FloorDB    float64 // the y axis runs from FloorDB (negative) to +3 dB
+	FloorDB    float64 // the y axis runs from FloorDB (negative) to +3 dB; the curves continue below it, off scale
 	Initial    [3]int  // initial slider positions: indices into TauM, TauA, FStar
 	Width      int     // SVG width in pixels; 0 means 680
 	Height     int     // SVG height in pixels; 0 means 340
 }
 
 // DefaultPanelConfig is the panel of notebook 01: τm ∈ {10, 20, 40, 100} ms, τa ∈ {50, 100, 200,
-// 500} ms, ten targets from 1 to 70 Hz, Δt = 4 ms, starting at the paper's SSC constants and f* = 10 Hz.
+// 500} ms, thirteen targets from 1 to 100 Hz (past the semi-implicit Jury limit, 77.2 Hz at the SSC
+// constants, so the unstable DT curve can be reached), Δt = 4 ms, starting at the paper's SSC constants
+// and f* = 10 Hz.
 func DefaultPanelConfig() PanelConfig {
 	return PanelConfig{
 		TauM:    []float64{0.01, 0.02, 0.04, 0.1},
 		TauA:    []float64{0.05, 0.1, 0.2, 0.5},
-		FStar:   []float64{1, 2, 3, 5, 10, 15, 20, 30, 50, 70},
+		FStar:   []float64{1, 2, 3, 5, 10, 15, 20, 30, 50, 70, 77, 80, 100},
 		Dt:      0.004,
 		FMin:    0.1,
 		FMax:    125,
@@ -83,27 +86,32 @@ func NewPanel(cfg PanelConfig) (*Panel, error) {
 			return PanelFrame{}, fmt.Errorf("f* = %g Hz: %w", fs, err)
 		}
 		ct, fsm := c.CT(kappa), c.FS(kappa)
+		fdt, hasDT := c.DTTargetHz(kappa)
+		// The grid is refined around both peaks, so that the drawn maxima are the closed forms' values.
+		fx := RefineGrid(f, fs)
+		if hasDT {
+			fx = RefineGrid(fx, fdt)
+		}
 		ref := ct.Magnitude(theory.RadPerSecFromHz(fs))
-		ctdb := make([]float64, len(f))
-		dtmag := make([]float64, len(f))
+		ctdb := make([]float64, len(fx))
+		dtmag := make([]float64, len(fx))
 		dtref := 0.0
-		for i, x := range f {
-			ctdb[i] = clipDB(db(ct.Magnitude(theory.RadPerSecFromHz(x))/ref), cfg.FloorDB)
+		for i, x := range fx {
+			ctdb[i] = round(db(ct.Magnitude(theory.RadPerSecFromHz(x))/ref), 2)
 			dtmag[i] = math.NaN()
 			if x < c.NyquistHz() {
 				dtmag[i] = fsm.Magnitude(c.RadPerSampleFromHz(x))
 				dtref = math.Max(dtref, dtmag[i])
 			}
 		}
-		fdt, hasDT := c.DTTargetHz(kappa)
 		if hasDT {
 			dtref = math.Max(dtref, fsm.Magnitude(c.RadPerSampleFromHz(fdt)))
 		}
-		dtdb := make([]float64, len(f))
+		dtdb := make([]float64, len(fx))
 		for i, m := range dtmag {
 			dtdb[i] = math.NaN()
 			if isFinite(m) && dtref > 0 {
-				dtdb[i] = clipDB(db(m/dtref), cfg.FloorDB)
+				dtdb[i] = round(db(m/dtref), 2)
 			}
 		}
 		fdtText, fdtMark := "none", []float64{}
@@ -115,7 +123,7 @@ func NewPanel(cfg PanelConfig) (*Panel, error) {
 			readout += "   ·   DT module UNSTABLE: κ* is above the semi-implicit Jury bound"
 		}
 		return PanelFrame{Readout: readout, Series: [][]PanelData{{
-			{X: []float64{fs}}, {X: fdtMark}, {Y: ctdb}, {Y: dtdb, Alt: !fsm.Stable()},
+			{X: []float64{fs}}, {X: fdtMark}, {X: fx, Y: ctdb}, {X: fx, Y: dtdb, Alt: !fsm.Stable()},
 		}}}, nil
 	}
 	labels := func(v []float64, scale float64, unit string) []string {
@@ -134,7 +142,7 @@ func NewPanel(cfg PanelConfig) (*Panel, error) {
 		Plots: []PanelPlot{{
 			Name: "mag", Title: "Theorem 1 (FS module alone): CT |H(jΩ)| and semi-implicit DT |H_d| (Theorem 2)",
 			X:    PanelAxis{Label: "f (Hz)", Min: cfg.FMin, Max: cfg.FMax, Log: true},
-			Y:    PanelAxis{Label: "dB re peak", Min: cfg.FloorDB, Max: 3, Ticks: dbTicks(cfg.FloorDB)},
+			Y:    PanelAxis{Label: "dB re peak", Min: cfg.FloorDB, Max: 3, Ticks: dbTicks(cfg.FloorDB, 0)},
 			Grid: f, Width: cfg.Width, Height: cfg.Height,
 			Series: []PanelSeries{
 				{Name: "fstar", Kind: SeriesVLines, Color: "#0072B2", Dash: "4 3", Legend: "f* (dashed)"},
@@ -151,18 +159,18 @@ func NewPanel(cfg PanelConfig) (*Panel, error) {
 	return &Panel{GridPanel: g, cfg: cfg}, nil
 }
 
-// dbTicks returns ticks every 10 dB from floor (rounded up) to 0.
-func dbTicks(floor float64) []float64 {
+// dbTicks returns ticks every 10 dB from floor (rounded up) to top (0 dB is one of them when in range).
+func dbTicks(floor, top float64) []float64 {
 	var ts []float64
-	for v := math.Ceil(floor/10) * 10; v <= 0; v += 10 {
+	for v := math.Ceil(floor/10) * 10; v <= top; v += 10 {
 		ts = append(ts, v)
 	}
 	return ts
 }
 
 // Curves returns the precomputed curves at slider positions (i, j, k) (indices into TauM, TauA,
-// FStar): the frequencies in Hz, the CT magnitude in dB relative to its value at f*, and the DT
-// magnitude in dB relative to its maximum (NaN above Nyquist), both clipped at FloorDB.
+// FStar): the frequencies in Hz (the panel's grid refined around f* and f*_DT), the CT magnitude in dB
+// relative to its value at f*, and the DT magnitude in dB relative to its maximum (NaN above Nyquist).
 func (p *Panel) Curves(i, j, k int) (f, ct, dt []float64, err error) {
 	c, err := p.Series("mag", "ct", i, j, k)
 	if err != nil {
@@ -175,11 +183,29 @@ func (p *Panel) Curves(i, j, k int) (f, ct, dt []float64, err error) {
 	return c.X, c.Y, d.Y, nil
 }
 
+// clipDB returns v rounded to 0.01 dB and raised to floor (for spectra whose floor means "nothing here").
 func clipDB(v, floor float64) float64 {
 	if math.IsNaN(v) {
 		return v
 	}
 	return round(math.Max(v, floor), 2)
+}
+
+// RefineGrid returns the sorted grid with at and points 0.2 %, 1 % and 4 % to either side of it added
+// (those inside the grid's range), so that a curve with a sharp extremum at at is drawn through it.
+func RefineGrid(grid []float64, at float64) []float64 {
+	out := slices.Clone(grid)
+	if len(grid) == 0 || !isFinite(at) {
+		return out
+	}
+	lo, hi := grid[0], grid[len(grid)-1]
+	for _, r := range []float64{-0.04, -0.01, -0.002, 0, 0.002, 0.01, 0.04} {
+		if x := at * (1 + r); x >= lo && x <= hi && !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func round(v float64, digits int) float64 {

@@ -45,14 +45,15 @@ func Mode() (experiment.Mode, error) {
 	return m, nil
 }
 
-// RepoRoot returns the repository root: the parent of $GONB_DIR (the notebooks folder, which GoNB
-// sets) inside a notebook, else $FITS_ROOT when set, else the current folder.
+// RepoRoot returns the repository root: $FITS_ROOT when set (`make lab` and the browser test run copies
+// of the notebooks from another folder and set it), else the parent of $GONB_DIR (the notebooks folder,
+// which GoNB sets) inside a notebook, else the current folder.
 func RepoRoot() string {
-	if d := os.Getenv("GONB_DIR"); d != "" {
-		return filepath.Clean(filepath.Join(d, ".."))
-	}
 	if d := os.Getenv("FITS_ROOT"); d != "" {
 		return d
+	}
+	if d := os.Getenv("GONB_DIR"); d != "" {
+		return filepath.Clean(filepath.Join(d, ".."))
 	}
 	return "."
 }

@@ -26,6 +26,7 @@ func TestModeAndFolders(t *testing.T) {
 		}
 	}
 	t.Setenv("GONB_DIR", "/repo/notebooks")
+	t.Setenv("FITS_ROOT", "")
 	t.Setenv("FITS_RUNS", "")
 	t.Setenv("FITS_FIGURES_DIR", "")
 	if got := RunsRoot(experiment.Quick); got != "/repo/runs/quick" {

@@ -125,14 +125,24 @@ func (s *Session) Save(fig *Figure, err ...error) {
 }
 
 // SaveWithCaption saves fig as dir/<fig.Name>.svg and .png and returns the Markdown line shown under it:
-// the caption in italics and the saved file's name.
+// the caption in italics (its Markdown and math characters escaped, so that "f*" shows as written) and
+// the saved file's name.
 func SaveWithCaption(fig *Figure, dir string) (string, error) {
 	svg, _, err := Save(fig, dir, "")
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("*%s* (saved as `%s`, `.png`)", fig.Caption, filepath.Join(filepath.Base(dir), filepath.Base(svg))), nil
+	return fmt.Sprintf("*%s* (saved as `%s`, `.png`)", MarkdownText(fig.Caption), filepath.Join(filepath.Base(dir), filepath.Base(svg))), nil
 }
+
+// markdownSpecial are the characters that Markdown (CommonMark) or the notebook's math renderer would
+// read as markup inside running text.
+var markdownSpecial = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`,
+	"<", `\<`, ">", `\>`, "#", `\#`, "$", `\$`, "|", `\|`, "~", `\~`)
+
+// MarkdownText returns plain text escaped for Markdown, so that it renders as written: "f*_DT" stays
+// "f*_DT" instead of starting emphasis.
+func MarkdownText(s string) string { return markdownSpecial.Replace(s) }
 
 // Output is what one notebook cell shows, in this order: its tables, its figures (each saved under the
 // session's Figures folder with its caption) and its notes (Markdown). The functions that assemble a

@@ -71,6 +71,7 @@ func testSession(t *testing.T, mode experiment.Mode, tables ...string) (*Session
 
 func TestOpen(t *testing.T) {
 	t.Setenv("GONB_DIR", "/repo/notebooks")
+	t.Setenv("FITS_ROOT", "")
 	t.Setenv("FITS_RUNS", "")
 	t.Setenv("FITS_FIGURES_DIR", "")
 	for _, tc := range []struct {
@@ -126,7 +127,7 @@ func TestSessionShows(t *testing.T) {
 	if want := []string{"table", "table", "figure", "note", "note"}; !slices.Equal(out.order, want) {
 		t.Errorf("shown %v, want %v", out.order, want)
 	}
-	if want := "*caption of fig_a* (saved as `" + filepath.Base(s.Figures) + "/fig_a.svg`, `.png`)"; out.notes[0] != want {
+	if want := "*caption of fig\\_a* (saved as `" + filepath.Base(s.Figures) + "/fig_a.svg`, `.png`)"; out.notes[0] != want {
 		t.Errorf("caption line %q, want %q", out.notes[0], want)
 	}
 	s.Save(hist("fig_b"))

@@ -16,6 +16,7 @@ import (
 
 func TestSynthAblationRecipeAndFolders(t *testing.T) {
 	t.Setenv("GONB_DIR", "/repo/notebooks")
+	t.Setenv("FITS_ROOT", "")
 	for _, tc := range []struct {
 		quick, figures string
 		wantQuick      bool

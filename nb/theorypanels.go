@@ -52,7 +52,8 @@ type DiscretizationPanelConfig struct {
 
 // DefaultDiscretizationPanelConfig is the grid of notebook 02: Δt ∈ {1, 2, 4, 8} ms, τm ∈ {10, 20, 40,
 // 100} ms, τa ∈ {100, 200, 500} ms and eight targets from 5 to 90 Hz, starting at the SSC constants
-// (Δt = 4 ms, τm = 40 ms, τa = 200 ms) and f* = 20 Hz.
+// (Δt = 4 ms, τm = 40 ms, τa = 200 ms) and f* = 10 Hz, where both updates are stable (notebook 02's
+// "what to look for" then moves f* past the explicit limit, 13.8 Hz).
 func DefaultDiscretizationPanelConfig() DiscretizationPanelConfig {
 	return DiscretizationPanelConfig{
 		Dt:    []float64{0.001, 0.002, 0.004, 0.008},
@@ -98,7 +99,7 @@ func DiscretizationPanel(cfg DiscretizationPanelConfig) (*GridPanel, error) {
 		kbE, kbS := c.KappaBar(j.KappaMaxExplicit), c.KappaBar(j.KappaMaxSemiImplicit)
 		var mark, pts, ptsY []float64
 		var ve, ae, vs, as []float64
-		magY := make([]float64, len(magGrid))
+		magX, magY := magGrid, make([]float64, len(magGrid))
 		for i := range magY {
 			magY[i] = math.NaN()
 		}
@@ -115,8 +116,14 @@ func DiscretizationPanel(cfg DiscretizationPanelConfig) (*GridPanel, error) {
 			vs, as = ms.Trajectory(1, 0, discSteps)
 			fdt, hasDT = c.DTTargetHz(kappa)
 			fsm := c.FS(kappa)
+			// Refined around f*_DT, so that the drawn peak is Theorem 2's.
+			if hasDT {
+				magX = RefineGrid(magGrid, fdt)
+				magY = make([]float64, len(magX))
+			}
 			ref := 0.0
-			for i, f := range magGrid {
+			for i, f := range magX {
+				magY[i] = math.NaN()
 				if f < c.NyquistHz() {
 					magY[i] = fsm.Magnitude(c.RadPerSampleFromHz(f))
 					ref = math.Max(ref, magY[i])
@@ -126,7 +133,7 @@ func DiscretizationPanel(cfg DiscretizationPanelConfig) (*GridPanel, error) {
 				ref = math.Max(ref, fsm.Magnitude(c.RadPerSampleFromHz(fdt)))
 			}
 			for i := range magY {
-				magY[i] = clipDB(db(magY[i]/ref), -40)
+				magY[i] = round(db(magY[i]/ref), 2)
 			}
 		}
 		// target: the realized target over requested targets, in the current mode.
@@ -164,7 +171,7 @@ func DiscretizationPanel(cfg DiscretizationPanelConfig) (*GridPanel, error) {
 			{{X: []float64{1e-4, kbE}}, {X: []float64{1e-4, kbS}}, {Y: []float64{1}}, {Y: re}, {Y: rs}, {X: mark}, {X: pts, Y: ptsY}},
 			{{X: cx, Y: cy}, {X: ve, Y: ae, Alt: !stableE}, {X: vs, Y: as, Alt: !stableS}, {X: []float64{1}, Y: []float64{0}}},
 			{{X: limits}, {X: fGrid, Y: fGrid}, {Y: realized}, {X: cur, Y: curY}},
-			{{X: []float64{fs}}, {X: fdtMark}, {Y: magY, Alt: !stableS}},
+			{{X: []float64{fs}}, {X: fdtMark}, {X: magX, Y: magY, Alt: !stableS}},
 		}}, nil
 	}
 	return NewGridPanel(GridPanelSpec{
@@ -172,7 +179,7 @@ func DiscretizationPanel(cfg DiscretizationPanelConfig) (*GridPanel, error) {
 			{Name: "dt", Label: "Δt", Values: cfg.Dt, Labels: msLabels(cfg.Dt), Initial: indexOf(cfg.Dt, 0.004, 0)},
 			{Name: "taum", Label: "τm", Values: cfg.TauM, Labels: msLabels(cfg.TauM), Initial: indexOf(cfg.TauM, 0.04, 0)},
 			{Name: "taua", Label: "τa", Values: cfg.TauA, Labels: msLabels(cfg.TauA), Initial: indexOf(cfg.TauA, 0.2, 0)},
-			{Name: "fstar", Label: "f*", Values: cfg.FStar, Labels: unitLabels(cfg.FStar, " Hz"), Initial: indexOf(cfg.FStar, 20, 0)},
+			{Name: "fstar", Label: "f*", Values: cfg.FStar, Labels: unitLabels(cfg.FStar, " Hz"), Initial: indexOf(cfg.FStar, 10, 0)},
 			{Name: "exact", Label: "exact DT", Values: []float64{0, 1}, Labels: []string{"off: κ by Eq. 5", "on: DT-exact κ"}, Toggle: true},
 		},
 		Plots: []PanelPlot{
@@ -204,7 +211,7 @@ func DiscretizationPanel(cfg DiscretizationPanelConfig) (*GridPanel, error) {
 					{Name: "current", Kind: SeriesPoints, Color: cBlack},
 				}},
 			{Name: "mag", Title: "Theorem 2: |H_d| of the semi-implicit FS module",
-				X: PanelAxis{Label: "f (Hz)", Min: 0.5, Max: discFMax, Log: true}, Y: PanelAxis{Label: "dB re max", Min: -40, Max: 3, Ticks: dbTicks(-40)},
+				X: PanelAxis{Label: "f (Hz)", Min: 0.5, Max: discFMax, Log: true}, Y: PanelAxis{Label: "dB re max", Min: -40, Max: 3, Ticks: dbTicks(-40, 0)},
 				Grid: magGrid, Series: []PanelSeries{
 					{Name: "fstar", Kind: SeriesVLines, Color: cBlue, Dash: "4 3", Legend: "f*"},
 					{Name: "fdt", Kind: SeriesVLines, Color: cOrange, Dash: "2 3", Legend: "f*_DT"},
@@ -284,6 +291,7 @@ func NegativeDelayBands(c theory.Constants, ts theory.TS) []float64 {
 //
 //   - delay: the group delay in samples of the TS module alone G_M (negative region shaded, Proposition 1),
 //     of the closed-loop neuron H (theory.ClosedLoop) and of the FS module alone;
+//   - delayzoom: the TS delay alone on ±1 sample, where a negative delay of a tenth of a sample shows;
 //   - mag: |G_M| (dB), and |H| and |H_d| in dB re the FS module's maximum;
 //   - step: the subthreshold response of the closed loop and of FS alone to a unit step (fits/sim, no spikes).
 func TSPanel(cfg TSPanelConfig) (*GridPanel, error) {
@@ -293,7 +301,8 @@ func TSPanel(cfg TSPanelConfig) (*GridPanel, error) {
 		return nil, err
 	}
 	fsm := c.FS(kappa)
-	grid := theory.LogSpace(0.5, c.NyquistHz()*0.999, 100)
+	fsDT, _ := c.DTTargetHz(kappa)
+	grid := RefineGrid(theory.LogSpace(0.5, c.NyquistHz()*0.999, 100), fsDT) // FS alone drawn through its peak
 	fsRef := 0.0
 	fsMag, fsDelay := make([]float64, len(grid)), make([]float64, len(grid))
 	for i, f := range grid {
@@ -347,9 +356,13 @@ func TSPanel(cfg TSPanelConfig) (*GridPanel, error) {
 				neg += fmt.Sprintf(" [%.1f, %.1f] Hz", bands[i], bands[i+1])
 			}
 		}
-		readout := fmt.Sprintf("%s  ·  %s  ·  closed-loop peak at %.1f Hz (%+.1f dB re FS alone; FS alone peaks at f*_DT), %s", desc, neg, peakF, db(peak/fsRef), stable)
+		readout := fmt.Sprintf("%s  ·  %s  ·  closed-loop peak at %.1f Hz (%+.1f dB re FS alone; FS alone peaks at f*_DT = %.1f Hz), %s", desc, neg, peakF, db(peak/fsRef), fsDT, stable)
+		if peakF >= grid[len(grid)-2] {
+			readout += nyquistNote(c, cl)
+		}
 		return PanelFrame{Readout: readout, Series: [][]PanelData{
 			{{X: bands}, {Y: []float64{0}}, {Y: fsDelay}, {Y: tsD}, {Y: clD}},
+			{{X: bands}, {Y: []float64{0}}, {Y: tsD}},
 			{{Y: fsMag}, {Y: tsM}, {Y: clM}},
 			{{Y: fsStep}, {Y: step}},
 		}}, nil
@@ -374,8 +387,15 @@ func TSPanel(cfg TSPanelConfig) (*GridPanel, error) {
 					{Name: "ts", Color: cGreen, Legend: "TS alone G_M"},
 					{Name: "cl", Color: cBlue, Legend: "closed loop H"},
 				}},
+			{Name: "delayzoom", Title: "The same TS delay near zero (±1 sample): the sign Proposition 1 is about",
+				X: PanelAxis{Label: "f (Hz)", Min: 0.5, Max: c.NyquistHz(), Log: true}, Y: PanelAxis{Label: "samples", Min: -1, Max: 1},
+				Grid: grid, Series: []PanelSeries{
+					{Name: "neg", Kind: SeriesBands, Color: cPink, Opacity: 0.25, Legend: "negative TS delay"},
+					{Name: "zero", Kind: SeriesHLines, Color: cBlack, Dash: "3 3"},
+					{Name: "ts", Color: cGreen, Legend: "TS alone G_M"},
+				}},
 			{Name: "mag", Title: "TS alone vs the closed-loop neuron: magnitude",
-				X: PanelAxis{Label: "f (Hz)", Min: 0.5, Max: c.NyquistHz(), Log: true}, Y: PanelAxis{Label: "dB (re FS max)", Min: -40, Max: 10},
+				X: PanelAxis{Label: "f (Hz)", Min: 0.5, Max: c.NyquistHz(), Log: true}, Y: PanelAxis{Label: "dB (re FS max)", Min: -40, Max: 20, Ticks: dbTicks(-40, 20)},
 				Grid: grid, Series: []PanelSeries{
 					{Name: "fs", Color: cGrey, Dash: "4 3", Width: 1.5, Legend: "FS alone |H_d|"},
 					{Name: "ts", Color: cGreen, Legend: "TS alone |G_M|"},
@@ -392,6 +412,49 @@ func TSPanel(cfg TSPanelConfig) (*GridPanel, error) {
 	})
 }
 
+// nyquistNote explains a closed-loop peak at the Nyquist edge of the frequency axis: the characteristic
+// polynomial of the loop (theory.ClosedLoop.Characteristic) has a real root near z = −1, a mode that flips
+// its sign every step, so |H| is largest at 1/(2Δt) and the step response rings at the sampling rate.
+func nyquistNote(c theory.Constants, cl theory.ClosedLoop) string {
+	note := fmt.Sprintf("  ·  the peak sits at the Nyquist edge, 1/(2Δt) = %.0f Hz, the highest frequency a Δt = %g ms sequence has", c.NyquistHz(), 1000*c.Dt)
+	if z, ok := negativeRealRoot(cl.Characteristic()); ok {
+		note += fmt.Sprintf(": the loop has a real pole at z = %.3f, a mode that flips sign every step, so the step response rings at the sampling rate", z)
+	}
+	if g := real(cl.TS.Response(math.Pi)); g < 0 {
+		note += fmt.Sprintf(" (each all-pass stage is −1 at Nyquist, so the TS mix there is G = %.2f: it reverses the sign of the voltage fed back)", g)
+	}
+	return note
+}
+
+// negativeRealRoot returns the root of the polynomial p (coefficients, highest power first) in (−1, 0)
+// nearest to −1, found by scanning for a sign change and bisecting.
+func negativeRealRoot(p []float64) (float64, bool) {
+	eval := func(z float64) float64 {
+		v := 0.0
+		for _, a := range p {
+			v = v*z + a
+		}
+		return v
+	}
+	const n = 400
+	for i := range n {
+		a, b := -1+float64(i)/n, -1+float64(i+1)/n
+		if eval(a)*eval(b) > 0 {
+			continue
+		}
+		for range 60 {
+			m := (a + b) / 2
+			if eval(a)*eval(m) <= 0 {
+				b = m
+			} else {
+				a = m
+			}
+		}
+		return (a + b) / 2, true
+	}
+	return 0, false
+}
+
 func roundedAll(v []float64, d int) []float64 {
 	out := make([]float64, len(v))
 	for i, x := range v {
@@ -405,13 +468,14 @@ type PolePanelConfig struct {
 	Mu, Rho, Kappa []float64
 }
 
-// DefaultPolePanelConfig: μ ∈ {1, 2, 4, 8}, ρ ∈ {0.5, 1, 2, 4}, κ from 0.25 to 64, starting at the paper's
-// example μ = 4, ρ = 1, κ = 2.
+// DefaultPolePanelConfig: μ ∈ {1, 2, 4, 8}, ρ ∈ {0.5, 1, 2, 4}, κ from 0.05 to 64, starting at the paper's
+// example μ = 4, ρ = 1, κ = 2. The lowest stop lies below the example's threshold κ₀ = 0.099 1/s², so the
+// low-pass regime is reachable from the start.
 func DefaultPolePanelConfig() PolePanelConfig {
 	return PolePanelConfig{
 		Mu:    []float64{1, 2, 4, 8},
 		Rho:   []float64{0.5, 1, 2, 4},
-		Kappa: []float64{0.25, 0.5, 1, 2, 3, 4, 6, 8, 16, 32, 64},
+		Kappa: []float64{0.05, 0.25, 0.5, 1, 2, 3, 4, 6, 8, 16, 32, 64},
 	}
 }
 
@@ -427,20 +491,22 @@ func ComplexPoleKappa(mu, rho float64) float64 { return (mu - rho) * (mu - rho) 
 //     exists with real poles shaded (where the two notions separate), the current κ marked.
 func PolePanel(cfg PolePanelConfig) (*GridPanel, error) {
 	wGrid := theory.LogSpace(0.02, 20, 110)
-	kGrid := theory.LogSpace(0.05, 100, 110)
+	kGrid := theory.LogSpace(0.01, 100, 120)
 	frame := func(at []int) (PanelFrame, error) {
 		mu, rho, kappa := cfg.Mu[at[0]], cfg.Rho[at[1]], cfg.Kappa[at[2]]
 		ct := theory.CT{Mu: mu, Rho: rho, Kappa: kappa}
 		p1, p2 := ct.Poles()
 		ws, hasT := ct.Target()
 		wp, complexPoles := ct.PoleFrequency()
-		mag := make([]float64, len(wGrid))
+		wx := wGrid
 		ref := ct.Magnitude(0)
 		if hasT {
 			ref = ct.Magnitude(ws)
+			wx = RefineGrid(wGrid, ws) // drawn through the peak
 		}
-		for i, w := range wGrid {
-			mag[i] = clipDB(db(ct.Magnitude(w)/ref), -40)
+		mag := make([]float64, len(wx))
+		for i, w := range wx {
+			mag[i] = round(db(ct.Magnitude(w)/ref), 2)
 		}
 		starK, poleK := make([]float64, len(kGrid)), make([]float64, len(kGrid))
 		for i, k := range kGrid {
@@ -479,7 +545,7 @@ func PolePanel(cfg PolePanelConfig) (*GridPanel, error) {
 			cfmt(p1), cfmt(p2), 4*(mu*rho+kappa), (mu+rho)*(mu+rho), k0, kc, regime)
 		return PanelFrame{Readout: readout, Series: [][]PanelData{
 			{{X: []float64{0}}, {Y: []float64{0}}, {X: []float64{real(p1), real(p2)}, Y: []float64{imag(p1), imag(p2)}}, {X: peakX, Y: peakY}},
-			{{X: wsMark}, {X: wpMark}, {Y: mag}},
+			{{X: wsMark}, {X: wpMark}, {X: wx, Y: mag}},
 			{{X: band}, {Y: starK}, {Y: poleK}, {X: []float64{kappa}}, {X: curStarX, Y: curStarY}, {X: curPoleX, Y: curPoleY}},
 		}}, nil
 	}
@@ -499,14 +565,14 @@ func PolePanel(cfg PolePanelConfig) (*GridPanel, error) {
 					{Name: "peak", Kind: SeriesPoints, Color: cBlue, Legend: "±jΩ* (Theorem 1)"},
 				}},
 			{Name: "mag", Title: "Eq. 3: |H(jΩ)| with Ω* and Ω_pole",
-				X: PanelAxis{Label: "Ω (rad/s)", Min: 0.02, Max: 20, Log: true}, Y: PanelAxis{Label: "dB re max", Min: -40, Max: 3, Ticks: dbTicks(-40)},
+				X: PanelAxis{Label: "Ω (rad/s)", Min: 0.02, Max: 20, Log: true}, Y: PanelAxis{Label: "dB re max", Min: -40, Max: 3, Ticks: dbTicks(-40, 0)},
 				Grid: wGrid, Series: []PanelSeries{
 					{Name: "star", Kind: SeriesVLines, Color: cBlue, Dash: "4 3", Legend: "Ω*"},
 					{Name: "pole", Kind: SeriesVLines, Color: cOrange, Dash: "2 3", Legend: "Ω_pole"},
 					{Name: "h", Color: cBlack, Legend: "|H(jΩ)|"},
 				}},
 			{Name: "freqs", Title: "Appendix A.6: Ω* and Ω_pole vs κ (shaded: target with real poles)",
-				X: PanelAxis{Label: "κ (1/s²)", Min: 0.05, Max: 100, Log: true}, Y: PanelAxis{Label: "rad/s", Min: 0, Max: 10},
+				X: PanelAxis{Label: "κ (1/s²)", Min: 0.01, Max: 100, Log: true}, Y: PanelAxis{Label: "rad/s", Min: 0, Max: 10},
 				Grid: kGrid, Series: []PanelSeries{
 					{Name: "sep", Kind: SeriesBands, Color: cYellow, Opacity: 0.25, Legend: "κ₀ < κ ≤ (μ−ρ)²/4"},
 					{Name: "star", Color: cBlue, Legend: "Ω* (Eq. 4)"},

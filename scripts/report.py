@@ -17,7 +17,9 @@ import os
 import sys
 
 import nbformat
-from nbconvert import HTMLExporter
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import offline_html  # noqa: E402  (the export with MathJax inlined: math renders offline)
 
 # Every table and figure of the paper (as the paper numbers them) and the notebook that reproduces it.
 PAPER_ITEMS = [
@@ -111,11 +113,12 @@ def main(argv):
 
     for i, cell in enumerate(book.cells):
         cell["id"] = f"cell-{i}"  # the notebooks' own ids repeat across notebooks
-    exporter = HTMLExporter(template_name="lab")
-    exporter.exclude_input = True
-    exporter.exclude_input_prompt = True
-    exporter.exclude_output_prompt = True
-    body, _ = exporter.from_notebook_node(book)
+    def configure(exporter):
+        exporter.exclude_input = True
+        exporter.exclude_input_prompt = True
+        exporter.exclude_output_prompt = True
+
+    body = offline_html.export_node(book, configure)
     os.makedirs(args.out, exist_ok=True)
     out = os.path.join(args.out, "index.html")
     with open(out, "w", encoding="utf-8") as f:

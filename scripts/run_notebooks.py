@@ -43,6 +43,9 @@ def check_stored(nb, path):
     ks = nb.get("metadata", {}).get("kernelspec", {})
     if ks.get("name") != KERNEL:
         problems.append(f"kernelspec name {ks.get('name')!r}, want {KERNEL!r}")
+    extra = sorted(set(nb.get("metadata", {}).get("language_info", {})) - {"name"})
+    if extra:
+        problems.append(f"metadata.language_info carries {', '.join(extra)} (run make notebooks-strip)")
     for i, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
@@ -51,6 +54,11 @@ def check_stored(nb, path):
         if cell.get("execution_count") is not None:
             problems.append(f"cell {i} has execution_count {cell.execution_count}")
     return problems
+
+
+# Metadata that JupyterLab or a kernel writes on save and that the committed notebooks do not carry.
+VOLATILE_CELL_METADATA = ("execution", "scrolled", "collapsed")
+VOLATILE_NOTEBOOK_METADATA = ("widgets",)
 
 
 def strip(path):
@@ -62,7 +70,14 @@ def strip(path):
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
-        cell.metadata.pop("execution", None)
+        for key in VOLATILE_CELL_METADATA:
+            cell.metadata.pop(key, None)
+    # A running kernel fills in language_info (version, mimetype, lexer...); the committed form keeps
+    # only its name, so that a notebook saved from the lab strips back to the committed bytes.
+    info = nb.metadata.get("language_info", {})
+    nb.metadata["language_info"] = {"name": info.get("name", "go")}
+    for key in VOLATILE_NOTEBOOK_METADATA:
+        nb.metadata.pop(key, None)
     out = nbformat.writes(nb) + "\n"
     if out != text:
         with open(path, "w", encoding="utf-8") as f:
@@ -80,6 +95,9 @@ DISPLAY_CALL = re.compile(r"gonbdisplay\.(?!Check\b)[A-Z]\w*\(")
 
 def first_error(nb):
     """Returns (cell index, one-line message) of the first failed cell of an executed notebook."""
+    extra = sorted(set(nb.get("metadata", {}).get("language_info", {})) - {"name"})
+    if extra:
+        problems.append(f"metadata.language_info carries {', '.join(extra)} (run make notebooks-strip)")
     for i, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue

@@ -4,7 +4,8 @@
 #   2. the project virtualenv .venv with JupyterLab and the headless runner (requirements.txt, pinned);
 #   3. the GoNB Jupyter kernel, with GOTOOLCHAIN=go1.27.3, GOEXPERIMENT=simd, GOMLX_NO_AUTO_INSTALL=1 and a
 #      PATH that finds go, goimports, gopls;
-#   4. the browser test's dependencies: Debian's chromium and playwright-core (tests/e2e, npm ci).
+#   4. the browser test's dependencies: Debian's chromium and playwright-core (tests/e2e, npm ci), and the
+#      MathJax that exported HTML inlines (npm package mathjax, same folder).
 # Every step checks first, so a second run does no work and changes nothing.
 # FITS_SKIP_BROWSER=1 skips step 4 (for machines that only run notebooks headless).
 set -euo pipefail
@@ -114,14 +115,21 @@ if ! command -v npm >/dev/null; then
   echo "setup-jupyter: apt-get install nodejs npm ..."
   apt_install nodejs npm
 fi
-pinned="$(.venv/bin/python -c 'import json; print(json.load(open("tests/e2e/package.json"))["dependencies"]["playwright-core"])')"
-installed=""
-if [[ -f tests/e2e/node_modules/playwright-core/package.json ]]; then
-  installed="$(.venv/bin/python -c 'import json; print(json.load(open("tests/e2e/node_modules/playwright-core/package.json"))["version"])')"
-fi
-if [[ "$installed" == "$pinned" ]]; then
-  echo "setup-jupyter: playwright-core $pinned already installed"
+# tests/e2e/package.json pins playwright-core (the browser test) and mathjax (inlined into exported HTML by
+# scripts/offline_html.py, so that math renders offline): npm ci when either is missing or at another version.
+npm_ok="$(.venv/bin/python - <<'PY'
+import json, os
+want = json.load(open("tests/e2e/package.json"))["dependencies"]
+ok = True
+for name, version in want.items():
+    p = os.path.join("tests/e2e/node_modules", name, "package.json")
+    ok = ok and os.path.isfile(p) and json.load(open(p))["version"] == version
+print("yes" if ok else "no")
+PY
+)"
+if [[ "$npm_ok" == "yes" ]]; then
+  echo "setup-jupyter: tests/e2e npm packages already installed"
 else
-  echo "setup-jupyter: npm ci (playwright-core $pinned) ..."
+  echo "setup-jupyter: npm ci (tests/e2e: playwright-core, mathjax) ..."
   (cd tests/e2e && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
 fi

@@ -10,8 +10,10 @@
 //     events), checks that the drawn SVG paths and the read-out change, and reads the drawn curves back
 //     through the plot's axes: they must match the values that tests/e2e/expect computes at that setting
 //     by direct fits/theory and fits/sim calls.
-//  5. Saves the executed notebook, exports it to HTML with nbconvert, opens that file in the browser with
-//     no server behind it, moves another slider and checks the curves again.
+//  5. Saves the executed notebook, exports it to HTML (scripts/offline_html.py), opens that file in the
+//     browser with no server and no network behind it, checks that its math rendered, that the panel fits
+//     the viewport and its stacked time axes line up, that the notebook's "What to look for" claims hold
+//     (controls set, read-out read), moves another slider and checks the curves again.
 //  6. Saves screenshots under test-output/e2e/, shuts JupyterLab down, exits non-zero on any failure.
 //
 // E2E_NOTEBOOKS (comma-separated prefixes, e.g. "01,03b") limits the notebooks. Bounded: the whole run
@@ -31,12 +33,25 @@ const OUT = path.join(ROOT, 'test-output', 'e2e');
 const WORK = path.join(OUT, 'work');
 // Each notebook, its panel (the expect helper's name), the slider dragged with the mouse, sliders set
 // before (by events), the toggle flipped, and the sliders moved in the exported HTML.
+// claims: steps of the notebook's "What to look for", checked in the exported page from the panel's initial
+// position: the controls set (name -> value, as data-state reports them) and what the read-out must then say
+// (the full list, with the drawn curves too, is nb's TestWhatToLookFor). stacked: plots whose time axes must
+// line up.
 const ALL_NOTEBOOKS = [
-  { file: '01_target_frequency.ipynb', panel: 'target', drag: 'fstar', then: { taum: 0 }, exported: { taua: 0 }, figs: 3, tables: 1 },
-  { file: '02_discretization.ipynb', panel: 'disc', drag: 'fstar', toggle: 'exact', exported: { dt: 1 }, figs: 3, tables: 1 },
-  { file: '03_temporal_shaping.ipynb', panel: 'ts', drag: 'lambda1', before: { m: 2 }, toggle: 'nesting', exported: { beta1: 0 }, figs: 3, tables: 1 },
-  { file: '03b_single_neuron.ipynb', panel: 'play', drag: 'fstar', before: { m: 2, lambda: 0 }, toggle: 'nesting', exported: { input: 3 }, figs: 0, tables: 0 },
-  { file: '04_pole_vs_target.ipynb', panel: 'pole', drag: 'kappa', exported: { mu: 0 }, figs: 1, tables: 1 },
+  { file: '01_target_frequency.ipynb', panel: 'target', drag: 'fstar', then: { taum: 0 }, exported: { taua: 0 }, figs: 3, tables: 1,
+    claims: [[{}, ['f*_DT = 10.35 Hz']], [{ fstar: 50 }, ['f*_DT = 56.14 Hz']], [{ fstar: 80 }, ['DT module UNSTABLE']]] },
+  { file: '02_discretization.ipynb', panel: 'disc', drag: 'fstar', toggle: 'exact', exported: { dt: 1 }, figs: 3, tables: 1,
+    claims: [[{}, ['explicit stable, semi-implicit stable']], [{ fstar: 20 }, ['explicit UNSTABLE, semi-implicit stable', 'gap f*_DT − f* = +0.88 Hz']],
+      [{ fstar: 20, dt: 0.002 }, ['+0.36 Hz']], [{ fstar: 20, dt: 0.008 }, ['+2.55 Hz']], [{ fstar: 20, exact: 1 }, ['+0.00 Hz']]] },
+  { file: '03_temporal_shaping.ipynb', panel: 'ts', drag: 'lambda1', before: { m: 2 }, toggle: 'nesting', exported: { beta1: 0 }, figs: 3, tables: 1,
+    claims: [[{ lambda1: 0.1 }, ['TS delay negative on']], [{ lambda1: 0.5 }, ['no negative TS delay']], [{}, ['closed-loop peak at 15.9 Hz']],
+      [{ lambda1: 0.9 }, ['Nyquist edge']]] },
+  { file: '03b_single_neuron.ipynb', panel: 'play', drag: 'fstar', before: { m: 2, lambda: 0 }, toggle: 'nesting', exported: { input: 3 }, figs: 0, tables: 0,
+    claims: [[{}, ['chirp at 10.5 Hz at the first spike']], [{ fstar: 20 }, ['chirp at 20.1 Hz at the first spike']], [{ amp: 1 }, ['0 spikes']],
+      [{ m: 1, lambda: 0.2 }, ['peaks at 8.2 Hz, -3.5 dB']], [{ fstar: 80 }, ['UNSTABLE']]],
+    stacked: ['input', 'voltage', 'spikes'] },
+  { file: '04_pole_vs_target.ipynb', panel: 'pole', drag: 'kappa', exported: { mu: 0 }, figs: 1, tables: 1,
+    claims: [[{}, ['poles -2.000, -3.000']], [{ kappa: 3 }, ['Ω_pole = 0.866 rad/s']], [{ kappa: 0.05 }, ['no target (low-pass)']]] },
 ];
 const ONLY = (process.env.E2E_NOTEBOOKS || '').split(',').filter(Boolean);
 const NOTEBOOKS = ALL_NOTEBOOKS.filter((n) => ONLY.length === 0 || ONLY.some((p) => n.file.startsWith(p + '_')));
@@ -351,6 +366,7 @@ async function exercisePanel(page, nbk) {
   await panel.scrollIntoViewIfNeeded();
   await page.waitForFunction((el) => el.hasAttribute('data-state'), await panel.elementHandle(), { timeout: 30000 });
   check(true, `${nbk.file}: panel script ran`);
+  await checkLayout(page, panel, nbk, 'JupyterLab');
   const shot = nbk.file.replace(/\.ipynb$/, '');
   await panel.screenshot({ path: path.join(OUT, `${shot}-panel-before.png`) });
   await matchesLibrary(panel, nbk.panel, 'initial setting');
@@ -387,20 +403,68 @@ async function saveNotebook(page) {
   log('notebook saved with its outputs (work copy)');
 }
 
+// setValue moves a control to the stop whose value (as data-state reports it) is value.
+async function setValue(panel, name, value) {
+  const max = Number(await panel.locator(`input[data-param=${name}]`).getAttribute('max') || 1);
+  for (let i = 0; i <= max; i++) {
+    await setControl(panel, name, i);
+    const st = JSON.parse(await panel.getAttribute('data-state'));
+    if (Math.abs(st[name] - value) <= 1e-9 * Math.max(1, Math.abs(value))) return;
+  }
+  throw new Error(`control ${name} has no stop at ${value}`);
+}
+
+// checkClaims sets each claim's controls from the panel's initial position and reads the read-out.
+async function checkClaims(panel, nbk) {
+  const initial = JSON.parse(await panel.getAttribute('data-state'));
+  for (const [set, says] of nbk.claims || []) {
+    for (const [k, v] of Object.entries({ ...initial, ...set })) await setValue(panel, k, v);
+    const text = await panel.locator('[data-role=readout]').textContent();
+    for (const want of says) check(text.includes(want), `claim at ${JSON.stringify(set)}: the read-out says "${want}"`);
+  }
+  for (const [k, v] of Object.entries(initial)) await setValue(panel, k, v);
+}
+
+// checkLayout: nothing of the panel sticks out of the viewport's width, and the stacked plots' time axes
+// start and end at the same screen x.
+async function checkLayout(page, panel, nbk, where) {
+  const width = await page.evaluate(() => window.innerWidth);
+  const right = await panel.evaluate((root) => Math.max(...[...root.querySelectorAll('*')].map((e) => e.getBoundingClientRect().right)));
+  check(right <= width + 0.5, `${where}: the panel fits the viewport's width (${right.toFixed(0)} <= ${width} px)`);
+  if (!nbk.stacked) return;
+  const axes = await panel.evaluate((root, names) => names.map((n) => {
+    const svg = root.querySelector(`svg[data-plot=${n}]`);
+    const A = JSON.parse(svg.dataset.axes);
+    const box = svg.getBoundingClientRect();
+    return [box.left + A.x0, box.left + A.x1];
+  }), nbk.stacked);
+  const spread = (i) => Math.max(...axes.map((a) => a[i])) - Math.min(...axes.map((a) => a[i]));
+  check(spread(0) < 0.5 && spread(1) < 0.5, `${where}: time axes of ${nbk.stacked.join(', ')} aligned (${axes.map((a) => a.map((x) => x.toFixed(1)).join('-')).join(', ')})`);
+}
+
 // checkExportedHTML exports the saved work copy to HTML and checks the panel there, with no kernel and
 // no server: the data and the script travel inside the page.
 async function checkExportedHTML(context, nbk) {
   const src = path.join(WORK, 'notebooks', nbk.file);
   const html = path.join(OUT, nbk.file.replace(/\.ipynb$/, '.html'));
-  execFileSync(path.join(ROOT, '.venv', 'bin', 'jupyter'),
-    ['nbconvert', '--to', 'html', '--output-dir', OUT, src], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // scripts/offline_html.py: nbconvert's lab template with MathJax inlined (the page needs no network).
+  execFileSync(path.join(ROOT, '.venv', 'bin', 'python'),
+    [path.join(ROOT, 'scripts', 'offline_html.py'), src, OUT], { stdio: ['ignore', 'ignore', 'pipe'] });
   check(fs.existsSync(html), `exported ${path.relative(ROOT, html)} (${(fs.statSync(html).size / 1e6).toFixed(2)} MB)`);
   const page = await context.newPage();
   try {
+    // No network: the page must bring everything (MathJax included) itself.
+    const asked = [];
+    await page.route(/^(https?|wss?):/, (route) => { asked.push(route.request().url()); return route.abort(); });
     await page.goto('file://' + html, { waitUntil: 'domcontentloaded', timeout: 60000 });
     const panel = page.locator('.fits-panel').first();
     await panel.waitFor({ timeout: 30000 });
     await page.waitForFunction((el) => el.hasAttribute('data-state'), await panel.elementHandle(), { timeout: 30000 });
+    await page.waitForFunction(() => document.querySelectorAll('mjx-container').length > 0, null, { timeout: 60000 });
+    const raw = await page.evaluate(() => [...document.querySelectorAll('.jp-MarkdownOutput')].map((e) => e.innerText).join('\n').match(/\$[^$\s][^$]*\$/g) || []);
+    check(raw.length === 0, `exported HTML: math rendered offline (${await page.locator('mjx-container').count()} formulas; raw TeX left: ${raw.slice(0, 3).join(' ') || 'none'}; network asked for: ${asked.length ? asked.slice(0, 3).join(' ') : 'nothing'})`);
+    await checkLayout(page, panel, nbk, 'exported HTML');
+    await checkClaims(panel, nbk);
     await matchesLibrary(panel, nbk.panel, 'exported HTML, initial setting');
     for (const [k, v] of Object.entries(nbk.exported)) {
       const before = await snapshot(panel);
