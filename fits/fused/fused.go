@@ -3,65 +3,15 @@
 // kernel (Appendix, kernel runtime table). Each neuron's state stays in registers or cache across the T
 // steps; nothing per step goes through memory but the input current, the spike and their cotangents.
 //
-// Forward computes the spikes of a layer from its input current. Backward computes the cotangent of the
-// current and of the per-step coefficients (ηΔt, γΔt, βm, λm) from the cotangent of the spikes: for each
-// batch element and block of neurons it recomputes the forward recurrence into a buffer
-// (rematerialization: the forward keeps nothing but its inputs), keeping per step what the adjoint reads:
-// the state with V replaced by the step's V0, and the spike cotangent, read there in increasing time (read
-// back to front from the [batch, T, N] array, every load missed the cache); then it runs the adjoint below
-// in reverse over the buffer.
-// Work is split over the batch across GOMAXPROCS goroutines. Both compute the same values as package
-// fits/scan and neuron.LayerFrom (the same operations in the same order, float32 throughout, the
-// coefficient cotangents summed per neuron over time in float32 and over the batch in float64).
+// Forward (or ForwardSelect) computes the spikes [batch, T, N] of a layer from its input current
+// [batch, T, N] and its per-step Coefficients; Backward computes the cotangent of the current and of the
+// coefficients from the cotangent of the spikes, recomputing the forward per group of neurons. Both take
+// an optional Dropout, regenerated in the kernel. The results are those of package fits/scan and
+// neuron.LayerFrom, and identical to the bit in every instruction set (AVX-512, AVX2, scalar; DefaultISA,
+// SetISA). Package fits/step's fused engine calls it; Example shows a direct call.
 //
-// # The recurrence
-//
-// One step (Eqs. 6, 9 and 10, with e = ηΔt, g = γΔt, μ̄ = 1 − μΔt, ρ̄ = 1 − ρΔt, Ṽ0 = n0 = V0):
-//
-//	V0 = μ̄V − e·a + I;  a′ = ρ̄a + g·V0                        (FS, Eq. 6)
-//	nm = βm(Vm − n(m−1)) + V(m−1);  Ṽm = (1 − λm)Ṽ(m−1) + λm·nm  (TS, Eqs. 9 and 10), m = 1..M
-//	S = Θ(ṼM − Vth);  V′ = ṼM − Vth·S;  the new stages are Vm′ = nm
-//
-// # The adjoint
-//
-// Given the cotangents V̄′, ā′, V̄m′ of the state after the step and S̄ of the step's spike, with σ′ the
-// triangular surrogate scale·max(0, 1 − |ṼM − Vth|/width):
-//
-//	ū = V̄′ + σ′·(S̄ − Vth·V̄′)   (σ′·S̄ + V̄′ with DetachReset: the reset carries no gradient)
-//	m̄M = ū;  m̄(m−1) = (1 − λm)·m̄m
-//	n̄M = V̄M′ + λM·m̄M;  n̄m = V̄m′ + λm·m̄m − β(m+1)·n̄(m+1)
-//	V̄0 = m̄0 + V̄0′ − β1·n̄1 + g·ā′   (V̄0 = ū + g·ā′ when M = 0)
-//	V̄m(old) = βm·n̄m + n̄(m+1)  (V̄0(old) = n̄1, V̄M(old) = βM·n̄M)
-//	ā = ρ̄·ā′ − e·V̄0;  V̄ = μ̄·V̄0;  Ī = V̄0
-//
-// and the coefficient cotangents ē = −Σ a·V̄0, ḡ = Σ V0·ā′, β̄m = Σ (Vm − n(m−1))·n̄m and
-// λ̄m = Σ (nm − Ṽ(m−1))·m̄m, summed over batch and steps (and over neurons sharing a parameter).
-//
-// # Dropout
-//
-// A layer's output is h = S·D for a dropout mask D (Dropout): a time-shared mask D[b, t, i] = Shared[b, i],
-// or the per-step mask of package fits/dropmask, D[b, t, i] = 1/(1 − p) when Bits(key, (b·T + t)·N + i) ≥
-// Threshold(p) and 0 otherwise, which the kernel regenerates from (key, p) in the forward and again in the
-// backward, where the cotangent of the spikes is S̄ = h̄·D. Nothing of size [batch, T, N] is read for it.
-//
-// # Instruction sets
-//
-// Built with GOEXPERIMENT=simd on amd64, the kernel runs 16 neurons per instruction with AVX-512 or 8 with
-// AVX2, whichever is the widest the CPU has (DefaultISA; SetISA picks another, Scalar included); otherwise
-// it runs the scalar code. Every ISA computes the same float32 operations in the same order, so the results
-// are identical to the bit. The vector code holds no legacy (non-VEX) SSE instruction, in its time loops or
-// around them: on Intel CPUs each one that runs while the upper halves of the vector registers hold AVX
-// data costs a transition of their state, and a few per step took the AVX2 code down to scalar speed.
-// TestNoLegacySSE disassembles the kernels and keeps it so (vector_amd64.go says how the code avoids them).
-//
-// # Layout
-//
-// The current, the spikes and their cotangents are row-major [batch, T, N], N = d1·…·dn the neurons of a
-// layer of output shape [d1, …, dn] flattened; a coefficient has P entries, P = N (one per neuron) or P = dn
-// (shared per channel: neuron i uses entry i mod dn). The state starts at zero.
-//
-// Measured times: docs/performance.md, and docs/performance-notes.md for the measurements these comments
-// once quoted.
+// The recurrence and its adjoint, the layout, dropout and the selection bits are derived in
+// docs/algorithm.md; measured times are in docs/performance.md.
 package fused
 
 import (

@@ -1,61 +1,24 @@
 // Package neuron implements the FiTS neuron family (Section 3 of the paper) as GoMLX graph layers: plain
-// LIF, the zero-initialized adaptive LIF baseline, the FS module with frozen or learnable target frequency,
-// and FS + TS with cascade order M ≥ 1. A layer maps an input current [batch, time, neurons] to spikes
-// [batch, time, neurons] by running Algorithm 1 (Appendix A.5) over time, unrolled in the graph (GoMLX
-// has no loop op). Package fits/sim is the float64 oracle it is tested against.
+// LIF, the adaptive LIF baseline, the FS module with frozen or learnable target frequency, and FS + TS with
+// cascade order M ≥ 1. A layer maps an input current [batch, time, neurons] to spikes [batch, time,
+// neurons] by running Algorithm 1 (Appendix A.5) over time, unrolled in the graph. Package fits/sim is the
+// float64 oracle it is tested against.
 //
-// Using it. Layer is a GoMLX layer: call it in a model function on the current that a synapse computes
-// (e.g. layers.Dense of the input at every time step), in a scope of its own (ExampleLayer); after
-// training, ReadLearned returns the layer's learned f* [Hz], β and λ and the TS module's group delay at any
-// frequency (ExampleReadLearned).
+// Layer is a GoMLX layer: call it in a model function on the current that a synapse computes, in a scope of
+// its own (ExampleLayer); after training, ReadLearned returns the layer's learned f* [Hz], β and λ and the
+// TS module's group delay at any frequency (ExampleReadLearned). Its variables are named by the Var*
+// constants; variables already in the store (e.g. loaded from a checkpoint) are used as they are.
 //
-// Which path is fast. Layer builds the recurrence unrolled over T in the graph, so a model trained with
-// GoMLX's own trainer is differentiated by autodiff through T copies of the step: fine for short sequences
-// and small layers, slow to compile and memory-hungry at the paper's sizes (T = 250 steps, widths of
-// 128–512). To train at those sizes, describe the network as data (package fits/model: model.Net, blocks
-// of a synapse and a layer configured by Config) and train it with the engines of package fits/step in your
-// own loop: the default there, the fused engine, runs each layer's whole recurrence as one call of a host
-// kernel forward and one backward, with a compile time independent of T (see fits/step's Example). Both
-// paths create and read the same variables (the Var* names below). Measured times: docs/performance.md,
-// and docs/performance-notes.md for the measurements these comments once quoted.
+// Each kind is a Cell in its own file (lif.go, adaptlif.go, fsfrozen.go, fs.go, fsts.go, …), registered by
+// name (Register, Kinds, ParseKind); the time loop (run) is the same for every kind and is the only code that
+// steps the recurrence in a graph.
 //
-// Cells: each kind is a Cell in its own file (lif.go, adaptlif.go, fsfrozen.go, fs.go, fsts.go, …),
-// registered by name (Register, Kinds, ParseKind). A cell owns its variables, its carried state, its
-// options and defaults, and maps its variables to the per-step Coefficients; the time loop below (run) is
-// the same for every kind and is the only code that steps the recurrence.
-//
-// Per step (see package sim for the full transcription), with per-neuron coefficients:
-//
-//	V0 = (1 − μΔt)V − ηΔt·a + I;  a ← (1 − ρΔt)a + γΔt·V0                    (Eq. 6)
-//	Vm ← βm(Vm − V(m−1)new) + V(m−1)old;  Ṽm = (1 − λm)Ṽ(m−1) + λm·Vm          (Eqs. 8–10)
-//	S = Θ(ṼM − Vth) (Θ(0) = 1, triangular surrogate gradient);  V = ṼM − S·Vth
-//
-// Parameterization of the FS kinds (all parameters per neuron, or per channel with Config.ChannelShared):
-//   - κ = ηγ from the target frequency through the inverse map of Theorem 1 (Eq. 5), computed in the graph
-//     (KappaStar); η = √(κr), γ = √(κ/r) with r = η/γ (paper: r = 1). The trainable coordinate is ln(f*/Hz)
-//     (the released code's), or Ω* = 2πf* in rad/s with Config.TargetCoordinate = TargetOmega, initialized
-//     log-spaced over [FMinHz, FMaxHz] (or linearly with Config.FInit).
-//   - With Config.DTExact, the trainable coordinate is the realized discrete-time target (ln(f*_DT/Hz), or
-//     Ω*_DT = ω*_DT/Δt in rad/s) and κ̄ = κΔt² comes from the DT-exact inverse (KappaBarDTExact,
-//     Theorem 2).
-//   - Stability: Config.MaxTargetHz() is the target at 99% (Config.KappaFraction) of the Jury bound on κ
-//     of the semi-implicit update (Appendix A.2). By default nothing clamps the target in the graph: the
-//     optimizer's frequency guard keeps f* below its cap (Config.GuardCap, package fits/step's
-//     Optimizer.Guard), as the released code does; with Config.ForwardClip the target used in the graph
-//     is clamped to [0, Config.MaxTargetHz()] in the forward pass: the variable itself is not modified,
-//     and its gradient is zero while it lies outside. The bound covers the FS module; with the TS module
-//     inside the FS feedback loop (Algorithm 1) some (β, λ) can still make the closed loop unstable, which
-//     nothing prevents.
-//   - TS: β = tanh(β̂), λ = σ(λ̂) (Section 3.2), initialized β̂ = 0, λ̂ = −3 (Appendix B).
-//
-// Variables live in the scope given to Layer (callers use scope.At("layer_name")); their
-// names are the Var* constants. Variables with a value already in the store (e.g. loaded from a
-// checkpoint) are used as they are.
-//
-// Graph shape: the input is split along time once (unstack, whose gradient is one concatenation, so
-// training also works on SimpleGo, which lacks the Pad that Slice's gradient needs); each step's state is
-// packed into one tensor and divided by a runtime 1 (fusionBarrierOne), which keeps XLA from recomputing
-// the whole recurrence inside every step's output; the outputs are stacked along time once.
+// The unrolled graph is differentiated by autodiff through T copies of the step: fine for short sequences,
+// slow to compile at the paper's sizes (T = 250, widths 128–512). To train at those sizes, describe the
+// network as data (package fits/model) and train it with the engines of package fits/step (see its
+// Example); both paths create and read the same variables. The step, the parameterization (Theorem 1's
+// inverse, the DT-exact coordinate, the stability bound, β = tanh β̂ and λ = σ(λ̂)) and the graph's layout
+// are in docs/algorithm.md.
 package neuron
 
 import (

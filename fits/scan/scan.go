@@ -1,55 +1,17 @@
 // Package scan runs Algorithm 1 (Appendix A.5) over a chunk of K time steps with a hand-derived adjoint:
 // Forward builds the K steps of the forward recurrence, Backward the K steps of its vector-Jacobian
-// product in reverse, both as GoMLX graph code that needs no autodiff through the time loop. It is the
-// analogue of the paper's fused kernel (Appendix, kernel runtime table): the backward pass is written
-// out, not traced.
+// product in reverse, both as GoMLX graph code that needs no autodiff through the time loop;
+// ForwardLoop and BackwardLoop build the same as XLA While loops. It is the graph analogue of the paper's
+// fused kernel: the backward pass is written out, not traced.
 //
 // Both work on the per-step constants of package neuron (neuron.Coefficients), so every neuron kind is
-// covered by one code path; the gradient with respect to a kind's own variables (Ω*, β̂, λ̂, η, γ) is the
-// autodiff of the small map from variables to coefficients, applied to the coefficient cotangents
-// (VariableGrads). Shapes: the input current is [batch, K, d1, …, dn], the spikes the same, each state
-// tensor [batch, d1, …, dn], coefficients and their cotangents the parameter shape P ([d1, …, dn], or [dn]
-// when shared per channel). The state is neuron.LayerFrom's: V, a (absent for LIF), V0, …, VM (present
-// when M ≥ 1).
+// covered by one code path; VariableGrads turns the coefficient cotangents into the gradients of a kind's
+// own variables. Shapes: the input current and the spikes are [batch, K, d1, …, dn], each state tensor
+// [batch, d1, …, dn], coefficients the parameter shape ([d1, …, dn], or [dn] when shared per channel).
+// Package fits/step's chunked, scan and loop engines call it.
 //
-// # The adjoint
-//
-// One step (Eqs. 6, 9 and 10, with e = ηΔt, g = γΔt, μ̄ = 1 − μΔt, ρ̄ = 1 − ρΔt, Ṽ0 = V0 = n0):
-//
-//	V0 = μ̄V − e·a + I;  a′ = ρ̄a + g·V0                        (FS, Eq. 6)
-//	nm = βm(Vm − n(m−1)) + V(m−1);  Ṽm = (1 − λm)Ṽ(m−1) + λm·nm  (TS, Eqs. 9 and 10), m = 1..M
-//	S = Θ(ṼM − Vth);  V′ = ṼM − Vth·S;  the new stages are Vm′ = nm
-//
-// Given the cotangents V̄′, ā′, V̄m′ of the state after the step and S̄ of the step's spike, with σ′ the
-// triangular surrogate at ṼM − Vth, the cotangents before the step are
-//
-//	ū = V̄′ + σ′·(S̄ − Vth·V̄′)   (σ′·S̄ alone with DetachReset: the reset carries no gradient)
-//	m̄M = ū;  m̄(m−1) = (1 − λm)·m̄m                                   (λ-mix, Eq. 10)
-//	n̄M = V̄M′ + λM·m̄M;  n̄m = V̄m′ + λm·m̄m − β(m+1)·n̄(m+1)            (TS stages, Eq. 9)
-//	V̄0 = m̄0 + V̄0′ − β1·n̄1 + g·ā′   (V̄0 = ū + g·ā′ when M = 0)
-//	V̄m(old) = βm·n̄m + n̄(m+1)  (V̄0(old) = n̄1, V̄M(old) = βM·n̄M)
-//	ā = ρ̄·ā′ − e·V̄0;  V̄ = μ̄·V̄0;  Ī = V̄0                            (FS, Eq. 6)
-//
-// and the coefficient cotangents, summed over batch and steps (and over d1…d(n−1) for per-channel
-// parameters), are ē = −Σ a·V̄0, ḡ = Σ V0·ā′, β̄m = Σ (Vm − n(m−1))·n̄m and λ̄m = Σ (nm − Ṽ(m−1))·m̄m.
-//
-// # Graph shape
-//
-// Forward saves, per step, the state after it and its spike (time-major, [K, components + 1, batch, d…]).
-// Backward recomputes every step's local values (V0, nm, Ṽm, σ′) from them at once over [K, batch, d…],
-// with no loop; only the cotangent of the state runs through the K unrolled reverse steps, and the local
-// cotangents and the coefficient cotangents are again whole-chunk products and sums. As in package
-// neuron, each unrolled step's carried tensors are packed into one and divided by a runtime 1
-// (fusionBarrierOne), so that XLA computes each step once and compile time stays linear in K; the packed
-// per-step tensors are stacked once (not sliced per component), which keeps the number of XLA kernels
-// near one per step.
-//
-// The forward pass pays for writing saved ([K, components+1, batch, d…]), which grows with K; against
-// GoMLX autodiff of the unrolled neuron.LayerFrom, BenchmarkChunk times both (measured:
-// docs/performance-notes.md). What the hand-derived adjoint buys above all is independence from autodiff:
-// a time loop written as one loop op (GoMLX v0.28's graph.While, which has no gradient) can be
-// differentiated with it. ForwardLoop and BackwardLoop do exactly that: the steps of Forward and Backward,
-// the K steps of each as one XLA While loop (the loop engine of package fits/step).
+// The adjoint and the graph's layout are derived in docs/algorithm.md; measured times are in
+// docs/performance.md.
 package scan
 
 import (

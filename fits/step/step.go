@@ -1,51 +1,20 @@
 // Package step computes the loss and the gradients of one training step, and evaluates, for a network
 // described as data (model.Net), with interchangeable engines that all give the same numbers up to float32
-// rounding:
+// rounding: fused (the default on CPU, Default: each layer's recurrence as one call of the host kernel of
+// package fits/fused), chunked (the default on other backends: the recurrence in chunks of K steps called
+// from Go), loop (the recurrence and its hand-derived adjoint as two XLA While loops; written for GPUs),
+// stepwise (chunked with K = 1), scan (chunked with the hand-derived adjoint of package fits/scan) and
+// unrolled (the whole network in one graph, differentiated by autodiff: the oracle the tests hold the others
+// to). docs/engines.md compares them.
 //
-//   - fused (the default on CPU, Default): per spiking block, the synapse over the whole sequence as one
-//     graph call; the neuron recurrence of the whole sequence as one call of the host kernel of package
-//     fits/fused forward, and one backward (the hand-derived adjoint of Algorithm 1, recomputing the
-//     forward per group of neurons), reading and writing the device's buffers in place; the map from the
-//     neurons' variables to the per-step coefficients and back as two small graphs. Compile time does not
-//     depend on T, and nothing per step is kept between the passes but the current.
-//   - chunked (the default on other backends): per spiking block, the synapse as above; the neuron
-//     recurrence in chunks of K steps, called T/K times from Go carrying the neuron state; and, in reverse,
-//     the vector-Jacobian product of each chunk, recomputed from the chunk's saved starting state. Compile
-//     time and memory do not grow with T beyond the activations themselves.
-//   - loop: per spiking block, the synapse as above; the neuron recurrence of the whole sequence as one XLA
-//     While loop with a static trip count (scan.ForwardLoop), saving every step's state on the device; in
-//     reverse, every step's local values at once and the hand-derived adjoint of the state as a second
-//     While loop (scan.BackwardLoop). Nothing returns to the host between time steps, and compile time does
-//     not depend on T. It is the engine written for GPUs; on XLA CPU it is slower than chunked and fused,
-//     and its memory grows with T (every step's state is kept between the passes). It needs a backend with
-//     loops (XLA; not SimpleGo).
-//   - stepwise: chunked with K = 1 (one step per call).
-//   - scan: chunked, with each chunk's vector-Jacobian product from the hand-derived adjoint of Algorithm 1
-//     (package fits/scan: FS, each TS stage and its λ-mix, the triangular surrogate and the soft reset,
-//     written out in reverse) instead of autodiff.
-//   - unrolled: the whole network in one graph with the time recurrence unrolled, gradients by autodiff.
-//     It is the oracle the tests hold the other engines to; its compile time and memory grow with
-//     batch × T × width, so nothing trains with it by default.
-//
-// Dropout masks are inputs of a step, drawn once per step by Masks, so every engine applies the same masks in
-// its forward pass and in the recomputed backward: per-step masks [batch, T, OutDims...] (model.DropoutStep,
-// the default) named by the run's seed and the optimizer step (StepMasks) and drawn from package
-// fits/dropmask: on the device by the chunked, stepwise, scan and loop engines (one small graph per block,
-// dropmask.MaskGraph, from the mask's key), inside the host kernel by the fused engine, and as host tensors
-// (StepMasks.Tensors) by the unrolled oracle, all the same values; or time-shared masks
-// [batch, 1, OutDims...] (model.DropoutShared) drawn from the store's random number generator. One
-// Optimizer (Adam with a cosine-annealed learning rate, the paper's recipe) applies the gradients of any
-// engine. Shapes: inputs [batch, time, features...] float32, labels [batch] int32, example
-// mask [batch] float32 (1 for real examples, 0 for padding).
-//
-// Which path is fast. A FiTS layer (neuron.Layer) in a user's GoMLX model trained by GoMLX's own trainer
-// runs the unrolled engine's graph: the recurrence unrolled over T and differentiated by autodiff, which is
-// slow to compile and memory-hungry at the paper's sizes (T = 250 steps). The fast path is this package:
-// describe the network as data (model.Net: blocks of a synapse and a layer of FiTS neurons, then a
-// readout), create its variables (InitVariables), an engine (New with the name "" picks Default: fused on
-// XLA CPU) and an Optimizer, and run Engine.Gradients and Optimizer.Apply in your own loop (see Example);
-// package fits/train is that loop with checkpoints and the paper's protocols. Measured times:
-// docs/performance.md, and docs/performance-notes.md for the measurements these comments once quoted.
+// Use: create the network's variables (InitVariables), an engine (New; the name "" picks Default) and an
+// Optimizer (Adam with a cosine-annealed learning rate and the frequency guard, the released recipe), then
+// run Engine.Gradients and Optimizer.Apply in your own loop (Example); package fits/train is that loop with
+// checkpoints and the paper's protocols. Dropout masks are inputs of a step, drawn once per step by Masks
+// (per step from package fits/dropmask, or time-shared), so every engine applies the same masks in its
+// forward pass and in the recomputed backward. Shapes: inputs [batch, time, features...] float32, labels
+// [batch] int32, example mask [batch] float32 (1 for real examples, 0 for padding). Measured times are in
+// docs/performance.md.
 package step
 
 import (

@@ -200,8 +200,8 @@ func TestBetaLambdaOf(t *testing.T) {
 	for _, c := range []struct{ hat, beta, lambda float64 }{
 		{0, 0, 0.5},
 		{-3, math.Tanh(-3), 0.04742587317756678}, // Appendix B's initial λ̂ = −3: λ ≈ 0.047
-		{40, 1, 1},   // saturated, never beyond
-		{-40, -1, 0}, // λ = 4.2e−18, not 0 exactly
+		{40, 1, 1},                               // saturated, never beyond
+		{-40, -1, 0},                             // λ = 4.2e−18, not 0 exactly
 	} {
 		b, l := BetaOf(c.hat), LambdaOf(c.hat)
 		if math.Abs(b-c.beta) > 1e-15 || math.Abs(l-c.lambda) > 1e-15 || math.Abs(b) > 1 || l < 0 || l > 1 {
