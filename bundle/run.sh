@@ -6,8 +6,9 @@
 #   kernel.json         fits bench --suite=kernel: the paper's kernel-runtime table (W = 64 ... 512, M = 0-2)
 #   on-4096.json        fits bench --suite=open-neuromorphic at n = 4096 (Linear + LIF/FiTS, batch 16, T = 500)
 #   on-16384.json       the same at n = 16384
-#   shd-epoch.json      fits bench --suite=training: one epoch of the SHD recipe on a full-size SHD-format
-#                       stand-in (fits data synth --full), written to a temporary folder and removed after
+#   shd-epoch.json      fits bench --suite=training: one epoch of the SHD recipe (FiTS M = 1, W = 128) on a
+#                       full-size SHD-format stand-in (fits data synth --full), written to a temporary folder
+#                       and removed after
 #   run.json            what ran: each stage's exit status, seconds and whether it hit its time limit
 #   *.log               each stage's stderr
 #
@@ -92,11 +93,11 @@ if (( small )); then
   stage on-64 60 "$fits" bench --suite=open-neuromorphic "${bflag[@]}" --engine=chunked --neurons=64 --m=0 --time=10 \
     --lif=false --iters=1 --warmup=0 --kernel-iters=0 --json
 else
-  stage selftest 90 "$fits" selftest "${bflag[@]}" --json
-  stage kernel 150 "$fits" bench --suite=kernel "${bflag[@]}" --engine=chunked,loop --iters=3 --kernel-iters=0 --json
-  stage on-4096 60 "$fits" bench --suite=open-neuromorphic "${bflag[@]}" --engine=chunked,loop --neurons=4096 \
+  stage selftest 120 "$fits" selftest "${bflag[@]}" --json
+  stage kernel 120 "$fits" bench --suite=kernel "${bflag[@]}" --engine=chunked,loop --iters=3 --kernel-iters=0 --json
+  stage on-4096 45 "$fits" bench --suite=open-neuromorphic "${bflag[@]}" --engine=chunked,loop --neurons=4096 \
     --iters=3 --kernel-iters=0 --json
-  stage on-16384 60 "$fits" bench --suite=open-neuromorphic "${bflag[@]}" --engine=chunked,loop --neurons=16384 \
+  stage on-16384 45 "$fits" bench --suite=open-neuromorphic "${bflag[@]}" --engine=chunked,loop --neurons=16384 \
     --iters=3 --kernel-iters=0 --json
 fi
 
@@ -105,12 +106,13 @@ data="$work/data"
 if (( small )); then
   stage shd-synth 60 "$fits" data synth --format=shd --out="$data/shd" --samples=8
 else
-  stage shd-synth 90 "$fits" data synth --format=shd --out="$data/shd" --full
+  stage shd-synth 60 "$fits" data synth --format=shd --out="$data/shd" --full
 fi
 rm -f "$out/shd-synth.json" # data synth prints no JSON
+# The SHD cell of the targets (shd-best: FiTS M = 1, W = 128), its catalog recipe.
 if [[ -f "$data/shd/shd_train.h5" ]]; then
-  stage shd-epoch 400 "$fits" bench --suite=training "${bflag[@]}" --datasets=shd --data-dir="$data" --stand-in \
-    --epochs=1 --json
+  stage shd-epoch 400 "$fits" bench --suite=training "${bflag[@]}" --datasets=shd --m=1 --width=128 \
+    --data-dir="$data" --stand-in --epochs=1 --json
 fi
 
 {
