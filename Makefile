@@ -18,13 +18,14 @@ all: build
 help:
 	@echo "make setup      install Go modules, the XLA plugin, JupyterLab + GoNB (idempotent)"
 	@echo "make demo       theory figures, paper-vs-ours tables, the five-model ablation trained (minutes)"
-	@echo "make test       gofmt, go vet, go test, fuzz targets briefly, notebooks headless, browser test, Slurm sweep"
+	@echo "make test       gofmt, go vet, go test, fuzz targets briefly, the bundle rehearsal, notebooks headless, browser test, Slurm sweep"
 	@echo "make lab        JupyterLab with the GoNB kernel on localhost"
 	@echo "make notebooks  execute every notebook headless"
 	@echo "make e2e        real-browser test of the panels of notebooks 01-04 and 03b"
 	@echo "make figures    regenerate figures/ (SVG + PNG)"
 	@echo "make reproduce  the paper's tables and figures: runs, every notebook, test-output/report/index.html"
 	@echo "make slurm-test a fits sweep as a Slurm array job on a single-node cluster started here (root)"
+	@echo "make bundle     bin/fits-bundle.tar.xz: fits and the GPU check script for a node without Go (docs/setup.md)"
 	@echo "make peers-check  the PyTorch/snnTorch peers against the float64 oracle (peers-setup, peers-bench: see docs/peers.md)"
 
 # setup is cheap when already done (every step checks first).
@@ -72,7 +73,7 @@ check: fmt-check tidy-check vet links gotest
 links:
 	@python3 scripts/check_links.py
 
-test: setup check fuzz notebooks e2e slurm-test
+test: setup check fuzz bundle-rehearsal notebooks e2e slurm-test
 
 # Spoken digits synthesised here with espeak-ng (not committed), both front ends converted to the cache.
 # FITS_DATA chooses the data root (default: the user cache folder, fits/datasets).

@@ -6,7 +6,7 @@
 // wins over the automatic choice. Auto-installation of plugins (which downloads from GitHub) is disabled, and
 // go-xla's auto-installer is not linked in:
 // plugins are installed by `make setup` from pinned PyPI wheels into ~/.local/lib/go-xla, or found through
-// PJRT_PLUGIN_LIBRARY_PATH.
+// PJRT_PLUGIN_LIBRARY_PATH, or (CUDA) where pip installed JAX's CUDA plugin (JAXCUDAPlugins).
 package xla
 
 import (
@@ -64,8 +64,8 @@ func HasNVIDIAGPU() bool {
 }
 
 // Choose returns the backend configuration to use, without creating it. An explicit non-empty config wins,
-// then $GOMLX_BACKEND, then XLA CUDA (plugin present and an NVIDIA device), then XLA CPU (plugin present),
-// then SimpleGo.
+// then $GOMLX_BACKEND, then XLA CUDA (an NVIDIA device and a plugin: go-xla's, else JAX's from
+// site-packages, named by its path), then XLA CPU (plugin present), then SimpleGo.
 func Choose(explicit string) Choice {
 	if explicit != "" {
 		return Choice{Config: explicit, Reason: "requested with --backend"}
@@ -77,15 +77,22 @@ func Choose(explicit string) Choice {
 	if p, ok := plugins["cuda"]; ok && HasNVIDIAGPU() {
 		return Choice{Config: "xla:cuda", Reason: "XLA CUDA PJRT plugin " + p + " and an NVIDIA GPU"}
 	}
+	if HasNVIDIAGPU() {
+		if jax := JAXCUDAPlugins(); len(jax) > 0 {
+			return Choice{Config: "xla:" + jax[0].Path, Reason: "JAX's CUDA PJRT plugin (site-packages of " + jax[0].Python + ") and an NVIDIA GPU"}
+		}
+	}
 	if p, ok := plugins["cpu"]; ok {
 		return Choice{Config: "xla:cpu", Reason: "XLA CPU PJRT plugin " + p}
 	}
 	return Choice{Config: SimpleGoConfig, Reason: "no XLA PJRT plugin found (run `make setup`); pure-Go SimpleGo backend"}
 }
 
-// New creates the backend for a configuration. For CUDA plugins it points XLA at the NVIDIA libraries
-// installed beside the plugin (see prepareCUDA) before loading it.
+// New creates the backend for a configuration. "xla:cuda" loads JAX's CUDA plugin from site-packages when
+// go-xla finds no plugin named cuda. For CUDA plugins it points XLA at the NVIDIA toolkit installed beside
+// the plugin (see prepareCUDA) before loading it.
 func New(config string) (compute.Backend, error) {
+	config = resolveCUDA(config)
 	name, opts, _ := strings.Cut(config, ":")
 	if (name == "xla" || name == "stablehlo") && strings.Contains(strings.ToLower(opts), "cuda") {
 		prepareCUDA(opts)
@@ -109,9 +116,9 @@ func New(config string) (compute.Backend, error) {
 	return b, nil
 }
 
-// prepareCUDA sets --xla_gpu_cuda_data_dir in XLA_FLAGS to the nvidia/ folder installed beside the CUDA
-// plugin (pip's layout: <dir>/pjrt_c_api_cuda_plugin.so and <dir>/../nvidia/cuda_nvcc), unless the user set
-// it already. go-xla would otherwise point it at a directory that exists only on its author's machine.
+// prepareCUDA sets --xla_gpu_cuda_data_dir in XLA_FLAGS to the NVIDIA toolkit installed beside the CUDA
+// plugin (nvidiaDataDir), unless the user set it already. go-xla would otherwise point it at a directory
+// that exists only on its author's machine.
 func prepareCUDA(opts string) {
 	flags := os.Getenv("XLA_FLAGS")
 	if strings.Contains(flags, "--xla_gpu_cuda_data_dir") {
@@ -124,12 +131,14 @@ func prepareCUDA(opts string) {
 	if plugin == "" {
 		return
 	}
-	nvidia := filepath.Join(filepath.Dir(filepath.Dir(plugin)), "nvidia")
-	dataDir := filepath.Join(nvidia, "cuda_nvcc")
-	if st, err := os.Stat(dataDir); err != nil || !st.IsDir() {
-		dataDir = nvidia
+	if dataDir := nvidiaDataDir(plugin); dataDir != "" {
+		_ = os.Setenv("XLA_FLAGS", strings.TrimSpace(flags+" --xla_gpu_cuda_data_dir="+dataDir))
+		// go-xla looks for nvidia/ beside the plugin's folder only and warns when it is not there (pip's
+		// layout has it one level up): this sets what its check would.
+		if _, ok := os.LookupEnv("GOPJRT_CUDA_CHECKS"); !ok {
+			_ = os.Setenv("GOPJRT_CUDA_CHECKS", "0")
+		}
 	}
-	_ = os.Setenv("XLA_FLAGS", strings.TrimSpace(flags+" --xla_gpu_cuda_data_dir="+dataDir))
 }
 
 var (
@@ -196,6 +205,9 @@ func Backend() (compute.Backend, error) {
 	current, currentCfg = b, choice
 	if announce != nil {
 		fmt.Fprintf(announce, "fits: backend %s (%s)\n", choice.Config, choice.Reason)
+		if p, ok := LoadedPlugin(b); ok {
+			fmt.Fprintf(announce, "fits: PJRT plugin %s, PJRT C API %s\n", p.Path, p.API())
+		}
 	}
 	return current, nil
 }

@@ -9,9 +9,14 @@ import (
 )
 
 // TestMain makes the test binary act as the fits binary when `fits bench` starts it as a cell's child
-// process (benchChildEnv), so that isolated benchmark cells run from tests as they do from the CLI.
+// process (benchChildEnv), so that isolated benchmark cells run from tests as they do from the CLI, and when
+// a test runs it as a fresh fits process (cliChildEnv, selftest_test.go), whose backend is its own.
 func TestMain(m *testing.M) {
 	if os.Getenv(benchChildEnv) == "1" {
+		os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	if os.Getenv(cliChildEnv) == "1" {
+		selftestPerturb = perturbationFromEnv()
 		os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

@@ -3,65 +3,13 @@ package step
 import (
 	"fmt"
 	"math"
-	"strings"
 	"testing"
 
-	"github.com/fits-snn/fits/fits/model"
-	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/internal/golden"
+	"github.com/fits-snn/fits/internal/goldennet"
 	"github.com/gomlx/gomlx/core/tensors"
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
-
-// goldenNet returns the network of a golden training step (internal/golden, steps.json): two hidden
-// layers of c.Hidden FiTS neurons of order c.M with the released semantics, c.Readout over time, c.Classes
-// classes, per-step dropout of probability c.Dropout.
-func goldenNet(t *testing.T, c golden.StepCase) model.Net {
-	t.Helper()
-	kind := neuron.FS
-	if c.M > 0 {
-		kind = neuron.FSTS
-	}
-	cfg := model.DefaultConfig(kind, c.M, c.Hidden, c.Classes)
-	n := &cfg.Neuron
-	n.TauM, n.TauA, n.Dt, n.Vth = c.TauM, c.TauA, c.Dt, c.Vth
-	n.TSMix, n.Surrogate = neuron.TSMix(c.TSMix), neuron.TriangleSurrogate(c.SurrogateAlpha)
-	tc, err := neuron.ParseTargetCoordinate(c.Target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n.TargetCoordinate = tc
-	readout, err := model.ParseReadout(c.Readout)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Readout, cfg.Dropout, cfg.DropoutMode = readout, c.Dropout, model.DropoutStep
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	return cfg.Net(c.Inputs)
-}
-
-// goldenVariable returns the scope and name of the variable of a golden parameter name
-// ("layer0/weight", "readout/bias", "layer1/f_raw", ...).
-func goldenVariable(name string) (scope, varName string) {
-	block, param, _ := strings.Cut(name, "/")
-	scope = "/model/readout"
-	if l, ok := strings.CutPrefix(block, "layer"); ok {
-		scope = "/model/hidden_" + l
-	}
-	switch param {
-	case "weight":
-		return scope + "/dense", "weights"
-	case "bias":
-		return scope + "/dense", "biases"
-	case "f_raw":
-		return scope + "/neuron", neuron.VarLogTargetHz
-	case "omega_star":
-		return scope + "/neuron", neuron.VarOmegaStar
-	}
-	return scope + "/neuron", param // beta_hat, lambda_hat
-}
 
 // TestGoldenSteps holds every engine to the independent PyTorch implementation of the released code
 // (internal/golden, steps.json, float64): for a two-layer network of each TS order M = 0–3, the sum and
@@ -78,42 +26,25 @@ func TestGoldenSteps(t *testing.T) {
 	for _, c := range cases {
 		for _, engine := range []string{Unrolled, Chunked, Scan, Fused, Loop} {
 			t.Run(c.Name+"/"+engine, func(t *testing.T) {
-				net := goldenNet(t, c)
+				net, err := goldennet.Net(c)
+				if err != nil {
+					t.Fatal(err)
+				}
 				scope := mlmodel.NewStore().RootScope()
 				mctx := scope.At("model")
 				if err := InitVariables(b, mctx, net); err != nil {
 					t.Fatal(err)
 				}
-				for name, p := range c.Params {
-					path, vn := goldenVariable(name)
-					v := scope.Store().GetVariable(mlmodel.JoinPath(path, vn))
-					if v == nil {
-						t.Fatalf("golden parameter %s: no variable %s/%s", name, path, vn)
-					}
-					data := make([]float32, len(p.Data))
-					for i, x := range p.Data {
-						data[i] = float32(x)
-					}
-					v.MustSetValue(tensors.FromFlatDataAndDimensions(data, p.Shape...))
+				if err := goldennet.SetParams(scope.Store(), c); err != nil {
+					t.Fatal(err)
 				}
 				e, err := New(engine, b, mctx, net, Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer e.Close()
-				x := make([]float32, len(c.Input.Data))
-				for i, v := range c.Input.Data {
-					x[i] = float32(v)
-				}
-				labels, mask := make([]int32, c.Batch), make([]float32, c.Batch)
-				for i, l := range c.Labels {
-					labels[i], mask[i] = int32(l), 1
-				}
-				batch := Batch{
-					X:      tensors.FromFlatDataAndDimensions(x, c.Input.Shape...),
-					Labels: tensors.FromFlatDataAndDimensions(labels, c.Batch),
-					Mask:   tensors.FromFlatDataAndDimensions(mask, c.Batch),
-				}
+				x, labels, mask := goldennet.Inputs(c)
+				batch := Batch{X: x, Labels: labels, Mask: mask}
 				if c.Dropout > 0 {
 					batch.StepMasks = &StepMasks{Seed: c.MaskSeed, Step: c.MaskStep}
 					ms, err := batch.StepMasks.Tensors(net, c.Batch, c.Time)
@@ -145,7 +76,7 @@ func TestGoldenSteps(t *testing.T) {
 					t.Errorf("%d gradients, golden %d", len(grads), len(c.Grads))
 				}
 				for name, want := range c.Grads {
-					scope, vn := goldenVariable(name)
+					scope, vn := goldennet.Variable(name)
 					g, ok := grads[scope+"/"+vn]
 					if !ok {
 						t.Errorf("no gradient of %s (%s/%s)", name, scope, vn)

@@ -39,13 +39,21 @@ package golden
 
 import (
 	"bytes"
-	"embed"
+	_ "embed" // the golden files
 	"encoding/json"
 	"fmt"
 )
 
-//go:embed official/*.json
-var files embed.FS
+// The files, one variable each, so that a binary holds only the files it reads (the linker drops the
+// others): `fits selftest` reads steps.json alone.
+var (
+	//go:embed official/neurons.json
+	neuronsJSON []byte
+	//go:embed official/guard.json
+	guardJSON []byte
+	//go:embed official/steps.json
+	stepsJSON []byte
+)
 
 // Meta is what every file records about its making.
 type Meta struct {
@@ -228,11 +236,8 @@ type StepCase struct {
 	Grads      map[string]Tensor `json:"grads"`
 }
 
-func decode(name string, v any) error {
-	data, err := files.ReadFile("official/" + name)
-	if err != nil {
-		return err
-	}
+// decode decodes the golden file name, whose contents are data, into v.
+func decode(name string, data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -244,7 +249,7 @@ func decode(name string, v any) error {
 // NeuronSet returns neurons.json.
 func NeuronSet() (NeuronFile, error) {
 	var f NeuronFile
-	if err := decode("neurons.json", &f); err != nil {
+	if err := decode("neurons.json", neuronsJSON, &f); err != nil {
 		return f, err
 	}
 	for _, c := range f.Cases {
@@ -279,7 +284,7 @@ func (c NeuronCase) check(steps int) error {
 // Guard returns guard.json.
 func Guard() (GuardCase, error) {
 	var g GuardCase
-	if err := decode("guard.json", &g); err != nil {
+	if err := decode("guard.json", guardJSON, &g); err != nil {
 		return g, err
 	}
 	n := len(g.InitHz)
@@ -297,7 +302,7 @@ func Guard() (GuardCase, error) {
 // StepSet returns steps.json.
 func StepSet() (StepFile, error) {
 	var f StepFile
-	if err := decode("steps.json", &f); err != nil {
+	if err := decode("steps.json", stepsJSON, &f); err != nil {
 		return f, err
 	}
 	for _, c := range f.Cases {
