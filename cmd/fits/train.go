@@ -156,6 +156,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkApplicable(cfg, f.set); err != nil {
+		return err
+	}
 	out := f.out
 	if out == "" {
 		out = defaultOut
@@ -212,6 +215,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	if st, err := os.Lstat(filepath.Join(out, train.ResultFile)); err == nil && !st.Mode().IsRegular() {
 		return fail(badInput("--out=%s: %s is not a regular file (move it away)", out, filepath.Join(out, train.ResultFile)))
+	}
+	if !f.resume { // a resumed run's configuration is the saved one: TrainModel checks it
+		if err := train.CheckConstants(cfg); err != nil {
+			return fail(badInput("%v", err))
+		}
 	}
 	b, err := openBackend(f.backend)
 	if err != nil {
@@ -292,6 +300,9 @@ func (f *trainFlags) checkResume(out string) (int, error) {
 	}
 	asked, err := f.config()
 	if err != nil {
+		return 0, err
+	}
+	if err := f.checkResumeExperiment(out, asked, saved); err != nil {
 		return 0, err
 	}
 	var diffs []string

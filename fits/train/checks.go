@@ -47,6 +47,29 @@ func checkRun(cfg Config, ds *data.Dataset, sp splits) error {
 	return nil
 }
 
+// CheckConstants rejects, before the dataset is read, a configuration whose neuron constants (τm, τa, Δt,
+// the f* range, the surrogate, the frequency guard) cannot run on cfg's dataset: it builds the hidden
+// layers' neuron as NewNetwork does, from the dataset's time bin as data.TimeBin knows it before loading.
+// Datasets whose time bin is not known before loading (and the event-frame networks of DVS Gesture) are
+// checked by NewNetwork once loaded.
+func CheckConstants(cfg Config) error {
+	cfg = cfg.Resolved()
+	dt, ok := data.TimeBin(cfg.Dataset, cfg.DataOptions(""))
+	if !ok {
+		return nil
+	}
+	n, err := NeuronConfigFor(cfg, &data.Dataset{Name: cfg.Dataset, Dt: dt})
+	if err != nil {
+		return &InputError{Err: err}
+	}
+	if cfg.FreqGuardSafety != 0 && n.Kind.HasTargetFrequency() {
+		if _, _, err := n.GuardCap(cfg.FreqGuardSafety); err != nil {
+			return &InputError{Err: err}
+		}
+	}
+	return nil
+}
+
 // MaxRunMemory caps MemoryEstimate (64 GiB).
 const MaxRunMemory = 64 << 30
 
