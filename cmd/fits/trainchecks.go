@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
 	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/fits/sweep"
 	"github.com/fits-snn/fits/fits/train"
 )
 
@@ -75,6 +77,35 @@ func (f *trainFlags) checkResumeExperiment(out string, asked, saved train.Config
 	if len(diffs) > 0 {
 		return badInput("--resume: --experiment=%s names another cell than the run saved in %s: %s", f.experiment, out,
 			strings.Join(diffs, ", "))
+	}
+	return nil
+}
+
+// checkSweepRuns parses the training command of every run of g as `fits train` will, so that a bad or
+// inapplicable extra training flag is refused before anything is emitted, skipped or trained; and refuses
+// a finished run of g whose configuration differs from what the extra flags ask (the sweep would
+// otherwise count it as finished and train nothing).
+func checkSweepRuns(g *sweep.Grid) error {
+	for _, r := range g.Runs {
+		f, _, err := parseTrainFlags(g.Command(r, false)[1:], io.Discard)
+		if err != nil {
+			return badInput("extra training flags of %s: %v", r.Name(), err)
+		}
+		cfg, err := f.config()
+		if err == nil {
+			err = checkApplicable(cfg, f.set)
+		}
+		if err != nil {
+			return badInput("extra training flags of %s: %v", r.Name(), err)
+		}
+		st := sweep.Inspect(r)
+		if st.Status != sweep.Finished {
+			continue
+		}
+		if diffs := contradictions(f.set, cfg, st.Result.Config, func(string) bool { return false }); len(diffs) > 0 {
+			return badInput("%s finished with another configuration than the extra training flags ask: %s (give another --out to train runs of the new configuration)",
+				r.Dir, strings.Join(diffs, ", "))
+		}
 	}
 	return nil
 }
