@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/fits-snn/fits/fits/neuron"
-	"github.com/fits-snn/fits/fits/train"
 	"github.com/fits-snn/fits/fits/sim"
+	"github.com/fits-snn/fits/fits/train"
 )
 
 func init() {

@@ -5,8 +5,8 @@ package hostinfo
 import (
 	"math"
 	"os"
-	"strconv"
 	"runtime/debug"
+	"strconv"
 	"strings"
 )
 
