@@ -457,6 +457,11 @@ func buildFixtures(t *testing.T, tmp string) {
 		scope.SetParam("train_history", `[]`)
 		scope.VariableWithValue("global_step", int64(4))
 	})
+	// Issue 34: a learned f* above the Jury bound (eval printed "loss NaN, firing rates -2147483648.00%").
+	saveCheckpointWith(t, p("ck-fstar"), func(scope *model.Scope) {
+		scope.SetParam(train.ParamModel, "fs")
+		scope.At("model").At("hidden_0").VariableWithValue("log_target_hz", []float32{float32(math.Log(10)), float32(math.Log(1e6))})
+	})
 	write(p("demo-user", "lif-m0-e20-w64-b64-s1", "notes.txt"), []byte("my notes\n"))
 	write(p("result-only", "result.json"), []byte("{}\n"))
 	write(p("bad-result", "result.json"), []byte("{bad\n"))
