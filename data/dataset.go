@@ -95,7 +95,12 @@ var (
 type registered struct {
 	summary string
 	load    Loader
+	timeBin TimeBinFunc
 }
+
+// TimeBinFunc returns the time bin Dt, in seconds, of a dataset loaded with opts, without loading it
+// (0 when opts are invalid: Load reports why).
+type TimeBinFunc func(opts Options) float64
 
 // Register makes a dataset loadable by name; packages call it from init. It panics on a duplicate name (a
 // programming error).
@@ -106,6 +111,33 @@ func Register(name, summary string, load Loader) {
 		panic("data: dataset registered twice: " + name)
 	}
 	registry[name] = registered{summary: summary, load: load}
+}
+
+// RegisterTimeBin records how to know the time bin of the registered dataset name before loading it, so
+// that a configuration's constants can be checked against it before any file is read (TimeBin). It panics
+// on a name that is not registered (a programming error).
+func RegisterTimeBin(name string, dt TimeBinFunc) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	r, ok := registry[name]
+	if !ok {
+		panic("data: time bin of an unregistered dataset: " + name)
+	}
+	r.timeBin = dt
+	registry[name] = r
+}
+
+// TimeBin returns the time bin Dt, in seconds, that the named dataset loaded with opts has, and whether it
+// is known before loading (RegisterTimeBin).
+func TimeBin(name string, opts Options) (float64, bool) {
+	registryMu.Lock()
+	r, ok := registry[name]
+	registryMu.Unlock()
+	if !ok || r.timeBin == nil {
+		return 0, false
+	}
+	dt := r.timeBin(opts)
+	return dt, dt > 0
 }
 
 // Names lists the registered datasets, sorted.

@@ -302,7 +302,9 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 			analysis.EnergyACpJ, analysis.EnergyMACpJ)
 	case "training-time":
 		if *bench != "" {
-			if kernel, err = analysis.KernelRuntimes(splitList(*bench)); err != nil {
+			if kernel, err = analysis.KernelRuntimesRead(splitList(*bench), func(path string) ([]byte, error) {
+				return readInputFile(path, maxBenchFile)
+			}); err != nil {
 				return badInput("--bench: %v", err)
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	// HOME from the user database where the environment lacks it, before the XLA bindings initialize.
+	_ "github.com/fits-snn/fits/internal/homeenv"
 	"github.com/fits-snn/fits/xla"
 	"github.com/gomlx/compute"
 )

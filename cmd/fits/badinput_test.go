@@ -349,6 +349,17 @@ func buildFixtures(t *testing.T, tmp string) {
 	write(p("wav-stereo.wav"), wavHeader(16000, 2, 16, 1000))
 	mustDo(gsc.WriteWAV(p("wav-empty.wav"), nil, 16000))
 	write(p("wav-0bit.wav"), wavHeader(16000, 1, 0, 1000))
+	// Issue 34: a 7-bit clip, no channels, rate 0, an odd-length data chunk, block align 0 (each named).
+	write(p("wav-7bit.wav"), wavHeader(16000, 1, 7, 1000))
+	write(p("wav-0ch.wav"), wavHeader(16000, 0, 16, 1000))
+	write(p("wav-rate0.wav"), wavHeader(0, 1, 16, 1000))
+	odd := append(wavHeader(16000, 1, 16, 1000), 0, 0) // 2001 data bytes and the pad byte
+	binary.LittleEndian.PutUint32(odd[40:], 2001)
+	binary.LittleEndian.PutUint32(odd[4:], 36+2002)
+	write(p("wav-odd.wav"), odd)
+	align0 := wavHeader(16000, 1, 16, 1000)
+	binary.LittleEndian.PutUint16(align0[32:], 0)
+	write(p("wav-align0.wav"), align0)
 	write(p("wav-huge.wav"), wavHeader(16000, 1, 16, 1000))
 	mustDo(os.Truncate(p("wav-huge.wav"), 80<<20)) // sparse: a 40-minute clip
 
@@ -445,6 +456,11 @@ func buildFixtures(t *testing.T, tmp string) {
 	saveCheckpointWith(t, p("ck-nohistory"), func(scope *model.Scope) {
 		scope.SetParam("train_history", `[]`)
 		scope.VariableWithValue("global_step", int64(4))
+	})
+	// Issue 34: a learned f* above the Jury bound (eval printed "loss NaN, firing rates -2147483648.00%").
+	saveCheckpointWith(t, p("ck-fstar"), func(scope *model.Scope) {
+		scope.SetParam(train.ParamModel, "fs")
+		scope.At("model").At("hidden_0").VariableWithValue("log_target_hz", []float32{float32(math.Log(10)), float32(math.Log(1e6))})
 	})
 	write(p("demo-user", "lif-m0-e20-w64-b64-s1", "notes.txt"), []byte("my notes\n"))
 	write(p("result-only", "result.json"), []byte("{}\n"))

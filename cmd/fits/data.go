@@ -210,6 +210,9 @@ func runDataVerify(args []string, stdout, stderr io.Writer) error {
 			d = md
 		}
 	}
+	if st, err := os.Stat(d); err == nil && !st.IsDir() {
+		return badInput("--dir=%s: is not a folder", d)
+	}
 	st, err := download.Verify(m, d, stderr)
 	if err != nil {
 		return err
@@ -513,6 +516,9 @@ func runDataEspeak(args []string, stdout, stderr io.Writer) error {
 		return badInput("--variants, --test-variants, --speeds and --pitches must not be empty")
 	}
 	if err := c.Check(); err != nil {
+		return badInput("--variants/--test-variants: %v", err)
+	}
+	if err := c.CheckVoices(context.Background()); err != nil && !errors.Is(err, espeak.ErrNoSynthesizer) {
 		return badInput("--variants/--test-variants: %v", err)
 	}
 	dir := datasetDir("espeak", *out)

@@ -90,6 +90,9 @@ func openInputFile(path string, limit int64) (*os.File, error) {
 	return f, nil
 }
 
+// maxBenchFile is the largest --bench file of fits analyze (16 MiB: thousands of rows of fits bench --json).
+const maxBenchFile = 16 << 20
+
 // readInputFile reads a file that a flag names (openInputFile), at most limit bytes.
 func readInputFile(path string, limit int64) ([]byte, error) {
 	f, err := openInputFile(path, limit)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/sim"
+	"github.com/fits-snn/fits/fits/train"
 )
 
 func init() {
@@ -99,6 +100,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	}
 	if engine == "graph" && kind == neuron.LIF {
 		return badInput("--model=lif: the graph engine simulates kinds with a target frequency; use --engine=reference")
+	}
+	if engine == "graph" && len(beta) > train.MaxOrder {
+		return badInput("--beta: %d values, but the graph engine simulates TS orders up to M = %d, as fits train trains (use --engine=reference)", len(beta), train.MaxOrder)
 	}
 	if *inputFlag == "" {
 		return badInput("--input is required (a file with one input current per line)")

@@ -94,6 +94,9 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badInput("%v", err)
 	}
+	if err := checkSweepRuns(g); err != nil {
+		return err
+	}
 	if !*dryRun { // every other form writes under the root: a root that cannot be written is bad input now
 		if err := checkWritableDir("out", *out); err != nil {
 			return err

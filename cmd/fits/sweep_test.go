@@ -50,6 +50,10 @@ func TestSweepBadInput(t *testing.T) {
 		{"bad time", []string{"sweep", out, "--table=" + table, "--emit=slurm", "--time=1h"}, "1h"},
 		{"reserved train flag", []string{"sweep", out, "--table=" + table, "--", "--seed=4"}, "--seed"},
 		{"positional argument", []string{"sweep", out, "--table=" + table, "extra"}, "extra"},
+		// Issue 34: extra training flags are parsed as fits train will, before anything is emitted.
+		{"undefined extra flag", []string{"sweep", out, "--table=" + table, "--mode=quick", "--", "--bogus"}, "flag provided but not defined: -bogus"},
+		{"bad extra value", []string{"sweep", out, "--table=" + table, "--mode=quick", "--emit=slurm", "--", "--lr=abc"}, `--lr: "abc" is not a finite number`},
+		{"inapplicable extra flag", []string{"sweep", out, "--experiments=ssc/lif/w512", "--mode=quick", "--dry-run", "--", "--tau-a=0.3"}, "--tau-a applies to kinds with an adaptation current"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { checkBadInput(t, tc.args, tc.want) })
 	}
@@ -136,4 +140,36 @@ func TestTrainStartsBesideSweepLog(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, train.ResultFile)); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestSweepFinishedOtherConfig: a sweep whose extra training flags ask another configuration than its
+// finished runs have names the difference (exit 2) instead of counting them as finished and training
+// nothing (issue 34).
+func TestSweepFinishedOtherConfig(t *testing.T) {
+	root := t.TempDir()
+	const id = "ssc/lif/w512"
+	e, err := experiment.Lookup(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := e.Config(experiment.Quick, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Epochs = 1
+	res := &train.Result{Dataset: cfg.Dataset, Model: cfg.Model, M: cfg.M, Width: cfg.Width, Seed: 1, Protocol: cfg.Protocol,
+		Config: cfg, Epochs: []train.Epoch{{Epoch: 1, TestAcc: 0.5}}, BestEpoch: 1, BestTestAcc: 0.5}
+	dir := experiment.RunDir(root, id, 1)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := train.WriteResult(dir, res); err != nil {
+		t.Fatal(err)
+	}
+	grid := []string{"sweep", "--experiments=" + id, "--seeds=1", "--mode=quick", "--out=" + root, "--dry-run"}
+	if status, stdout, stderr := run(grid...); status != 0 || !strings.Contains(stdout, "finished") {
+		t.Fatalf("dry run of the finished run: %d %q %q", status, stdout, stderr)
+	}
+	checkBadInput(t, append(grid, "--", "--epochs=3", "--width=32"),
+		dir+" finished with another configuration than the extra training flags ask: --width=32 (saved: 64), --epochs=3 (saved: 1)")
 }

@@ -156,6 +156,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkApplicable(cfg, f.set); err != nil {
+		return err
+	}
 	out := f.out
 	if out == "" {
 		out = defaultOut
@@ -212,6 +215,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	if st, err := os.Lstat(filepath.Join(out, train.ResultFile)); err == nil && !st.Mode().IsRegular() {
 		return fail(badInput("--out=%s: %s is not a regular file (move it away)", out, filepath.Join(out, train.ResultFile)))
+	}
+	if !f.resume { // a resumed run's configuration is the saved one: TrainModel checks it
+		if err := train.CheckConstants(cfg); err != nil {
+			return fail(badInput("%v", err))
+		}
 	}
 	b, err := openBackend(f.backend)
 	if err != nil {
@@ -294,31 +302,39 @@ func (f *trainFlags) checkResume(out string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var diffs []string
+	if err := f.checkResumeExperiment(out, asked, saved); err != nil {
+		return 0, err
+	}
 	extend := 0
-	for _, fl := range trainConfigFlags {
-		if !f.set[fl.name] {
-			continue
+	if f.extend && f.set["epochs"] && asked.Epochs > saved.Epochs {
+		extend = asked.Epochs
+	}
+	diffs := contradictions(f.set, asked, saved, func(name string) bool { return name == "epochs" && extend > 0 })
+	for i, d := range diffs {
+		if strings.HasPrefix(d, "--epochs=") && asked.Epochs > saved.Epochs {
+			diffs[i] += " [add --extend to train on to more epochs]"
 		}
-		given, was := fl.value(asked), fl.value(saved)
-		if given == was {
-			continue
-		}
-		if fl.name == "epochs" && asked.Epochs > saved.Epochs && f.extend {
-			extend = asked.Epochs
-			continue
-		}
-		d := fmt.Sprintf("--%s=%s (saved: %s)", fl.name, given, was)
-		if fl.name == "epochs" && asked.Epochs > saved.Epochs {
-			d += " [add --extend to train on to more epochs]"
-		}
-		diffs = append(diffs, d)
 	}
 	if len(diffs) > 0 {
 		return 0, badInput("--resume: flags contradict the configuration saved in %s: %s; drop them to continue the saved run",
 			out, strings.Join(diffs, ", "))
 	}
 	return extend, nil
+}
+
+// contradictions lists, as "--name=given (saved: was)", the flags set on the command line (set) whose
+// values in asked differ from those in saved, except the flags that skip accepts.
+func contradictions(set map[string]bool, asked, saved train.Config, skip func(name string) bool) []string {
+	var diffs []string
+	for _, fl := range trainConfigFlags {
+		if !set[fl.name] || skip(fl.name) {
+			continue
+		}
+		if given, was := fl.value(asked), fl.value(saved); given != was {
+			diffs = append(diffs, fmt.Sprintf("--%s=%s (saved: %s)", fl.name, given, was))
+		}
+	}
+	return diffs
 }
 
 // trainConfigFlags are the flags of `fits train` that set a field of the saved configuration, with the

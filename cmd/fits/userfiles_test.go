@@ -354,8 +354,8 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// fakeEspeak puts on PATH an espeak-ng that writes a short tone as the WAV it is asked for (-w PATH), so
-// that the writers of spoken digits are tested where espeak-ng is not installed.
+// fakeEspeak puts on PATH an espeak-ng that writes a short tone as the WAV it is asked for (-w PATH) and
+// knows the default voice variants and m1 and f2, so that the writers of spoken digits are tested where espeak-ng is not installed.
 func fakeEspeak(t *testing.T) {
 	t.Helper()
 	bin := t.TempDir()
@@ -367,7 +367,13 @@ func fakeEspeak(t *testing.T) {
 	if err := gsc.WriteWAV(wav, tone, 16000); err != nil {
 		t.Fatal(err)
 	}
-	script := "#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ \"$1\" = -w ]; then cp '" + wav + "' \"$2\"; exit $?; fi; shift; done\nexit 1\n"
+	// --voices=variant lists the default variants and those the tests ask for, in espeak-ng's layout.
+	def := espeak.DefaultConfig()
+	var voices strings.Builder
+	for _, v := range append(append([]string{"m1", "f2"}, def.Variants...), def.TestVariants...) {
+		fmt.Fprintf(&voices, " 5  variant --/M %s !v/%s\\n", v, v)
+	}
+	script := "#!/bin/sh\nif [ \"$1\" = --voices=variant ]; then printf '" + voices.String() + "'; exit 0; fi\nwhile [ $# -gt 0 ]; do if [ \"$1\" = -w ]; then cp '" + wav + "' \"$2\"; exit $?; fi; shift; done\nexit 1\n"
 	if err := os.WriteFile(filepath.Join(bin, "espeak-ng"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}

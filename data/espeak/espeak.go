@@ -172,6 +172,9 @@ func Generate(ctx context.Context, c Config, outDir string, w io.Writer) error {
 	if err := c.Check(); err != nil {
 		return err
 	}
+	if err := c.CheckVoices(ctx); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
@@ -204,11 +207,40 @@ func Generate(ctx context.Context, c Config, outDir string, w io.Writer) error {
 // a plain name (letters, digits, '-' and '_': it becomes part of file names and of the voice argument).
 func (c Config) Check() error {
 	if len(c.Variants) == 0 || len(c.TestVariants) == 0 || len(c.Speeds) == 0 || len(c.Pitches) == 0 {
-		return fmt.Errorf("espeak configuration needs variants, test variants, speeds and pitches: %+v", c)
+		return errors.New("espeak configuration needs variants, test variants, speeds and pitches (one of the lists is empty)")
 	}
 	for _, v := range append(slices.Clone(c.Variants), c.TestVariants...) {
 		if !plainName(v) {
 			return fmt.Errorf("voice variant %q is not a plain name of at most 64 letters, digits, '-' or '_'", v)
+		}
+	}
+	return nil
+}
+
+// CheckVoices reports a voice variant of c that the installed espeak-ng does not have (it would silently
+// speak with its default voice, and the set would record a speaker that does not exist): the variants
+// are those `espeak-ng --voices=variant` lists (the file names under !v/). It returns ErrNoSynthesizer
+// when espeak-ng cannot be found.
+func (c Config) CheckVoices(ctx context.Context) error {
+	bin, err := exec.LookPath(c.Binary)
+	if err != nil {
+		return ErrNoSynthesizer
+	}
+	out, err := exec.CommandContext(ctx, bin, "--voices=variant").Output()
+	if err != nil {
+		return fmt.Errorf("%s --voices=variant: %v", c.Binary, err)
+	}
+	have := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		for _, field := range strings.Fields(line) {
+			if name, ok := strings.CutPrefix(field, "!v/"); ok {
+				have[name] = true
+			}
+		}
+	}
+	for _, v := range append(slices.Clone(c.Variants), c.TestVariants...) {
+		if !have[v] {
+			return fmt.Errorf("espeak-ng has no voice variant %q (`espeak-ng --voices=variant` lists those it has)", v)
 		}
 	}
 	return nil

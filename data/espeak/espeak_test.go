@@ -2,6 +2,7 @@ package espeak
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os"
 	"os/exec"
@@ -266,5 +267,25 @@ func TestReadManifestErrors(t *testing.T) {
 				t.Errorf("error %v, want one naming the file and %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestCheckVoices: the default variants are voices espeak-ng has; a variant it does not have is named
+// (espeak-ng would silently use its default voice).
+func TestCheckVoices(t *testing.T) {
+	if _, err := exec.LookPath("espeak-ng"); err != nil {
+		t.Skip("espeak-ng not installed")
+	}
+	c := DefaultConfig()
+	if err := c.CheckVoices(context.Background()); err != nil {
+		t.Fatalf("default variants: %v", err)
+	}
+	c.TestVariants = append(c.TestVariants, "nosuchvoice")
+	if err := c.CheckVoices(context.Background()); err == nil || !strings.Contains(err.Error(), `no voice variant "nosuchvoice"`) {
+		t.Errorf("unknown variant: %v", err)
+	}
+	c.Binary = "no-such-espeak"
+	if err := c.CheckVoices(context.Background()); !errors.Is(err, ErrNoSynthesizer) {
+		t.Errorf("missing synthesizer: %v", err)
 	}
 }

@@ -29,6 +29,7 @@ func init() {
 		}
 		return LoadMelDataset(o, DefaultConfig(), f, os.Stderr)
 	})
+	data.RegisterTimeBin(MelName, gsc.OptionsTimeBin)
 }
 
 // MelCachePath returns the feature cache of a split in dir, e.g.

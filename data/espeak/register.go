@@ -23,6 +23,7 @@ func init() {
 	data.Register(Name, "spoken digits (English and German) synthesised by espeak-ng, cochlea-encoded to 700 channels, binned like SHD [T=250, F=140] binary spikes", func(o data.Options) (*data.Dataset, error) {
 		return LoadDataset(o, DefaultConfig(), shd.OptionsBinning(o), os.Stderr)
 	})
+	data.RegisterTimeBin(Name, func(o data.Options) float64 { return shd.OptionsBinning(o).Dt() })
 }
 
 // EnsureCaches generates the HDF5 files in dir when missing (needs espeak-ng), converts them with

@@ -21,6 +21,7 @@ func init() {
 		}
 		return LoadDataset(o, f, os.Stderr)
 	})
+	data.RegisterTimeBin("gsc", OptionsTimeBin)
 }
 
 // LoadDataset converts the clips in o.Dir once with front end f — the dataset folder, or a root holding
@@ -114,4 +115,14 @@ func Standardize(s *data.Set, mean, std []float64) {
 	out := data.NewFloat32Set(x, s.Labels, s.T, s.F)
 	out.FeatureShape = s.FeatureShape
 	*s = *out
+}
+
+// OptionsTimeBin is the time bin, in seconds, of the features of the front end that o names (0 for an
+// unknown one): the time bin of gsc and of the espeak-ng digits through the same front end.
+func OptionsTimeBin(o data.Options) float64 {
+	f, err := ParseFrontEnd(o.AudioFrontEnd)
+	if err != nil {
+		return 0
+	}
+	return f.Dt()
 }

@@ -1,7 +1,6 @@
 package gsc
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -60,55 +59,37 @@ func DecodeWAV(b []byte, rate int) ([]float64, error) {
 }
 
 // DecodeWAVRate decodes mono 16-bit PCM WAV bytes at any rate and returns the samples in [-1, 1)
-// and the rate in Hz.
+// and the rate in Hz. The samples are read straight from the data chunk (checkRIFF vouches for every
+// header field first), so decoding holds nothing but b and the result.
 func DecodeWAVRate(b []byte) (x []float64, rate int, err error) {
-	// The decoder can panic on some malformed chunk sizes; report those as errors.
-	defer func() {
-		if r := recover(); r != nil {
-			x, rate, err = nil, 0, fmt.Errorf("malformed WAV: %v", r)
-		}
-	}()
-	if err := checkRIFF(b); err != nil {
+	h, err := checkRIFF(b)
+	if err != nil {
 		return nil, 0, err
 	}
-	d := wav.NewDecoder(bytes.NewReader(b))
-	if !d.IsValidFile() {
-		return nil, 0, fmt.Errorf("not a valid WAV file (RIFF/WAVE header or fmt chunk missing)")
+	pcm := b[h.data : h.data+h.dataSize]
+	x = make([]float64, len(pcm)/2)
+	for i := range x {
+		x[i] = float64(int16(binary.LittleEndian.Uint16(pcm[2*i:]))) / 32768
 	}
-	if d.WavAudioFormat != 1 {
-		return nil, 0, fmt.Errorf("WAV encoding %d, want 1 (PCM)", d.WavAudioFormat)
-	}
-	if d.NumChans != 1 {
-		return nil, 0, fmt.Errorf("%d channels, want mono", d.NumChans)
-	}
-	if d.BitDepth != 16 {
-		return nil, 0, fmt.Errorf("%d-bit samples, want 16-bit", d.BitDepth)
-	}
-	if d.SampleRate == 0 {
-		return nil, 0, fmt.Errorf("sample rate 0 Hz")
-	}
-	buf, err := d.FullPCMBuffer()
-	if err != nil {
-		return nil, 0, fmt.Errorf("reading PCM data: %w", err)
-	}
-	if d.PCMChunk != nil && d.PCMChunk.Size/2 > len(buf.Data) {
-		return nil, 0, fmt.Errorf("truncated: data chunk declares %d samples, found %d", d.PCMChunk.Size/2, len(buf.Data))
-	}
-	x = make([]float64, len(buf.Data))
-	for i, v := range buf.Data {
-		x[i] = float64(v) / 32768
-	}
-	return x, int(d.SampleRate), nil
+	return x, h.rate, nil
 }
 
-// checkRIFF walks every RIFF chunk before the decoder sees them: "RIFF", size, "WAVE", then chunks
-// of a 4-byte id, a little-endian uint32 size and the payload padded to an even length. A "fmt "
-// chunk of at least 16 bytes must precede the "data" chunk, and no chunk may run past the end of
-// the file (for "data" that is reported as truncation): the decoder allocates what chunk headers
-// declare, so a lying header must never reach it.
-func checkRIFF(b []byte) error {
+// wavLayout is what checkRIFF found in a WAV file: the sample rate and where the data chunk's samples lie.
+type wavLayout struct {
+	rate           int
+	data, dataSize int // offset and size in bytes of the data chunk's payload
+}
+
+// checkRIFF walks every RIFF chunk: "RIFF", size, "WAVE", then chunks of a 4-byte id, a little-endian
+// uint32 size and the payload padded to an even length. A "fmt " chunk of at least 16 bytes describing
+// mono 16-bit PCM at a nonzero rate must precede the "data" chunk, whose size must be a whole number of
+// samples, and no chunk may run past the end of the file (for "data" that is reported as truncation).
+// Each fault has its own message: an encoding, channel count, rate, bit depth or block align that is
+// not mono 16-bit PCM is named as such.
+func checkRIFF(b []byte) (wavLayout, error) {
+	var h wavLayout
 	if len(b) < 12 || string(b[:4]) != "RIFF" || string(b[8:12]) != "WAVE" {
-		return fmt.Errorf("not a valid WAV file (no RIFF/WAVE header)")
+		return h, fmt.Errorf("not a valid WAV file (no RIFF/WAVE header)")
 	}
 	fmtSeen, dataSeen := false, false
 	for pos := 12; pos+8 <= len(b); {
@@ -117,27 +98,54 @@ func checkRIFF(b []byte) error {
 		end := int64(pos) + 8 + size
 		switch {
 		case id == "data" && !fmtSeen:
-			return fmt.Errorf("not a valid WAV file (data chunk before the fmt chunk)")
+			return h, fmt.Errorf("not a valid WAV file (data chunk before the fmt chunk)")
 		case id == "data" && end > int64(len(b)):
-			return fmt.Errorf("truncated: data chunk declares %d bytes, %d present", size, len(b)-pos-8)
+			return h, fmt.Errorf("truncated: data chunk declares %d bytes, %d present", size, len(b)-pos-8)
 		case end > int64(len(b)):
-			return fmt.Errorf("malformed WAV: chunk %q of %d bytes runs past the end of the file", id, size)
+			return h, fmt.Errorf("malformed WAV: chunk %q of %d bytes runs past the end of the file", id, size)
 		case id == "fmt " && size < 16:
-			return fmt.Errorf("malformed WAV: fmt chunk of %d bytes, want at least 16", size)
-		case id == "fmt ":
+			return h, fmt.Errorf("malformed WAV: fmt chunk of %d bytes, want at least 16", size)
+		case id == "fmt " && !fmtSeen:
 			fmtSeen = true
-			if bits := binary.LittleEndian.Uint16(b[pos+8+14:]); bits == 0 {
-				return fmt.Errorf("0-bit samples, want 16-bit")
+			var err error
+			if h.rate, err = checkFormat(b[pos+8 : pos+8+16]); err != nil {
+				return h, err
 			}
-		case id == "data":
-			dataSeen = true
+		case id == "data" && !dataSeen:
+			if size%2 != 0 {
+				return h, fmt.Errorf("malformed WAV: data chunk of %d bytes is not a whole number of 16-bit samples", size)
+			}
+			dataSeen, h.data, h.dataSize = true, pos+8, int(size)
 		}
 		pos = int(end + size&1)
 	}
 	if !dataSeen {
-		return fmt.Errorf("not a valid WAV file (no data chunk)")
+		return h, fmt.Errorf("not a valid WAV file (no data chunk)")
 	}
-	return nil
+	return h, nil
+}
+
+// checkFormat checks the first 16 bytes of a fmt chunk (encoding, channels, rate, byte rate, block
+// align, bits per sample) for mono 16-bit PCM and returns the rate in Hz.
+func checkFormat(f []byte) (int, error) {
+	le := binary.LittleEndian
+	encoding, channels, rate := le.Uint16(f), le.Uint16(f[2:]), le.Uint32(f[4:])
+	align, bits := le.Uint16(f[12:]), le.Uint16(f[14:])
+	switch {
+	case encoding != 1:
+		return 0, fmt.Errorf("WAV encoding %d, want 1 (PCM)", encoding)
+	case channels == 0:
+		return 0, fmt.Errorf("0 channels, want mono")
+	case channels != 1:
+		return 0, fmt.Errorf("%d channels, want mono", channels)
+	case rate == 0:
+		return 0, fmt.Errorf("sample rate 0 Hz")
+	case bits != 16:
+		return 0, fmt.Errorf("%d-bit samples, want 16-bit", bits)
+	case align != 2:
+		return 0, fmt.Errorf("block align %d bytes, want 2 (one 16-bit mono sample)", align)
+	}
+	return int(rate), nil
 }
 
 // WriteWAV writes samples in [-1, 1] as a mono 16-bit PCM WAV file at rate Hz, through a

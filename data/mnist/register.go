@@ -21,6 +21,9 @@ func init() {
 	data.Register("smnist-row", "row-wise sequential MNIST, one row per step [T=28, F=28], real MNIST files", func(o data.Options) (*data.Dataset, error) {
 		return LoadDataset(o, RowByRow)
 	})
+	for _, name := range []string{"smnist", "smnist-row"} {
+		data.RegisterTimeBin(name, func(data.Options) float64 { return NominalDt })
+	}
 }
 
 // LoadDataset loads both splits as a data.Dataset (no validation split) from o.Dir (or its mnist/

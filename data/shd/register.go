@@ -29,6 +29,9 @@ func init() {
 	data.Register("ssc", "Spiking Speech Commands, 35 classes, [T=250, F=140] binary spikes, train/valid/test", func(o data.Options) (*data.Dataset, error) {
 		return LoadDataset(SSC, o, OptionsBinning(o), false, os.Stderr)
 	})
+	for _, name := range []string{"shd", "shd-val", "ssc"} {
+		data.RegisterTimeBin(name, func(o data.Options) float64 { return OptionsBinning(o).Dt() })
+	}
 }
 
 // OptionsBinning is DefaultBinning with spike counts when o.InputCounts.

@@ -169,6 +169,12 @@ func register(name, summary string, full func() Config, small func(*Config)) {
 		}
 		return d, err
 	})
+	data.RegisterTimeBin(name, func(opts data.Options) float64 {
+		if opts.Small {
+			return SmallConfig().Dt
+		}
+		return full().Dt
+	})
 }
 
 // Validate reports the first inconsistent field.

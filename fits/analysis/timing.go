@@ -145,9 +145,15 @@ type KernelRuntimeReport struct {
 // sorted by width, M, variant and file. Files of another suite are skipped; it is an error when no file
 // holds a kernel row.
 func KernelRuntimes(files []string) (*KernelRuntimeReport, error) {
+	return KernelRuntimesRead(files, os.ReadFile)
+}
+
+// KernelRuntimesRead is KernelRuntimes with the files read by read (a reader that refuses what is not a
+// regular file of bounded size, for files a user names).
+func KernelRuntimesRead(files []string, read func(path string) ([]byte, error)) (*KernelRuntimeReport, error) {
 	rep := &KernelRuntimeReport{}
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := read(f)
 		if err != nil {
 			return nil, err
 		}

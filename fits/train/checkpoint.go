@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/internal/atomicfile"
 	"github.com/fits-snn/fits/internal/owned"
 	"github.com/gomlx/compute/dtypes"
@@ -404,6 +406,29 @@ func dtypeSize(dt dtypes.DType) (n int) {
 	return dt.Size()
 }
 
+// stableTargetBound returns the hidden layers' neuron of cfg and the largest stable target frequency f* in
+// Hz of its semi-implicit update (at the Jury bound κmax itself, Appendix A.2), when cfg's neuron has a
+// trainable target that its forward pass does not clamp (no ForwardClip) and the dataset's time bin is known
+// before loading (data.TimeBin); otherwise a neuron of no kind.
+func stableTargetBound(cfg Config) (neuron.Config, float64) {
+	cfg = cfg.Resolved()
+	dt, ok := data.TimeBin(cfg.Dataset, cfg.DataOptions(""))
+	if !ok || !cfg.Kind().HasTargetFrequency() {
+		return neuron.Config{}, 0
+	}
+	n, err := NeuronConfigFor(cfg, &data.Dataset{Name: cfg.Dataset, Dt: dt})
+	if err != nil || n.ForwardClip {
+		return neuron.Config{}, 0
+	}
+	atBound := n
+	atBound.KappaFraction = 1
+	f, err := atBound.MaxTargetHz()
+	if err != nil {
+		return neuron.Config{}, 0
+	}
+	return n, f
+}
+
 // hiddenBiases matches the variables that hold one value per neuron of a hidden dense layer.
 var hiddenBiases = regexp.MustCompile(`^/model/hidden_[0-9]+/dense/biases$`)
 
@@ -446,6 +471,7 @@ func checkContent(jsonData, binData []byte) error {
 	withOptimizer := slices.ContainsFunc(layout.Variables, func(v layoutVariable) bool {
 		return strings.Contains(v.ParameterName, "/"+optimizer.AdamDefaultScope+"/")
 	})
+	target, bound := stableTargetBound(cfg)
 	for _, v := range layout.Variables {
 		name := strings.TrimPrefix(v.ParameterName, "var:")
 		if hiddenBiases.MatchString(name) && (len(v.Dimensions) != 1 || v.Dimensions[0] != cfg.Width) {
@@ -459,6 +485,15 @@ func checkContent(jsonData, binData []byte) error {
 		// turns the next epoch into NaN.
 		if i := firstNonFinite(v.DType, b); i >= 0 {
 			return fmt.Errorf("variable %s holds a value that is not finite (element %d)", name, i)
+		}
+		if target.Kind != "" && strings.HasPrefix(name, "/"+modelScope+"/") && strings.HasSuffix(name, "/"+neuron.TargetVariable(target)) && v.DType == dtypes.Float32 {
+			for i := 0; i+4 <= len(b); i += 4 {
+				f := neuron.TargetHz(target, float64(math.Float32frombits(binary.LittleEndian.Uint32(b[i:]))))
+				if !(f >= 0 && f <= bound*(1+1e-6)) {
+					return fmt.Errorf("variable %s holds f* = %.6g Hz (neuron %d), outside the stable region [0, %.6g Hz] of the semi-implicit update (the Jury bound, Appendix A.2)",
+						name, f, i/4, bound)
+				}
+			}
 		}
 		if strings.HasSuffix(name, "_2nd_moment") && v.DType == dtypes.Float32 {
 			for i := 0; i+4 <= len(b); i += 4 {

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/internal/hostinfo"
 	"github.com/gomlx/gomlx/ml/model"
 )
 
@@ -40,14 +41,47 @@ func checkRun(cfg Config, ds *data.Dataset, sp splits) error {
 		return inputErrorf("--chunk=%d does not divide the T = %d time steps of dataset %s (use a divisor of %d, or 0 for the default)",
 			cfg.Chunk, sp.train.T, ds.Name, sp.train.T)
 	}
-	if est := MemoryEstimate(cfg, sp.train.T, sp.train.F, effectiveBatch(cfg, sp)); est > MaxRunMemory {
-		return inputErrorf("--batch=%d x --width=%d x T=%d steps need about %.1f GiB, more than the %d GiB cap (MaxRunMemory): use a smaller batch or width",
-			cfg.Batch, cfg.Width, sp.train.T, float64(est)/(1<<30), MaxRunMemory>>30)
+	limit, what := RunMemoryLimit()
+	if est := MemoryEstimate(cfg, sp.train.T, sp.train.F, effectiveBatch(cfg, sp)); est > limit {
+		return inputErrorf("--batch=%d x --width=%d x T=%d steps need about %.1f GiB, more than the %.1f GiB %s: use a smaller batch or width",
+			cfg.Batch, cfg.Width, sp.train.T, float64(est)/(1<<30), float64(limit)/(1<<30), what)
 	}
 	return nil
 }
 
-// MaxRunMemory caps MemoryEstimate (64 GiB).
+// RunMemoryLimit is the memory a run may ask for (MemoryEstimate): the machine's memory (MemTotal of
+// /proc/meminfo), or MaxRunMemory where that is unknown; what names which, for messages.
+func RunMemoryLimit() (limit int64, what string) {
+	if mem, ok := hostinfo.MemTotalBytes(); ok {
+		return mem, "of this machine's memory"
+	}
+	return MaxRunMemory, "cap (MaxRunMemory; this machine's memory is unknown)"
+}
+
+// CheckConstants rejects, before the dataset is read, a configuration whose neuron constants (τm, τa, Δt,
+// the f* range, the surrogate, the frequency guard) cannot run on cfg's dataset: it builds the hidden
+// layers' neuron as NewNetwork does, from the dataset's time bin as data.TimeBin knows it before loading.
+// Datasets whose time bin is not known before loading (and the event-frame networks of DVS Gesture) are
+// checked by NewNetwork once loaded.
+func CheckConstants(cfg Config) error {
+	cfg = cfg.Resolved()
+	dt, ok := data.TimeBin(cfg.Dataset, cfg.DataOptions(""))
+	if !ok {
+		return nil
+	}
+	n, err := NeuronConfigFor(cfg, &data.Dataset{Name: cfg.Dataset, Dt: dt})
+	if err != nil {
+		return &InputError{Err: err}
+	}
+	if cfg.FreqGuardSafety != 0 && n.Kind.HasTargetFrequency() {
+		if _, _, err := n.GuardCap(cfg.FreqGuardSafety); err != nil {
+			return &InputError{Err: err}
+		}
+	}
+	return nil
+}
+
+// MaxRunMemory caps MemoryEstimate where the machine's memory is unknown (64 GiB).
 const MaxRunMemory = 64 << 30
 
 // MemoryEstimate is a rough upper estimate of the bytes a run of cfg holds for a batch of batch

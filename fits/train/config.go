@@ -358,11 +358,13 @@ func DefaultConfig() Config {
 // Caps on the sizes a configuration may ask for (Validate): far above any run of the paper (width 512,
 // batch 256, a few hundred epochs), low enough that absurd values fail at once instead of exhausting
 // memory or running for ever. Memory itself is checked against the estimate of MemoryEstimate once the
-// dataset is known (at most MaxRunMemory).
+// dataset is known (at most the machine's memory, RunMemoryLimit).
 const (
 	MaxWidth  = 1 << 16
 	MaxBatch  = 1 << 16
 	MaxEpochs = 1_000_000
+	// MaxOrder caps the TS cascade order M (the paper's largest is 4; the graph's size grows with M).
+	MaxOrder = 16
 	// MaxExamples caps --train-limit and --test-limit.
 	MaxExamples = 1 << 30
 )
@@ -387,8 +389,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--m: %w", err)
 	}
 	switch {
-	case c.Order() > 16:
-		return fmt.Errorf("TS order m=%d is too large (at most 16)", c.Order())
+	case c.Order() > MaxOrder:
+		return fmt.Errorf("TS order m=%d is too large (at most %d)", c.Order(), MaxOrder)
 	case c.Width < 1:
 		return fmt.Errorf("width must be at least 1, got %d", c.Width)
 	case c.Epochs < 1:

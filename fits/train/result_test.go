@@ -19,7 +19,7 @@ func TestWriteResultRemovesStale(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := WriteResult(dir, &Result{Dataset: "synthetic", Epochs: []Epoch{{Epoch: 1}}}); err != nil {
+	if err := WriteResult(dir, &Result{Dataset: "synthetic", Epochs: []Epoch{{Epoch: 1, TestAcc: 0.5}}, BestEpoch: 1, BestTestAcc: 0.5}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {

@@ -534,6 +534,11 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 			return r, nil
 		}
 	}
+	if opts.Dataset == nil { // a dataset handed over is checked as it is, by NewNetwork
+		if err := CheckConstants(cfg); err != nil {
+			return nil, err
+		}
+	}
 	ds, err := loadDataset(cfg, opts)
 	if err != nil {
 		return nil, err

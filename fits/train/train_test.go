@@ -11,6 +11,7 @@ import (
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/synth"
+	"github.com/fits-snn/fits/internal/hostinfo"
 	"github.com/fits-snn/fits/internal/owned"
 	"github.com/fits-snn/fits/xla/xlatest"
 	"github.com/gomlx/compute"
@@ -409,5 +410,20 @@ func copyDir(t *testing.T, from, to string) {
 		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestRunMemoryLimit: a run's memory estimate is compared with this machine's memory where /proc/meminfo
+// gives it (issue 34: not a fixed 64 GiB, which a 24 GB machine cannot hold).
+func TestRunMemoryLimit(t *testing.T) {
+	limit, what := RunMemoryLimit()
+	if mem, ok := hostinfo.MemTotalBytes(); ok {
+		if limit != mem || !strings.Contains(what, "machine's memory") {
+			t.Errorf("limit %d (%s), want the machine's %d bytes", limit, what, mem)
+		}
+		return
+	}
+	if limit != MaxRunMemory {
+		t.Errorf("limit %d where the machine's memory is unknown, want MaxRunMemory", limit)
 	}
 }

@@ -3,8 +3,10 @@
 package hostinfo
 
 import (
+	"math"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 )
 
@@ -14,6 +16,19 @@ func CPUModel() string { return field(readProc("/proc/cpuinfo"), "model name") }
 
 // MemTotal returns the machine's memory as /proc/meminfo gives it (e.g. "24576000 kB"), "" where unknown.
 func MemTotal() string { return field(readProc("/proc/meminfo"), "MemTotal") }
+
+// MemTotalBytes returns the machine's memory in bytes (MemTotal of /proc/meminfo) and whether it is known.
+func MemTotalBytes() (int64, bool) { return parseKB(MemTotal()) }
+
+// parseKB parses a /proc/meminfo value such as "24576000 kB" into bytes.
+func parseKB(s string) (int64, bool) {
+	n, unit, _ := strings.Cut(s, " ")
+	kb, err := strconv.ParseInt(n, 10, 64)
+	if err != nil || kb <= 0 || unit != "kB" || kb > math.MaxInt64>>10 {
+		return 0, false
+	}
+	return kb << 10, true
+}
 
 // Commit returns the version-control revision the running binary was built from, with "+dirty" when the
 // work tree had uncommitted changes, or "" when the build recorded none (go run, go test, -buildvcs=false).

@@ -50,3 +50,23 @@ func TestCPUModelOnLinux(t *testing.T) {
 		t.Error("MemTotal() is empty on Linux")
 	}
 }
+
+func TestParseKB(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"24576000 kB", 24576000 << 10, true},
+		{"1 kB", 1024, true},
+		{"", 0, false},
+		{"24576000", 0, false},
+		{"-5 kB", 0, false},
+		{"abc kB", 0, false},
+		{"9223372036854775807 kB", 0, false},
+	} {
+		if got, ok := parseKB(tc.in); got != tc.want || ok != tc.ok {
+			t.Errorf("parseKB(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
