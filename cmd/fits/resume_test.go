@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -129,5 +130,82 @@ func TestResumeRefusesFolderWithoutCheckpoint(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("the refused resume left %d entries", len(ents))
+	}
+}
+
+// resignedCopy writes into a new folder of root a copy of checkpoint name of dir whose JSON layout edit has
+// changed, signed again (as a hand edit would be).
+func resignedCopy(t *testing.T, root, dir, name string, edit func(layout map[string]any)) string {
+	t.Helper()
+	out, err := os.MkdirTemp(root, "edited")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, name+".json"))
+	bin, _ := os.ReadFile(filepath.Join(dir, name+".bin"))
+	var layout map[string]any
+	if err := json.Unmarshal(raw, &layout); err != nil {
+		t.Fatal(err)
+	}
+	edit(layout)
+	js, err := json.Marshal(layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(out, name+".json"), js, 0o644)
+	os.WriteFile(filepath.Join(out, name+".bin"), bin, 0o644)
+	os.WriteFile(filepath.Join(out, name+".sha256"), []byte(fmt.Sprintf("%x  %s\n%x  %s\n",
+		sha256.Sum256(js), name+".json", sha256.Sum256(bin), name+".bin")), 0o644)
+	return out
+}
+
+// variableOf returns the layout entry of the variable whose name ends in suffix.
+func variableOf(t *testing.T, layout map[string]any, suffix string) map[string]any {
+	t.Helper()
+	for _, v := range layout["Variables"].([]any) {
+		if m := v.(map[string]any); strings.HasSuffix(m["ParameterName"].(string), suffix) {
+			return m
+		}
+	}
+	t.Fatalf("no variable ending in %s", suffix)
+	return nil
+}
+
+// TestEditedCheckpointsRefused: a checkpoint edited by hand and signed again — a transposed weight
+// matrix, a weight stored as Int32, a configuration whose TS order M differs from the variables' — is
+// refused by eval and by resume with status 2 and one line naming the variable (they used to load, or to
+// fail deep in GoMLX).
+func TestEditedCheckpointsRefused(t *testing.T) {
+	root := t.TempDir()
+	r := filepath.Join(root, "fsts")
+	tinyTrain(t, r, "--epochs=1", "--model=fsts", "--m=1")
+	name := newestCheckpoint(t, r)
+	for _, c := range []struct {
+		what, want string
+		edit       func(layout map[string]any)
+	}{
+		{"transposed weights", "hidden_0/dense/weights", func(l map[string]any) {
+			v := variableOf(t, l, "/model/hidden_0/dense/weights")
+			d := v["Dimensions"].([]any)
+			v["Dimensions"] = []any{d[1], d[0]}
+		}},
+		{"Int32 biases", "hidden_0/dense/biases", func(l map[string]any) {
+			variableOf(t, l, "/model/hidden_0/dense/biases")["DType"] = "Int32"
+		}},
+		{"M = 2 in the configuration", "beta_hat", func(l map[string]any) {
+			for _, p := range l["Params"].([]any) {
+				if m := p.(map[string]any); m["Key"] == train.ParamM {
+					m["Value"] = 2
+				}
+			}
+		}},
+	} {
+		dir := resignedCopy(t, root, r, name, c.edit)
+		for _, args := range [][]string{{"eval", "--checkpoint=" + dir}, {"train", "--resume", "--quiet", "--epochs=2", "--extend", "--out=" + dir}} {
+			status, _, stderr := run(args...)
+			if status != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+				t.Errorf("%s, %s: status %d, stderr %q; want 2 and one line naming %s", c.what, args[0], status, stderr, c.want)
+			}
+		}
 	}
 }
