@@ -2,10 +2,12 @@ package interop
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	_ "github.com/fits-snn/fits/data/all" // registers the datasets
@@ -158,5 +160,31 @@ func TestImportedRunRecordsItsSource(t *testing.T) {
 	}
 	if got := res.Epochs[want.Epoch-1].TestAcc; got != want.TestAccuracy {
 		t.Errorf("epoch %d's test accuracy %v, the peer's %v", want.Epoch, got, want.TestAccuracy)
+	}
+}
+
+// TestImportedRunIsNotResumed checks that training does not continue an imported run: its checkpoint holds
+// no optimizer state, so TrainModel with Resume is an *InputError saying so, and the run folder keeps its
+// checkpoint.
+func TestImportedRunIsNotResumed(t *testing.T) {
+	dir := importFixture(t, 1)
+	before, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = train.TrainModel(train.Config{}, train.Options{Dir: dir, Resume: true, Backend: xlatest.XLA(t)})
+	var ie *train.InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "holds no optimizer state") {
+		t.Fatalf("resuming an imported run: %v, want an input error saying it holds no optimizer state", err)
+	}
+	after, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) {
+		t.Errorf("the refused resume left %d entries in the run folder, %d before", len(after), len(before))
+	}
+	if _, err := train.Evaluate(dir, train.Options{Backend: xlatest.XLA(t)}); err != nil {
+		t.Errorf("the imported run no longer evaluates: %v", err)
 	}
 }
