@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -186,5 +187,68 @@ func TestImportedRunIsNotResumed(t *testing.T) {
 	}
 	if _, err := train.Evaluate(dir, train.Options{Backend: xlatest.XLA(t)}); err != nil {
 		t.Errorf("the imported run no longer evaluates: %v", err)
+	}
+}
+
+// TestImportedValidationHistory imports a run of a validation protocol (eval_mode valid_split): the
+// released fit records valid_acc every epoch and test_acc only at the epochs that improve it (strictly), so
+// an epoch without test_acc carries the test accuracy selected so far, result.json's selection is the
+// checkpoint's epoch and accuracies, and imported.history keeps the records as they were.
+func TestImportedValidationHistory(t *testing.T) {
+	r, err := ReadReleased(filepath.Join(fixtureDir, "o1"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Config["eval_mode"] = "valid_split"
+	rec := func(epoch int, valid float64, test ...float64) map[string]any {
+		m := map[string]any{"epoch": float64(epoch), "train_loss": 2.0 / float64(epoch), "train_acc": 0.1 * float64(epoch),
+			"lr": 0.03, "valid_acc": valid, "freq_projected": 0.0}
+		if len(test) > 0 {
+			m["test_acc"] = test[0]
+		}
+		return m
+	}
+	r.History = []map[string]any{rec(1, 0.25, 0.30), rec(2, 0.20), rec(3, 0.40, 0.35), rec(4, 0.40)}
+	va, te := 0.40, 0.35
+	r.Epoch, r.ValidAcc, r.TestAcc = 3, &va, &te
+	m, err := MapReleased(r, MapOptions{Small: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Config.Protocol != train.ValSplit {
+		t.Fatalf("eval_mode valid_split mapped to protocol %s, want %s", m.Config.Protocol, train.ValSplit)
+	}
+	dir := t.TempDir()
+	if _, err := ImportRun(r, m, dir); err != nil {
+		t.Fatal(err)
+	}
+	res, err := train.ReadResult(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tests, vals []float64
+	for _, e := range res.Epochs {
+		tests = append(tests, e.TestAcc)
+		if e.ValAcc == nil {
+			t.Fatalf("epoch %d has no validation accuracy", e.Epoch)
+		}
+		vals = append(vals, *e.ValAcc)
+	}
+	if want := []float64{0.30, 0.30, 0.35, 0.35}; !slices.Equal(tests, want) {
+		t.Errorf("test accuracies %v, want %v (an epoch without test_acc carries the selected one)", tests, want)
+	}
+	if want := []float64{0.25, 0.20, 0.40, 0.40}; !slices.Equal(vals, want) {
+		t.Errorf("validation accuracies %v, want %v", vals, want)
+	}
+	switch {
+	case res.Protocol != train.ValSplit || res.BestEpoch != 3:
+		t.Errorf("protocol %s, best epoch %d; want %s, 3", res.Protocol, res.BestEpoch, train.ValSplit)
+	case res.BestValAcc == nil || *res.BestValAcc != 0.40 || res.TestAccAtBestVal == nil || *res.TestAccAtBestVal != 0.35:
+		t.Errorf("best validation accuracy %v, test accuracy at it %v; want 0.40, 0.35", res.BestValAcc, res.TestAccAtBestVal)
+	case len(res.Imported.History) != 4:
+		t.Errorf("imported.history holds %d records, want 4", len(res.Imported.History))
+	}
+	if _, ok := res.Imported.History[1]["test_acc"]; ok {
+		t.Error("imported.history gained a test_acc at epoch 2, which the released code did not measure")
 	}
 }
