@@ -3,7 +3,6 @@ package interop
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,7 +18,8 @@ import (
 )
 
 // fixtureDir holds the run folders the PyTorch peer wrote in the released layout
-// (peers/make_released_fixtures.sh): o0, o1, o2 for M = 0, 1, 2.
+// (peers/make_released_fixtures.sh): o0, o1, o2 for M = 0, 1, 2, and the baselines lif, adaptive_lif (the
+// released LIFNeuron) and fs_frozen (learn_freq false).
 const fixtureDir = "testdata/released"
 
 // expected is a fixture's expected.json: what the peer computed with the saved weights on the test split.
@@ -45,10 +45,10 @@ func readExpected(t *testing.T, dir string) expected {
 	return e
 }
 
-// importFixture imports fixture oM into a fresh folder and returns the folder.
-func importFixture(t *testing.T, order int) string {
+// importFixture imports the fixture of that name (o1, lif, ...) into a fresh folder and returns the folder.
+func importFixture(t *testing.T, name string) string {
 	t.Helper()
-	r, err := ReadReleased(filepath.Join(fixtureDir, fmt.Sprintf("o%d", order)), "")
+	r, err := ReadReleased(filepath.Join(fixtureDir, name), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,22 +85,36 @@ func maxLogitDiff(t *testing.T, got [][]float32, want [][]float64) float64 {
 	return worst
 }
 
-// TestReleasedFixturesEvaluateAsInThePeer imports the peer's released-layout runs (M = 0, 1, 2) and checks
-// that this toolkit's forward pass gives the peer's test logits within float32 tolerance, and fits eval's
-// engine the peer's accuracy exactly and its loss within float32 rounding. For M = 2 the same weights under
-// Eq. 10's nesting must not reproduce them: the import must set the released (innermost-first) nesting.
+// TestReleasedFixturesEvaluateAsInThePeer imports the peer's released-layout runs (M = 0, 1, 2 and the
+// baselines) and checks that each maps onto the model it is, that this toolkit's forward pass gives the
+// peer's test logits within float32 tolerance, and fits eval's engine the peer's accuracy exactly and its
+// loss within float32 rounding. For M = 2 the same weights under Eq. 10's nesting must not reproduce them:
+// the import must set the released (innermost-first) nesting.
 func TestReleasedFixturesEvaluateAsInThePeer(t *testing.T) {
 	b := xlatest.XLA(t)
-	for _, order := range []int{0, 1, 2} {
-		t.Run(fmt.Sprintf("M=%d", order), func(t *testing.T) {
-			want := readExpected(t, filepath.Join(fixtureDir, fmt.Sprintf("o%d", order)))
+	for _, f := range []struct {
+		name  string
+		model neuron.Kind
+		order int
+		// hasTarget says whether the network holds f* (log_target_hz).
+		hasTarget bool
+	}{
+		{"o0", neuron.FS, 0, true}, {"o1", neuron.FSTS, 1, true}, {"o2", neuron.FSTS, 2, true},
+		{"lif", neuron.LIF, 0, false}, {"adaptive_lif", neuron.AdaptLIF, 0, false}, {"fs_frozen", neuron.FSFrozen, 0, true},
+	} {
+		t.Run(f.name, func(t *testing.T) {
+			order := f.order
+			want := readExpected(t, filepath.Join(fixtureDir, f.name))
 			if want.Order != order {
-				t.Fatalf("fixture o%d holds M = %d", order, want.Order)
+				t.Fatalf("fixture %s holds M = %d", f.name, want.Order)
 			}
-			dir := importFixture(t, order)
+			dir := importFixture(t, f.name)
 			res, err := train.Evaluate(dir, train.Options{Backend: b})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if res.Model != string(f.model) || res.M != order {
+				t.Errorf("imported as %s M=%d, want %s M=%d", res.Model, res.M, f.model, order)
 			}
 			if res.TestAcc != want.TestAccuracy {
 				t.Errorf("fits eval test accuracy %v, the peer's %v", res.TestAcc, want.TestAccuracy)
@@ -114,6 +128,18 @@ func TestReleasedFixturesEvaluateAsInThePeer(t *testing.T) {
 			run, err := analysis.Load(dir, analysis.Options{Backend: b})
 			if err != nil {
 				t.Fatal(err)
+			}
+			target := run.Context.Store().GetVariable("/" + train.ModelScope + "/hidden_0/neuron/" + neuron.VarLogTargetHz)
+			if (target != nil) != f.hasTarget {
+				t.Errorf("a %s network holds %s: %v, want %v", f.model, neuron.VarLogTargetHz, target != nil, f.hasTarget)
+			}
+			// The released fit counts the parameters that require a gradient: not a frozen f*, not κ of the LIFs.
+			rel, err := ReadReleased(filepath.Join(fixtureDir, f.name), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want, ok := rel.Config["n_params"].(int); !ok || want != run.Result.ParameterCount {
+				t.Errorf("%d trainable parameters, the released code counted %v", run.Result.ParameterCount, rel.Config["n_params"])
 			}
 			act, err := run.Spikes(analysis.SplitTest, nil)
 			if err != nil {
@@ -140,7 +166,7 @@ func TestReleasedFixturesEvaluateAsInThePeer(t *testing.T) {
 // TestImportedRunRecordsItsSource checks result.json of an imported run: where it came from, the
 // configuration mapped, the released history as its epochs, the selected epoch.
 func TestImportedRunRecordsItsSource(t *testing.T) {
-	dir := importFixture(t, 1)
+	dir := importFixture(t, "o1")
 	res, err := train.ReadResult(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +194,7 @@ func TestImportedRunRecordsItsSource(t *testing.T) {
 // no optimizer state, so TrainModel with Resume is an *InputError saying so, and the run folder keeps its
 // checkpoint.
 func TestImportedRunIsNotResumed(t *testing.T) {
-	dir := importFixture(t, 1)
+	dir := importFixture(t, "o1")
 	before, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
