@@ -3,6 +3,7 @@ package nb
 import (
 	"math"
 	"regexp"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/plot"
@@ -157,5 +158,19 @@ func TestTickText(t *testing.T) {
 		if got := tickText(tc.v); got != tc.want {
 			t.Errorf("tickText(%g) = %q, want %q", tc.v, got, tc.want)
 		}
+	}
+}
+
+// TestStepTicksPassZeroExactly: an axis that crosses 0 with a step that is not a binary fraction labels
+// 0 as "0", not as the remainder of a running sum (−1.4·10⁻¹⁷).
+func TestStepTicksPassZeroExactly(t *testing.T) {
+	var labels []string
+	for _, tk := range (stepTicks{Step: 0.1}).Ticks(-0.23, 0.43) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if want := []string{"-0.2", "-0.1", "0", "0.1", "0.2", "0.3", "0.4"}; !slices.Equal(labels, want) {
+		t.Errorf("labels %q, want %q", labels, want)
 	}
 }

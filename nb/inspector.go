@@ -234,7 +234,7 @@ func MostShifted(l analysis.Layer) int {
 }
 
 // InspectedRun is the run folder notebook 13 inspects: $FITS_INSPECT_RUN when set (any feedforward run
-// written by `fits train`), else seed 1 of the FiTS run of Table 1's SHD row under root
+// written by `fits train` or `fits import`), else seed 1 of the FiTS run of Table 1's SHD row under root
 // (shd-best/fsts-m1/w128, the run Table 5 and Figure 3 analyse).
 func InspectedRun(root string) string {
 	if d := os.Getenv("FITS_INSPECT_RUN"); d != "" {

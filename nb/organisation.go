@@ -12,6 +12,9 @@ import (
 // checkpoints, through fits/analysis. The paper publishes these as figures without numbers: each output
 // compares the shape of ours with the paper's statements.
 
+// oursIn is how the captions of notebook 08 name the source of the runs of a mode ("ours: quick mode").
+func oursIn(mode experiment.Mode) string { return fmt.Sprintf("ours: %s mode", mode) }
+
 // protocolOfRuns names the model-selection protocol of runs ("official-val"), "" for none.
 func protocolOfRuns(runs []*analysis.Run) string {
 	if len(runs) == 0 {
@@ -30,18 +33,23 @@ func Figure2Left(runs []*analysis.Run, mode experiment.Mode) (*Output, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("Figure 2: %w", ErrNoRuns)
 	}
+	return figure2LeftOfRuns(runs, oursIn(mode))
+}
+
+// figure2LeftOfRuns is Figure2Left of runs, whose source the captions name ("ours: quick mode").
+func figure2LeftOfRuns(runs []*analysis.Run, source string) (*Output, error) {
 	rep, err := analysis.TargetShifts(runs, analysis.ShiftOptions{})
 	if err != nil {
 		return nil, err
 	}
-	return figure2Left(rep, mode, protocolOfRuns(runs))
+	return figure2Left(rep, source, protocolOfRuns(runs))
 }
 
-func figure2Left(rep *analysis.ShiftReport, mode experiment.Mode, protocol string) (*Output, error) {
+func figure2Left(rep *analysis.ShiftReport, source, protocol string) (*Output, error) {
 	out := &Output{}
 	for _, g := range rep.Groups {
 		var dHz, ratio []Hist
-		t := Table{Caption: fmt.Sprintf("Figure 2, left · Δf* per layer, %s, %s protocol, %d seeds (ours: %s mode; the paper publishes the figure only)", g.Key, protocol, len(g.Runs), mode),
+		t := Table{Caption: fmt.Sprintf("Figure 2, left · Δf* per layer, %s, %s protocol, %d seeds (%s; the paper publishes the figure only)", g.Key, protocol, len(g.Runs), source),
 			Header: []string{"layer", "neurons (all seeds)", "mean Δf* (Hz)", "median Δf* (Hz)", "per-seed mean Δf* (Hz), mean ± std", "median log₂ ratio (octaves)", "moved down (%)"}}
 		for li, l := range g.Layers {
 			var d, lr []float64
@@ -61,7 +69,7 @@ func figure2Left(rep *analysis.ShiftReport, mode experiment.Mode, protocol strin
 				fmt.Sprintf("%+.3f ± %.3f", l.SeedMean.Mean, l.SeedMean.Std), fmt.Sprintf("%+.3f", l.LogRatio.Median), fmt.Sprintf("%.0f", 100*float64(down)/float64(max(len(d), 1)))})
 		}
 		fig, err := HistogramFigure("08_fig2_left_target_shifts",
-			fmt.Sprintf("Figure 2, left (ours, %s mode): learned target-frequency shifts of the FS module per hidden layer, pooled over %d seeds.", mode, len(g.Runs)),
+			fmt.Sprintf("Figure 2, left (%s): learned target-frequency shifts of the FS module per hidden layer, pooled over %d seeds.", source, len(g.Runs)),
 			[]HistogramPanel{
 				{Title: "Figure 2 left · Δf* = f*_learned − f*_init", XLabel: "Δf* (Hz)", YLabel: "neurons (fraction)", Normalize: true, Bins: 30, Hists: dHz},
 				{Title: "the same as a log ratio", XLabel: "log₂(f*_learned / f*_init) (octaves)", YLabel: "neurons (fraction)", Normalize: true, Bins: 30, Hists: ratio},
@@ -98,6 +106,11 @@ func Figure2Right(runs []*analysis.Run, mode experiment.Mode) (*Output, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("Figure 2: %w", ErrNoRuns)
 	}
+	return figure2RightOfRuns(runs, oursIn(mode))
+}
+
+// figure2RightOfRuns is Figure2Right of runs, whose source the captions name ("ours: quick mode").
+func figure2RightOfRuns(runs []*analysis.Run, source string) (*Output, error) {
 	var reps []*analysis.DelayReport
 	for _, ref := range []analysis.DelayReference{analysis.DelayVsIdentity, analysis.DelayVsInit} {
 		rep, err := analysis.DelayShifts(runs, analysis.DelayOptions{Reference: ref})
@@ -106,12 +119,12 @@ func Figure2Right(runs []*analysis.Run, mode experiment.Mode) (*Output, error) {
 		}
 		reps = append(reps, rep)
 	}
-	return figure2Right(reps, mode, protocolOfRuns(runs))
+	return figure2Right(reps, source, protocolOfRuns(runs))
 }
 
-func figure2Right(reps []*analysis.DelayReport, mode experiment.Mode, protocol string) (*Output, error) {
+func figure2Right(reps []*analysis.DelayReport, source, protocol string) (*Output, error) {
 	var panels []CurvePanel
-	summary := Table{Caption: fmt.Sprintf("Figure 2, right · largest mean |Δτ| per layer (ms) and where (Hz), %s protocol (ours: %s mode; the paper publishes the figure only)", protocol, mode),
+	summary := Table{Caption: fmt.Sprintf("Figure 2, right · largest mean |Δτ| per layer (ms) and where (Hz), %s protocol (%s; the paper publishes the figure only)", protocol, source),
 		Header: []string{"reference", "system", "layer", "max |mean Δτ| (ms)", "at f (Hz)", "sign changes over f", "neurons", "unstable closed loops"}}
 	for _, rep := range reps {
 		if len(rep.Groups) == 0 {
@@ -145,7 +158,7 @@ func figure2Right(reps []*analysis.DelayReport, mode experiment.Mode, protocol s
 		}
 	}
 	fig, err := CurveFigure("08_fig2_right_delay_shifts",
-		fmt.Sprintf("Figure 2, right (ours, %s mode): learned group-delay shifts per hidden layer, mean ± std over seeds; TS module alone (left) and the closed-loop neuron (right), against the identity (top) and the initialization (bottom).", mode),
+		fmt.Sprintf("Figure 2, right (%s): learned group-delay shifts per hidden layer, mean ± std over seeds; TS module alone (left) and the closed-loop neuron (right), against the identity (top) and the initialization (bottom).", source),
 		panels, 2)
 	if err != nil {
 		return nil, err
@@ -162,14 +175,19 @@ func FigureA2(runs []*analysis.Run, mode experiment.Mode) (*Output, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("Figure A.2: %w", ErrNoRuns)
 	}
+	return figureA2OfRuns(runs, oursIn(mode))
+}
+
+// figureA2OfRuns is FigureA2 of runs, whose source the captions name ("ours: quick mode").
+func figureA2OfRuns(runs []*analysis.Run, source string) (*Output, error) {
 	rep, err := analysis.TSParams(runs, analysis.TSParamOptions{})
 	if err != nil {
 		return nil, err
 	}
-	return figureA2(rep, mode, protocolOfRuns(runs))
+	return figureA2(rep, source, protocolOfRuns(runs))
 }
 
-func figureA2(rep *analysis.TSParamReport, mode experiment.Mode, protocol string) (*Output, error) {
+func figureA2(rep *analysis.TSParamReport, source, protocol string) (*Output, error) {
 	if len(rep.Groups) == 0 || len(rep.Groups[0].Runs) == 0 || len(rep.Groups[0].Runs[0].Layers) == 0 {
 		return nil, fmt.Errorf("Figure A.2: no run with a TS module")
 	}
@@ -188,11 +206,11 @@ func figureA2(rep *analysis.TSParamReport, mode experiment.Mode, protocol string
 			HistogramPanel{Title: fmt.Sprintf("Figure A.2 right · mixing λ, stage %d (seed %d)", si+1, one.Seed), XLabel: "λ", YLabel: "neurons", Lo: 0, Hi: 1, Bins: 40, Hists: lambda})
 	}
 	fig, err := HistogramFigure("08_figA2_beta_lambda",
-		fmt.Sprintf("Figure A.2 (ours, %s mode): learned TS coefficients β (left) and λ (right) per hidden layer, one checkpoint (%s).", mode, one.Dir), panels, 2)
+		fmt.Sprintf("Figure A.2 (%s): learned TS coefficients β (left) and λ (right) per hidden layer, one checkpoint (%s).", source, one.Dir), panels, 2)
 	if err != nil {
 		return nil, err
 	}
-	t := Table{Caption: fmt.Sprintf("Figure A.2 · β and λ pooled over %d seeds, %s, %s protocol (initialization: β = 0, λ = 0.047; ours: %s mode; the paper publishes the figure only)", len(g.Runs), g.Key, protocol, mode),
+	t := Table{Caption: fmt.Sprintf("Figure A.2 · β and λ pooled over %d seeds, %s, %s protocol (initialization: β = 0, λ = 0.047; %s; the paper publishes the figure only)", len(g.Runs), g.Key, protocol, source),
 		Header: []string{"layer", "stage", "β mean ± std", "β median [min, max]", "λ mean ± std", "λ median [min, max]"}}
 	for _, l := range g.Pooled {
 		for _, s := range l.Stages {

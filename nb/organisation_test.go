@@ -45,7 +45,7 @@ func TestFigure2Left(t *testing.T) {
 		d2      float64
 		verdict string
 	}{{1, "holds here"}, {-3, "does not hold here"}} {
-		out, err := figure2Left(shiftReport(tc.d2), experiment.Quick, "official-val")
+		out, err := figure2Left(shiftReport(tc.d2), oursIn(experiment.Quick), "official-val")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +80,7 @@ func TestFigure2Right(t *testing.T) {
 		return &analysis.DelayReport{Reference: ref, Groups: []analysis.DelayGroup{{FrequencyHz: []float64{1, 10, 100},
 			Layers: []analysis.LayerDelays{{Layer: 0, Neurons: 8, Unstable: 1, MsPerSample: 4, TS: curves(0.5, -1, -0.25), ClosedLoop: curves(0.1, 0.2, 2)}}}}}
 	}
-	out, err := figure2Right([]*analysis.DelayReport{rep(analysis.DelayVsIdentity), rep(analysis.DelayVsInit)}, experiment.Full, "official-val")
+	out, err := figure2Right([]*analysis.DelayReport{rep(analysis.DelayVsIdentity), rep(analysis.DelayVsInit)}, oursIn(experiment.Full), "official-val")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestFigure2Right(t *testing.T) {
 	if !strings.Contains(out.Tables[0].Caption, "official-val protocol (ours: full mode") {
 		t.Errorf("caption %q", out.Tables[0].Caption)
 	}
-	if _, err := figure2Right([]*analysis.DelayReport{{Reference: analysis.DelayVsInit}}, experiment.Full, ""); err == nil {
+	if _, err := figure2Right([]*analysis.DelayReport{{Reference: analysis.DelayVsInit}}, oursIn(experiment.Full), ""); err == nil {
 		t.Error("a report without groups was accepted")
 	}
 }
@@ -111,7 +111,7 @@ func TestFigureA2(t *testing.T) {
 	layers := []analysis.LayerTSParams{{Layer: 0, Stages: []analysis.StageParams{s1}}, {Layer: 1, Stages: []analysis.StageParams{s1}}}
 	rep := &analysis.TSParamReport{Groups: []analysis.TSParamGroup{{Key: analysis.GroupKey{Dataset: "gsc", Model: "fsts", M: 1, Width: 3},
 		Runs: []analysis.RunTSParams{{Dir: "runs/seed-1", Seed: 1, Layers: layers}}, Pooled: layers}}}
-	out, err := figureA2(rep, experiment.Quick, "official-val")
+	out, err := figureA2(rep, oursIn(experiment.Quick), "official-val")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestFigureA2(t *testing.T) {
 		t.Errorf("figure %s: %q", fig.Name, fig.Caption)
 	}
 	render(t, fig)
-	if _, err := figureA2(&analysis.TSParamReport{}, experiment.Quick, ""); err == nil {
+	if _, err := figureA2(&analysis.TSParamReport{}, oursIn(experiment.Quick), ""); err == nil {
 		t.Error("an empty report was accepted")
 	}
 	if _, err := FigureA2(nil, experiment.Quick); !errors.Is(err, ErrNoRuns) {

@@ -50,8 +50,9 @@ func (s stepTicks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	var ts []plot.Tick
 	half := s.Step / 2
-	for v := math.Ceil(lo/half) * half; v <= hi+half*1e-9; v += half {
-		r := roundSig(v, 10) + 0 // +0 turns −0 into 0
+	// v is k·half for a whole k, not a running sum: a sum that passes 0 leaves a remainder like 1e-17.
+	for k := math.Ceil(lo / half); k*half <= hi+half*1e-9; k++ {
+		r := roundSig(k*half, 10) + 0 // +0 turns −0 into 0
 		t := plot.Tick{Value: r}
 		if math.Abs(math.Remainder(r, s.Step)) < s.Step*1e-6 {
 			t.Label = tickText(r)

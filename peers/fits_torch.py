@@ -466,15 +466,19 @@ class ReleasedLoopLayer(FiTSLayer):
     def compile_step(self, **options) -> None:
         raise NotImplementedError("the released loop form has no separate step to compile")
 
+    def kappa(self) -> torch.Tensor:
+        """κ of every neuron in 1/s², [n]: κ*(Ω*) of the trainable target (Theorem 1)."""
+        omega = self.omega()
+        if self.cfg.forward_clip:
+            omega = torch.clamp(omega, 0, self.omega_max)
+        return kappa_star(omega, self.cfg.mu, self.cfg.rho)
+
     def forward(self, current: torch.Tensor, return_voltage: bool = False):
         cfg = self.cfg
         batch, steps, n = current.shape
         order = cfg.order
         decay_v, decay_a = 1.0 - cfg.dt / cfg.tau_m, 1.0 - cfg.dt / cfg.tau_a
-        omega = self.omega()
-        if cfg.forward_clip:
-            omega = torch.clamp(omega, 0, self.omega_max)
-        kappa = kappa_star(omega, cfg.mu, cfg.rho)
+        kappa = self.kappa()
         eta, gamma = torch.sqrt(kappa), torch.sqrt(kappa)  # η/γ = 1
         eta_dt, gamma_dt = eta * cfg.dt, gamma * cfg.dt
         betas = [torch.tanh(self.beta_hat)[m] for m in range(order)] if order else []

@@ -1,10 +1,11 @@
 """Run folders in the layout of the authors' released code, made by the PyTorch peer (fits_torch, released
 semantics), for `fits import` and `fits export --format=released`.
 
-make:   trains a small network (two hidden layers of --width neurons, M = each of --orders) on the embedded
-        synthetic task with the released recipe (Adam, the cosine annealed once per epoch, dropout on the
+make:   trains a small network (two hidden layers of --width neurons, M = each of --orders, and each of the
+        --baselines: the released LIFNeuron as plain LIF (lif) or adaptive LIF (adaptive_lif), and FiTS
+        with f* frozen at its initialization (fs_frozen, learn_freq false)) on the embedded synthetic task with the released recipe (Adam, the cosine annealed once per epoch, dropout on the
         stacked spikes, FrequencyGuard, best-test selection with strict >) and writes, per M, a folder
-        o<M>/ as the released fit does: best.pth (torch.save of {"epoch", "state", "config", "valid_acc",
+        o<M>/ (per baseline, a folder named after it) as the released fit does: best.pth (torch.save of {"epoch", "state", "config", "valid_acc",
         "test_acc"} with the released state-dict names), config.json, metrics.json, summary.json and
         train.log, plus expected.json: the test logits of best.pth's weights, its accuracy and the smallest
         |Ṽ − Vth| over the test set (how far every spike decision is from a tie; float32 rounding cannot
@@ -40,17 +41,33 @@ import fits_torch as ft  # noqa: E402
 CONFIG_KEYS_IGNORED_HERE = ("results_dir", "data_dir")
 
 
-def released_config(order: int, width: int, epochs: int, lr: float, dropout: float, seed: int, classes: int,
+# The baselines (--baselines): name -> (neuron_type, learn_freq) of the released configuration.
+BASELINES = {"lif": ("lif", True), "adaptive_lif": ("adaptive_lif", True), "fs_frozen": ("fits", False)}
+
+
+def variant_of(name: str) -> tuple[str, int, bool]:
+    """(neuron_type, order, learn_freq) of a fixture: o<M> or a baseline. The LIF baselines keep the
+    released default order 1 in their configuration (LIFNeuron ignores it)."""
+    if name in BASELINES:
+        typ, learn = BASELINES[name]
+        return typ, (1 if typ != "fits" else 0), learn
+    if name.startswith("o") and name[1:].isdigit():
+        return "fits", int(name[1:]), True
+    raise SystemExit(f"unknown fixture {name!r}: o<M> or one of {', '.join(BASELINES)}")
+
+
+def released_config(name: str, width: int, epochs: int, lr: float, dropout: float, seed: int, classes: int,
                     features: int, n_params: int) -> dict:
     """The configuration dict the released fit saves (COMMON_DEFAULTS with the run's values, plus the
     script's extra keys), for the synthetic task at SHD's neuron constants."""
+    typ, order, learn = variant_of(name)
     return dict(
         seed=seed, epochs=epochs, lr=lr, wd=0.0, batch_size=128, eval_batch_size=256, workers=0,
         results_dir="runs/synthetic", data_dir="data/synthetic",
-        neuron_type="fits", hidden_dims=[width, width], dropout=dropout,
+        neuron_type=typ, hidden_dims=[width, width], dropout=dropout,
         order=order, chunk_size=32, implicit=True,
         tau_m=0.04, tau_a=0.2, dt=0.004, ratio_eta_gamma=1.0,
-        f_min=1.0, f_max=50.0, freq_init="log", learn_freq=True, freq_param="ct",
+        f_min=1.0, f_max=50.0, freq_init="log", learn_freq=learn, freq_param="ct",
         freq_guard=True, guard_safety=0.98, backend="torch",
         threshold=1.0, surrogate="triangle", surrogate_alpha=2.0, lam_init=-3.0,
         use_wandb=False, wandb_project="FiTS", wandb_run_name=None,
@@ -59,11 +76,34 @@ def released_config(order: int, width: int, epochs: int, lr: float, dropout: flo
     )
 
 
-def build_net(order: int, width: int, features: int, classes: int, dropout: float, seed: int) -> ft.FeedForward:
-    """The released network (fs for M = 0, fsts otherwise) in the released loop form with sum readout."""
-    cfg = ft.official_config(order)
-    return ft.FeedForward(features, [width, width], classes, cfg, neuron="released", seed=seed, readout="sum",
-                          dropout=dropout)
+class ReleasedLIFLayer(ft.ReleasedLoopLayer):
+    """The released LIFNeuron: the M = 0 loop with one fixed κ for every neuron, held in the buffer
+    kappa_fixed — 0 for the plain LIF (η = γ = 0), κ_CT(Ω* = 0) for the adaptive LIF — and nothing of the
+    neuron learned (no f_raw)."""
+
+    def __init__(self, n: int, cfg: ft.NeuronConfig, adaptive: bool):
+        super().__init__(n, cfg)
+        del self.f_raw
+        k0 = ft.kappa_star(torch.zeros(n), cfg.mu, cfg.rho) if adaptive else torch.zeros(n)
+        self.register_buffer("kappa_fixed", k0)
+
+    def kappa(self) -> torch.Tensor:
+        return self.kappa_fixed
+
+
+def build_net(name: str, width: int, features: int, classes: int, dropout: float, seed: int) -> ft.FeedForward:
+    """The released network of a fixture (fs for M = 0, fsts otherwise, the LIF baselines, fs with f*
+    frozen) in the released loop form with sum readout."""
+    typ, order, learn = variant_of(name)
+    cfg = ft.official_config(order if typ == "fits" else 0)
+    net = ft.FeedForward(features, [width, width], classes, cfg, neuron="released", seed=seed, readout="sum",
+                         dropout=dropout)
+    if typ != "fits":
+        net.neurons = torch.nn.ModuleList(ReleasedLIFLayer(width, cfg, typ == "adaptive_lif") for _ in net.neurons)
+    if not learn:
+        for layer in net.neurons:
+            layer.f_raw.requires_grad_(False)
+    return net
 
 
 def released_state_dict(net: ft.FeedForward) -> dict:
@@ -73,7 +113,10 @@ def released_state_dict(net: ft.FeedForward) -> dict:
         p = f"neuron_layers.{i}."
         sd[p + "linear.weight"] = dense.weight.detach().clone()
         sd[p + "linear.bias"] = dense.bias.detach().clone()
-        sd[p + "f_raw"] = layer.f_raw.detach().clone()
+        if isinstance(layer, ReleasedLIFLayer):
+            sd[p + "kappa_fixed"] = layer.kappa_fixed.detach().clone()
+        else:
+            sd[p + "f_raw"] = layer.f_raw.detach().clone()
         m = layer.cfg.order
         if m > 0:
             sd[p + "ap_beta_raw"] = layer.beta_hat.detach().clone()
@@ -103,7 +146,10 @@ def load_released_state_dict(net: ft.FeedForward, sd: dict) -> None:
             p = f"neuron_layers.{i}."
             dense.weight.copy_(sd[p + "linear.weight"])
             dense.bias.copy_(sd[p + "linear.bias"])
-            layer.f_raw.copy_(sd[p + "f_raw"])
+            if isinstance(layer, ReleasedLIFLayer):
+                layer.kappa_fixed.copy_(sd[p + "kappa_fixed"])
+            else:
+                layer.f_raw.copy_(sd[p + "f_raw"])
             m = layer.cfg.order
             if m > 0:
                 layer.beta_hat.copy_(sd[p + "ap_beta_raw"])
@@ -141,18 +187,20 @@ def load_split(data: str, name: str):
     return x, y
 
 
-def train_one(order: int, args, seed: int, x_tr, y_tr, x_te, y_te, out: str) -> float:
+def train_one(name: str, args, seed: int, x_tr, y_tr, x_te, y_te, out: str) -> float:
     """Trains one run and writes its folder; returns the test margin of the saved weights."""
     torch.manual_seed(seed)
     classes, features = int(y_tr.max()) + 1, x_tr.shape[2]
-    net = build_net(order, args.width, features, classes, args.dropout, seed)
+    typ, order, learn = variant_of(name)
+    net = build_net(name, args.width, features, classes, args.dropout, seed)
     opt = torch.optim.Adam(net.parameters(), lr=args.lr, betas=(0.9, 0.999), eps=1e-8)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=args.epochs, eta_min=0.0)
     cfg0 = net.neurons[0].cfg
     cap = math.log(ft.safe_target_hz(cfg0))
-    guard = ft.FrequencyGuard(opt, [(layer.f_raw, cap) for layer in net.neurons])
-    n_params = sum(p.numel() for p in net.parameters())
-    config = released_config(order, args.width, args.epochs, args.lr, args.dropout, seed, classes, features, n_params)
+    # The released fit guards f* of fits networks only; a frozen f* is a buffer it does not cap.
+    guard = ft.FrequencyGuard(opt, [(layer.f_raw, cap) for layer in net.neurons if learn]) if typ == "fits" else None
+    n_params = sum(p.numel() for p in net.parameters() if p.requires_grad)
+    config = released_config(name, args.width, args.epochs, args.lr, args.dropout, seed, classes, features, n_params)
     os.makedirs(out, exist_ok=True)
     history, best, best_epoch, log = [], -math.inf, 0, []
     gen = torch.Generator().manual_seed(seed)
@@ -165,7 +213,7 @@ def train_one(order: int, args, seed: int, x_tr, y_tr, x_te, y_te, out: str) -> 
             loss, spikes = net.loss(x_tr[idx], y_tr[idx])
             opt.zero_grad()
             loss.backward()
-            guard.step()
+            guard.step() if guard is not None else opt.step()
             tot += float(loss.detach())
             batches += 1
             correct += int((net.logits(spikes[-1]).argmax(1) == y_tr[idx]).sum())
@@ -178,7 +226,8 @@ def train_one(order: int, args, seed: int, x_tr, y_tr, x_te, y_te, out: str) -> 
             torch.save({"epoch": ep, "state": released_state_dict(net), "config": config,
                         "valid_acc": None, "test_acc": te_acc}, os.path.join(out, "best.pth"))
         sched.step()
-        rec["freq_projected"] = guard.reset_count()
+        if guard is not None:
+            rec["freq_projected"] = guard.reset_count()
         history.append(rec)
         log.append(f"Ep {ep:3d} | train {rec['train_acc'] * 100:5.2f}% loss {rec['train_loss']:.4f} | test {te_acc * 100:5.2f}%"
                    + (" *" if best_epoch == ep else ""))
@@ -193,12 +242,12 @@ def train_one(order: int, args, seed: int, x_tr, y_tr, x_te, y_te, out: str) -> 
     load_released_state_dict(net, ckpt["state"])
     logits, acc, loss, margin = evaluate(net, x_te, y_te)
     if abs(acc - ckpt["test_acc"]) > 0:
-        raise SystemExit(f"M={order}: reloaded accuracy {acc} differs from the saved {ckpt['test_acc']}")
+        raise SystemExit(f"{name}: reloaded accuracy {acc} differs from the saved {ckpt['test_acc']}")
     write_json(os.path.join(out, "expected.json"), {
-        "order": order, "epoch": ckpt["epoch"], "test_accuracy": acc, "test_loss": loss, "min_margin": margin,
+        "order": order if typ == "fits" else 0, "epoch": ckpt["epoch"], "test_accuracy": acc, "test_loss": loss, "min_margin": margin,
         "logits": [[float(np.float32(v)) for v in row] for row in logits.tolist()],
     })
-    print(f"M={order} seed {seed}: best epoch {best_epoch}, test acc {acc:.4f}, min |V-Vth| {margin:.2e}")
+    print(f"{name} seed {seed}: best epoch {best_epoch}, test acc {acc:.4f}, min |V-Vth| {margin:.2e}")
     return margin
 
 
@@ -238,14 +287,17 @@ def cmd_make(args) -> None:
     torch.set_num_threads(args.threads)
     x_tr, y_tr = load_split(args.data, "train")
     x_te, y_te = load_split(args.data, "test")
-    for order in [int(s) for s in args.orders.split(",")]:
+    names = [f"o{int(s)}" for s in args.orders.split(",") if s] + [s for s in args.baselines.split(",") if s]
+    for name in names:
+        variant_of(name)
+    for name in names:
         for attempt in range(10):
             seed = args.seed + attempt
-            margin = train_one(order, args, seed, x_tr, y_tr, x_te, y_te, os.path.join(args.out, f"o{order}"))
+            margin = train_one(name, args, seed, x_tr, y_tr, x_te, y_te, os.path.join(args.out, name))
             if margin >= args.min_margin:
                 break
         else:
-            raise SystemExit(f"M={order}: no seed gave a spike margin of at least {args.min_margin}")
+            raise SystemExit(f"{name}: no seed gave a spike margin of at least {args.min_margin}")
     if args.bad:
         write_bad(os.path.join(args.out, f"o{args.orders.split(',')[0]}"), os.path.join(args.out, "bad"))
 
@@ -301,7 +353,7 @@ def cmd_check(args) -> None:
     classes, features = sd["output.weight"].shape[0], sd["neuron_layers.0.linear.weight"].shape[1]
     if widths[0] != widths[-1]:
         raise SystemExit("hidden layers of different widths are not checked")
-    net = build_net(config["order"], widths[0], features, classes, 0.0, 0)
+    net = build_net(f"o{config['order']}", widths[0], features, classes, 0.0, 0)
     load_released_state_dict(net, sd)
     _, acc, loss, margin = evaluate(net, x_te, y_te)
     with open(args.expect) as f:
@@ -320,6 +372,7 @@ def main() -> None:
     m.add_argument("--data", required=True, help="folder of go run ./peers/synthdata")
     m.add_argument("--out", required=True)
     m.add_argument("--orders", default="0,1,2")
+    m.add_argument("--baselines", default="", help=f"comma-separated, of {', '.join(BASELINES)}")
     m.add_argument("--width", type=int, default=16)
     m.add_argument("--epochs", type=int, default=4)
     m.add_argument("--lr", type=float, default=1e-2)

@@ -95,9 +95,6 @@ DISPLAY_CALL = re.compile(r"gonbdisplay\.(?!Check\b)[A-Z]\w*\(")
 
 def first_error(nb):
     """Returns (cell index, one-line message) of the first failed cell of an executed notebook."""
-    extra = sorted(set(nb.get("metadata", {}).get("language_info", {})) - {"name"})
-    if extra:
-        problems.append(f"metadata.language_info carries {', '.join(extra)} (run make notebooks-strip)")
     for i, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue

@@ -3,8 +3,10 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -130,4 +132,42 @@ func TestImportWritesARunFolder(t *testing.T) {
 	if status := runMain(args, &stdout, &stderr); status != 2 || !strings.Contains(stderr.String(), "already holds a run") {
 		t.Errorf("a second import into %s: status %d, %q", out, status, stderr.String())
 	}
+}
+
+// TestImportedRunIsNotResumed checks that `fits train --resume` refuses an imported run, which holds no
+// optimizer state, with exit status 2 and one line, and leaves its folder as it was.
+func TestImportedRunIsNotResumed(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	var stdout, stderr bytes.Buffer
+	if status := runMain([]string{"import", "--from=" + filepath.Join(releasedFixtures, "o1"), "--out=" + out, "--small"}, &stdout, &stderr); status != 0 {
+		t.Fatalf("import: status %d: %s", status, stderr.String())
+	}
+	before := folderContent(t, out)
+	stderr.Reset()
+	status := runMain([]string{"train", "--resume", "--out=" + out}, &stdout, &stderr)
+	msg := stderr.String()
+	if status != 2 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "was imported from o1/best.pth") || !strings.Contains(msg, "not resumed") {
+		t.Errorf("fits train --resume of an imported run: status %d, stderr %q; want 2 and one line saying it is not resumed", status, msg)
+	}
+	if after := folderContent(t, out); !maps.Equal(before, after) {
+		t.Errorf("the refused resume changed the run folder: %v, was %v", slices.Sorted(maps.Keys(after)), slices.Sorted(maps.Keys(before)))
+	}
+}
+
+// folderContent returns the content of every file of dir by name.
+func folderContent(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[e.Name()] = string(b)
+	}
+	return files
 }

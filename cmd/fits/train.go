@@ -287,7 +287,7 @@ func (f *trainFlags) checkResume(out string) (int, error) {
 	if _, err := os.Stat(out); errors.Is(err, os.ErrNotExist) {
 		return 0, badInput("--resume: %s does not exist (to start a new run there, drop --resume)", out)
 	}
-	saved, _, _, err := train.SavedConfig(out)
+	saved, ck, _, err := train.SavedConfig(out)
 	var ce *train.CheckpointError
 	if errors.As(err, &ce) && !ce.AnyCorrupt() {
 		if _, err := os.Lstat(filepath.Join(out, train.ResultFile)); err == nil {
@@ -296,6 +296,9 @@ func (f *trainFlags) checkResume(out string) (int, error) {
 		return 0, badInput("--resume: %v: nothing to resume from (drop --resume to start the run again)", err)
 	}
 	if err != nil {
+		return 0, err
+	}
+	if err := ck.CheckResumable(); err != nil {
 		return 0, err
 	}
 	asked, err := f.config()

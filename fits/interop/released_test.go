@@ -2,10 +2,12 @@ package interop
 
 import (
 	"encoding/json"
-	"fmt"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	_ "github.com/fits-snn/fits/data/all" // registers the datasets
@@ -16,7 +18,8 @@ import (
 )
 
 // fixtureDir holds the run folders the PyTorch peer wrote in the released layout
-// (peers/make_released_fixtures.sh): o0, o1, o2 for M = 0, 1, 2.
+// (peers/make_released_fixtures.sh): o0, o1, o2 for M = 0, 1, 2, and the baselines lif, adaptive_lif (the
+// released LIFNeuron) and fs_frozen (learn_freq false).
 const fixtureDir = "testdata/released"
 
 // expected is a fixture's expected.json: what the peer computed with the saved weights on the test split.
@@ -42,10 +45,10 @@ func readExpected(t *testing.T, dir string) expected {
 	return e
 }
 
-// importFixture imports fixture oM into a fresh folder and returns the folder.
-func importFixture(t *testing.T, order int) string {
+// importFixture imports the fixture of that name (o1, lif, ...) into a fresh folder and returns the folder.
+func importFixture(t *testing.T, name string) string {
 	t.Helper()
-	r, err := ReadReleased(filepath.Join(fixtureDir, fmt.Sprintf("o%d", order)), "")
+	r, err := ReadReleased(filepath.Join(fixtureDir, name), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,22 +85,36 @@ func maxLogitDiff(t *testing.T, got [][]float32, want [][]float64) float64 {
 	return worst
 }
 
-// TestReleasedFixturesEvaluateAsInThePeer imports the peer's released-layout runs (M = 0, 1, 2) and checks
-// that this toolkit's forward pass gives the peer's test logits within float32 tolerance, and fits eval's
-// engine the peer's accuracy exactly and its loss within float32 rounding. For M = 2 the same weights under
-// Eq. 10's nesting must not reproduce them: the import must set the released (innermost-first) nesting.
+// TestReleasedFixturesEvaluateAsInThePeer imports the peer's released-layout runs (M = 0, 1, 2 and the
+// baselines) and checks that each maps onto the model it is, that this toolkit's forward pass gives the
+// peer's test logits within float32 tolerance, and fits eval's engine the peer's accuracy exactly and its
+// loss within float32 rounding. For M = 2 the same weights under Eq. 10's nesting must not reproduce them:
+// the import must set the released (innermost-first) nesting.
 func TestReleasedFixturesEvaluateAsInThePeer(t *testing.T) {
 	b := xlatest.XLA(t)
-	for _, order := range []int{0, 1, 2} {
-		t.Run(fmt.Sprintf("M=%d", order), func(t *testing.T) {
-			want := readExpected(t, filepath.Join(fixtureDir, fmt.Sprintf("o%d", order)))
+	for _, f := range []struct {
+		name  string
+		model neuron.Kind
+		order int
+		// hasTarget says whether the network holds f* (log_target_hz).
+		hasTarget bool
+	}{
+		{"o0", neuron.FS, 0, true}, {"o1", neuron.FSTS, 1, true}, {"o2", neuron.FSTS, 2, true},
+		{"lif", neuron.LIF, 0, false}, {"adaptive_lif", neuron.AdaptLIF, 0, false}, {"fs_frozen", neuron.FSFrozen, 0, true},
+	} {
+		t.Run(f.name, func(t *testing.T) {
+			order := f.order
+			want := readExpected(t, filepath.Join(fixtureDir, f.name))
 			if want.Order != order {
-				t.Fatalf("fixture o%d holds M = %d", order, want.Order)
+				t.Fatalf("fixture %s holds M = %d", f.name, want.Order)
 			}
-			dir := importFixture(t, order)
+			dir := importFixture(t, f.name)
 			res, err := train.Evaluate(dir, train.Options{Backend: b})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if res.Model != string(f.model) || res.M != order {
+				t.Errorf("imported as %s M=%d, want %s M=%d", res.Model, res.M, f.model, order)
 			}
 			if res.TestAcc != want.TestAccuracy {
 				t.Errorf("fits eval test accuracy %v, the peer's %v", res.TestAcc, want.TestAccuracy)
@@ -111,6 +128,18 @@ func TestReleasedFixturesEvaluateAsInThePeer(t *testing.T) {
 			run, err := analysis.Load(dir, analysis.Options{Backend: b})
 			if err != nil {
 				t.Fatal(err)
+			}
+			target := run.Context.Store().GetVariable("/" + train.ModelScope + "/hidden_0/neuron/" + neuron.VarLogTargetHz)
+			if (target != nil) != f.hasTarget {
+				t.Errorf("a %s network holds %s: %v, want %v", f.model, neuron.VarLogTargetHz, target != nil, f.hasTarget)
+			}
+			// The released fit counts the parameters that require a gradient: not a frozen f*, not κ of the LIFs.
+			rel, err := ReadReleased(filepath.Join(fixtureDir, f.name), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want, ok := rel.Config["n_params"].(int); !ok || want != run.Result.ParameterCount {
+				t.Errorf("%d trainable parameters, the released code counted %v", run.Result.ParameterCount, rel.Config["n_params"])
 			}
 			act, err := run.Spikes(analysis.SplitTest, nil)
 			if err != nil {
@@ -137,7 +166,7 @@ func TestReleasedFixturesEvaluateAsInThePeer(t *testing.T) {
 // TestImportedRunRecordsItsSource checks result.json of an imported run: where it came from, the
 // configuration mapped, the released history as its epochs, the selected epoch.
 func TestImportedRunRecordsItsSource(t *testing.T) {
-	dir := importFixture(t, 1)
+	dir := importFixture(t, "o1")
 	res, err := train.ReadResult(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -158,5 +187,94 @@ func TestImportedRunRecordsItsSource(t *testing.T) {
 	}
 	if got := res.Epochs[want.Epoch-1].TestAcc; got != want.TestAccuracy {
 		t.Errorf("epoch %d's test accuracy %v, the peer's %v", want.Epoch, got, want.TestAccuracy)
+	}
+}
+
+// TestImportedRunIsNotResumed checks that training does not continue an imported run: its checkpoint holds
+// no optimizer state, so TrainModel with Resume is an *InputError saying so, and the run folder keeps its
+// checkpoint.
+func TestImportedRunIsNotResumed(t *testing.T) {
+	dir := importFixture(t, "o1")
+	before, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = train.TrainModel(train.Config{}, train.Options{Dir: dir, Resume: true, Backend: xlatest.XLA(t)})
+	var ie *train.InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "holds no optimizer state") {
+		t.Fatalf("resuming an imported run: %v, want an input error saying it holds no optimizer state", err)
+	}
+	after, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) {
+		t.Errorf("the refused resume left %d entries in the run folder, %d before", len(after), len(before))
+	}
+	if _, err := train.Evaluate(dir, train.Options{Backend: xlatest.XLA(t)}); err != nil {
+		t.Errorf("the imported run no longer evaluates: %v", err)
+	}
+}
+
+// TestImportedValidationHistory imports a run of a validation protocol (eval_mode valid_split): the
+// released fit records valid_acc every epoch and test_acc only at the epochs that improve it (strictly), so
+// an epoch without test_acc carries the test accuracy selected so far, result.json's selection is the
+// checkpoint's epoch and accuracies, and imported.history keeps the records as they were.
+func TestImportedValidationHistory(t *testing.T) {
+	r, err := ReadReleased(filepath.Join(fixtureDir, "o1"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Config["eval_mode"] = "valid_split"
+	rec := func(epoch int, valid float64, test ...float64) map[string]any {
+		m := map[string]any{"epoch": float64(epoch), "train_loss": 2.0 / float64(epoch), "train_acc": 0.1 * float64(epoch),
+			"lr": 0.03, "valid_acc": valid, "freq_projected": 0.0}
+		if len(test) > 0 {
+			m["test_acc"] = test[0]
+		}
+		return m
+	}
+	r.History = []map[string]any{rec(1, 0.25, 0.30), rec(2, 0.20), rec(3, 0.40, 0.35), rec(4, 0.40)}
+	va, te := 0.40, 0.35
+	r.Epoch, r.ValidAcc, r.TestAcc = 3, &va, &te
+	m, err := MapReleased(r, MapOptions{Small: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Config.Protocol != train.ValSplit {
+		t.Fatalf("eval_mode valid_split mapped to protocol %s, want %s", m.Config.Protocol, train.ValSplit)
+	}
+	dir := t.TempDir()
+	if _, err := ImportRun(r, m, dir); err != nil {
+		t.Fatal(err)
+	}
+	res, err := train.ReadResult(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tests, vals []float64
+	for _, e := range res.Epochs {
+		tests = append(tests, e.TestAcc)
+		if e.ValAcc == nil {
+			t.Fatalf("epoch %d has no validation accuracy", e.Epoch)
+		}
+		vals = append(vals, *e.ValAcc)
+	}
+	if want := []float64{0.30, 0.30, 0.35, 0.35}; !slices.Equal(tests, want) {
+		t.Errorf("test accuracies %v, want %v (an epoch without test_acc carries the selected one)", tests, want)
+	}
+	if want := []float64{0.25, 0.20, 0.40, 0.40}; !slices.Equal(vals, want) {
+		t.Errorf("validation accuracies %v, want %v", vals, want)
+	}
+	switch {
+	case res.Protocol != train.ValSplit || res.BestEpoch != 3:
+		t.Errorf("protocol %s, best epoch %d; want %s, 3", res.Protocol, res.BestEpoch, train.ValSplit)
+	case res.BestValAcc == nil || *res.BestValAcc != 0.40 || res.TestAccAtBestVal == nil || *res.TestAccAtBestVal != 0.35:
+		t.Errorf("best validation accuracy %v, test accuracy at it %v; want 0.40, 0.35", res.BestValAcc, res.TestAccAtBestVal)
+	case len(res.Imported.History) != 4:
+		t.Errorf("imported.history holds %d records, want 4", len(res.Imported.History))
+	}
+	if _, ok := res.Imported.History[1]["test_acc"]; ok {
+		t.Error("imported.history gained a test_acc at epoch 2, which the released code did not measure")
 	}
 }

@@ -468,9 +468,7 @@ func checkContent(jsonData, binData []byte) error {
 	}
 	// A checkpoint without optimizer state (an imported network: fits import) was never trained by this
 	// toolkit: its step counter may be zero whatever history it carries.
-	withOptimizer := slices.ContainsFunc(layout.Variables, func(v layoutVariable) bool {
-		return strings.Contains(v.ParameterName, "/"+optimizer.AdamDefaultScope+"/")
-	})
+	withOptimizer := layout.holdsOptimizerState()
 	target, bound := stableTargetBound(cfg)
 	for _, v := range layout.Variables {
 		name := strings.TrimPrefix(v.ParameterName, "var:")
@@ -510,6 +508,35 @@ func checkContent(jsonData, binData []byte) error {
 		}
 	}
 	return nil
+}
+
+// holdsOptimizerState reports whether the checkpoint holds Adam's state (moments and step), which every
+// checkpoint that TrainModel saves does and an imported network's (WriteImportedRun) does not.
+func (l checkpointLayout) holdsOptimizerState() bool {
+	return slices.ContainsFunc(l.Variables, func(v layoutVariable) bool {
+		return strings.Contains(v.ParameterName, "/"+optimizer.AdamDefaultScope+"/")
+	})
+}
+
+// CheckResumable returns nil when training can continue from checkpoint c. A checkpoint without
+// optimizer state — a network that another program trained, imported by fits import — is an *InputError:
+// it can be evaluated and analysed, but training it on would restart Adam's moments and the learning-rate
+// schedule in the middle of a run they never belonged to.
+func (c Checkpoint) CheckResumable() error {
+	return checkResumable(c.Dir, []byte(c.layout))
+}
+
+// checkResumable is CheckResumable of the checkpoint of run dir whose JSON file is layoutJSON.
+func checkResumable(dir string, layoutJSON []byte) error {
+	layout, err := parseLayout(layoutJSON)
+	if err != nil || layout.holdsOptimizerState() {
+		return err
+	}
+	from := "another program"
+	if r, err := ReadResult(dir); err == nil && r.Imported != nil {
+		from = fmt.Sprintf("%s (%s)", r.Imported.From, r.Imported.Format)
+	}
+	return inputErrorf("%s was imported from %s and holds no optimizer state: it can be evaluated and analysed, not resumed", dir, from)
 }
 
 // stepCounter returns the value of a checkpoint variable that counts training steps (GoMLX's global
@@ -911,6 +938,9 @@ func prepareResume(opts Options) (resumePlan, error) {
 	}
 	if sel.chosen != nil {
 		if err := checkSameRun(dir, sel.chosen); err != nil {
+			return resumePlan{}, err
+		}
+		if err := checkResumable(dir, sel.chosen.jsonData); err != nil {
 			return resumePlan{}, err
 		}
 	}

@@ -17,14 +17,17 @@ import (
 	"github.com/gomlx/gomlx/ml/model/checkpoint"
 )
 
-// fakeCheckpoint writes checkpoint name into dir: a JSON layout of one float32 variable of n elements,
-// its n·4 bytes, and (withSums) their checksums.
+// fakeCheckpoint writes checkpoint name into dir: a JSON layout of one float32 variable of n elements and
+// its first Adam moment (zeros: the optimizer state that every checkpoint of TrainModel holds), their
+// 2·n·4 bytes, and (withSums) their checksums.
 func fakeCheckpoint(t *testing.T, dir, name string, n int, withSums bool) {
 	t.Helper()
+	size := strconv.Itoa(4 * n)
 	js := []byte(`{"BinFormat":"uncompressed","Variables":[{"ParameterName":"/w","Dimensions":[` +
-		strconv.Itoa(n) + `],"DType":"Float32","Pos":0,"Length":` + strconv.Itoa(4*n) + `}]}`)
-	bin := make([]byte, 4*n)
-	for i := range bin {
+		strconv.Itoa(n) + `],"DType":"Float32","Pos":0,"Length":` + size + `},{"ParameterName":"/AdamOptimizer/w_1st_moment","Dimensions":[` +
+		strconv.Itoa(n) + `],"DType":"Float32","Pos":` + size + `,"Length":` + size + `}]}`)
+	bin := make([]byte, 8*n)
+	for i := range 4 * n {
 		bin[i] = byte(i)
 	}
 	write := func(suffix string, b []byte) {
