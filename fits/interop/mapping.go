@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/fits-snn/fits/data"
@@ -380,7 +381,7 @@ func (m *Mapped) mapState(state map[string]*Tensor, net netKeys) error {
 			return nil, fmt.Errorf("its state dict has no tensor %s", name)
 		}
 		used[name] = true
-		if !sameShape(t.Shape, shape) {
+		if !slices.Equal(t.Shape, shape) {
 			return nil, fmt.Errorf("tensor %s has shape %v, want %v", name, t.Shape, shape)
 		}
 		for i, v := range t.Data {
@@ -514,18 +515,6 @@ func transpose(t *Tensor) *Tensor {
 		}
 	}
 	return out
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // runFrom names a checkpoint by its folder and file name, never by an absolute path.

@@ -1,15 +1,14 @@
 package interop
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/fits-snn/fits/internal/owned"
 )
 
 // Files of a run folder of the released code (experiments/common.py's fit; the older per-dataset layout
@@ -80,7 +79,7 @@ func ReadReleased(from, configFile string) (*Released, error) {
 		}
 	}
 	r := &Released{Checkpoint: ckpt}
-	if r.SHA256, err = fileSHA256(ckpt); err != nil {
+	if r.SHA256, err = owned.FileSum(ckpt); err != nil {
 		return nil, &InputError{Err: err}
 	}
 	if r.State, err = stateDict(top["state"]); err != nil {
@@ -223,19 +222,6 @@ func readSmall(file string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s holds %d bytes, more than %d", file, st.Size(), limit)
 	}
 	return os.ReadFile(file)
-}
-
-func fileSHA256(file string) (string, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // typeName names the Python type a converted value had.

@@ -42,6 +42,7 @@ import (
 	_ "embed" // the golden files
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // The files, one variable each, so that a binary holds only the files it reads (the linker drops the
@@ -344,18 +345,6 @@ func (c StepCase) ParamShapes() map[string][]int {
 	return out
 }
 
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func (c StepCase) check() error {
 	want := c.ParamShapes()
 	for what, set := range map[string]map[string]Tensor{"params": c.Params, "grads": c.Grads} {
@@ -370,7 +359,7 @@ func (c StepCase) check() error {
 			if err := t.Check(); err != nil {
 				return fmt.Errorf("%s %s: %w", what, name, err)
 			}
-			if !sameShape(t.Shape, shape) {
+			if !slices.Equal(t.Shape, shape) {
 				return fmt.Errorf("%s %s has shape %v, want %v", what, name, t.Shape, shape)
 			}
 		}
@@ -379,15 +368,15 @@ func (c StepCase) check() error {
 	for what, set := range map[string]map[string]Tensor{"masks": c.Masks, "spikes": c.Spikes} {
 		for _, name := range []string{"layer0", "layer1"} {
 			t, ok := set[name]
-			if !ok || t.Check() != nil || !sameShape(t.Shape, layer) {
+			if !ok || t.Check() != nil || !slices.Equal(t.Shape, layer) {
 				return fmt.Errorf("%s %s missing or not of shape %v", what, name, layer)
 			}
 		}
 	}
-	if c.Input.Check() != nil || !sameShape(c.Input.Shape, []int{c.Batch, c.Time, c.Inputs}) {
+	if c.Input.Check() != nil || !slices.Equal(c.Input.Shape, []int{c.Batch, c.Time, c.Inputs}) {
 		return fmt.Errorf("input of shape %v, want [%d %d %d]", c.Input.Shape, c.Batch, c.Time, c.Inputs)
 	}
-	if c.Logits.Check() != nil || !sameShape(c.Logits.Shape, []int{c.Batch, c.Classes}) {
+	if c.Logits.Check() != nil || !slices.Equal(c.Logits.Shape, []int{c.Batch, c.Classes}) {
 		return fmt.Errorf("logits of shape %v, want [%d %d]", c.Logits.Shape, c.Batch, c.Classes)
 	}
 	if len(c.Labels) != c.Batch {

@@ -122,8 +122,8 @@ func readSmall(path string, limit int64) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, limit))
 }
 
-// fileSum returns the hex SHA-256 of the regular file path.
-func fileSum(path string) (string, error) {
+// FileSum returns the hex SHA-256 of the file at path.
+func FileSum(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
@@ -165,7 +165,7 @@ func (r *Record) Replaceable(rel string) bool {
 		if !ok {
 			return false
 		}
-		got, err := fileSum(p)
+		got, err := FileSum(p)
 		return err == nil && got == want
 	}
 	return true
@@ -184,7 +184,7 @@ func (r *Record) Owns(rel string) bool {
 	if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() {
 		return false
 	}
-	got, err := fileSum(p)
+	got, err := FileSum(p)
 	return err == nil && got == want
 }
 
@@ -202,7 +202,7 @@ func (r *Record) Forget(rel string) {
 // Note records that rel now holds the file written by a command (its current content).
 func (r *Record) Note(rel string) error {
 	rel = filepath.ToSlash(filepath.Clean(rel))
-	sum, err := fileSum(filepath.Join(r.dir, filepath.FromSlash(rel)))
+	sum, err := FileSum(filepath.Join(r.dir, filepath.FromSlash(rel)))
 	if err != nil {
 		return err
 	}
