@@ -75,7 +75,7 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	// The checks compile many small graphs and run each a few times: XLA's code optimization costs more
-	// than it saves there (on 2 cores of an AMD EPYC the full run took 111 s with XLA's defaults, 63 s with
+	// than it saves there (on 2 cores of an AMD EPYC the full run took 111 s with XLA's defaults, 63-77 s with
 	// these), and it does not change what the checks compare. A user's XLA_FLAGS is kept as it is.
 	if _, set := os.LookupEnv("XLA_FLAGS"); !set {
 		_ = os.Setenv("XLA_FLAGS", selftestXLAFlags)
