@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -124,7 +125,7 @@ func RealSMNIST(root string) (*Output, error) {
 	for _, sr := range runs {
 		if !sr.Finished {
 			notes = append(notes, fmt.Sprintf("Seed %d is still training: the table and the curves show its %d finished epochs of %d, read from its newest checkpoint (%s).",
-				sr.Seed, len(sr.Result.Epochs), sr.Result.Config.Epochs, sr.Dir))
+				sr.Seed, len(sr.Result.Epochs), sr.Result.Config.Epochs, repoPath(sr.Dir)))
 		} else if best := 100 * sr.Result.BestTestAcc; best < 97.8 {
 			notes = append(notes, fmt.Sprintf("Seed %d ends at %.2f %% best test, below the paper's %s %% by more than half a point.", sr.Seed, best, ours.Acc))
 		}
@@ -175,4 +176,21 @@ func resumesOf(r *train.Result) string {
 		return fmt.Sprintf("%d after epoch %d (earlier ones not recorded)", r.Resumes, r.Segments[0].LastEpoch)
 	}
 	return fmt.Sprint(r.Resumes)
+}
+
+// repoPath returns path relative to the repository root when it lies inside it (what a reader of the notebook
+// can follow on any machine), else path as it is.
+func repoPath(path string) string {
+	root, err := filepath.Abs(RepoRoot())
+	if err != nil {
+		return path
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	if rel, err := filepath.Rel(root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(rel)
+	}
+	return path
 }

@@ -111,3 +111,17 @@ func TestPlanReadsShippedRuns(t *testing.T) {
 		}
 	}
 }
+
+func TestRepoPath(t *testing.T) {
+	repo := t.TempDir()
+	t.Setenv("FITS_ROOT", repo)
+	t.Setenv("GONB_DIR", "")
+	inside := filepath.Join(repo, "results", "smnist", "seed-0")
+	outside := filepath.Join(filepath.Dir(repo), "elsewhere")
+	if got := repoPath(inside); got != "results/smnist/seed-0" {
+		t.Errorf("inside the repository: %q", got)
+	}
+	if got := repoPath(outside); got != outside {
+		t.Errorf("outside the repository: %q", got)
+	}
+}
