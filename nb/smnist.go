@@ -55,7 +55,8 @@ func ShippedRuns(root, id string) ([]ShippedRun, error) {
 // released config's protocol, and the final epoch's test accuracy) beside the paper's 98.28 %, with each
 // run's epochs, resumes, wall time, CPU and commit; and figure 12_smnist_real: the test (and training)
 // accuracy per epoch with the paper's value as a line, and the last epochs beside every row of Table A.9.
-// A run still training is shown with the epochs it has finished, labelled so. An error wrapping
+// A run that has not finished (still training, or stopped) is shown with the epochs it has finished,
+// labelled so. An error wrapping
 // ErrNoRuns when nothing is shipped.
 func RealSMNIST(root string) (*Output, error) {
 	runs, err := ShippedRuns(root, SMNISTExperiment)
@@ -78,7 +79,7 @@ func RealSMNIST(root string) (*Output, error) {
 		r := sr.Result
 		state := "finished"
 		if !sr.Finished {
-			state = fmt.Sprintf("training: %d of %d epochs", len(r.Epochs), r.Config.Epochs)
+			state = fmt.Sprintf("unfinished: %d of %d epochs", len(r.Epochs), r.Config.Epochs)
 		}
 		best, final := 100*r.BestTestAcc, 100*r.FinalTestAcc
 		t.Rows = append(t.Rows, []string{fmt.Sprintf("FiTS M = %d, W = %d, seed %d", r.M, r.Width, sr.Seed), state,
@@ -93,7 +94,7 @@ func RealSMNIST(root string) (*Output, error) {
 		}
 		label := fmt.Sprintf("ours, seed %d", sr.Seed)
 		if !sr.Finished {
-			label += " (training)"
+			label += " (unfinished)"
 		}
 		curves = append(curves, Curve{Label: label + ": test", X: xs, Y: test},
 			Curve{Label: label + ": training examples", X: xs, Y: trainAcc, Dashed: true})
@@ -124,7 +125,7 @@ func RealSMNIST(root string) (*Output, error) {
 	notes := []string{"Best test is the highest test accuracy over the epochs (the protocol of the released sMNIST config; the paper names none); the final epoch's accuracy involves no selection."}
 	for _, sr := range runs {
 		if !sr.Finished {
-			notes = append(notes, fmt.Sprintf("Seed %d is still training: the table and the curves show its %d finished epochs of %d, read from its newest checkpoint (%s).",
+			notes = append(notes, fmt.Sprintf("Seed %d has not finished: the table and the curves show its %d finished epochs of %d, read from its newest checkpoint (%s); results/README.md says where it stands.",
 				sr.Seed, len(sr.Result.Epochs), sr.Result.Config.Epochs, repoPath(sr.Dir)))
 		} else if best := 100 * sr.Result.BestTestAcc; best < 97.8 {
 			notes = append(notes, fmt.Sprintf("Seed %d ends at %.2f %% best test, below the paper's %s %% by more than half a point.", sr.Seed, best, ours.Acc))
