@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/fits-snn/fits/data"
@@ -12,6 +14,7 @@ import (
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/step"
 	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 	"github.com/gomlx/gomlx/core/tensors"
 	mlmodel "github.com/gomlx/gomlx/ml/model"
@@ -58,14 +61,25 @@ var ErrRunExists = errors.New("run directory already holds a checkpoint")
 // NaNError is returned when the training loss becomes NaN or infinite. The checkpoint of the last finished
 // epoch (if any) is left intact; nothing of the failed epoch is saved.
 type NaNError struct {
-	Epoch, Step int    // 1-based epoch and step where the loss was not finite
+	Epoch, Step int    // 1-based epoch and step where the loss or a gradient was not finite
 	Dir         string // run directory ("" if none)
 	LastGood    int    // number of the last epoch saved in Dir (0: none)
+	// Gradients are the variables whose gradients held a NaN or an infinity while the loss was finite (the
+	// backward pass overflowed); the step's update was not applied. Nil when the loss itself was not finite.
+	Gradients []string
 }
 
 func (e *NaNError) Error() string {
 	msg := fmt.Sprintf("training loss is NaN or infinite at epoch %d, step %d (try a lower learning rate)",
 		e.Epoch, e.Step)
+	if len(e.Gradients) > 0 {
+		names := e.Gradients
+		if len(names) > 4 {
+			names = append(slices.Clone(names[:4]), fmt.Sprintf("%d more", len(e.Gradients)-4))
+		}
+		msg = fmt.Sprintf("the gradients of %s are NaN or infinite at epoch %d, step %d, with a finite loss: the backward pass overflowed (not applied)",
+			strings.Join(names, ", "), e.Epoch, e.Step)
+	}
 	if e.Dir != "" {
 		if e.LastGood > 0 {
 			msg += fmt.Sprintf("; the checkpoint of epoch %d in %s is intact", e.LastGood, e.Dir)
@@ -164,15 +178,17 @@ const modelScope = "model"
 // runner holds what a run needs between steps: the step engine that computes gradients and evaluates, the
 // optimizer that applies them (created at the first training step) and the dropout mask sampler.
 type runner struct {
-	cfg     Config
-	sp      splits
-	net     Network
-	scope   *mlmodel.Scope
-	backend compute.Backend
-	engine  step.Engine
-	opt     *step.Optimizer
-	masks   *step.Masks
-	steps   int // training steps per epoch
+	// badGradients are the variables whose gradients the last trainStep found not finite (nonFinite).
+	badGradients []string
+	cfg          Config
+	sp           splits
+	net          Network
+	scope        *mlmodel.Scope
+	backend      compute.Backend
+	engine       step.Engine
+	opt          *step.Optimizer
+	masks        *step.Masks
+	steps        int // training steps per epoch
 	// Batch buffers.
 	x      []float32
 	labels []int32
@@ -276,8 +292,34 @@ func (r *runner) trainStep() (step.Metrics, float64, error) {
 			g.MustFinalizeAll()
 		}
 	}()
+	if r.badGradients = nonFinite(grads); len(r.badGradients) > 0 {
+		return m, 0, nil // the update would write them into the variables
+	}
 	lr, err := r.opt.Apply(grads)
 	return m, lr, err
+}
+
+// nonFinite returns the paths, sorted, of the gradients that hold a NaN or an infinity.
+func nonFinite(grads map[string]*tensors.Tensor) []string {
+	var bad []string
+	for path, g := range grads {
+		finite := true
+		if g.DType() == dtypes.Float32 {
+			_ = tensors.ConstFlatData(g, func(flat []float32) {
+				for _, v := range flat {
+					if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+						finite = false
+						return
+					}
+				}
+			})
+		}
+		if !finite {
+			bad = append(bad, path)
+		}
+	}
+	slices.Sort(bad)
+	return bad
 }
 
 // guard returns the frequency guard's caps by target-variable name (step.Optimizer.Guard), nil when the
@@ -360,6 +402,9 @@ func (r *runner) trainEpoch(epoch int, started time.Time, progress ProgressFunc)
 		}
 		if math.IsNaN(m.LossSum) || math.IsInf(m.LossSum, 0) {
 			return Epoch{}, &NaNError{Epoch: epoch + 1, Step: step + 1}, nil
+		}
+		if len(r.badGradients) > 0 {
+			return Epoch{}, &NaNError{Epoch: epoch + 1, Step: step + 1, Gradients: r.badGradients}, nil
 		}
 		sumLoss += m.LossSum
 		sumCorrect += m.Correct

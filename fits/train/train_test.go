@@ -15,6 +15,7 @@ import (
 	"github.com/fits-snn/fits/internal/owned"
 	"github.com/fits-snn/fits/xla/xlatest"
 	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 )
 
@@ -425,5 +426,30 @@ func TestRunMemoryLimit(t *testing.T) {
 	}
 	if limit != MaxRunMemory {
 		t.Errorf("limit %d where the machine's memory is unknown, want MaxRunMemory", limit)
+	}
+}
+
+// TestNonFiniteGradients: the gradients that hold a NaN or an infinity are found and named, sorted; the
+// error says the backward pass overflowed with a finite loss and names at most four of them.
+func TestNonFiniteGradients(t *testing.T) {
+	inf := float32(math.Inf(1))
+	grads := map[string]*tensors.Tensor{
+		"/model/readout/dense/weights": tensors.FromValue([]float32{1, 2}),
+		"/model/hidden_0/neuron/beta":  tensors.FromValue([]float32{1, float32(math.NaN())}),
+		"/model/hidden_0/dense/biases": tensors.FromValue([]float32{-inf}),
+	}
+	got := nonFinite(grads)
+	if want := []string{"/model/hidden_0/dense/biases", "/model/hidden_0/neuron/beta"}; !slices.Equal(got, want) {
+		t.Errorf("nonFinite = %v, want %v", got, want)
+	}
+	if bad := nonFinite(map[string]*tensors.Tensor{"/w": tensors.FromValue([]float32{0, -1e38})}); bad != nil {
+		t.Errorf("finite gradients reported: %v", bad)
+	}
+	err := &NaNError{Epoch: 20, Step: 134, Dir: "R", LastGood: 19, Gradients: []string{"/a", "/b", "/c", "/d", "/e", "/f"}}
+	msg := err.Error()
+	for _, want := range []string{"the gradients of /a, /b, /c, /d, 2 more are NaN or infinite at epoch 20, step 134", "finite loss", "the checkpoint of epoch 19 in R is intact"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
 	}
 }
