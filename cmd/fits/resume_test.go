@@ -86,15 +86,10 @@ func TestResumeTouchesOnlyItsOwnFiles(t *testing.T) {
 
 	// A renamed weight variable, re-signed: eval and resume refuse it naming the variable (it re-initialised
 	// that layer silently).
-	edited := filepath.Join(root, "E")
-	os.MkdirAll(edited, 0o755)
-	js, _ := os.ReadFile(filepath.Join(r, newest+".json"))
-	bin, _ := os.ReadFile(filepath.Join(r, newest+".bin"))
-	js = []byte(strings.Replace(string(js), "/model/hidden_1/dense/weights", "/model/hidden_1/dense/weightz", 1))
-	os.WriteFile(filepath.Join(edited, newest+".json"), js, 0o644)
-	os.WriteFile(filepath.Join(edited, newest+".bin"), bin, 0o644)
-	os.WriteFile(filepath.Join(edited, newest+".sha256"), []byte(fmt.Sprintf("%x  %s\n%x  %s\n",
-		sha256.Sum256(js), newest+".json", sha256.Sum256(bin), newest+".bin")), 0o644)
+	edited := resignedCopy(t, root, r, newest, func(l map[string]any) {
+		v := variableOf(t, l, "/model/hidden_1/dense/weights")
+		v["ParameterName"] = strings.Replace(v["ParameterName"].(string), "weights", "weightz", 1)
+	})
 	for _, args := range [][]string{{"eval", "--checkpoint=" + edited}, {"train", "--resume", "--quiet", "--epochs=3", "--extend", "--out=" + edited}} {
 		status, _, stderr := run(args...)
 		if status != 2 || !strings.Contains(stderr, "/model/hidden_1/dense/weight") || strings.Count(strings.TrimSpace(stderr), "\n") > 1 {
