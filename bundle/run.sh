@@ -3,17 +3,20 @@
 # Go or network, and writes every result as JSON into OUT_DIR (a new or empty folder):
 #
 #   selftest.json       fits selftest: every engine against the float64 oracle and the golden steps
-#   kernel.json         fits bench --suite=kernel: the paper's kernel-runtime table (W = 64 ... 512, M = 0-2)
-#   on-4096.json        fits bench --suite=open-neuromorphic at n = 4096 (Linear + LIF/FiTS, batch 16, T = 500)
-#   on-16384.json       the same at n = 16384
 #   shd-epoch.json      fits bench --suite=training: one epoch of the SHD recipe (FiTS M = 1, W = 128) on a
 #                       full-size SHD-format stand-in (fits data synth --full), written to a temporary folder
 #                       and removed after
+#   kernel-W.json       fits bench --suite=kernel: the paper's kernel-runtime table (Table A.3), one file per
+#                       width W = 64, 128, 256, 512 (M = 0-2, engines chunked and loop)
+#   on-4096.json        fits bench --suite=open-neuromorphic at n = 4096 (Linear + LIF/FiTS, batch 16, T = 500)
+#   on-16384.json       the same at n = 16384
 #   run.json            what ran: each stage's exit status, seconds and whether it hit its time limit
-#   *.log               each stage's stderr
+#   *.log               each stage's stderr (a benchmark's log names every cell's median as it finishes)
 #
 # It stops by itself: each stage has a time limit, and all of them together stay within --budget seconds
-# (default 470, under 8 minutes); a stage that hits its limit is recorded and the next one runs.
+# (default 470, under 8 minutes); a stage that hits its limit is recorded and the next one runs. Stages run
+# in order of importance, so a slow machine loses the last ones. On an NVIDIA H200 the whole check took
+# about 450 s (every XLA compilation of a kernel cell takes 6-13 s there; results/gpu/).
 #
 # usage: run.sh OUT_DIR [--backend=CONFIG] [--python=PATH] [--budget=SECONDS] [--small]
 #   --backend   GoMLX backend (default: automatic: the CUDA PJRT plugin of JAX's pip installation, found
@@ -88,17 +91,8 @@ stage() {
 
 if (( small )); then
   stage selftest 120 "$fits" selftest "${bflag[@]}" --engine=fused --json
-  stage kernel 60 "$fits" bench --suite=kernel "${bflag[@]}" --engine=chunked --width=8 --m=0 --time=10 --batch=2 \
-    --inputs=4 --classes=0 --iters=1 --warmup=0 --kernel-iters=0 --json
-  stage on-64 60 "$fits" bench --suite=open-neuromorphic "${bflag[@]}" --engine=chunked --neurons=64 --m=0 --time=10 \
-    --lif=false --iters=1 --warmup=0 --kernel-iters=0 --json
 else
-  stage selftest 120 "$fits" selftest "${bflag[@]}" --json
-  stage kernel 120 "$fits" bench --suite=kernel "${bflag[@]}" --engine=chunked,loop --iters=3 --kernel-iters=0 --json
-  stage on-4096 45 "$fits" bench --suite=open-neuromorphic "${bflag[@]}" --engine=chunked,loop --neurons=4096 \
-    --iters=3 --kernel-iters=0 --json
-  stage on-16384 45 "$fits" bench --suite=open-neuromorphic "${bflag[@]}" --engine=chunked,loop --neurons=16384 \
-    --iters=3 --kernel-iters=0 --json
+  stage selftest 100 "$fits" selftest "${bflag[@]}" --json
 fi
 
 # One SHD-format epoch on a stand-in written to the temporary folder (removed at the end: this script made it).
@@ -106,13 +100,29 @@ data="$work/data"
 if (( small )); then
   stage shd-synth 60 "$fits" data synth --format=shd --out="$data/shd" --samples=8
 else
-  stage shd-synth 60 "$fits" data synth --format=shd --out="$data/shd" --full
+  stage shd-synth 40 "$fits" data synth --format=shd --out="$data/shd" --full
 fi
 rm -f "$out/shd-synth.json" # data synth prints no JSON
-# The SHD cell of the targets (shd-best: FiTS M = 1, W = 128), its catalog recipe.
+# The SHD cell of Table A.4 (FiTS M = 1, W = 128), its catalog recipe, with the backend's default engine.
 if [[ -f "$data/shd/shd_train.h5" ]]; then
-  stage shd-epoch 400 "$fits" bench --suite=training "${bflag[@]}" --datasets=shd --m=1 --width=128 \
+  stage shd-epoch 75 "$fits" bench --suite=training "${bflag[@]}" --datasets=shd --m=1 --width=128 \
     --data-dir="$data" --stand-in --epochs=1 --json
+fi
+
+if (( small )); then
+  stage kernel 60 "$fits" bench --suite=kernel "${bflag[@]}" --engine=chunked --width=8 --m=0 --time=10 --batch=2 \
+    --inputs=4 --classes=0 --iters=1 --warmup=0 --kernel-iters=0 --json
+  stage on-64 60 "$fits" bench --suite=open-neuromorphic "${bflag[@]}" --engine=chunked --neurons=64 --m=0 --time=10 \
+    --lif=false --iters=1 --warmup=0 --kernel-iters=0 --json
+else
+  for w in 64 128 256 512; do
+    stage "kernel-$w" 80 "$fits" bench --suite=kernel "${bflag[@]}" --engine=chunked,loop --width=$w --iters=3 \
+      --kernel-iters=0 --json
+  done
+  stage on-4096 60 "$fits" bench --suite=open-neuromorphic "${bflag[@]}" --engine=chunked,loop --neurons=4096 \
+    --iters=3 --kernel-iters=0 --json
+  stage on-16384 75 "$fits" bench --suite=open-neuromorphic "${bflag[@]}" --engine=chunked,loop --neurons=16384 \
+    --iters=3 --kernel-iters=0 --json
 fi
 
 {

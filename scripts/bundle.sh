@@ -19,7 +19,7 @@ dir="$stage/fits-bundle"
 mkdir -p "$dir/lib"
 
 echo "bundle: building fits"
-go build -ldflags=-w -o "$dir/fits" ./cmd/fits # -w: no DWARF (smaller); same build cache as make build
+go build -buildvcs=auto -ldflags=-w -o "$dir/fits" ./cmd/fits # -w: no DWARF (smaller); same build cache as make build
 
 # The libraries ldd resolves, except glibc's own (present on every Linux machine, and tied to its kernel).
 glibc='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil|libanl|libnsl)\.so'

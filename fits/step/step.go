@@ -54,16 +54,24 @@ const (
 // Names lists the engines, the default on a backend without host-shared memory first.
 func Names() []string { return []string{Chunked, Stepwise, Unrolled, Scan, Fused, Loop} }
 
-// Default returns the engine New builds for the name "": Fused where the backend's device memory is host
-// memory (backend.HasSharedBuffers: XLA CPU), so the host kernel reads and writes the device's tensors in
-// place; Chunked elsewhere (CUDA), where every kernel call would copy the activations to the host and back.
-// The loop engine, whose time loop stays on the device, is meant for CUDA, but it has not yet run on a GPU:
-// until a GPU measurement shows it faster than chunked there, Chunked stays the default on CUDA.
-// The fused engine compiles in a time independent of T and keeps no per-step state between its passes but
-// the current; measured against chunked in docs/performance.md.
+// Default returns the engine New builds for the name "", chosen by measurement on each kind of backend:
+//   - Fused where the backend's device memory is host memory (backend.HasSharedBuffers: XLA CPU, SimpleGo),
+//     so the host kernel reads and writes the device's tensors in place (measured against chunked in
+//     docs/performance.md);
+//   - Loop on the other XLA backends (CUDA), where a host kernel would copy the activations to the host and
+//     back on every call: the time loop and its adjoint stay on the device, and compile time does not depend
+//     on T. On an NVIDIA H200 it was faster than chunked in every cell measured: the 12 kernel-table cells
+//     (1.4-4.5x), the Open Neuromorphic shape at n = 4 096 and 16 384, and a whole SHD epoch (3.6 s against
+//     5.6 s), docs/performance.md, section "CUDA";
+//   - Chunked elsewhere (a backend without While loops or shared memory).
 func Default(backend compute.Backend) string {
-	if backend != nil && backend.HasSharedBuffers() {
+	switch {
+	case backend == nil:
+		return Chunked
+	case backend.HasSharedBuffers():
 		return Fused
+	case backend.Name() == "xla":
+		return Loop
 	}
 	return Chunked
 }

@@ -289,6 +289,33 @@ func TestDefaultChunk(t *testing.T) {
 	}
 }
 
+// deviceBackend stands for a backend whose buffers live in device memory (CUDA): only its name and
+// HasSharedBuffers are consulted by Default.
+type deviceBackend struct {
+	compute.Backend
+	name string
+}
+
+func (d deviceBackend) Name() string           { return d.name }
+func (d deviceBackend) HasSharedBuffers() bool { return false }
+
+func TestDefault(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		backend compute.Backend
+		want    string
+	}{
+		{"no backend", nil, Chunked},
+		{"XLA CPU (host memory)", testBackend(t), Fused},
+		{"XLA on a device (CUDA)", deviceBackend{name: "xla"}, Loop},
+		{"another backend on a device", deviceBackend{name: "other"}, Chunked},
+	} {
+		if got := Default(tc.backend); got != tc.want {
+			t.Errorf("%s: Default = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestNewRejectsBadInput(t *testing.T) {
 	b := testBackend(t)
 	net := feedForwardNet(neuron.LIF, 0, model.ReadoutMean, 0)

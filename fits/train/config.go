@@ -119,7 +119,7 @@ type Config struct {
 	// (DefaultReadout: "sum", or "mean" for sMNIST, as the released code).
 	Readout string `json:"readout,omitempty"`
 	// Executor is the engine that computes a training step's gradients and evaluates (package fits/step):
-	// "" for step.Default (fused on CPU backends, chunked elsewhere), "fused" (each hidden layer's
+	// "" for step.Default (fused on CPU backends, loop on CUDA), "fused" (each hidden layer's
 	// recurrence as one call of a host kernel with the hand-derived adjoint), "chunked" (the recurrence in
 	// chunks of Chunk steps called from Go, with a backward pass that recomputes each chunk), "stepwise"
 	// (chunks of one step), "scan" (chunked with the hand-derived adjoint), "loop" (each layer's recurrence
