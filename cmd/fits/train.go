@@ -32,6 +32,7 @@ type trainFlags struct {
 	protocol                      string
 	out, dataDir, backend         string
 	resume, extend, asJSON, quiet bool
+	skipNonFinite                 bool
 	lr, dropout, seed, small      string
 	targetLR                      string
 	surrogateAlpha, guard, eps    string
@@ -83,6 +84,7 @@ func bindTrainFlags(fs *flag.FlagSet, d train.Config) (*trainFlags, *string) {
 	fs.StringVar(&f.targetLR, "target-lr-scale", fmt.Sprint(d.TargetLRScale), "multiplier of the learning rate of the target frequency Ω* (0 or 1: the paper's single learning rate)")
 	fs.StringVar(&f.out, "out", "", "run directory for checkpoints and result.json (default runs/DATASET-MODEL-mM-wW-sSEED; with --experiment runs/MODE/ID/seed-SEED)")
 	fs.BoolVar(&f.resume, "resume", false, "continue the run in --out from its newest intact checkpoint, with its saved configuration (flags that contradict it are refused)")
+	fs.BoolVar(&f.skipNonFinite, "skip-nonfinite-gradients", false, "skip the update of a step whose gradients are NaN or infinite while its loss is finite, record it in result.json (skipped_steps of its epoch) and train on; without it such a step stops the run. The released code applies every update, so a run that skips one departs from it; allowed with --resume")
 	fs.BoolVar(&f.extend, "extend", false, "with --resume: allow --epochs above the saved number and train on to it (the cosine learning-rate schedule then spans the new total from the next step on)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as one JSON object on stdout")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar on stderr")
@@ -172,7 +174,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := checkBackendName(f.backend); err != nil {
 		return err
 	}
-	opts := train.Options{Dir: out, Resume: f.resume, DataDir: f.dataDir,
+	opts := train.Options{Dir: out, Resume: f.resume, DataDir: f.dataDir, SkipNonFiniteGradients: f.skipNonFinite,
 		Warn: func(line string) { fmt.Fprintf(stderr, "fits train: warning: %s\n", line) }}
 	if f.extend && !f.resume {
 		return badInput("--extend continues a saved run: it needs --resume")

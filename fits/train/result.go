@@ -39,6 +39,10 @@ type Epoch struct {
 	// FreqProjected is the number of target-frequency entries the frequency guard projected onto its cap
 	// during the epoch (summed over steps; the released code's freq_projected).
 	FreqProjected int64 `json:"freq_projected"`
+	// SkippedSteps are the 1-based steps of the epoch whose update was skipped because their gradients
+	// were not finite (Options.SkipNonFiniteGradients); empty in a run that applied every update, as the
+	// released code does.
+	SkippedSteps []int `json:"skipped_steps,omitempty"`
 }
 
 // Result is the content of result.json.

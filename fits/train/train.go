@@ -48,6 +48,13 @@ type Options struct {
 	// fewer: the cosine learning-rate schedule then spans the new total from the next step on, so the
 	// result differs from a run started with that many epochs. Zero or fewer: the saved number.
 	ExtendEpochs int
+	// SkipNonFiniteGradients, when true, skips the update of a training step whose gradients hold a NaN
+	// or an infinity while its loss is finite (the backward pass overflowed), records the step in its
+	// epoch's SkippedSteps, reports it through Warn, and trains on; when false (the default) such a step
+	// stops the run with a *NaNError. The released code applies every update, so a run that skips a step
+	// departs from it from that step on (Adam's step counter does not advance on a skipped step). A loss
+	// that is not finite stops the run either way.
+	SkipNonFiniteGradients bool
 	// Engine, when not empty, is the engine of package fits/step (a name of Executors) with which
 	// Evaluate and EvaluateWith measure a checkpoint instead of the one its configuration names
 	// (Config.Executor); every engine gives the same numbers up to float32 rounding. Training ignores it:
@@ -73,12 +80,8 @@ func (e *NaNError) Error() string {
 	msg := fmt.Sprintf("training loss is NaN or infinite at epoch %d, step %d (try a lower learning rate)",
 		e.Epoch, e.Step)
 	if len(e.Gradients) > 0 {
-		names := e.Gradients
-		if len(names) > 4 {
-			names = append(slices.Clone(names[:4]), fmt.Sprintf("%d more", len(e.Gradients)-4))
-		}
-		msg = fmt.Sprintf("the gradients of %s are NaN or infinite at epoch %d, step %d, with a finite loss: the backward pass overflowed (not applied)",
-			strings.Join(names, ", "), e.Epoch, e.Step)
+		msg = fmt.Sprintf("the gradients of %s are NaN or infinite at epoch %d, step %d, with a finite loss: the backward pass overflowed (not applied; --skip-nonfinite-gradients skips such steps)",
+			namesList(e.Gradients), e.Epoch, e.Step)
 	}
 	if e.Dir != "" {
 		if e.LastGood > 0 {
@@ -88,6 +91,14 @@ func (e *NaNError) Error() string {
 		}
 	}
 	return msg
+}
+
+// namesList joins variable names with commas, the first four and then how many more.
+func namesList(names []string) string {
+	if len(names) > 4 {
+		names = append(slices.Clone(names[:4]), fmt.Sprintf("%d more", len(names)-4))
+	}
+	return strings.Join(names, ", ")
 }
 
 // splits are the sets a protocol trains, selects and tests on.
@@ -180,21 +191,27 @@ const modelScope = "model"
 type runner struct {
 	// badGradients are the variables whose gradients the last trainStep found not finite (nonFinite).
 	badGradients []string
-	cfg          Config
-	sp           splits
-	net          Network
-	scope        *mlmodel.Scope
-	backend      compute.Backend
-	engine       step.Engine
-	opt          *step.Optimizer
-	masks        *step.Masks
-	steps        int // training steps per epoch
+	// skipNonFinite and warn are Options.SkipNonFiniteGradients and Options.Warn.
+	skipNonFinite bool
+	warn          func(line string)
+	cfg           Config
+	sp            splits
+	net           Network
+	scope         *mlmodel.Scope
+	backend       compute.Backend
+	engine        step.Engine
+	opt           *step.Optimizer
+	masks         *step.Masks
+	steps         int // training steps per epoch
 	// Batch buffers.
 	x      []float32
 	labels []int32
 	mask   []float32
 	dims   []int
 }
+
+// newEngine builds the runner's engine: step.New (a variable so that a test can wrap the engine).
+var newEngine = step.New
 
 // newRunner creates (or, after loading a checkpoint, reads) the network's variables and the engine.
 func newRunner(cfg Config, sp splits, net Network, scope *mlmodel.Scope, b compute.Backend) (*runner, error) {
@@ -211,7 +228,7 @@ func newRunner(cfg Config, sp splits, net Network, scope *mlmodel.Scope, b compu
 		return nil, err
 	}
 	var err error
-	if r.engine, err = step.New(cfg.Executor, b, mctx, net.Net, step.Options{Chunk: cfg.Chunk}); err != nil {
+	if r.engine, err = newEngine(cfg.Executor, b, mctx, net.Net, step.Options{Chunk: cfg.Chunk}); err != nil {
 		if unsupported := (*step.UnsupportedError)(nil); errors.As(err, &unsupported) {
 			return nil, &InputError{Err: err}
 		}
@@ -392,6 +409,7 @@ func (r *runner) trainEpoch(epoch int, started time.Time, progress ProgressFunc)
 	sumRates := make([]float64, 0)
 	seen := 0
 	lr := 0.0
+	var skipped []int
 	for step := range r.steps {
 		lo := step * r.cfg.Batch
 		hi := min(lo+r.cfg.Batch, len(order))
@@ -404,7 +422,14 @@ func (r *runner) trainEpoch(epoch int, started time.Time, progress ProgressFunc)
 			return Epoch{}, &NaNError{Epoch: epoch + 1, Step: step + 1}, nil
 		}
 		if len(r.badGradients) > 0 {
-			return Epoch{}, &NaNError{Epoch: epoch + 1, Step: step + 1, Gradients: r.badGradients}, nil
+			if !r.skipNonFinite {
+				return Epoch{}, &NaNError{Epoch: epoch + 1, Step: step + 1, Gradients: r.badGradients}, nil
+			}
+			skipped = append(skipped, step+1)
+			if r.warn != nil {
+				r.warn(fmt.Sprintf("epoch %d, step %d: the gradients of %s are NaN or infinite with a finite loss: update skipped",
+					epoch+1, step+1, namesList(r.badGradients)))
+			}
 		}
 		sumLoss += m.LossSum
 		sumCorrect += m.Correct
@@ -429,6 +454,7 @@ func (r *runner) trainEpoch(epoch int, started time.Time, progress ProgressFunc)
 		FiringRates:   scale(sumRates, 1/float64(seen)),
 		LR:            lr,
 		FreqProjected: r.opt.Projections(),
+		SkippedSteps:  skipped,
 	}, nil, nil
 }
 
@@ -621,6 +647,7 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer r.close()
+	r.skipNonFinite, r.warn = opts.SkipNonFiniteGradients, opts.Warn
 	if resumed {
 		if err := checkModelNames(scope.Store(), from.name, string(from.jsonData)); err != nil {
 			return nil, err

@@ -11,6 +11,8 @@ import (
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/synth"
+	fitsmodel "github.com/fits-snn/fits/fits/model"
+	"github.com/fits-snn/fits/fits/step"
 	"github.com/fits-snn/fits/internal/hostinfo"
 	"github.com/fits-snn/fits/internal/owned"
 	"github.com/fits-snn/fits/xla/xlatest"
@@ -451,5 +453,74 @@ func TestNonFiniteGradients(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
 		}
+	}
+}
+
+// poisonEngine is an engine whose gradients of one variable are NaN at the given calls of Gradients
+// (1-based, counted over the engine's life): the overflow of a backward pass, where it happens.
+type poisonEngine struct {
+	step.Engine
+	calls    int
+	poisoned []int
+}
+
+func (p *poisonEngine) Gradients(b step.Batch) (step.Metrics, map[string]*tensors.Tensor, error) {
+	m, grads, err := p.Engine.Gradients(b)
+	p.calls++
+	if err != nil || !slices.Contains(p.poisoned, p.calls) {
+		return m, grads, err
+	}
+	const name = "/model/hidden_0/dense/weights"
+	g := grads[name]
+	nan := make([]float32, g.Shape().Size())
+	for i := range nan {
+		nan[i] = float32(math.NaN())
+	}
+	grads[name] = tensors.FromFlatDataAndDimensions(nan, g.Shape().Dimensions...)
+	g.MustFinalizeAll()
+	return m, grads, nil
+}
+
+// TestSkipNonFiniteGradients: a step whose gradients are not finite while its loss is (the second of
+// epoch 1 and the first of epoch 2 here) stops the run with a NaNError naming the variable by default;
+// with SkipNonFiniteGradients its update is skipped, recorded in its epoch's SkippedSteps and reported
+// through Warn, and training goes on with finite weights.
+func TestSkipNonFiniteGradients(t *testing.T) {
+	b := testBackend(t)
+	ds := tinyDataset(t)
+	cfg := tinyConfig()
+	cfg.Epochs = 2
+	poisoned := []int{2, 3} // two steps per epoch: 32 training examples (the validation split is off), batch 16
+	orig := newEngine
+	defer func() { newEngine = orig }()
+	newEngine = func(name string, b compute.Backend, s *model.Scope, n fitsmodel.Net, o step.Options) (step.Engine, error) {
+		e, err := step.New(name, b, s, n, o)
+		return &poisonEngine{Engine: e, poisoned: poisoned}, err
+	}
+
+	_, err := TrainModel(cfg, Options{Backend: b, Dataset: ds})
+	var nanErr *NaNError
+	if !errors.As(err, &nanErr) || nanErr.Epoch != 1 || nanErr.Step != 2 ||
+		!slices.Equal(nanErr.Gradients, []string{"/model/hidden_0/dense/weights"}) {
+		t.Fatalf("default: %v, want a NaNError at epoch 1, step 2 naming the poisoned variable", err)
+	}
+
+	var warnings []string
+	got, err := TrainModel(cfg, Options{Backend: b, Dataset: ds, SkipNonFiniteGradients: true,
+		Warn: func(line string) { warnings = append(warnings, line) }})
+	if err != nil {
+		t.Fatalf("with SkipNonFiniteGradients: %v", err)
+	}
+	if len(got.Epochs) != 2 || !slices.Equal(got.Epochs[0].SkippedSteps, []int{2}) ||
+		!slices.Equal(got.Epochs[1].SkippedSteps, []int{1}) {
+		t.Fatalf("skipped steps: %+v", got.Epochs)
+	}
+	for _, e := range got.Epochs {
+		if math.IsNaN(e.Loss) || math.IsNaN(e.TestAcc) || math.IsNaN(e.LR) {
+			t.Errorf("epoch %d: loss %g, test accuracy %g, lr %g", e.Epoch, e.Loss, e.TestAcc, e.LR)
+		}
+	}
+	if len(warnings) != 2 || !strings.Contains(warnings[0], "epoch 1, step 2") || !strings.Contains(warnings[0], "update skipped") {
+		t.Errorf("warnings %q, want one per skipped step", warnings)
 	}
 }
