@@ -294,9 +294,22 @@ func ForwardSelect(c *Coefficients, s Shape, current []float32, dropout *Dropout
 // the layer's output h = S·D: the cotangent of the spikes is S̄ = cotOut·D (D the dropout mask Forward
 // applied, 1 when dropout is nil; a per-step mask is regenerated, not read). The final state's cotangent is
 // zero (the loss reads the spikes only).
+//
+// cotOut may also be [batch, N]: a cotangent that is the same at every time step, cotOut[b, t, i] =
+// cotOut[b, i], as the sum and mean readouts (and the spike-count loss) give the last layer. The result is
+// the same to the bit as with that array broadcast over T, without its batch·T·N values being written
+// and read.
 func Backward(c *Coefficients, s Shape, current, cotOut []float32, dropout *Dropout, cotCurrent []float32) (Grads, error) {
-	if err := s.check(current, cotOut, cotCurrent); err != nil {
+	cotRows := s.Steps
+	if len(cotOut) == s.Batch*s.Neurons && s.Steps > 1 {
+		cotRows = 1
+	}
+	if err := s.check(current, cotCurrent); err != nil {
 		return Grads{}, err
+	}
+	if len(cotOut) != s.Batch*cotRows*s.Neurons {
+		return Grads{}, fmt.Errorf("fused: output cotangent of %d values for shape [%d, %d, %d] (or [%d, %d])",
+			len(cotOut), s.Batch, s.Steps, s.Neurons, s.Batch, s.Neurons)
 	}
 	drop, err := dropout.compile(s)
 	if err != nil {
@@ -322,7 +335,7 @@ func Backward(c *Coefficients, s Shape, current, cotOut []float32, dropout *Drop
 		hist[w] = make([]float32, size)
 	}
 	work := make([]vecWork, workers(s.Batch))
-	in := backwardIn{current: current, cotSpikes: cotOut, drop: &drop, cotCurrent: cotCurrent}
+	in := backwardIn{current: current, cotSpikes: cotOut, drop: &drop, cotCurrent: cotCurrent, cotRows: cotRows}
 	parallel(s.Batch, func(w, b int) {
 		a := acc[b*nacc*s.Neurons : (b+1)*nacc*s.Neurons]
 		for i := x.backwardVector(isa, s, b, &in, hist[w], a, &work[w]); i < s.Neurons; i++ {
@@ -358,6 +371,16 @@ func Backward(c *Coefficients, s Shape, current, cotOut []float32, dropout *Drop
 type backwardIn struct {
 	current, cotSpikes, cotCurrent []float32
 	drop                           *mask
+	// cotRows is the number of time rows of cotSpikes: T, or 1 for a cotangent constant over time.
+	cotRows int
+}
+
+// cotSpikesAt returns the offset in cotSpikes of batch element b, step t, neuron 0, for n neurons.
+func (in *backwardIn) cotSpikesAt(b, t, n int) int {
+	if in.cotRows == 1 {
+		return b * n
+	}
+	return (b*in.cotRows + t) * n
 }
 
 // scalarState is the state of one neuron: V, a and the stages V0…VM.
@@ -486,7 +509,7 @@ func (x *expanded) backwardScalar(s Shape, b, i int, in backwardIn, hist, acc []
 		surr := float32(math.Max(0, float64(1-float32(math.Abs(float64(u)))/x.width))) * x.scale
 
 		// The reverse of the step.
-		sb := in.cotSpikes[idx]
+		sb := in.cotSpikes[in.cotSpikesAt(b, t, n)+i]
 		if in.drop.shared != nil {
 			sb = sb * drop
 		} else if in.drop.step {

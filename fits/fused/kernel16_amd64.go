@@ -285,7 +285,7 @@ func (x *expanded) backward16(s Shape, b, from int, in *backwardIn, hist, acc []
 				}
 				// The cotangent of the spikes, read here in increasing time: read in the reverse loop
 				// straight from the [batch, T, N] array, every load missed the cache.
-				load16(in.cotSpikes, base+t*n+i+g*lanes16).Store(h[k:])
+				load16(in.cotSpikes, in.cotSpikesAt(b, t, n)+i+g*lanes16).Store(h[k:])
 				if t < s.Steps-1 {
 					x.step16(&w.c[g], cs, st, cur)
 				}

@@ -284,7 +284,7 @@ func (x *expanded) backward8(s Shape, b, from int, in *backwardIn, hist, acc []f
 				}
 				// The cotangent of the spikes, read here in increasing time: read in the reverse loop
 				// straight from the [batch, T, N] array, every load missed the cache.
-				load8(in.cotSpikes, base+t*n+i+g*lanes8).Store(h[k:])
+				load8(in.cotSpikes, in.cotSpikesAt(b, t, n)+i+g*lanes8).Store(h[k:])
 				if t < s.Steps-1 {
 					x.step8(&w.c[g], cs, st, cur)
 				}

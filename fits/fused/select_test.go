@@ -129,3 +129,51 @@ func TestBackwardSameInEveryISA(t *testing.T) {
 		}
 	}
 }
+
+// TestBackwardTimeConstantCotangent: an output cotangent given as [batch, N] (the same at every step, as
+// the sum and mean readouts give it) yields the bits of the same cotangent broadcast to [batch, T, N], in
+// every ISA, with and without dropout, and a cotangent of any other length is refused.
+func TestBackwardTimeConstantCotangent(t *testing.T) {
+	for _, k := range []kernelCase{
+		{adapt: true, m: 1, dims: []int{3, 30, 40}},
+		{adapt: true, m: 0, dims: []int{2, 17, 33}},
+		{adapt: true, m: 2, dims: []int{2, 30, 40}},
+	} {
+		c, s, cur, _, _ := k.draw(rand.New(rand.NewPCG(21, 22)))
+		r := rand.New(rand.NewPCG(23, 24))
+		constant := make([]float32, s.Batch*s.Neurons)
+		for i := range constant {
+			constant[i] = float32(r.NormFloat64())
+		}
+		broadcast := make([]float32, s.Batch*s.Steps*s.Neurons)
+		for b := range s.Batch {
+			for step := range s.Steps {
+				copy(broadcast[(b*s.Steps+step)*s.Neurons:], constant[b*s.Neurons:(b+1)*s.Neurons])
+			}
+		}
+		for _, drop := range []*fused.Dropout{nil, {Key: dropmask.Key(4, 5, 6), P: 0.25}} {
+			for _, isa := range supportedISAs(t) {
+				prev, err := fused.SetISA(isa)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := make([]float32, len(cur))
+				wantGrads, err1 := fused.Backward(&c, s, cur, broadcast, drop, want)
+				got := make([]float32, len(cur))
+				gotGrads, err2 := fused.Backward(&c, s, cur, constant, drop, got)
+				if _, serr := fused.SetISA(prev); serr != nil {
+					t.Fatal(serr)
+				}
+				if err1 != nil || err2 != nil {
+					t.Fatal(err1, err2)
+				}
+				if !slices.Equal(got, want) || !sameGrads(gotGrads, wantGrads) {
+					t.Errorf("%v, %v, dropout %v: the [batch, N] cotangent differs from its broadcast", k, isa, drop != nil)
+				}
+			}
+		}
+		if _, err := fused.Backward(&c, s, cur, constant[1:], nil, make([]float32, len(cur))); err == nil {
+			t.Errorf("%v: a cotangent of %d values accepted", k, len(constant)-1)
+		}
+	}
+}

@@ -36,6 +36,16 @@ type chunked struct {
 	times       timer
 	mem         arena
 	withDropout bool
+	// constCot: the head returns the cotangent of the last block's output as [batch, OutDims...], the same
+	// at every time step (fused engine, sum or mean readout or no classifier; timeConstantCotangent).
+	constCot bool
+}
+
+// timeConstantCotangent reports whether the loss depends on the last block's output h [batch, T, d...]
+// only through its sum or mean over time, so that the cotangent of h is the same at every step: the sum
+// and mean readouts, and the spike-count loss of a network without a classifier.
+func timeConstantCotangent(net model.Net) bool {
+	return net.Classes == 0 || net.Readout == model.ReadoutSum || net.Readout == model.ReadoutMean
 }
 
 // blockExecs are the compiled pieces of one block.
@@ -74,7 +84,11 @@ func newChunked(name string, backend compute.Backend, scope *mlmodel.Scope, net 
 		e.blocks = append(e.blocks, be)
 	}
 	var err error
-	// (h, labels, mask) -> (lossSum, correct, cot h, readout gradients...).
+	// The fused kernel takes a cotangent that is constant over time as [batch, N], so the head need not
+	// write (nor the kernel read) the [batch, T, N] broadcast of it: 205 MB a step at the sMNIST shape.
+	e.constCot = fused && timeConstantCotangent(net)
+	// (h, labels, mask) -> (lossSum, correct, cot h [batch, T, d...] or [batch, 1, d...] (constCot), readout
+	// gradients...).
 	e.head, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, h, labels, mask *Node) []*Node {
 		scope := e.scope
 		neuron.SetTraining(scope, h.Graph(), true)
@@ -86,7 +100,11 @@ func newChunked(name string, backend compute.Backend, scope *mlmodel.Scope, net 
 		for _, v := range vars {
 			wrt = append(wrt, v.NodeValue(h.Graph()))
 		}
-		return append([]*Node{lossSum, correct}, Gradient(loss, wrt...)...)
+		grads := Gradient(loss, wrt...)
+		if e.constCot {
+			grads[0] = Slice(grads[0], AxisRange(), AxisElem(0)) // every step's is the same
+		}
+		return append([]*Node{lossSum, correct}, grads...)
 	})
 	if err != nil {
 		e.Close()
