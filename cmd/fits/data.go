@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -651,13 +653,36 @@ func runDataSplit(args []string, stdout, stderr io.Writer) error {
 		return badInput("%v", err)
 	}
 	if *asJSON {
-		return writeJSON(stdout, dataSplit{Validation: val, Train: train})
+		return writeSplitJSON(stdout, val, train)
 	}
 	fmt.Fprintf(stdout, "%s: %d examples, seed %d: %d validate, %d train (numpy RandomState(%d).permutation(%d), first %d)\n",
 		ds, size, *seed, len(val), len(train), *seed, size, len(val))
 	fmt.Fprintf(stdout, "validation: %s\n", abbreviate(val, 10))
 	fmt.Fprintf(stdout, "train:      %s\n", abbreviate(train, 10))
 	return nil
+}
+
+// writeSplitJSON writes {"validation": [...], "train": [...]} (dataSplit's JSON, the bytes json.Marshal
+// gives) as it goes, so that memory does not grow with the output beyond the two index lists.
+func writeSplitJSON(w io.Writer, val, train []int) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	num := make([]byte, 0, 24)
+	list := func(key string, v []int) {
+		bw.WriteString(key)
+		bw.WriteByte('[')
+		for i, x := range v {
+			if i > 0 {
+				bw.WriteByte(',')
+			}
+			num = strconv.AppendInt(num[:0], int64(x), 10)
+			bw.Write(num)
+		}
+		bw.WriteByte(']')
+	}
+	list(`{"validation":`, val)
+	list(`,"train":`, train)
+	bw.WriteString("}\n")
+	return bw.Flush()
 }
 
 // abbreviate formats the first k values of v, and how many more there are.

@@ -368,3 +368,24 @@ func TestDataLoad(t *testing.T) {
 		t.Errorf("unknown dataset: exit %d", code)
 	}
 }
+
+// TestWriteSplitJSON: the streamed JSON of fits data split is the bytes json.Marshal gives dataSplit.
+func TestWriteSplitJSON(t *testing.T) {
+	for _, tc := range []struct{ val, train []int }{
+		{[]int{2}, []int{0, 1, 3, 4}},
+		{[]int{}, []int{7}},
+		{[]int{1234567, 0}, []int{}},
+	} {
+		var got bytes.Buffer
+		if err := writeSplitJSON(&got, tc.val, tc.train); err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(dataSplit{Validation: tc.val, Train: tc.train})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != string(want)+"\n" {
+			t.Errorf("%v %v: got %q, want %q", tc.val, tc.train, got.String(), want)
+		}
+	}
+}
