@@ -26,6 +26,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -139,7 +140,11 @@ func FileSum(path string) (string, error) {
 // Replaceable reports whether rel (relative to the record's folder) may be written: nothing is there, or
 // the record lists the file with its current content. A symbolic link on the way, or a file where a
 // folder is needed, is never replaceable.
-func (r *Record) Replaceable(rel string) bool {
+func (r *Record) Replaceable(rel string) bool { return r.blocker(rel) == "" }
+
+// blocker returns "" when rel may be written (Replaceable), else the slash path, relative to the record's
+// folder, of what stands in the way: rel itself, or the link or file on the way to it.
+func (r *Record) blocker(rel string) string {
 	rel = filepath.ToSlash(filepath.Clean(rel))
 	parts := strings.Split(rel, "/")
 	p := r.dir
@@ -147,28 +152,29 @@ func (r *Record) Replaceable(rel string) bool {
 		p = filepath.Join(p, part)
 		st, err := os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
-			return true
+			return ""
 		}
 		if err != nil {
-			return false
+			return strings.Join(parts[:i+1], "/")
 		}
 		if i < len(parts)-1 {
 			if !st.IsDir() { // a file or a link where a folder must be
-				return false
+				return strings.Join(parts[:i+1], "/")
 			}
 			continue
 		}
 		if !st.Mode().IsRegular() {
-			return false
+			return rel
 		}
 		want, ok := r.sums[rel]
 		if !ok {
-			return false
+			return rel
 		}
-		got, err := FileSum(p)
-		return err == nil && got == want
+		if got, err := FileSum(p); err != nil || got != want {
+			return rel
+		}
 	}
-	return true
+	return ""
 }
 
 // Owns reports whether rel (relative to the record's folder) is a regular file that the record lists
@@ -238,8 +244,9 @@ func Check(dir string, rels []string) error {
 	}
 	var bad []string
 	for _, rel := range rels {
-		if !r.Replaceable(rel) {
-			bad = append(bad, filepath.ToSlash(rel))
+		// Name what is in the way (a link on the way to rel, say), not a file that may not exist.
+		if b := r.blocker(rel); b != "" && !slices.Contains(bad, b) {
+			bad = append(bad, b)
 		}
 	}
 	if len(bad) > 0 {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -91,5 +93,29 @@ func TestOwns(t *testing.T) {
 	r.Forget("a")
 	if r.Owns("a") || r.Lists("a") {
 		t.Error("a still listed after Forget")
+	}
+}
+
+// TestCheckNamesWhatIsInTheWay: a symbolic link on the way to a file, or a file where a folder is needed,
+// is named in the conflict (not the file behind it, which may not exist); a foreign file is named itself.
+func TestCheckNamesWhatIsInTheWay(t *testing.T) {
+	dir := t.TempDir()
+	elsewhere := t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(dir, "wav")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := Check(dir, []string{"wav/train.txt", "wav/test.txt", "notes/a.txt", "notes", "free/x.txt"})
+	var conflict *ConflictError
+	if !errors.As(err, &conflict) {
+		t.Fatalf("Check: %v, want a *ConflictError", err)
+	}
+	if want := []string{"wav", "notes"}; !slices.Equal(conflict.Paths, want) {
+		t.Errorf("conflicting paths %q, want %q", conflict.Paths, want)
+	}
+	if msg := err.Error(); !strings.Contains(msg, filepath.Join(dir, "wav")+" already exists") || strings.Contains(msg, "train.txt") {
+		t.Errorf("message %q does not name the link", msg)
 	}
 }
