@@ -52,6 +52,7 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"bench", "--suite=training", "--width=100"}, "Table A.4 has W"},
 		{[]string{"bench", "--suite=training", "--epochs=0"}, "--epochs"},
 		{[]string{"bench", "--suite=training", "--data-dir=/nonexistent/fits-data"}, "--data-dir"},
+		{[]string{"bench", "--suite=training", "--engine=warp"}, "--engine"},
 	} {
 		checkBadInput(t, tc.args, tc.want)
 	}

@@ -21,10 +21,24 @@ import (
 const suiteTraining = "training"
 
 // runTrainingSuite runs `fits bench --suite=training`.
-func runTrainingSuite(names []string, ms, widths []int, epochs int, dataDir string, standIn, asJSON bool, backend string, stdout, stderr io.Writer) error {
-	cells, err := bench.TrainingCells(names, ms, widths)
+// engines are the training engines to time each cell with (--engine); none means the backend's default.
+func runTrainingSuite(names []string, ms, widths []int, engines []string, epochs int, dataDir string, standIn, asJSON bool, backend string, stdout, stderr io.Writer) error {
+	recipes, err := bench.TrainingCells(names, ms, widths)
 	if err != nil {
 		return badInput("--datasets, --m, --width: %v", err)
+	}
+	if len(engines) == 0 {
+		engines = []string{""}
+	}
+	type trainingCell struct {
+		bench.TrainingCell
+		engine string
+	}
+	var cells []trainingCell
+	for _, c := range recipes {
+		for _, e := range engines {
+			cells = append(cells, trainingCell{c, e})
+		}
 	}
 	if epochs < 1 || epochs > 100 {
 		return badInput("--epochs: %d is not in [1, 100]", epochs)
@@ -48,8 +62,11 @@ func runTrainingSuite(names []string, ms, widths []int, epochs int, dataDir stri
 	failed := 0
 	for i, c := range cells {
 		label := fmt.Sprintf("[%d/%d] %s", i+1, len(cells), c.Experiment)
+		if c.engine != "" {
+			label += " (" + c.engine + ")"
+		}
 		fmt.Fprintf(stderr, "fits bench: %s: training %d epoch(s)\n", label, epochs)
-		row := bench.TrainingRow{TrainingCell: c, Epochs: epochs, PaperMinutes: bench.PaperTrainingMinutes(c), Data: "real"}
+		row := bench.TrainingRow{TrainingCell: c.TrainingCell, Epochs: epochs, PaperMinutes: bench.PaperTrainingMinutes(c.TrainingCell), Data: "real"}
 		if standIn && c.Dataset != "smnist" { // MNIST ships with the toolkit: always the real one
 			row.Data = "stand-in"
 		}
@@ -60,6 +77,9 @@ func runTrainingSuite(names []string, ms, widths []int, epochs int, dataDir stri
 		}
 		if backend != "" {
 			args = append(args, "--backend="+backend)
+		}
+		if c.engine != "" {
+			args = append(args, "--engine="+c.engine)
 		}
 		cmd := exec.Command(exe, args...)
 		var so bytes.Buffer

@@ -46,6 +46,8 @@ type TrainingRow struct {
 	PaperMinutes *float64 `json:"paper_minutes"`
 	// PeakRSSMiB is the peak resident memory of the training process (its own, a fresh process per cell).
 	PeakRSSMiB float64 `json:"peak_rss_mib"`
+	// Engine is the training engine the run used (package fits/step; --engine, or the backend's default).
+	Engine string `json:"engine,omitempty"`
 	// Data says what was trained on: "real" or "stand-in" (fits data synth --full, --stand-in).
 	Data  string `json:"data"`
 	Error string `json:"error,omitempty"`
@@ -128,6 +130,7 @@ func (row *TrainingRow) FillFromResult(r train.Result) error {
 		row.EpochSeconds = (secs[n/2-1] + secs[n/2]) / 2
 	}
 	row.CompileSeconds = r.CompileSeconds
+	row.Engine = r.Engine
 	row.SetupSeconds = max(0, r.WallSeconds-total)
 	row.Minutes100 = (100*row.EpochSeconds + row.CompileSeconds + row.SetupSeconds) / 60
 	return nil
