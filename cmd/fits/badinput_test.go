@@ -452,6 +452,9 @@ func buildFixtures(t *testing.T, tmp string) {
 	saveCheckpointWith(t, p("ck-moment"), func(scope *model.Scope) {
 		scope.At("AdamOptimizer").At("model").VariableWithValue("w_2nd_moment", []float32{0, -1, 0})
 	})
+	saveCheckpointWith(t, p("ck-nanmoment"), func(scope *model.Scope) {
+		scope.At("AdamOptimizer").At("model").VariableWithValue("w_2nd_moment", []float32{0, float32(math.NaN()), 0})
+	})
 	saveCheckpointWith(t, p("ck-step"), func(scope *model.Scope) { scope.VariableWithValue("global_step", int64(math.MaxInt64)) })
 	saveCheckpointWith(t, p("ck-nohistory"), func(scope *model.Scope) {
 		scope.SetParam("train_history", `[]`)

@@ -1,7 +1,9 @@
 package train
 
 import (
+	"encoding/binary"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/fits-snn/fits/internal/owned"
+	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/model/checkpoint"
 )
@@ -439,5 +442,39 @@ func TestLoadSegments(t *testing.T) {
 				t.Errorf("segments %+v, want %+v", got, c.want)
 			}
 		})
+	}
+}
+
+// TestFirstNonFinite: NaN and −∞ are never accepted in a checkpoint's float variables; +∞ only where
+// allowed (Adam's second moment, whose float32 square of a gradient above 1.8e19 overflows).
+func TestFirstNonFinite(t *testing.T) {
+	f32 := func(v ...float32) []byte {
+		b := make([]byte, 4*len(v))
+		for i, x := range v {
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+		}
+		return b
+	}
+	inf, nan := float32(math.Inf(1)), float32(math.NaN())
+	for _, tc := range []struct {
+		name        string
+		b           []byte
+		allowPosInf bool
+		want        int
+	}{
+		{"finite", f32(0, -3e38, 3e38), false, -1},
+		{"+inf refused", f32(0, inf), false, 1},
+		{"+inf allowed", f32(0, inf, 1), true, -1},
+		{"-inf never", f32(0, 1, -inf), true, 2},
+		{"NaN never", f32(nan), true, 0},
+	} {
+		if got := firstNonFinite(dtypes.Float32, tc.b, tc.allowPosInf); got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	b64 := make([]byte, 16)
+	binary.LittleEndian.PutUint64(b64[8:], math.Float64bits(math.Inf(1)))
+	if got := firstNonFinite(dtypes.Float64, b64, false); got != 1 {
+		t.Errorf("float64 +inf: %d, want 1", got)
 	}
 }
