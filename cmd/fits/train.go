@@ -16,6 +16,7 @@ import (
 	"github.com/fits-snn/fits/fits/sweep"
 	"github.com/fits-snn/fits/fits/train"
 	"github.com/fits-snn/fits/internal/owned"
+	"github.com/fits-snn/fits/xla"
 )
 
 func init() {
@@ -32,7 +33,7 @@ type trainFlags struct {
 	protocol                      string
 	out, dataDir, backend         string
 	resume, extend, asJSON, quiet bool
-	skipNonFinite                 bool
+	skipNonFinite, tf32           bool
 	lr, dropout, seed, small      string
 	targetLR                      string
 	surrogateAlpha, guard, eps    string
@@ -84,6 +85,7 @@ func bindTrainFlags(fs *flag.FlagSet, d train.Config) (*trainFlags, *string) {
 	fs.StringVar(&f.targetLR, "target-lr-scale", fmt.Sprint(d.TargetLRScale), "multiplier of the learning rate of the target frequency Ω* (0 or 1: the paper's single learning rate)")
 	fs.StringVar(&f.out, "out", "", "run directory for checkpoints and result.json (default runs/DATASET-MODEL-mM-wW-sSEED; with --experiment runs/MODE/ID/seed-SEED)")
 	fs.BoolVar(&f.resume, "resume", false, "continue the run in --out from its newest intact checkpoint, with its saved configuration (flags that contradict it are refused)")
+	fs.BoolVar(&f.tf32, "tf32", false, "on CUDA, let the dense products use TF32 (10-bit mantissas; go-xla's default there); without it they multiply in float32, as the released PyTorch code does by default. No effect on CPU")
 	fs.BoolVar(&f.skipNonFinite, "skip-nonfinite-gradients", false, "skip the update of a step whose gradients are NaN or infinite while its loss is finite, record it in result.json (skipped_steps of its epoch) and train on; without it such a step stops the run. The released code applies every update, so a run that skips one departs from it; allowed with --resume")
 	fs.BoolVar(&f.extend, "extend", false, "with --resume: allow --epochs above the saved number and train on to it (the cosine learning-rate schedule then spans the new total from the next step on)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as one JSON object on stdout")
@@ -226,6 +228,10 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	b, err := openBackend(f.backend)
 	if err != nil {
 		return fail(err)
+	}
+	if !f.tf32 {
+		// The released code's products are float32 (PyTorch keeps TF32 off for matrix products by default).
+		xla.Float32Products(b)
 	}
 	opts.Backend, opts.BackendName = b, backendName()
 	if !f.quiet {
