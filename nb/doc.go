@@ -1,6 +1,8 @@
-// Package nb builds the theory figures, tables and interactive panels that the notebooks and the
-// `fits figures` command show. Every number it plots comes from fits/theory (the closed forms of the
-// paper, float64); this package only samples those functions on grids and arranges the results.
+// Package nb builds the figures, tables and interactive panels that the notebooks and the `fits figures`
+// command show, and runs or reads the training runs behind the paper's tables (Session, Plan). It computes
+// nothing of its own: the closed forms come from fits/theory (float64), simulated neurons from fits/sim,
+// trained networks and their results from fits/train, fits/experiment and fits/analysis; this package
+// samples them on grids and arranges the results beside the paper's numbers.
 //
 // Figures are gonum/plot plots ([Figure]) rendered to SVG and PNG ([Figure.SVG], [Figure.PNG], [Save]).
 // Tables ([Table]) render to Markdown and HTML. [Panel] renders a self-contained HTML/JS widget with
