@@ -226,3 +226,18 @@ func TestSetISA(t *testing.T) {
 	}
 	t.Logf("ISA by default here: %v", fused.DefaultISA())
 }
+
+// withISA runs f with the kernels' instruction set switched to isa, and switches it back.
+func withISA(t *testing.T, isa fused.ISA, f func()) {
+	t.Helper()
+	prev, err := fused.SetISA(isa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if _, err := fused.SetISA(prev); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	f()
+}

@@ -108,15 +108,10 @@ func TestBackwardSameInEveryISA(t *testing.T) {
 			var first []float32
 			var firstGrads fused.Grads
 			for _, isa := range supportedISAs(t) {
-				prev, err := fused.SetISA(isa)
-				if err != nil {
-					t.Fatal(err)
-				}
 				got := make([]float32, len(cur))
-				g, err := fused.Backward(&c, s, cur, cot, drop, got)
-				if _, serr := fused.SetISA(prev); serr != nil {
-					t.Fatal(serr)
-				}
+				var g fused.Grads
+				var err error
+				withISA(t, isa, func() { g, err = fused.Backward(&c, s, cur, cot, drop, got) })
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -153,17 +148,13 @@ func TestBackwardTimeConstantCotangent(t *testing.T) {
 		}
 		for _, drop := range []*fused.Dropout{nil, {Key: dropmask.Key(4, 5, 6), P: 0.25}} {
 			for _, isa := range supportedISAs(t) {
-				prev, err := fused.SetISA(isa)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := make([]float32, len(cur))
-				wantGrads, err1 := fused.Backward(&c, s, cur, broadcast, drop, want)
-				got := make([]float32, len(cur))
-				gotGrads, err2 := fused.Backward(&c, s, cur, constant, drop, got)
-				if _, serr := fused.SetISA(prev); serr != nil {
-					t.Fatal(serr)
-				}
+				want, got := make([]float32, len(cur)), make([]float32, len(cur))
+				var wantGrads, gotGrads fused.Grads
+				var err1, err2 error
+				withISA(t, isa, func() {
+					wantGrads, err1 = fused.Backward(&c, s, cur, broadcast, drop, want)
+					gotGrads, err2 = fused.Backward(&c, s, cur, constant, drop, got)
+				})
 				if err1 != nil || err2 != nil {
 					t.Fatal(err1, err2)
 				}
