@@ -397,7 +397,7 @@ func TestDataEspeakNeverReplacesUserFiles(t *testing.T) {
 		{espeak.FileName("train"), espeak.FileName("train") + notOurs},
 		{"wav/test.txt", "test.txt" + notOurs},
 		{wavFile, filepath.Base(wavFile) + notOurs},
-		{"wav", "wav/train.txt" + notOurs},
+		{"wav", "espeak/wav" + notOurs}, // a file where the wav/ folder goes: named itself, not a file behind it
 	} {
 		for _, verb := range []string{"espeak", "convert"} {
 			if verb == "convert" && tc.file == espeak.FileName("train") {
