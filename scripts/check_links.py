@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the relative links of README.md, CONTRIBUTING.md, results/README.md, results/gpu/README.md and docs/*.md: every linked file exists, and every #anchor names
+"""Checks the relative links of README.md, CONTRIBUTING.md, results/README.md, results/gpu/README.md, results/departures/README.md and docs/*.md: every linked file exists, and every #anchor names
 a heading of the linked Markdown file (GitHub's heading slugs). Run from anywhere; exits 1 on a broken link.
 
     python3 scripts/check_links.py
@@ -44,7 +44,7 @@ def anchors(path):
 
 
 def main():
-    files = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "results" / "README.md", ROOT / "results" / "gpu" / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
+    files = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "results" / "README.md", ROOT / "results" / "gpu" / "README.md", ROOT / "results" / "departures" / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
     bad = []
     for f in files:
         for line in lines_outside_code(f.read_text(encoding="utf-8")):
