@@ -12,19 +12,16 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/pprof"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
-
-	"github.com/fits-snn/fits/internal/hostinfo"
 
 	"github.com/fits-snn/fits/fits/bench"
 	"github.com/fits-snn/fits/fits/fused"
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/paper"
-	"github.com/fits-snn/fits/fits/step"
+	"github.com/fits-snn/fits/internal/hostinfo"
 	"github.com/fits-snn/fits/xla"
 )
 
@@ -176,14 +173,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 				names = append(names, d)
 			}
 		}
-		var trainEngines []string
-		for _, e := range strings.Split(*engines, ",") {
-			if e = strings.TrimSpace(e); e != "" {
-				if !slices.Contains(step.Names(), e) {
-					return badInput("--engine: %q is not one of %s", e, strings.Join(step.Names(), ", "))
-				}
-				trainEngines = append(trainEngines, e)
-			}
+		trainEngines, err := engineList(*engines)
+		if err != nil {
+			return err
 		}
 		return runTrainingSuite(names, ms, ws, trainEngines, *epochs, *dataDir, *standIn, *asJSON, *backend, stdout, stderr)
 	}

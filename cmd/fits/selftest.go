@@ -69,10 +69,8 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	for _, e := range splitList(*engines) {
-		if !slices.Contains(step.Names(), e) {
-			return badInput("--engine: unknown engine %q (valid: %s)", e, strings.Join(step.Names(), ", "))
-		}
+	if _, err := engineList(*engines); err != nil {
+		return err
 	}
 	// The checks compile many small graphs and run each a few times: XLA's code optimization costs more
 	// than it saves there (on 2 cores of an AMD EPYC the full run took 111 s with XLA's defaults, 63-77 s with
@@ -166,4 +164,15 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 		failed = append(failed[:5], fmt.Sprintf("and %d more", len(failed)-5))
 	}
 	return fmt.Errorf("%d of %d checks failed: %s", rep.Failed, len(rep.Rows), strings.Join(failed, "; "))
+}
+
+// engineList parses a comma-separated --engine list of names of fits/step (step.Names); empty for none.
+func engineList(s string) ([]string, error) {
+	names := splitList(s)
+	for _, e := range names {
+		if !slices.Contains(step.Names(), e) {
+			return nil, badInput("--engine: unknown engine %q (valid: %s)", e, strings.Join(step.Names(), ", "))
+		}
+	}
+	return names, nil
 }
