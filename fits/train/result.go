@@ -32,7 +32,7 @@ type Epoch struct {
 	// EvalFiringRates are the same measured after the epoch, without dropout, on the selection split
 	// (validation if the protocol has one, else test).
 	EvalFiringRates []float64 `json:"eval_firing_rates"`
-	// LR is the learning rate of the epoch's last step.
+	// LR is the learning rate of the epoch's last step (its last applied one, when steps were skipped).
 	LR float64 `json:"lr"`
 	// Seconds is the wall time of the epoch (training and evaluation).
 	Seconds float64 `json:"seconds"`

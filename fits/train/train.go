@@ -430,10 +430,11 @@ func (r *runner) trainEpoch(epoch int, started time.Time, progress ProgressFunc)
 				r.warn(fmt.Sprintf("epoch %d, step %d: the gradients of %s are NaN or infinite with a finite loss: update skipped",
 					epoch+1, step+1, namesList(r.badGradients)))
 			}
+		} else {
+			lr = stepLR // a skipped step applied no learning rate (trainStep returns 0)
 		}
 		sumLoss += m.LossSum
 		sumCorrect += m.Correct
-		lr = stepLR
 		if len(sumRates) == 0 {
 			sumRates = make([]float64, len(m.Rates))
 		}
