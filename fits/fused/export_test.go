@@ -7,3 +7,19 @@ func SetHistBudget(bytes int) int {
 	histBudget = bytes
 	return prev
 }
+
+// SetAssemblyAdjoint switches the assembly adjoint of order-1 layers (backwardM1x16) on or off, and
+// returns the previous setting; off, the Go kernels run in its place.
+func SetAssemblyAdjoint(on bool) bool {
+	prev := assemblyAdjoint
+	assemblyAdjoint = on
+	return prev
+}
+
+// SetAdjointPairs makes the assembly adjoint run two groups at a time (on) or one (off), and returns the
+// previous setting.
+func SetAdjointPairs(on bool) bool {
+	prev := adjointPairs
+	adjointPairs = on
+	return prev
+}

@@ -75,7 +75,8 @@ func sameBits(a, b []float32) error {
 // TestISAsAgree runs Forward and Backward with every ISA this build and CPU support on layers whose neurons
 // fall into 16-lane groups, 8-lane groups and scalar neurons (N = 45 = 2·16 + 8 + 5, 70 and 13), for M = 0…3,
 // with and without adaptation, strict spikes, the detached reset, time-shared and per-step dropout, the
-// backward kernels running all groups together, one at a time, or three at a time: the outputs, spike
+// backward kernels running all groups together, one at a time, or three at a time (for FS+TS of order 1
+// also the Go kernels in place of the assembly adjoint, and that one group at a time): the outputs, spike
 // counts, cotangents of the current and coefficient cotangents must equal the scalar code's to the bit.
 func TestISAsAgree(t *testing.T) {
 	isas := supportedISAs(t)
@@ -97,6 +98,10 @@ func TestISAsAgree(t *testing.T) {
 		variant{k: kernelCase{adapt: true, m: 2, dims: []int{2, 50, 70}}},
 		variant{k: kernelCase{adapt: true, m: 2, dims: []int{2, 50, 70}}, drop: "shared"},
 		variant{k: kernelCase{adapt: true, m: 1, dims: []int{2, 40, 45}, detach: true}, strict: true, drop: "step"},
+		// FS+TS of order 1 without the per-step mask: the assembly adjoint (adjoint16_amd64.s).
+		variant{k: kernelCase{adapt: true, m: 1, dims: []int{3, 60, 70}}},
+		variant{k: kernelCase{adapt: true, m: 1, dims: []int{2, 50, 53}}, strict: true, drop: "shared"},
+		variant{k: kernelCase{adapt: true, m: 1, dims: []int{2, 30, 32}, detach: true}},
 		variant{k: kernelCase{adapt: false, m: 3, dims: []int{4, 30, 13}}, strict: true},
 		variant{k: kernelCase{adapt: true, m: 2, dims: []int{2, 25, 3, 16}, shared: true}, drop: "step"},
 	)
@@ -125,16 +130,28 @@ func TestISAsAgree(t *testing.T) {
 				comps += v.k.m + 1
 			}
 			budgets := []int{0, 1, 3 * 4 * s.Steps * comps * 8}
+			if v.k.m == 1 && v.k.adapt {
+				budgets = append(budgets, goAdjoint, singleGroups)
+			}
 			var want kernelRun
 			for _, run := range isaRuns(isas, budgets) {
 				isa := run.isa
 				useISA(t, isa)
 				var got kernelRun
-				if run.budget > 0 {
+				switch {
+				case run.budget == goAdjoint:
+					prev := fused.SetAssemblyAdjoint(false)
+					got = runKernel(t, &c, s, cur, cot, drop)
+					fused.SetAssemblyAdjoint(prev)
+				case run.budget == singleGroups:
+					prev := fused.SetAdjointPairs(false)
+					got = runKernel(t, &c, s, cur, cot, drop)
+					fused.SetAdjointPairs(prev)
+				case run.budget > 0:
 					prev := fused.SetHistBudget(run.budget)
 					got = runKernel(t, &c, s, cur, cot, drop)
 					fused.SetHistBudget(prev)
-				} else {
+				default:
 					got = runKernel(t, &c, s, cur, cot, drop)
 				}
 				if isa == fused.Scalar {
@@ -171,15 +188,27 @@ func TestISAsAgree(t *testing.T) {
 	}
 }
 
-// isaRun is an ISA and the backward kernels' budget for the recomputed state (0: the default).
+// isaRun is an ISA and the backward kernels' budget for the recomputed state (0: the default; goAdjoint:
+// the Go kernels in place of the assembly adjoint of order-1 layers; singleGroups: that assembly one group
+// at a time).
 type isaRun struct {
 	isa    fused.ISA
 	budget int
 }
 
+const (
+	goAdjoint    = -1
+	singleGroups = -2
+)
+
 func (r isaRun) String() string {
-	if r.budget == 0 {
+	switch r.budget {
+	case 0:
 		return r.isa.String()
+	case goAdjoint:
+		return r.isa.String() + " (Go adjoint)"
+	case singleGroups:
+		return r.isa.String() + " (assembly adjoint one group at a time)"
 	}
 	return fmt.Sprintf("%v (state budget %d bytes)", r.isa, r.budget)
 }

@@ -17,7 +17,9 @@ import (
 // groups whose recomputed state fits histBudget): one group's step is a chain of dependent instructions,
 // and the CPU overlaps the chains of the independent groups; each step reads and writes a contiguous row
 // of the current and the spikes. Running one group over all T steps before the next is latency-bound and
-// reads the [batch, T, N] arrays in strided columns (measured: docs/performance-notes.md).
+// reads the [batch, T, N] arrays in strided columns (measured: docs/performance-notes.md). The exception is
+// the assembly adjoint of order-1 layers (adjoint16_amd64.go), which keeps its state in registers and two
+// groups' chains in flight: there one pair of groups over all T steps is faster.
 //
 // No legacy-SSE instruction: on Intel CPUs every legacy (non-VEX) SSE instruction that runs while the upper
 // halves of the vector registers hold AVX data costs a transition of their state (AMD CPUs do not pay it),
@@ -66,7 +68,7 @@ func backwardBlock(n, steps, vals, lanes int) int {
 // histSize is the size of a worker's buffer for the values the backward kernels keep per step (vals of
 // them: the state components and the spike cotangent) on a layer of n neurons.
 func histSize(n, steps, vals int) int {
-	size := 0
+	size := 2 * steps * adjointRowBytes / 4 // backwardM1x16's rows of two groups
 	for _, lanes := range []int{lanes8, lanes16} {
 		size = max(size, backwardBlock(n, steps, vals, lanes)*lanes*steps*vals)
 	}
@@ -90,6 +92,9 @@ func alignedSlice[T any](n int) []T {
 type vecWork struct {
 	w8  work8
 	w16 work16
+	// backwardM1x16's vectors and assembly arguments.
+	adjoint16     *adjointBlock16
+	adjointArgs16 *adjointArgs16
 }
 
 // forwardVector runs the vector groups of neurons of batch element b with isa (16 lanes, then 8 for the
@@ -115,7 +120,10 @@ func (x *expanded) backwardVector(isa ISA, s Shape, b int, in *backwardIn, hist,
 	}
 	i := 0
 	if isa == AVX512 {
-		i = x.backward16(s, b, 0, in, hist, acc, &w.w16)
+		if assemblyAdjoint {
+			i = x.backwardM1x16(s, b, 0, in, hist, acc, w)
+		}
+		i = x.backward16(s, b, i, in, hist, acc, &w.w16)
 	}
 	i = x.backward8(s, b, i, in, hist, acc, &w.w8)
 	archsimd.ClearAVXUpperBits()
