@@ -8,8 +8,11 @@
 // Z3 1, Z4 width, Z5 scale, Z12 0; the recomputation's state V, a, V0, V1 of the first group in Z6–Z9,
 // of the second in Z13–Z16; the adjoint's V̄, ā, the stages' cotangents and the four sums in Z6–Z11 and
 // Z24–Z25 (first group), Z13–Z16 and Z26–Z29 (second); Z17–Z23 temporaries of both (the CPU renames
-// them). The coefficients are memory operands: G is the byte offset of the group's vectors in the block
-// (R8): dropout +0, e +64, g +128, β +192, λ +256, 1 − λ +320, the four sums +384…+576.
+// them); with the per-step dropout mask the groups' counters in Z30 and Z31. The coefficients are memory
+// operands: G is the byte offset of the group's vectors in the block (R8; 384 and 1088): dropout +0,
+// e +64, g +128, β +192, λ +256, 1 − λ +320, the four sums +384…+576, the mask's counters at step T − 1
+// +640; after both groups the mask's key (1792), threshold, fmix32's two multipliers, scale and the
+// counters' step N (2112).
 
 // RECOMPUTE stores the group's row (at byte R of the step's row) and steps its state V, A, S0, S1, with
 // the current at byte C of the step's current, firing where VCMPPS predicate PRED holds.
@@ -56,10 +59,9 @@
 	VMOVUPS S1, R+192(DI); \
 	VMOVUPS Z19, R+256(DI)
 
-// ADJOINT is one step of the group's adjoint back in time: V̄ VB, ā AB, the stages' cotangents B0, B1, the
-// sums SE (Σ a·V̄0), SG (Σ V0·ā), SB (β̄), SL (λ̄); the cotangent of the current goes to byte C of the
-// step's row (DX). (Non-temporal stores there, which skip reading the line first, made it slower.)
-#define ADJOINT(C, R, G, VB, AB, B0, B1, SE, SG, SB, SL) \
+// ADJOINT1 begins one step of the group's adjoint back in time, from its row at byte R: V0 in Z17, V1
+// before the step in Z18, n1 in Z19, σ′(u) in Z21, S̄ times the time-shared dropout mask in Z22.
+#define ADJOINT1(R, G) \
 	VMOVUPS R+0(DI), Z17; \
 	VMOVUPS R+192(DI), Z18; \
 	VSUBPS Z17, Z18, Z19; \
@@ -76,7 +78,11 @@
 	VMAXPS Z12, Z21, Z21; \
 	VMULPS Z5, Z21, Z21; \
 	VMOVUPS R+256(DI), Z22; \
-	VMULPS G+0(R8), Z22, Z22; \
+	VMULPS G+0(R8), Z22, Z22
+
+// ADJOINT2 is the rest of the step: V̄ VB, ā AB, the stages' cotangents B0, B1, the sums SE (Σ a·V̄0),
+// SG (Σ V0·ā), SB (β̄), SL (λ̄); the cotangent of the current goes to byte C of the step's row (DX).
+#define ADJOINT2(C, R, G, VB, AB, B0, B1, SE, SG, SB, SL) \
 	VMULPS Z2, VB, Z23; \
 	VSUBPS Z23, Z22, Z22; \
 	VMULPS Z22, Z21, Z21; \
@@ -107,6 +113,30 @@
 	VMULPS Z0, Z23, VB; \
 	VMOVUPS Z23, C(DX)
 
+// FMIX is dropmask's fmix32 (MurmurHash3's finalizer) on every lane of H.
+#define FMIX(H) \
+	VPSRLD $16, H, Z20; \
+	VPXORD Z20, H, H; \
+	VPMULLD 1920(R8), H, H; \
+	VPSRLD $13, H, Z20; \
+	VPXORD Z20, H, H; \
+	VPMULLD 1984(R8), H, H; \
+	VPSRLD $16, H, Z20; \
+	VPXORD Z20, H, H
+
+// STEPMASK multiplies S̄ (Z22) by the per-step dropout mask of the counters CTR (dropmask.Scale(p) where
+// dropmask.Bits(key, counter) ≥ dropmask.Threshold(p), 0 elsewhere) and moves CTR one step back.
+#define STEPMASK(CTR) \
+	VPADDD 1792(R8), CTR, Z23; \
+	FMIX(Z23); \
+	VPXORD 1792(R8), Z23, Z23; \
+	FMIX(Z23); \
+	VPCMPUD $5, 1856(R8), Z23, K2; \
+	VPMOVM2D K2, Z20; \
+	VPANDD 2048(R8), Z20, Z20; \
+	VMULPS Z20, Z22, Z22; \
+	VPSUBD 2112(R8), CTR, CTR
+
 // func adjointM1x16x2(a *adjointArgs16)
 TEXT ·adjointM1x16x2(SB), NOSPLIT, $0-8
 	MOVQ a+0(FP), AX
@@ -119,6 +149,7 @@ TEXT ·adjointM1x16x2(SB), NOSPLIT, $0-8
 	MOVQ 48(AX), R9   // bytes from one step's current to the next
 	MOVQ 56(AX), R10  // bytes from one step's spike cotangent to the next (0: constant over time)
 	MOVQ 64(AX), R11  // 1: strict spikes (ṼM > Vth)
+	MOVQ 80(AX), R12  // 1: the per-step dropout mask
 
 	VMOVUPS 0(R8), Z0
 	VMOVUPS 64(R8), Z1
@@ -143,7 +174,7 @@ TEXT ·adjointM1x16x2(SB), NOSPLIT, $0-8
 	JNZ strict
 ge:
 	RECOMPUTE(0, 0, 384, 13, Z6, Z7, Z8, Z9)
-	RECOMPUTE(64, 320, 1024, 13, Z13, Z14, Z15, Z16)
+	RECOMPUTE(64, 320, 1088, 13, Z13, Z14, Z15, Z16)
 	ADDQ R9, SI
 	ADDQ R10, BX
 	ADDQ $640, DI
@@ -152,7 +183,7 @@ ge:
 	JMP last
 strict:
 	RECOMPUTE(0, 0, 384, 14, Z6, Z7, Z8, Z9)
-	RECOMPUTE(64, 320, 1024, 14, Z13, Z14, Z15, Z16)
+	RECOMPUTE(64, 320, 1088, 14, Z13, Z14, Z15, Z16)
 	ADDQ R9, SI
 	ADDQ R10, BX
 	ADDQ $640, DI
@@ -160,7 +191,7 @@ strict:
 	JNZ strict
 last:
 	STORELAST(0, 0, 384, Z6, Z7, Z8, Z9)
-	STORELAST(64, 320, 1024, Z13, Z14, Z15, Z16)
+	STORELAST(64, 320, 1088, Z13, Z14, Z15, Z16)
 
 	// Back in time from step T − 1, DI at its row.
 	VPXORD Z6, Z6, Z6
@@ -179,22 +210,41 @@ last:
 	VPXORD Z27, Z27, Z27
 	VPXORD Z28, Z28, Z28
 	VPXORD Z29, Z29, Z29
+	TESTQ R12, R12
+	JNZ masked
 backward:
-	ADJOINT(0, 0, 384, Z6, Z7, Z8, Z9, Z10, Z11, Z24, Z25)
-	ADJOINT(64, 320, 1024, Z13, Z14, Z15, Z16, Z26, Z27, Z28, Z29)
+	ADJOINT1(0, 384)
+	ADJOINT2(0, 0, 384, Z6, Z7, Z8, Z9, Z10, Z11, Z24, Z25)
+	ADJOINT1(320, 1088)
+	ADJOINT2(64, 320, 1088, Z13, Z14, Z15, Z16, Z26, Z27, Z28, Z29)
 	DECQ CX
 	JZ done
 	SUBQ R9, DX
 	SUBQ $640, DI
 	JMP backward
+masked:
+	VMOVUPS 1024(R8), Z30
+	VMOVUPS 1728(R8), Z31
+maskedStep:
+	ADJOINT1(0, 384)
+	STEPMASK(Z30)
+	ADJOINT2(0, 0, 384, Z6, Z7, Z8, Z9, Z10, Z11, Z24, Z25)
+	ADJOINT1(320, 1088)
+	STEPMASK(Z31)
+	ADJOINT2(64, 320, 1088, Z13, Z14, Z15, Z16, Z26, Z27, Z28, Z29)
+	DECQ CX
+	JZ done
+	SUBQ R9, DX
+	SUBQ $640, DI
+	JMP maskedStep
 done:
 	VMOVUPS Z10, 768(R8)
 	VMOVUPS Z11, 832(R8)
 	VMOVUPS Z24, 896(R8)
 	VMOVUPS Z25, 960(R8)
-	VMOVUPS Z26, 1408(R8)
-	VMOVUPS Z27, 1472(R8)
-	VMOVUPS Z28, 1536(R8)
-	VMOVUPS Z29, 1600(R8)
+	VMOVUPS Z26, 1472(R8)
+	VMOVUPS Z27, 1536(R8)
+	VMOVUPS Z28, 1600(R8)
+	VMOVUPS Z29, 1664(R8)
 	VZEROUPPER
 	RET

@@ -95,3 +95,27 @@ func BenchmarkKernelSMNIST(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAdjointOrder1 times Backward of an FS+TS layer of order M = 1 at the shape of the SHD and SSC
+// recipes' hidden layers (B = 128, T = 250, W = 128, strict spikes, the per-step dropout mask with p = 0.3,
+// as the released code trains), with the assembly adjoint (AVX-512) and with the Go kernels in its place.
+func BenchmarkAdjointOrder1(b *testing.B) {
+	k := kernelCase{adapt: true, m: 1, dims: []int{128, 250, 128}}
+	c, s, cur, cot, _ := k.draw(rand.New(rand.NewPCG(1, 2)))
+	c.StrictSpike = true
+	cotCur := make([]float32, len(cur))
+	d := &fused.Dropout{Key: dropmask.Key(1, 0, 0), P: 0.3}
+	for _, assembly := range []bool{true, false} {
+		b.Run(fmt.Sprintf("assembly=%v", assembly), func(b *testing.B) {
+			prev := fused.SetAssemblyAdjoint(assembly)
+			defer fused.SetAssemblyAdjoint(prev)
+			cpu := startCPUTimer(b)
+			for b.Loop() {
+				if _, err := fused.Backward(&c, s, cur, cot, d, cotCur); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu.report()
+		})
+	}
+}
