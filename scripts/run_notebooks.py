@@ -30,6 +30,10 @@ from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernel
 
 KERNEL = "gonb"
 
+# The first code cell of every notebook: the module set-up, then GoNB's build flags (no symbol table or DWARF
+# in each cell's program, which halves a cell's time) and no automatic `go get` (notebooks/setup.sh).
+FIRST_CELL = '!*bash ${GONB_DIR}/setup.sh\n%goflags "-ldflags=-s -w"\n%noautoget'
+
 
 def check_stored(nb, path):
     """Returns a list of problems with a stored (committed) notebook."""
@@ -46,6 +50,9 @@ def check_stored(nb, path):
     extra = sorted(set(nb.get("metadata", {}).get("language_info", {})) - {"name"})
     if extra:
         problems.append(f"metadata.language_info carries {', '.join(extra)} (run make notebooks-strip)")
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    if not code or code[0].source != FIRST_CELL:
+        problems.append(f"the first code cell is not the set-up cell {FIRST_CELL!r} (see notebooks/setup.sh)")
     for i, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
