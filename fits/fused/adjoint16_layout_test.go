@@ -7,7 +7,7 @@ import (
 	"unsafe"
 )
 
-// TestAdjointLayout holds the byte offsets the assembly adjoint (adjoint16_amd64.s, adjoint16x2_amd64.s)
+// TestAdjointLayout holds the byte offsets the assembly adjoint (adjoint16x2_amd64.s)
 // reads its arguments and vectors at to the Go structs'.
 func TestAdjointLayout(t *testing.T) {
 	var a adjointArgs16
@@ -25,8 +25,7 @@ func TestAdjointLayout(t *testing.T) {
 		{"args.rowBytes", unsafe.Offsetof(a.rowBytes), 48},
 		{"args.cotStep", unsafe.Offsetof(a.cotStep), 56},
 		{"args.strict", unsafe.Offsetof(a.strict), 64},
-		{"args.resetGrad", unsafe.Offsetof(a.resetGrad), 72},
-		{"args.stepMask", unsafe.Offsetof(a.stepMask), 80},
+		{"args.stepMask", unsafe.Offsetof(a.stepMask), 72},
 		{"mu", unsafe.Offsetof(k.mu), 0},
 		{"rho", unsafe.Offsetof(k.rho), 64},
 		{"vth", unsafe.Offsetof(k.vth), 128},

@@ -4,7 +4,9 @@
 
 // The adjoint of two adjacent groups of 16 FS+TS neurons of order M = 1, stepped together so that the CPU
 // overlaps their chains of dependent instructions (adjointM1x16x2 in adjoint16_amd64.go documents the
-// arguments; adjoint16_amd64.s the operations, which are the same). Registers: Z0 μ̄, Z1 ρ̄, Z2 Vth,
+// arguments). Every operation is the one the Go kernels do, in their order (no fused multiply-add):
+// x.Mul(y) is VMULPS y, x; x.Sub(y) is VSUBPS y, x; x.Max(y) is VMAXPS y, x, with the operands in the order
+// the Go compiler gives them in backward16. Registers: Z0 μ̄, Z1 ρ̄, Z2 Vth,
 // Z3 1, Z4 width, Z5 scale, Z12 0; the recomputation's state V, a, V0, V1 of the first group in Z6–Z9,
 // of the second in Z13–Z16; the adjoint's V̄, ā, the stages' cotangents and the four sums in Z6–Z11 and
 // Z24–Z25 (first group), Z13–Z16 and Z26–Z29 (second); Z17–Z23 temporaries of both (the CPU renames
@@ -149,7 +151,7 @@ TEXT ·adjointM1x16x2(SB), NOSPLIT, $0-8
 	MOVQ 48(AX), R9   // bytes from one step's current to the next
 	MOVQ 56(AX), R10  // bytes from one step's spike cotangent to the next (0: constant over time)
 	MOVQ 64(AX), R11  // 1: strict spikes (ṼM > Vth)
-	MOVQ 80(AX), R12  // 1: the per-step dropout mask
+	MOVQ 72(AX), R12  // 1: the per-step dropout mask
 
 	VMOVUPS 0(R8), Z0
 	VMOVUPS 64(R8), Z1

@@ -15,11 +15,3 @@ func SetAssemblyAdjoint(on bool) bool {
 	assemblyAdjoint = on
 	return prev
 }
-
-// SetAdjointPairs makes the assembly adjoint run two groups at a time (on) or one (off), and returns the
-// previous setting.
-func SetAdjointPairs(on bool) bool {
-	prev := adjointPairs
-	adjointPairs = on
-	return prev
-}

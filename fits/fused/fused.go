@@ -213,10 +213,9 @@ func expand(c *Coefficients, n int) *expanded {
 // variable for the tests).
 var histBudget = 4 << 20
 
-// assemblyAdjoint runs the assembly adjoint of order-1 layers (backwardM1x16, AVX-512) where it applies,
-// and adjointPairs two groups of neurons at a time where there are two (variables for the tests and
-// benchmarks).
-var assemblyAdjoint, adjointPairs = true, true
+// assemblyAdjoint runs the assembly adjoint of order-1 layers (backwardM1x16, AVX-512) where it applies (a
+// variable for the tests and benchmarks).
+var assemblyAdjoint = true
 
 // workers is the number of goroutines parallel uses for a batch: min(GOMAXPROCS, batch), at least 1.
 func workers(batch int) int { return max(1, min(runtime.GOMAXPROCS(0), batch)) }

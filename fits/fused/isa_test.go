@@ -76,7 +76,7 @@ func sameBits(a, b []float32) error {
 // fall into 16-lane groups, 8-lane groups and scalar neurons (N = 45 = 2·16 + 8 + 5, 70 and 13), for M = 0…3,
 // with and without adaptation, strict spikes, the detached reset, time-shared and per-step dropout, the
 // backward kernels running all groups together, one at a time, or three at a time (for FS+TS of order 1
-// also the Go kernels in place of the assembly adjoint, and that one group at a time): the outputs, spike
+// also the Go kernels in place of the assembly adjoint): the outputs, spike
 // counts, cotangents of the current and coefficient cotangents must equal the scalar code's to the bit.
 func TestISAsAgree(t *testing.T) {
 	isas := supportedISAs(t)
@@ -131,7 +131,7 @@ func TestISAsAgree(t *testing.T) {
 			}
 			budgets := []int{0, 1, 3 * 4 * s.Steps * comps * 8}
 			if v.k.m == 1 && v.k.adapt {
-				budgets = append(budgets, goAdjoint, singleGroups)
+				budgets = append(budgets, goAdjoint)
 			}
 			var want kernelRun
 			for _, run := range isaRuns(isas, budgets) {
@@ -143,10 +143,6 @@ func TestISAsAgree(t *testing.T) {
 					prev := fused.SetAssemblyAdjoint(false)
 					got = runKernel(t, &c, s, cur, cot, drop)
 					fused.SetAssemblyAdjoint(prev)
-				case run.budget == singleGroups:
-					prev := fused.SetAdjointPairs(false)
-					got = runKernel(t, &c, s, cur, cot, drop)
-					fused.SetAdjointPairs(prev)
 				case run.budget > 0:
 					prev := fused.SetHistBudget(run.budget)
 					got = runKernel(t, &c, s, cur, cot, drop)
@@ -189,17 +185,13 @@ func TestISAsAgree(t *testing.T) {
 }
 
 // isaRun is an ISA and the backward kernels' budget for the recomputed state (0: the default; goAdjoint:
-// the Go kernels in place of the assembly adjoint of order-1 layers; singleGroups: that assembly one group
-// at a time).
+// the Go kernels in place of the assembly adjoint of order-1 layers).
 type isaRun struct {
 	isa    fused.ISA
 	budget int
 }
 
-const (
-	goAdjoint    = -1
-	singleGroups = -2
-)
+const goAdjoint = -1
 
 func (r isaRun) String() string {
 	switch r.budget {
@@ -207,8 +199,6 @@ func (r isaRun) String() string {
 		return r.isa.String()
 	case goAdjoint:
 		return r.isa.String() + " (Go adjoint)"
-	case singleGroups:
-		return r.isa.String() + " (assembly adjoint one group at a time)"
 	}
 	return fmt.Sprintf("%v (state budget %d bytes)", r.isa, r.budget)
 }
