@@ -77,23 +77,23 @@ func BenchmarkKernelSMNIST(b *testing.B) {
 		}
 		cpu.report()
 	})
-	for _, assembly := range []bool{true, false} {
-		name := "backward"
-		if !assembly {
-			name = "backward-go"
-		}
-		b.Run(name, func(b *testing.B) {
-			prev := fused.SetAssemblyAdjoint(assembly)
-			defer fused.SetAssemblyAdjoint(prev)
-			cpu := startCPUTimer(b)
-			for b.Loop() {
-				if _, err := fused.Backward(&c, s, cur, cot, nil, cotCur); err != nil {
-					b.Fatal(err)
-				}
+	benchBackward(b, "backward", &c, s, cur, cot, nil, cotCur, true)
+	benchBackward(b, "backward-go", &c, s, cur, cot, nil, cotCur, false)
+}
+
+// benchBackward times Backward as sub-benchmark name, with the assembly adjoint on or off.
+func benchBackward(b *testing.B, name string, c *fused.Coefficients, s fused.Shape, cur, cot []float32, d *fused.Dropout, cotCur []float32, assembly bool) {
+	b.Run(name, func(b *testing.B) {
+		prev := fused.SetAssemblyAdjoint(assembly)
+		defer fused.SetAssemblyAdjoint(prev)
+		cpu := startCPUTimer(b)
+		for b.Loop() {
+			if _, err := fused.Backward(c, s, cur, cot, d, cotCur); err != nil {
+				b.Fatal(err)
 			}
-			cpu.report()
-		})
-	}
+		}
+		cpu.report()
+	})
 }
 
 // BenchmarkAdjointOrder1 times Backward of an FS+TS layer of order M = 1 at the shape of the SHD and SSC
@@ -106,16 +106,6 @@ func BenchmarkAdjointOrder1(b *testing.B) {
 	cotCur := make([]float32, len(cur))
 	d := &fused.Dropout{Key: dropmask.Key(1, 0, 0), P: 0.3}
 	for _, assembly := range []bool{true, false} {
-		b.Run(fmt.Sprintf("assembly=%v", assembly), func(b *testing.B) {
-			prev := fused.SetAssemblyAdjoint(assembly)
-			defer fused.SetAssemblyAdjoint(prev)
-			cpu := startCPUTimer(b)
-			for b.Loop() {
-				if _, err := fused.Backward(&c, s, cur, cot, d, cotCur); err != nil {
-					b.Fatal(err)
-				}
-			}
-			cpu.report()
-		})
+		benchBackward(b, fmt.Sprintf("assembly=%v", assembly), &c, s, cur, cot, d, cotCur, assembly)
 	}
 }
