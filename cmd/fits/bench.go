@@ -21,8 +21,10 @@ import (
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/paper"
+	"github.com/fits-snn/fits/fits/step"
 	"github.com/fits-snn/fits/internal/hostinfo"
 	"github.com/fits-snn/fits/xla"
+	"github.com/gomlx/compute"
 )
 
 func init() {
@@ -218,6 +220,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		out.Backend = xla.Current().Config
+	}
+	checks, err := cellChecks(cells)
+	if err != nil {
+		return err
+	}
+	if err := checkBenchEngines(checks, *backend, *isolate); err != nil {
+		return err
 	}
 	if *suite == suiteKernel {
 		out.PaperDevice = paper.KernelRuntimeGPU + " (paper, PyTorch timestep loop and fused Triton)"
@@ -566,7 +575,56 @@ func (c benchCell) spec() (bench.Spec, error) {
 	return s, nil
 }
 
-// measureCell measures one cell in this process.
+// engineCheck is an engine and the network it is asked to run, for checkBenchEngines.
+type engineCheck struct {
+	engine string
+	net    model.Net
+}
+
+// checkBenchEngines refuses, before any cell is measured, an engine that the backend cannot run (the
+// chunk-slicing engines and the loop engine on the "go" backend): every cell would fail alike, each in a
+// process of its own. With isolate the cells run in other processes and this one has opened no backend:
+// the pure-Go backend, cheap to start, is started here to ask; the XLA backends run every engine.
+func checkBenchEngines(checks []engineCheck, config string, isolate bool) error {
+	var b compute.Backend
+	if !isolate {
+		var err error
+		if b, err = xla.Backend(); err != nil {
+			return err
+		}
+	} else {
+		choice := xla.Choose(config).Config
+		if name, _, _ := strings.Cut(choice, ":"); name != "go" {
+			return nil
+		}
+		var err error
+		if b, err = xla.New(choice); err != nil {
+			return badInput("--backend: %v", err)
+		}
+		defer b.Finalize()
+	}
+	for _, c := range checks {
+		if err := step.CheckSupported(c.engine, b, c.net); err != nil {
+			return badInput("--engine=%s: %v", c.engine, err)
+		}
+	}
+	return nil
+}
+
+// cellChecks lists the engine and network of each cell, for checkBenchEngines.
+func cellChecks(cells []benchCell) ([]engineCheck, error) {
+	var out []engineCheck
+	for _, c := range cells {
+		s, err := c.spec()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, engineCheck{c.Variant, s.Net()})
+	}
+	return out, nil
+}
+
+// measureCell measures one cell in this process. An engine the backend cannot run is bad input.
 func measureCell(c benchCell, progress func(string)) (bench.Measurement, error) {
 	s, err := c.spec()
 	if err != nil {
@@ -576,9 +634,13 @@ func measureCell(c benchCell, progress func(string)) (bench.Measurement, error) 
 	if err != nil {
 		return bench.Measurement{}, err
 	}
-	return bench.Measure(b, s, bench.Variant(c.Variant), bench.MeasureOptions{
+	m, err := bench.Measure(b, s, bench.Variant(c.Variant), bench.MeasureOptions{
 		Warmup: c.Warmup, Iters: c.Iters, Chunk: c.Chunk, Progress: progress,
 	})
+	if unsupported := (*step.UnsupportedError)(nil); errors.As(err, &unsupported) {
+		return m, badInput("--engine=%s: %v", c.Variant, err)
+	}
+	return m, err
 }
 
 // runBenchCell is the child side of --isolate: it measures the cell given as JSON and prints the

@@ -43,6 +43,15 @@ func runTrainingSuite(names []string, ms, widths []int, engines []string, epochs
 	if epochs < 1 || epochs > 100 {
 		return badInput("--epochs: %d is not in [1, 100]", epochs)
 	}
+	var checks []engineCheck
+	for _, e := range engines {
+		if e != "" {
+			checks = append(checks, engineCheck{engine: e}) // the backend's capabilities, whatever the network
+		}
+	}
+	if err := checkBenchEngines(checks, backend, true); err != nil {
+		return err
+	}
 	if dataDir != "" {
 		if st, err := os.Stat(dataDir); err != nil || !st.IsDir() {
 			return badInput("--data-dir: %s is not a folder", shortQuote(dataDir))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -199,16 +198,6 @@ func parseFloatList(name, s string) ([]float64, error) {
 		out[i] = v
 	}
 	return out, nil
-}
-
-// writeJSON prints v as exactly one JSON object followed by a newline.
-func writeJSON(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
 }
 
 // tsMixFlag defines --ts-mix, the nesting of the TS module's λ-mix, on fs.

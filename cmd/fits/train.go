@@ -342,10 +342,22 @@ func contradictions(set map[string]bool, asked, saved train.Config, skip func(na
 			continue
 		}
 		if given, was := fl.value(asked), fl.value(saved); given != was {
-			diffs = append(diffs, fmt.Sprintf("--%s=%s (saved: %s)", fl.name, given, was))
+			diffs = append(diffs, fmt.Sprintf("--%s=%s (saved: %s)", fl.name, given, savedValue(fl.name, was)))
 		}
 	}
 	return diffs
+}
+
+// savedValue is how a contradiction names the saved value of flag name: a field saved empty is the
+// default the run was started with ("(saved: )" told the user nothing).
+func savedValue(name, was string) string {
+	switch {
+	case was != "":
+		return was
+	case name == "engine" || name == "executor":
+		return "none, the backend's default engine"
+	}
+	return "none, the default"
 }
 
 // trainConfigFlags are the flags of `fits train` that set a field of the saved configuration, with the

@@ -71,7 +71,7 @@ func (f *trainFlags) checkResumeExperiment(out string, asked, saved train.Config
 			continue
 		}
 		if given, was := fl.value(asked), fl.value(saved); given != was {
-			diffs = append(diffs, fmt.Sprintf("%s %s (saved: %s)", fl.name, given, was))
+			diffs = append(diffs, fmt.Sprintf("%s %s (saved: %s)", fl.name, given, savedValue(fl.name, was)))
 		}
 	}
 	if len(diffs) > 0 {

@@ -127,9 +127,32 @@ type Extractor interface {
 	Features(signal []float64, dst []float32) error
 }
 
+// streamExtractor is an Extractor that reads the samples it needs a few at a time (read(dst, start) writes
+// samples start .. start+len(dst)-1 of a signal of n), so that a long clip costs the memory of its output.
+type streamExtractor interface {
+	FeaturesFrom(n int, read func(dst []float64, start int) error, dst []float32) error
+}
+
+// Both front ends stream (ClipFeatures relies on it).
+var (
+	_ streamExtractor = (*melspec.Extractor)(nil)
+	_ streamExtractor = logMelExtractor{}
+)
+
 type logMelExtractor struct{ e *mel.Extractor }
 
 func (l logMelExtractor) Features(x []float64, dst []float32) error { return l.e.LogMel(x, dst) }
+
+// FeaturesFrom reads only the samples the first Frames frames cover: the log-Mel features of a frame
+// depend on its samples alone.
+func (l logMelExtractor) FeaturesFrom(n int, read func(dst []float64, start int) error, dst []float32) error {
+	c := l.e.Config()
+	x := make([]float64, min(n, (c.Frames-1)*c.Hop+max(c.Window, c.FFTSize)))
+	if err := read(x, 0); err != nil {
+		return err
+	}
+	return l.e.LogMel(x, dst)
+}
 
 // NewExtractor returns an extractor of the front end.
 func (f FrontEnd) NewExtractor() (Extractor, error) {
@@ -152,12 +175,18 @@ func ClipFeatures(path string, f FrontEnd) ([]float32, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, err := ReadWAV(path, f.SampleRate())
+	w, err := openWAVAt(path, f.SampleRate())
 	if err != nil {
 		return nil, err
 	}
+	defer w.Close()
 	out := make([]float32, f.Frames()*f.Bands())
-	if err := e.Features(x, out); err != nil {
+	// The samples are read where they lie, a frame at a time: a WAV of half an hour gives its first
+	// second of features in the memory of that second (the whole file as float64 took 400 MB).
+	if err := e.(streamExtractor).FeaturesFrom(w.Len(), w.Read, out); err != nil {
+		if data.IsBadFile(err) {
+			return nil, err
+		}
 		return nil, badClip(path, err)
 	}
 	return out, nil

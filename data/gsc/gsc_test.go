@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -359,5 +360,57 @@ func TestSynthClips(t *testing.T) {
 	}
 	if small := (SynthConfig{PerWord: 3, Words: 5}).SplitSizes(); small[Train] != 5 || small[Validation] != 5 || small[Test] != 5 {
 		t.Errorf("per-word plan %v", small)
+	}
+}
+
+// TestClipFeaturesMemoryOfItsOutput: the features of a long WAV (ten minutes, 18 MiB) are computed with
+// the samples read where they lie, a frame at a time: the allocations stay near the size of the output
+// (the whole file as float64 took 400 MB for a 63 MiB WAV), and the features are the bits of the
+// whole-clip computation.
+func TestClipFeaturesMemoryOfItsOutput(t *testing.T) {
+	const n = 10 * 60 * SampleRate
+	p := filepath.Join(t.TempDir(), "long.wav")
+	samples := make([]int16, n)
+	for i := range samples {
+		samples[i] = int16(300 * math.Sin(float64(i)/7))
+		if i > 5*SampleRate {
+			samples[i] *= 20 // the loudest part long after the first second
+		}
+	}
+	b := wavBytes(SampleRate, 1, 16, samples)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, samples = nil, nil
+	for _, name := range FrontEndNames() {
+		f, err := ParseFrontEnd(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		got, err := ClipFeatures(p, f)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 { // reading it whole: 96 MB
+			t.Errorf("%s: %d bytes allocated for %d values of output", name, alloc, len(got))
+		}
+		x, err := ReadWAV(p, f.SampleRate())
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, _ := f.NewExtractor()
+		want := make([]float32, len(got))
+		if err := e.Features(x, want); err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%s: value %d = %v, the whole clip gives %v", name, i, got[i], want[i])
+			}
+		}
 	}
 }

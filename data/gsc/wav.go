@@ -1,10 +1,12 @@
 package gsc
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/internal/atomicfile"
@@ -23,21 +25,14 @@ const MaxWAVBytes = 64 << 20
 // [-1, 1) (divided by 32768). Any other rate, channel count, bit depth or encoding is an error
 // naming the file (a data.FileError).
 func ReadWAV(path string, rate int) ([]float64, error) {
-	st, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return nil, data.BadFile(err)
-	case st.IsDir():
-		return nil, data.BadFile(fmt.Errorf("%s: is a directory, not a WAV file", path))
-	case !st.Mode().IsRegular():
-		return nil, data.BadFile(fmt.Errorf("%s: not a regular file", path))
-	case st.Size() > MaxWAVBytes:
-		return nil, data.BadFile(fmt.Errorf("%s: %d bytes, more than the %d MiB a WAV file may hold here (%.0f minutes at 16 kHz)",
-			path, st.Size(), MaxWAVBytes>>20, float64(MaxWAVBytes)/2/SampleRate/60))
-	}
-	b, err := os.ReadFile(path)
+	f, size, err := openWAV(path)
 	if err != nil {
-		return nil, data.BadFile(err)
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, size)
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, data.BadFile(fmt.Errorf("%s: %w", path, err))
 	}
 	x, err := DecodeWAV(b, rate)
 	if err != nil {
@@ -45,6 +40,79 @@ func ReadWAV(path string, rate int) ([]float64, error) {
 	}
 	return x, nil
 }
+
+// openWAV opens a WAV file for reading and returns its size: a regular file (a folder, a FIFO or a device
+// is refused without blocking) of at most MaxWAVBytes. Errors are data.FileErrors naming the file.
+func openWAV(path string) (*os.File, int64, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, 0, data.BadFile(err)
+	}
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		err = data.BadFile(err)
+	case st.IsDir():
+		err = data.BadFile(fmt.Errorf("%s: is a directory, not a WAV file", path))
+	case !st.Mode().IsRegular():
+		err = data.BadFile(fmt.Errorf("%s: not a regular file", path))
+	case st.Size() > MaxWAVBytes:
+		err = data.BadFile(fmt.Errorf("%s: %d bytes, more than the %d MiB a WAV file may hold here (%.0f minutes at 16 kHz)",
+			path, st.Size(), MaxWAVBytes>>20, float64(MaxWAVBytes)/2/SampleRate/60))
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
+}
+
+// wavFile is a WAV file opened for reading its samples where they lie, a few at a time (see ReadWAVAt).
+type wavFile struct {
+	f      *os.File
+	path   string
+	layout wavLayout
+	buf    []byte
+}
+
+// openWAVAt opens a mono 16-bit PCM WAV file sampled at rate Hz and checks its header as ReadWAV does,
+// without reading its samples.
+func openWAVAt(path string, rate int) (*wavFile, error) {
+	f, size, err := openWAV(path)
+	if err != nil {
+		return nil, err
+	}
+	h, err := checkRIFFAt(f, size)
+	if err == nil && h.rate != rate {
+		err = fmt.Errorf("sample rate %d Hz, want %d Hz", h.rate, rate)
+	}
+	if err != nil {
+		f.Close()
+		return nil, data.BadFile(fmt.Errorf("%s: %w", path, err))
+	}
+	return &wavFile{f: f, path: path, layout: h}, nil
+}
+
+// Len returns the number of samples.
+func (w *wavFile) Len() int { return w.layout.dataSize / 2 }
+
+// Read writes samples start .. start+len(dst)-1 into dst, scaled as ReadWAV scales them.
+func (w *wavFile) Read(dst []float64, start int) error {
+	if cap(w.buf) < 2*len(dst) {
+		w.buf = make([]byte, 2*len(dst))
+	}
+	b := w.buf[:2*len(dst)]
+	if _, err := w.f.ReadAt(b, int64(w.layout.data)+2*int64(start)); err != nil {
+		return data.BadFile(fmt.Errorf("%s: %w", w.path, err))
+	}
+	for i := range dst {
+		dst[i] = float64(int16(binary.LittleEndian.Uint16(b[2*i:]))) / 32768
+	}
+	return nil
+}
+
+// Close closes the file.
+func (w *wavFile) Close() error { return w.f.Close() }
 
 // DecodeWAV decodes WAV bytes as ReadWAV does.
 func DecodeWAV(b []byte, rate int) ([]float64, error) {
@@ -87,37 +155,62 @@ type wavLayout struct {
 // Each fault has its own message: an encoding, channel count, rate, bit depth or block align that is
 // not mono 16-bit PCM is named as such.
 func checkRIFF(b []byte) (wavLayout, error) {
+	return checkRIFFAt(bytes.NewReader(b), int64(len(b)))
+}
+
+// checkRIFFAt is checkRIFF of the size bytes that r holds, reading the chunk headers and the fmt chunk
+// only.
+func checkRIFFAt(r io.ReaderAt, size int64) (wavLayout, error) {
 	var h wavLayout
-	if len(b) < 12 || string(b[:4]) != "RIFF" || string(b[8:12]) != "WAVE" {
+	var head [16]byte
+	read := func(n int, at int64) ([]byte, error) {
+		if _, err := r.ReadAt(head[:n], at); err != nil {
+			return nil, err
+		}
+		return head[:n], nil
+	}
+	if size < 12 {
+		return h, fmt.Errorf("not a valid WAV file (no RIFF/WAVE header)")
+	}
+	if b, err := read(12, 0); err != nil {
+		return h, err
+	} else if string(b[:4]) != "RIFF" || string(b[8:12]) != "WAVE" {
 		return h, fmt.Errorf("not a valid WAV file (no RIFF/WAVE header)")
 	}
 	fmtSeen, dataSeen := false, false
-	for pos := 12; pos+8 <= len(b); {
-		id := string(b[pos : pos+4])
-		size := int64(binary.LittleEndian.Uint32(b[pos+4:]))
-		end := int64(pos) + 8 + size
+	for pos := int64(12); pos+8 <= size; {
+		b, err := read(8, pos)
+		if err != nil {
+			return h, err
+		}
+		id := string(b[:4])
+		n := int64(binary.LittleEndian.Uint32(b[4:]))
+		end := pos + 8 + n
 		switch {
 		case id == "data" && !fmtSeen:
 			return h, fmt.Errorf("not a valid WAV file (data chunk before the fmt chunk)")
-		case id == "data" && end > int64(len(b)):
-			return h, fmt.Errorf("truncated: data chunk declares %d bytes, %d present", size, len(b)-pos-8)
-		case end > int64(len(b)):
-			return h, fmt.Errorf("malformed WAV: chunk %q of %d bytes runs past the end of the file", id, size)
-		case id == "fmt " && size < 16:
-			return h, fmt.Errorf("malformed WAV: fmt chunk of %d bytes, want at least 16", size)
+		case id == "data" && end > size:
+			return h, fmt.Errorf("truncated: data chunk declares %d bytes, %d present", n, size-pos-8)
+		case end > size:
+			return h, fmt.Errorf("malformed WAV: chunk %q of %d bytes runs past the end of the file", id, n)
+		case id == "fmt " && n < 16:
+			return h, fmt.Errorf("malformed WAV: fmt chunk of %d bytes, want at least 16", n)
 		case id == "fmt " && !fmtSeen:
 			fmtSeen = true
-			var err error
-			if h.rate, err = checkFormat(b[pos+8 : pos+8+16]); err != nil {
+			f, err := read(16, pos+8)
+			if err != nil {
+				return h, err
+			}
+			if h.rate, err = checkFormat(f); err != nil {
 				return h, err
 			}
 		case id == "data" && !dataSeen:
-			if size%2 != 0 {
-				return h, fmt.Errorf("malformed WAV: data chunk of %d bytes is not a whole number of 16-bit samples", size)
+			if n%2 != 0 {
+				return h, fmt.Errorf("malformed WAV: data chunk of %d bytes is not a whole number of 16-bit samples", n)
 			}
-			dataSeen, h.data, h.dataSize = true, pos+8, int(size)
+			dataSeen, h.data, h.dataSize = true, int(pos+8), int(n)
 		}
-		pos = int(end + size&1)
+		pos = end + n&1
 	}
 	if !dataSeen {
 		return h, fmt.Errorf("not a valid WAV file (no data chunk)")

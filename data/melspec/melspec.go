@@ -194,35 +194,10 @@ func (e *Extractor) MelDB(signal []float64) []float64 {
 		e.db = make([]float64, nf*c.Bands)
 	}
 	db := e.db[:nf*c.Bands]
-	half := c.NFFT / 2
 	peak := 0.0
 	for t := range nf {
-		// Padded sample j is signal[j − half]; frame t starts at padded sample t·Hop.
-		off := t*c.Hop - half
-		for n, w := range e.win {
-			var x float64
-			if j := off + n; j >= 0 && j < len(signal) {
-				x = signal[j]
-			}
-			e.frame[n] = x * w
-		}
-		e.coeff = e.fft.Coefficients(e.coeff, e.frame)
-		for k, z := range e.coeff {
-			m := math.Hypot(real(z), imag(z))
-			if c.Power != 1 {
-				m = math.Pow(m, c.Power)
-			}
-			e.spec[k] = m
-		}
-		row := db[t*c.Bands : (t+1)*c.Bands]
-		for b, f := range e.filters {
-			var s float64
-			for i, w := range f.w {
-				s += w * e.spec[f.start+i]
-			}
-			row[b] = s
-			peak = max(peak, s)
-		}
+		_ = e.fillFrame(t, len(signal), sliceSamples(signal)) // a slice never fails
+		peak = max(peak, e.melRow(db[t*c.Bands:(t+1)*c.Bands]))
 	}
 	ref := 10 * math.Log10(max(c.AMin, peak))
 	top := math.Inf(-1)
@@ -237,24 +212,104 @@ func (e *Extractor) MelDB(signal []float64) []float64 {
 	return db
 }
 
+// sliceSamples reads samples from a signal held in memory.
+func sliceSamples(signal []float64) func(dst []float64, start int) error {
+	return func(dst []float64, start int) error {
+		copy(dst, signal[start:])
+		return nil
+	}
+}
+
+// fillFrame sets e.frame to frame t of a signal of n samples that read supplies (read(dst, start) writes
+// samples start .. start+len(dst)-1, all inside the signal), before the window: padded sample j is sample
+// j − NFFT/2, frame t starts at padded sample t·Hop, and samples outside the signal are 0.
+func (e *Extractor) fillFrame(t, n int, read func(dst []float64, start int) error) error {
+	off := t*e.cfg.Hop - e.cfg.NFFT/2
+	lo, hi := max(0, -off), min(len(e.frame), n-off)
+	clear(e.frame)
+	if hi > lo {
+		return read(e.frame[lo:hi], off+lo)
+	}
+	return nil
+}
+
+// melRow windows e.frame (steps 2 and 3), writes the frame's mel magnitudes into row and returns their
+// maximum (0 at least).
+func (e *Extractor) melRow(row []float64) float64 {
+	c := e.cfg
+	for n, w := range e.win {
+		e.frame[n] *= w
+	}
+	e.coeff = e.fft.Coefficients(e.coeff, e.frame)
+	for k, z := range e.coeff {
+		m := math.Hypot(real(z), imag(z))
+		if c.Power != 1 {
+			m = math.Pow(m, c.Power)
+		}
+		e.spec[k] = m
+	}
+	peak := 0.0
+	for b, f := range e.filters {
+		var s float64
+		for i, w := range f.w {
+			s += w * e.spec[f.start+i]
+		}
+		row[b] = s
+		peak = max(peak, s)
+	}
+	return peak
+}
+
 // Features writes the features of signal (samples in [-1, 1) at SampleRate) into dst, [Frames, Bands]
 // row-major: every step of the package documentation. An empty signal is an error.
 func (e *Extractor) Features(signal []float64, dst []float32) error {
+	return e.FeaturesFrom(len(signal), sliceSamples(signal), dst)
+}
+
+// FeaturesFrom is Features of a signal of n samples that read supplies (read(dst, start) writes samples
+// start .. start+len(dst)-1, called with increasing start, a frame at a time), with the same bits. It
+// holds the first Frames frames only: the dB reference and floor (step 4) are the maxima over every
+// frame, which it keeps as it goes, so a clip of any length takes the memory of its output.
+func (e *Extractor) FeaturesFrom(n int, read func(dst []float64, start int) error, dst []float32) error {
 	c := e.cfg
 	if len(dst) != c.Frames*c.Bands {
 		return fmt.Errorf("feature buffer of %d values, need %d×%d", len(dst), c.Frames, c.Bands)
 	}
-	if len(signal) == 0 {
+	if n <= 0 {
 		return fmt.Errorf("no audio samples")
 	}
-	db := e.MelDB(signal)
-	n := min(len(db), len(dst))
+	keep := min(e.NumFrames(n), c.Frames)
+	if cap(e.db) < (c.Frames+1)*c.Bands {
+		e.db = make([]float64, (c.Frames+1)*c.Bands)
+	}
+	db, scratch := e.db[:keep*c.Bands], e.db[c.Frames*c.Bands:(c.Frames+1)*c.Bands]
+	// top is the maximum of 10·log10(max(AMin, S)) − ref over every value; subtracting ref rounds
+	// monotonically, so it is the maximum of 10·log10(max(AMin, S)), less ref: the bits of MelDB's.
+	peak, topLog := 0.0, math.Inf(-1)
+	for t := range e.NumFrames(n) {
+		if err := e.fillFrame(t, n, read); err != nil {
+			return err
+		}
+		row := scratch
+		if t < keep {
+			row = db[t*c.Bands : (t+1)*c.Bands]
+		}
+		peak = max(peak, e.melRow(row))
+		for _, s := range row {
+			topLog = max(topLog, 10*math.Log10(max(c.AMin, s)))
+		}
+	}
+	ref := 10 * math.Log10(max(c.AMin, peak))
+	floor := (topLog - ref) - c.TopDB
+	for i, s := range db {
+		db[i] = max(10*math.Log10(max(c.AMin, s))-ref, floor)
+	}
 	if cap(e.out) < len(dst) {
 		e.out = make([]float64, len(dst))
 	}
 	x := e.out[:len(dst)]
-	copy(x, db[:n])
-	clear(x[n:])
+	copy(x, db)
+	clear(x[len(db):])
 	if c.ZScore {
 		zscore(x)
 	}

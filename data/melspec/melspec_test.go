@@ -2,6 +2,7 @@ package melspec
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -142,5 +143,60 @@ func BenchmarkFeatures(b *testing.B) {
 	dst := make([]float32, 4000)
 	for b.Loop() {
 		e.Features(x, dst)
+	}
+}
+
+// TestFeaturesFromHoldsTheWholeClipsBits: FeaturesFrom, which keeps only the first Frames frames, gives
+// the bits of the whole-clip computation (MelDB over every frame, cropped or padded, then the z-score) for
+// clips shorter and longer than Frames frames, including one whose loudest frame lies past the kept ones
+// (the dB reference and floor are maxima over the whole clip).
+func TestFeaturesFromHoldsTheWholeClipsBits(t *testing.T) {
+	c := Released()
+	e, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := func(signal []float64) []float32 {
+		db := e.MelDB(signal)
+		x := make([]float64, c.Frames*c.Bands)
+		copy(x, db)
+		zscore(x)
+		out := make([]float32, len(x))
+		for i, v := range x {
+			out[i] = float32(v)
+		}
+		return out
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 4000, 16000, 16001, 48000} {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = 0.01 * (2*rng.Float64() - 1)
+			if i > 32000 {
+				x[i] *= 50 // a loud tail after the first second
+			}
+		}
+		want := whole(x)
+		got := make([]float32, c.Frames*c.Bands)
+		reads := 0
+		read := func(dst []float64, start int) error {
+			reads++
+			copy(dst, x[start:start+len(dst)])
+			return nil
+		}
+		if err := e.FeaturesFrom(n, read, got); err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("n=%d: value %d = %v, the whole clip gives %v", n, i, got[i], want[i])
+			}
+		}
+		if reads != e.NumFrames(n) {
+			t.Errorf("n=%d: %d reads, want one a frame (%d)", n, reads, e.NumFrames(n))
+		}
+	}
+	if err := e.FeaturesFrom(0, nil, make([]float32, c.Frames*c.Bands)); err == nil {
+		t.Error("no samples accepted")
 	}
 }

@@ -183,11 +183,6 @@ func New(name string, backend compute.Backend, scope *mlmodel.Scope, net model.N
 	case Fused:
 		return newChunked(Fused, backend, scope, net, opts.Chunk, false, true, false)
 	case Loop:
-		// XLA lists no While among its operations, only that it has functions (loop bodies).
-		if c := backend.Capabilities(); !c.Functions ||
-			!c.Operations[compute.OpTypeDynamicSlice] || !c.Operations[compute.OpTypeDynamicUpdateSlice] {
-			return nil, &UnsupportedError{Err: fmt.Errorf("step: engine %q needs a backend with While loops and dynamic slices (XLA); %q lacks them", Loop, backend.Name())}
-		}
 		return newChunked(Loop, backend, scope, net, 0, true, false, true)
 	case Unrolled:
 		return newUnrolled(backend, scope, net)
@@ -195,11 +190,26 @@ func New(name string, backend compute.Backend, scope *mlmodel.Scope, net model.N
 	return nil, fmt.Errorf("unknown engine %q (valid: %s)", name, strings.Join(Names(), ", "))
 }
 
+// CheckSupported returns an *UnsupportedError when engine name cannot run net on backend, as New would,
+// without building anything: callers that run the engine later (in another process) check it first.
+func CheckSupported(name string, backend compute.Backend, net model.Net) error {
+	if name == "" {
+		name = Default(backend)
+	}
+	return checkSupported(name, backend, net)
+}
+
 // checkSupported returns an *UnsupportedError when engine name cannot run net on backend: the engines
-// that slice the sequence chunk by chunk need dynamic slices (the "go" backend lacks them), and the fused
-// kernel runs TS orders up to fused.MaxOrder.
+// that slice the sequence chunk by chunk need dynamic slices (the "go" backend lacks them), the loop
+// engine While loops too, and the fused kernel runs TS orders up to fused.MaxOrder.
 func checkSupported(name string, backend compute.Backend, net model.Net) error {
 	switch name {
+	case Loop:
+		// XLA lists no While among its operations, only that it has functions (loop bodies).
+		if c := backend.Capabilities(); !c.Functions ||
+			!c.Operations[compute.OpTypeDynamicSlice] || !c.Operations[compute.OpTypeDynamicUpdateSlice] {
+			return &UnsupportedError{Err: fmt.Errorf("step: engine %q needs a backend with While loops and dynamic slices (XLA); %q lacks them", Loop, backend.Name())}
+		}
 	case Chunked, Stepwise, Scan:
 		if !backend.Capabilities().Operations[compute.OpTypeDynamicSlice] {
 			return &UnsupportedError{Err: fmt.Errorf("step: engine %q needs a backend with dynamic slices (XLA); %q lacks them (use --engine=fused or unrolled)", name, backend.Name())}

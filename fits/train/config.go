@@ -303,6 +303,8 @@ func (c Config) validateSemantics() error {
 	switch {
 	case c.Surrogate == SurrogateTriangle && !(c.SurrogateAlpha > 0 && c.SurrogateAlpha <= 100):
 		return fmt.Errorf("--surrogate-alpha: must lie in (0, 100], got %g", c.SurrogateAlpha)
+	case c.Surrogate == SurrogateTriangle && math.IsInf(1/c.SurrogateAlpha, 0):
+		return fmt.Errorf("--surrogate-alpha: %g is too small: the triangle's half-width 1/alpha overflows", c.SurrogateAlpha)
 	case !(c.FreqGuardSafety >= 0 && c.FreqGuardSafety <= 1):
 		return fmt.Errorf("--freq-guard-safety: must lie in [0, 1] (0 = off), got %g", c.FreqGuardSafety)
 	case !(c.AdamEpsilon > 0 && c.AdamEpsilon < 1):

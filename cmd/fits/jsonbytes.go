@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"unicode/utf8"
+)
+
+// A JSON string is Unicode; a file name is bytes. encoding/json writes each byte of a string that is not
+// UTF-8 as U+FFFD, so a run folder named in Latin-1 ("r\xe9sultats") came out of --json as "r\ufffdsultats"
+// and could not be found again. writeJSON keeps the string member as it was (readers that ignore the rest
+// see what they saw before) and adds beside it the member NAME_base64 (rawSuffix) with the exact bytes:
+// for a string member "dir", "dir_base64": its bytes in standard base64; for an array of strings "runs",
+// "runs_base64": an array of the same length, null where the string is valid UTF-8. An output whose
+// strings are all valid UTF-8 is byte for byte what json.Marshal writes.
+
+// rawSuffix ends the name of the member that holds a string's exact bytes.
+const rawSuffix = "_base64"
+
+// writeJSON prints v as exactly one JSON object followed by a newline, with the exact bytes of every
+// string that is not valid UTF-8 beside it (see rawSuffix).
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if b, err = keepRawStrings(b, v); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+// keepRawStrings returns b, the JSON encoding of v, with the NAME_base64 member added beside every member
+// whose string (or array of strings) is not valid UTF-8 in v. Two different strings that JSON writes
+// alike (they differ only in bytes that are not UTF-8) cannot be told apart in b: that is bad input.
+func keepRawStrings(b []byte, v any) ([]byte, error) {
+	raw := map[string]string{} // the JSON form of a string -> its bytes
+	invalid := false
+	var walk func(x reflect.Value, depth int) error
+	note := func(s string) error {
+		if utf8.ValidString(s) {
+			if strings.ContainsRune(s, utf8.RuneError) {
+				raw[s] = s // a U+FFFD of its own: it must not be taken for another string's replacement
+			}
+			return nil
+		}
+		invalid = true
+		shown := lossyJSON(s)
+		if was, ok := raw[shown]; ok && was != s {
+			return badInput("--json: %s and %s differ only in bytes that are not UTF-8, which a JSON string cannot tell apart (rename one)",
+				shortQuote(was), shortQuote(s))
+		}
+		raw[shown] = s
+		return nil
+	}
+	walk = func(x reflect.Value, depth int) error {
+		if depth > 64 || !x.IsValid() {
+			return nil
+		}
+		switch x.Kind() {
+		case reflect.String:
+			return note(x.String())
+		case reflect.Pointer, reflect.Interface:
+			if !x.IsNil() {
+				return walk(x.Elem(), depth+1)
+			}
+		case reflect.Struct:
+			for i := range x.NumField() {
+				if err := walk(x.Field(i), depth+1); err != nil {
+					return err
+				}
+			}
+		case reflect.Map:
+			it := x.MapRange()
+			for it.Next() {
+				if k := it.Key(); k.Kind() == reflect.String && !utf8.ValidString(k.String()) {
+					return badInput("--json: the key %s is not UTF-8, which a JSON object cannot hold", shortQuote(k.String()))
+				}
+				if err := walk(it.Value(), depth+1); err != nil {
+					return err
+				}
+			}
+		case reflect.Slice, reflect.Array:
+			if x.Type().Elem().Kind() == reflect.Uint8 {
+				return nil // []byte: base64 already
+			}
+			for i := range x.Len() {
+				if err := walk(x.Index(i), depth+1); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(reflect.ValueOf(v), 0); err != nil || !invalid {
+		return b, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	tree, err := readNode(dec)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	tree.write(&out, raw)
+	return out.Bytes(), nil
+}
+
+// lossyJSON is s as its JSON string decodes (json.Marshal writes U+FFFD for each byte that is not UTF-8).
+func lossyJSON(s string) string {
+	b, _ := json.Marshal(s)
+	var out string
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+// jsonNode is a JSON value with its objects' members in order.
+type jsonNode struct {
+	kind  byte   // '{', '[', '"', '0' (number), 'b' (true or false), 'n' (null)
+	text  string // a string, a number's digits, "true" or "false"
+	keys  []string
+	elems []*jsonNode // an object's values (by keys) or an array's elements
+}
+
+// readNode reads one JSON value.
+func readNode(dec *json.Decoder) (*jsonNode, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		n := &jsonNode{kind: byte(t)}
+		for dec.More() {
+			if n.kind == '{' {
+				k, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				n.keys = append(n.keys, k.(string))
+			}
+			e, err := readNode(dec)
+			if err != nil {
+				return nil, err
+			}
+			n.elems = append(n.elems, e)
+		}
+		if _, err := dec.Token(); err != nil { // the closing delimiter
+			return nil, err
+		}
+		return n, nil
+	case string:
+		return &jsonNode{kind: '"', text: t}, nil
+	case json.Number:
+		return &jsonNode{kind: '0', text: string(t)}, nil
+	case bool:
+		return &jsonNode{kind: 'b', text: fmt.Sprint(t)}, nil
+	case nil:
+		return &jsonNode{kind: 'n'}, nil
+	}
+	return nil, fmt.Errorf("unexpected JSON token %v", tok)
+}
+
+// write writes n as json.Marshal does (compact, the same escapes), with the NAME_base64 members.
+func (n *jsonNode) write(w *bytes.Buffer, raw map[string]string) {
+	str := func(s string) {
+		b, _ := json.Marshal(s)
+		w.Write(b)
+	}
+	switch n.kind {
+	case '{':
+		w.WriteByte('{')
+		for i, k := range n.keys {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			str(k)
+			w.WriteByte(':')
+			n.elems[i].write(w, raw)
+			if sib := n.elems[i].rawSibling(raw); sib != nil && !n.has(k+rawSuffix) {
+				w.WriteByte(',')
+				str(k + rawSuffix)
+				w.WriteByte(':')
+				sib.write(w, raw)
+			}
+		}
+		w.WriteByte('}')
+	case '[':
+		w.WriteByte('[')
+		for i, e := range n.elems {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			e.write(w, raw)
+		}
+		w.WriteByte(']')
+	case '"':
+		str(n.text)
+	case 'n':
+		w.WriteString("null")
+	default:
+		w.WriteString(n.text)
+	}
+}
+
+// has reports whether object n has the member k.
+func (n *jsonNode) has(k string) bool {
+	for _, x := range n.keys {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// rawSibling returns the NAME_base64 value of a member whose value is n: the base64 bytes of a string
+// that is not UTF-8, or for an array holding such strings an array of them (null for the others); nil
+// when n holds none.
+func (n *jsonNode) rawSibling(raw map[string]string) *jsonNode {
+	enc := func(e *jsonNode) *jsonNode {
+		if e.kind == '"' {
+			if s, ok := raw[e.text]; ok && s != e.text {
+				return &jsonNode{kind: '"', text: base64.StdEncoding.EncodeToString([]byte(s))}
+			}
+		}
+		return nil
+	}
+	switch n.kind {
+	case '"':
+		return enc(n)
+	case '[':
+		out := &jsonNode{kind: '['}
+		found := false
+		for _, e := range n.elems {
+			r := enc(e)
+			if r == nil {
+				r = &jsonNode{kind: 'n'}
+			} else {
+				found = true
+			}
+			out.elems = append(out.elems, r)
+		}
+		if found {
+			return out
+		}
+	}
+	return nil
+}
