@@ -33,6 +33,10 @@ type adjointBlock16 struct {
 	key, threshold, mul1, mul2 uvec16
 	dropScale                  vec16
 	stride                     uvec16
+	// forwardM1x16x2's: the comparand of u > fireAt that fires (0 for strict spikes, else −2⁻¹⁴⁹) and
+	// the groups' spike counts.
+	fireAt vec16
+	count  [2]vec16
 }
 
 // adjointGroup16 are the vectors of one group in adjointBlock16; ctr is the per-step mask's counters of

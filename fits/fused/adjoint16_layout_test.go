@@ -7,11 +7,12 @@ import (
 	"unsafe"
 )
 
-// TestAdjointLayout holds the byte offsets the assembly adjoint (adjoint16x2_amd64.s)
+// TestAdjointLayout holds the byte offsets the assembly adjoint (adjoint16x2_amd64.s, forward16x2_amd64.s)
 // reads its arguments and vectors at to the Go structs'.
 func TestAdjointLayout(t *testing.T) {
 	var a adjointArgs16
 	var k adjointBlock16
+	var f forwardArgs16
 	for _, c := range []struct {
 		name      string
 		got, want uintptr
@@ -51,6 +52,16 @@ func TestAdjointLayout(t *testing.T) {
 		{"mul2", unsafe.Offsetof(k.mul2), 1984},
 		{"dropScale", unsafe.Offsetof(k.dropScale), 2048},
 		{"stride", unsafe.Offsetof(k.stride), 2112},
+		{"fireAt", unsafe.Offsetof(k.fireAt), 2176},
+		{"count", unsafe.Offsetof(k.count), 2240},
+		{"forward.current", unsafe.Offsetof(f.current), 0},
+		{"forward.out", unsafe.Offsetof(f.out), 8},
+		{"forward.sel", unsafe.Offsetof(f.sel), 16},
+		{"forward.block", unsafe.Offsetof(f.block), 24},
+		{"forward.steps", unsafe.Offsetof(f.steps), 32},
+		{"forward.rowBytes", unsafe.Offsetof(f.rowBytes), 40},
+		{"forward.selStep", unsafe.Offsetof(f.selStep), 48},
+		{"forward.stepMask", unsafe.Offsetof(f.stepMask), 56},
 		{"row", adjointRowBytes, 320},
 	} {
 		if c.got != c.want {

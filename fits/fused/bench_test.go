@@ -61,22 +61,30 @@ func BenchmarkKernel(b *testing.B) {
 }
 
 // BenchmarkKernelSMNIST times Forward and Backward at the released sequential-MNIST recipe's shape (Table
-// A.9): B = 256, T = 784 pixel steps, W = 256, FS+TS with M = 1, no dropout, with the widest ISA; Backward
-// also with the Go kernels in place of the assembly adjoint (backward-go: the same with AVX2 or without
+// A.9): B = 256, T = 784 pixel steps, W = 256, FS+TS with M = 1, no dropout, with the widest ISA; also
+// with the Go kernels in place of the assembly (forward-go, backward-go: the same with AVX2 or without
 // GOEXPERIMENT=simd, where the assembly does not run).
 func BenchmarkKernelSMNIST(b *testing.B) {
 	k := kernelCase{adapt: true, m: 1, dims: []int{256, 784, 256}}
 	c, s, cur, cot, _ := k.draw(rand.New(rand.NewPCG(1, 2)))
 	spikes, cotCur := make([]float32, len(cur)), make([]float32, len(cur))
-	b.Run("forward", func(b *testing.B) {
-		cpu := startCPUTimer(b)
-		for b.Loop() {
-			if _, err := fused.Forward(&c, s, cur, nil, spikes); err != nil {
-				b.Fatal(err)
-			}
+	for _, assembly := range []bool{true, false} {
+		name := "forward"
+		if !assembly {
+			name = "forward-go"
 		}
-		cpu.report()
-	})
+		b.Run(name, func(b *testing.B) {
+			prev := fused.SetAssemblyAdjoint(assembly)
+			defer fused.SetAssemblyAdjoint(prev)
+			cpu := startCPUTimer(b)
+			for b.Loop() {
+				if _, err := fused.Forward(&c, s, cur, nil, spikes); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu.report()
+		})
+	}
 	benchBackward(b, "backward", &c, s, cur, cot, nil, cotCur, true)
 	benchBackward(b, "backward-go", &c, s, cur, cot, nil, cotCur, false)
 }

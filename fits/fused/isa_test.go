@@ -76,7 +76,7 @@ func sameBits(a, b []float32) error {
 // fall into 16-lane groups, 8-lane groups and scalar neurons (N = 45 = 2·16 + 8 + 5, 70 and 13), for M = 0…3,
 // with and without adaptation, strict spikes, the detached reset, time-shared and per-step dropout, the
 // backward kernels running all groups together, one at a time, or three at a time (for FS+TS of order 1
-// also the Go kernels in place of the assembly adjoint): the outputs, spike
+// also the Go kernels in place of the assembly ones): the outputs, spike
 // counts, cotangents of the current and coefficient cotangents must equal the scalar code's to the bit.
 func TestISAsAgree(t *testing.T) {
 	isas := supportedISAs(t)
@@ -185,7 +185,7 @@ func TestISAsAgree(t *testing.T) {
 }
 
 // isaRun is an ISA and the backward kernels' budget for the recomputed state (0: the default; goAdjoint:
-// the Go kernels in place of the assembly adjoint of order-1 layers).
+// the Go kernels in place of the assembly kernels of order-1 layers).
 type isaRun struct {
 	isa    fused.ISA
 	budget int
@@ -198,7 +198,7 @@ func (r isaRun) String() string {
 	case 0:
 		return r.isa.String()
 	case goAdjoint:
-		return r.isa.String() + " (Go adjoint)"
+		return r.isa.String() + " (Go kernels, no assembly)"
 	}
 	return fmt.Sprintf("%v (state budget %d bytes)", r.isa, r.budget)
 }

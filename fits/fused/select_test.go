@@ -21,6 +21,7 @@ func TestSelectionIsWhatBackwardReads(t *testing.T) {
 			var all []uint64
 			for _, k := range []kernelCase{
 				{adapt: true, m: 1, dims: []int{3, 50, 70}},
+				{adapt: true, m: 1, dims: []int{2, 30, 96}, drop: true},
 				{adapt: true, m: 2, dims: []int{2, 40, 9}, drop: true},
 				{adapt: false, m: 0, dims: []int{2, 30, 130}, detach: true},
 			} {

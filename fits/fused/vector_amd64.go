@@ -95,6 +95,7 @@ type vecWork struct {
 	// backwardM1x16's vectors and assembly arguments.
 	adjoint16     *adjointBlock16
 	adjointArgs16 *adjointArgs16
+	forwardArgs16 *forwardArgs16 // forwardM1x16's
 }
 
 // forwardVector runs the vector groups of neurons of batch element b with isa (16 lanes, then 8 for the
@@ -105,7 +106,12 @@ func (x *expanded) forwardVector(isa ISA, s Shape, b int, current []float32, dro
 	}
 	i, total := 0, 0
 	if isa == AVX512 {
-		i, total = x.forward16(s, b, 0, current, drop, out, sel, &w.w16)
+		if assemblyAdjoint {
+			i, total = x.forwardM1x16(s, b, 0, current, drop, out, sel, w)
+		}
+		var count int
+		i, count = x.forward16(s, b, i, current, drop, out, sel, &w.w16)
+		total += count
 	}
 	i, count := x.forward8(s, b, i, current, drop, out, sel, &w.w8)
 	archsimd.ClearAVXUpperBits()

@@ -1,0 +1,106 @@
+//go:build goexperiment.simd && amd64
+
+package fused
+
+import (
+	"math"
+	"simd/archsimd"
+	"unsafe"
+
+	"github.com/fits-snn/fits/fits/events"
+)
+
+// forwardArgs16 are the arguments of forwardM1x16x2, in the order its assembly reads them (every field
+// 8 bytes).
+type forwardArgs16 struct {
+	current unsafe.Pointer // the pair's current at step 0: [T] rows, rowBytes apart
+	out     unsafe.Pointer // the pair's output at step 0
+	sel     unsafe.Pointer // the 32 bits of the pair in the selection's word of step 0, selStep apart
+	block   *adjointBlock16
+	steps   int
+	rowBytes,
+	selStep uintptr
+	stepMask int // 1: the per-step dropout mask
+}
+
+// forwardM1x16x2 runs two adjacent groups of 16 neurons of an FS+TS layer of order M = 1 over all T
+// steps, stepped together, as forward16 runs them: the spikes times the dropout mask into out, the bits of
+// ForwardSelect's selection, the spike counts into the block. In assembly for the reason adjointM1x16x2 is.
+//
+//go:noescape
+func forwardM1x16x2(a *forwardArgs16)
+
+// callForwardM1x16x2 calls forwardM1x16x2 (the XORPS after the call: see callAdjointM1x16x2).
+//
+//go:noinline
+func callForwardM1x16x2(a *forwardArgs16) { forwardM1x16x2(a) }
+
+// forwardM1x16 is forward16 for FS+TS layers of order M = 1, pairs of groups over all T steps through
+// forwardM1x16x2; it returns the first neuron it did not run and the number of spikes (forward16 runs a
+// last single group).
+func (x *expanded) forwardM1x16(s Shape, b, from int, current []float32, drop *mask, out []float32, sel []uint64, w *vecWork) (int, int) {
+	n, T := s.Neurons, s.Steps
+	if x.m != 1 || !x.adapt || from+2*lanes16 > n || from%(2*lanes16) != 0 {
+		return from, 0
+	}
+	if w.adjoint16 == nil {
+		w.adjoint16, w.adjointArgs16 = &alignedSlice[adjointBlock16](1)[0], new(adjointArgs16)
+	}
+	if w.forwardArgs16 == nil {
+		w.forwardArgs16 = new(forwardArgs16)
+	}
+	k, args := w.adjoint16, w.forwardArgs16
+	k.mu, k.rho, k.vth = archsimd.BroadcastFloat32x16(x.mu), archsimd.BroadcastFloat32x16(x.rho), archsimd.BroadcastFloat32x16(x.vth)
+	k.one, k.width = archsimd.BroadcastFloat32x16(1), archsimd.BroadcastFloat32x16(x.width)
+	k.fireAt = archsimd.BroadcastFloat32x16(-math.SmallestNonzeroFloat32) // u > −2⁻¹⁴⁹ ⇔ u ≥ 0
+	if x.strict {
+		k.fireAt = k.one.Sub(k.one) // 0, without a legacy-SSE zeroing
+	}
+	step := drop.step
+	if step {
+		k.key, k.threshold = archsimd.BroadcastUint32x16(drop.key), archsimd.BroadcastUint32x16(drop.threshold)
+		k.mul1, k.mul2 = archsimd.BroadcastUint32x16(0x85EBCA6B), archsimd.BroadcastUint32x16(0xC2B2AE35)
+		k.dropScale, k.stride = archsimd.BroadcastFloat32x16(drop.scale), archsimd.BroadcastUint32x16(uint32(n))
+	}
+	lanes := archsimd.LoadUint32x16(laneOffsets[:lanes16])
+	base := b * T * n
+	_, _ = current[base+(T-1)*n+n-1], out[base+(T-1)*n+n-1] // every address the assembly touches
+	stride := events.BitStride(n)
+	var scratch [1]uint64 // the selection word of a call without a selection
+	args.block, args.steps, args.rowBytes, args.stepMask = k, T, uintptr(n)*4, flag(step)
+	args.selStep = uintptr(stride) * 8
+	if sel == nil {
+		args.selStep = 0
+	}
+	total := 0
+	i := from
+	for ; i+2*lanes16 <= n; i += 2 * lanes16 {
+		for j := range k.g {
+			g, at := &k.g[j], i+j*lanes16
+			g.drop = k.one
+			if drop.shared != nil {
+				g.drop = load16(drop.shared, b*n+at)
+			}
+			g.eta, g.gamma = load16(x.eta, at), load16(x.gamma, at)
+			g.beta, g.lambda, g.oneMinusLam = load16(x.beta[0], at), load16(x.lambda[0], at), load16(x.oneMinusLam[0], at)
+			if step {
+				g.ctr = archsimd.BroadcastUint32x16(uint32(base + at)).Add(lanes)
+			}
+		}
+		args.current, args.out = unsafe.Pointer(&current[base+i]), unsafe.Pointer(&out[base+i])
+		args.sel = unsafe.Pointer(&scratch[0])
+		if sel != nil {
+			word := &sel[b*T*stride+i/64]
+			args.sel = unsafe.Add(unsafe.Pointer(word), (i%64)/8) // the pair's 32 bits
+			_ = sel[(b*T+T-1)*stride+i/64]
+		}
+		callForwardM1x16x2(args)
+		for j := range k.count {
+			k.count[j].ConvertToInt32().Store(w.w16.counts[:])
+			for l := range w.w16.counts { // by index: ranging over the array's values would copy it
+				total += int(w.w16.counts[l])
+			}
+		}
+	}
+	return i, total
+}
