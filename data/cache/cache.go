@@ -7,7 +7,7 @@
 //
 //	offset  size  field
 //	0       8     magic "FITSDS\x00\x01"
-//	8       4     format version (2; version 1 lacks element type 3 and is read too)
+//	8       4     format version (3; versions 1 and 2, without the header checksum, are read too)
 //	12      4     element type: 1 = uint8, 2 = float32, 3 = bit (values 0 or 1)
 //	16      8     N, number of samples
 //	24      4     rank R of one sample (1..8)
@@ -15,7 +15,8 @@
 //	32      64    8 × uint64 sample dimensions, the first R used, the rest zero
 //	96      8     length L of the metadata JSON
 //	104     4     CRC-32 (Castagnoli) of the data and label sections
-//	108     20    reserved, zero
+//	108     4     CRC-32 (Castagnoli) of bytes 0..107 and the metadata JSON (version 3)
+//	112     16    reserved, zero
 //	128     L     metadata JSON
 //	D             data: N samples of S bytes each, sample-major; D is 128+L rounded up to 64
 //	D+N·S         labels: N × int32
@@ -49,9 +50,10 @@ import (
 // Magic identifies a cache file.
 const Magic = "FITSDS\x00\x01"
 
-// Version is the format version written by this package. Version 2 added the bit element type; a
-// version 1 file is read as before.
-const Version = 2
+// Version is the format version written by this package. Version 2 added the bit element type, version 3
+// the checksum of the header and metadata; files of versions 1 and 2 are read as before (Reusable has
+// them converted again, so that every byte of a cache in use is checked).
+const Version = 3
 
 const (
 	headerSize = 128
@@ -339,7 +341,13 @@ func encodeHeader(h *Header, n uint64, crc uint32) []byte {
 	}
 	le.PutUint64(b[96:], uint64(len(h.Meta)))
 	le.PutUint32(b[104:], crc)
+	le.PutUint32(b[108:], headerCRC(b, h.Meta))
 	return b
+}
+
+// headerCRC is the checksum of a version-3 header: CRC-32C of its bytes 0..107 and the metadata.
+func headerCRC(header, meta []byte) uint32 {
+	return crc32.Update(crc32.Checksum(header[:108], castagnoli), castagnoli, meta)
 }
 
 // Reader gives random access to the samples of a cache file. Labels are held in memory; samples
@@ -353,9 +361,12 @@ type Reader struct {
 	data   int64 // offset of the data section
 	crc    uint32
 	labels []int32
+	// version is the file's format version.
+	version int
 }
 
-// Open opens and checks a cache file: magic, version, element type, shape, file size and label range.
+// Open opens and checks a cache file: magic, version, element type, shape, file size, label range and, from
+// version 3 on, the checksum of the header and metadata.
 // Errors are data.FileErrors (errors.Is(err, fs.ErrNotExist) tells a missing file).
 func Open(path string) (_ *Reader, err error) {
 	defer func() { err = data.BadFile(err) }()
@@ -393,7 +404,7 @@ func newReader(f io.ReaderAt, size int64) (*Reader, error) {
 	if v := le.Uint32(hb[8:]); v < 1 || v > Version {
 		return nil, fmt.Errorf("cache format version %d, this build reads versions 1 to %d (convert again)", v, Version)
 	}
-	r := &Reader{f: f}
+	r := &Reader{f: f, version: int(le.Uint32(hb[8:]))}
 	r.h.DType = DType(le.Uint32(hb[12:]))
 	n := le.Uint64(hb[16:])
 	rank := le.Uint32(hb[24:])
@@ -432,6 +443,11 @@ func newReader(f io.ReaderAt, size int64) (*Reader, error) {
 	meta := make([]byte, metaLen)
 	if _, err := f.ReadAt(meta, headerSize); err != nil {
 		return nil, err
+	}
+	if r.version >= 3 {
+		if got, want := headerCRC(hb, meta), le.Uint32(hb[108:]); got != want {
+			return nil, fmt.Errorf("header checksum mismatch (file %08x, computed %08x): the header or the metadata was changed, convert again", want, got)
+		}
 	}
 	if !json.Valid(meta) {
 		return nil, errors.New("metadata is not valid JSON")
@@ -527,6 +543,9 @@ func (r *Reader) ReadAll() ([]float32, error) {
 	dst := make([]float32, r.n*r.h.SampleLen())
 	return dst, r.ReadBatch(idx, dst)
 }
+
+// Version returns the file's format version.
+func (r *Reader) Version() int { return r.version }
 
 // Verify recomputes the CRC-32 of the data and label sections and compares it with the header.
 func (r *Reader) Verify() error {

@@ -144,6 +144,9 @@ func TestOpenErrors(t *testing.T) {
 		{"trailing", append(append([]byte(nil), raw...), 0), "trailing"},
 		{"label", mod(func(b []byte) []byte { b[len(b)-4] = 3; return b }), "label 3 of sample 1 outside 0..2"},
 		{"huge n", mod(func(b []byte) []byte { binary.LittleEndian.PutUint64(b[16:], 1<<62); return b }), "truncated"},
+		// Changes that keep every field valid and the file's size: only the header checksum sees them.
+		{"classes", mod(func(b []byte) []byte { b[28] = 4; return b }), "header checksum mismatch"},
+		{"metadata", mod(func(b []byte) []byte { i := bytes.Index(b, []byte(`"name"`)); b[i+1] ^= 1; return b }), "header checksum mismatch"},
 	} {
 		p := filepath.Join(dir, tc.name)
 		os.WriteFile(p, tc.b, 0o644)

@@ -118,8 +118,9 @@ func TestBitCache(t *testing.T) {
 	}
 }
 
-// TestOldLayoutConvertedAgain: a version 1 cache (an earlier build's) still opens, and a binary cache
-// in the earlier uint8 layout is not reusable where bits are wanted, with a reason that says so.
+// TestOldLayoutConvertedAgain: a version 1 cache (an earlier build's) still opens but is not reusable (no
+// header checksum), and a binary cache in the earlier uint8 layout is not reusable where bits are wanted,
+// with a reason that says so.
 func TestOldLayoutConvertedAgain(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "old.fitsds")
@@ -139,6 +140,12 @@ func TestOldLayoutConvertedAgain(t *testing.T) {
 	if err != nil || !slices.Equal(s.Example(0), []float32{0, 1, 1, 0}) {
 		t.Fatalf("version 1 cache: %v", err)
 	}
+	if ok, why := ReusableAs(p, "f", Uint8); ok || why == nil || !strings.Contains(why.Error(), "cache format version 1, without the header checksum") {
+		t.Errorf("version 1 cache reusable: %v %v", ok, why)
+	}
+	// Back to this build's version (the header checksum covers the version field: the same bytes again).
+	binary.LittleEndian.PutUint32(b[8:], Version)
+	os.WriteFile(p, b, 0o644)
 	if ok, why := ReusableAs(p, "f", Uint8); !ok {
 		t.Errorf("uint8 cache wanted as uint8: %v", why)
 	}
