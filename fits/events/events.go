@@ -77,18 +77,27 @@ func nonzero(v float32) int {
 
 // split runs work(lo, hi) over [0, n) cut into at most GOMAXPROCS contiguous ranges.
 func split(n int, work func(lo, hi int)) {
-	workers := max(1, min(runtime.GOMAXPROCS(0), n))
+	splitK(n, func(_, lo, hi int) { work(lo, hi) })
+}
+
+// splitK is split that also tells each call its goroutine's number k in [0, splitWorkers(n)); goroutine
+// k gets [k·n/workers, (k+1)·n/workers).
+func splitK(n int, work func(k, lo, hi int)) {
+	workers := splitWorkers(n)
 	var wg sync.WaitGroup
 	for k := range workers {
 		lo, hi := k*n/workers, (k+1)*n/workers
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			work(lo, hi)
+			work(k, lo, hi)
 		}()
 	}
 	wg.Wait()
 }
+
+// splitWorkers is how many goroutines split runs for n items: min(GOMAXPROCS, n), at least 1.
+func splitWorkers(n int) int { return max(1, min(runtime.GOMAXPROCS(0), n)) }
 
 // rowEvents is one goroutine's buffers for the nonzero entries of a row of x: their positions idx and
 // values vals, padded so that the vector code may read a few entries past the last one.
@@ -175,6 +184,12 @@ func Gradients(s Shape, x, cot []float32) (gw, gb []float32, err error) {
 			}
 		}
 	})
+	return gw, biasGradient(s, cot), nil
+}
+
+// biasGradient returns Σ over rows of cot[r, :] ([out]), summed in blocks of 64 rows, then over the
+// blocks in order.
+func biasGradient(s Shape, cot []float32) []float32 {
 	const block = 64
 	blocks := (s.Rows + block - 1) / block
 	partial := make([]float32, blocks*s.Out)
@@ -186,11 +201,11 @@ func Gradients(s Shape, x, cot []float32) (gw, gb []float32, err error) {
 			}
 		}
 	})
-	gb = make([]float32, s.Out)
+	gb := make([]float32, s.Out)
 	for k := range blocks {
 		axpy(1, partial[k*s.Out:(k+1)*s.Out], gb)
 	}
-	return gw, gb, nil
+	return gb
 }
 
 // axpyScalar adds a·x to y for the entries from `from` on.

@@ -381,7 +381,7 @@ func (e *chunked) forwardPass(b Batch, drop dropouts, training, save bool) (hs, 
 	for i, be := range e.blocks {
 		var outs []*tensors.Tensor
 		var cur *tensors.Tensor
-		if cur, err = e.synapseForward(be, hs[i], density); err != nil {
+		if cur, err = e.synapseForward(be, hs[i], density, training); err != nil {
 			return
 		}
 		curs = append(curs, cur)

@@ -26,6 +26,10 @@ type eventExecs struct {
 	curOut          hostBuffer      // the current, reused across steps
 	cotIn           hostBuffer      // the cotangent of h computed at the selected entries, reused across steps
 	eventDriven     bool            // this step's synapse ran event-driven
+	// The events of the input h that the training forward recorded (recordedFor: that h), which the
+	// backward's weight gradient reads instead of compacting h again.
+	recorded    events.Recorded
+	recordedFor *tensors.Tensor
 }
 
 // buildEvents prepares block i (a model.Block with Dense set) for event-driven synapses.
@@ -68,8 +72,10 @@ func (e *chunked) useEvents(be *blockExecs, h *tensors.Tensor, density float64) 
 
 // synapseForward returns block be's current [batch, T, OutDims...] for its input h, event-driven when
 // useEvents says so (density is the fraction of nonzero entries of h), else by the block's synapse graph.
-func (e *chunked) synapseForward(be *blockExecs, h *tensors.Tensor, density float64) (*tensors.Tensor, error) {
+// With record (a training step), the event-driven forward records h's events for eventsBackward.
+func (e *chunked) synapseForward(be *blockExecs, h *tensors.Tensor, density float64, record bool) (*tensors.Tensor, error) {
 	be.eventDriven = e.useEvents(be, h, density)
+	be.recordedFor = nil
 	if !be.eventDriven {
 		outs, err := e.times.exec(be.synapse, h)
 		if err != nil {
@@ -82,7 +88,14 @@ func (e *chunked) synapseForward(be *blockExecs, h *tensors.Tensor, density floa
 	dims := append([]int{h.Shape().Dimensions[0], h.Shape().Dimensions[1]}, be.b.OutDims...)
 	return e.hostOutput(&be.curOut, dims, func(y []float32) error {
 		return hostViews([]*tensors.Tensor{h, be.weights.MustValue(), be.biases.MustValue()}, func(v [][]float32) error {
-			return events.Forward(s, v[0], v[1], v[2], y)
+			if !record {
+				return events.Forward(s, v[0], v[1], v[2], y)
+			}
+			if err := events.ForwardRecord(s, v[0], v[1], v[2], y, &be.recorded); err != nil {
+				return err
+			}
+			be.recordedFor = h
+			return nil
 		})
 	})
 }
@@ -113,7 +126,11 @@ func (e *chunked) eventsBackward(be *blockExecs, i int, h, cotCur *tensors.Tenso
 	var gw, gb []float32
 	err := hostViews([]*tensors.Tensor{h, cotCur}, func(v [][]float32) error {
 		var err error
-		gw, gb, err = events.Gradients(s, v[0], v[1])
+		if be.recordedFor == h && be.recorded.Shape() == s {
+			gw, gb, err = events.GradientsRecorded(s, &be.recorded, v[1])
+		} else {
+			gw, gb, err = events.Gradients(s, v[0], v[1])
+		}
 		return err
 	})
 	if err != nil {

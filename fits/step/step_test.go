@@ -377,12 +377,33 @@ func TestFusedEventDrivenSynapse(t *testing.T) {
 				}
 				defer e.Close()
 				batch := batchOf(6, tc.steps, tc.net.InputDims, tc.net.Classes, 2)
-				if _, err := e.Evaluate(batch); err != nil {
+				masks, err := NewMasks(b, scope, tc.net, 11)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer masks.Close()
+				if err := masks.Draw(&batch, 5); err != nil {
+					t.Fatal(err)
+				}
+				// A training step's event-driven forward records its input's events for the backward
+				// (matchUnrolled held its gradients to the oracle); an evaluation records none.
+				if _, _, err := e.Gradients(batch); err != nil {
+					t.Fatal(err)
+				}
+				for i, be := range e.(*chunked).blocks {
+					if recorded := be.recordedFor != nil && be.recorded.Events() > 0; recorded != be.eventDriven {
+						t.Errorf("block %d (%s): event-driven %v, events recorded %v", i, tc.net.Blocks[i].Scope, be.eventDriven, recorded)
+					}
+				}
+				if _, err := e.Evaluate(Batch{X: batch.X, Labels: batch.Labels, Mask: batch.Mask}); err != nil {
 					t.Fatal(err)
 				}
 				for i, be := range e.(*chunked).blocks {
 					if want := threshold > 1 && tc.net.Blocks[i].Dense; be.eventDriven != want {
 						t.Errorf("block %d (%s): event-driven %v, want %v", i, tc.net.Blocks[i].Scope, be.eventDriven, want)
+					}
+					if be.recordedFor != nil {
+						t.Errorf("block %d (%s): an evaluation left events recorded", i, tc.net.Blocks[i].Scope)
 					}
 				}
 			})
