@@ -3,6 +3,7 @@
 package fused
 
 import (
+	"math"
 	"simd/archsimd"
 	"unsafe"
 )
@@ -18,7 +19,6 @@ type adjointArgs16 struct {
 	steps      int
 	rowBytes   uintptr
 	cotStep    uintptr
-	strict     int // 1: S = 1 where ṼM > Vth; 0: where ṼM ≥ Vth
 	stepMask   int // 1: the per-step dropout mask
 }
 
@@ -33,8 +33,8 @@ type adjointBlock16 struct {
 	key, threshold, mul1, mul2 uvec16
 	dropScale                  vec16
 	stride                     uvec16
-	// forwardM1x16x2's: the comparand of u > fireAt that fires (0 for strict spikes, else −2⁻¹⁴⁹) and
-	// the groups' spike counts.
+	// The comparand of u > fireAt that fires (0 for strict spikes, else −2⁻¹⁴⁹: m1x16_amd64.h), and
+	// forwardM1x16x2's spike counts.
 	fireAt vec16
 	count  [2]vec16
 }
@@ -63,6 +63,14 @@ func adjointM1x16x2(a *adjointArgs16)
 //
 //go:noinline
 func callAdjointM1x16x2(a *adjointArgs16) { adjointM1x16x2(a) }
+
+// setFireAt sets k.fireAt: u > fireAt fires where x's spike rule (u > 0 when strict, else u ≥ 0) does.
+func (x *expanded) setFireAt(k *adjointBlock16) {
+	k.fireAt = archsimd.BroadcastFloat32x16(-math.SmallestNonzeroFloat32) // u > −2⁻¹⁴⁹ ⇔ u ≥ 0
+	if x.strict {
+		k.fireAt = k.one.Sub(k.one) // 0, without a legacy-SSE zeroing
+	}
+}
 
 // flag is 1 for true, 0 for false.
 func flag(b bool) int {
@@ -102,7 +110,8 @@ func (x *expanded) backwardM1x16(s Shape, b, from int, in *backwardIn, hist, acc
 	// adjacent zero fields, with legacy-SSE stores of X15.
 	step := in.drop.step
 	args.rows, args.block, args.steps, args.rowBytes = unsafe.Pointer(unsafe.SliceData(hist)), k, T, uintptr(n)*4
-	args.cotStep, args.strict, args.stepMask = args.rowBytes, flag(x.strict), flag(step)
+	args.cotStep, args.stepMask = args.rowBytes, flag(step)
+	x.setFireAt(k)
 	if in.cotRows == 1 {
 		args.cotStep = 0 // the same row at every step
 	}

@@ -10,50 +10,24 @@
 // Z3 1, Z4 width, Z5 scale, Z12 0; the recomputation's state V, a, V0, V1 of the first group in Z6–Z9,
 // of the second in Z13–Z16; the adjoint's V̄, ā, the stages' cotangents and the four sums in Z6–Z11 and
 // Z24–Z25 (first group), Z13–Z16 and Z26–Z29 (second); Z17–Z23 temporaries of both (the CPU renames
-// them); with the per-step dropout mask the groups' counters in Z30 and Z31. The coefficients are memory
+// them); with the per-step dropout mask the groups' counters in Z30 and Z31; while recomputing, the firing
+// comparand in Z28 (m1x16_amd64.h). The coefficients are memory
 // operands: G is the byte offset of the group's vectors in the block (R8; 384 and 1088): dropout +0,
 // e +64, g +128, β +192, λ +256, 1 − λ +320, the four sums +384…+576, the mask's counters at step T − 1
 // +640; after both groups the mask's key (1792), threshold, fmix32's two multipliers, scale and the
 // counters' step N (2112).
 
-// RECOMPUTE stores the group's row (at byte R of the step's row) and steps its state V, A, S0, S1, with
-// the current at byte C of the step's current, firing where VCMPPS predicate PRED holds.
-#define RECOMPUTE(C, R, G, PRED, V, A, S0, S1) \
-	VMULPS Z0, V, Z17; \
-	VADDPS C(SI), Z17, Z17; \
-	VMULPS G+64(R8), A, Z18; \
-	VSUBPS Z18, Z17, Z17; \
-	VMOVUPS C(BX), Z19; \
-	VMOVUPS Z17, R+0(DI); \
-	VMOVUPS A, R+64(DI); \
-	VMOVUPS S0, R+128(DI); \
-	VMOVUPS S1, R+192(DI); \
-	VMOVUPS Z19, R+256(DI); \
-	VMULPS Z1, A, A; \
-	VMULPS G+128(R8), Z17, Z18; \
-	VADDPS Z18, A, A; \
-	VSUBPS Z17, S1, Z18; \
-	VMULPS G+192(R8), Z18, Z18; \
-	VADDPS S0, Z18, S1; \
-	VMOVAPS Z17, S0; \
-	VMULPS G+320(R8), Z17, Z19; \
-	VMULPS G+256(R8), S1, Z20; \
-	VADDPS Z20, Z19, Z19; \
-	VSUBPS Z2, Z19, Z20; \
-	VCMPPS $PRED, Z12, Z20, K1; \
-	VPMOVM2D K1, Z21; \
-	VPANDD Z3, Z21, Z21; \
-	VSUBPS Z20, Z20, Z22; \
-	VADDPS Z22, Z21, Z21; \
-	VMULPS Z2, Z21, Z21; \
-	VSUBPS Z21, Z19, V
+#include "m1x16_amd64.h"
 
-// STORELAST stores the group's last row (the step's state, no step after it).
+// RECOMPUTE stores the group's row (at byte R of the step's row: V0, and a, V0 and V1 before the step, S̄
+// read at byte C of the step's spike cotangent) and steps its state V, A, S0, S1.
+#define RECOMPUTE(C, R, G, V, A, S0, S1) \
+	STORELAST(C, R, G, V, A, S0, S1); \
+	ADVANCE(G, V, A, S0, S1)
+
+// STORELAST stores the group's row (the last step's, after which it does not step).
 #define STORELAST(C, R, G, V, A, S0, S1) \
-	VMULPS Z0, V, Z17; \
-	VADDPS C(SI), Z17, Z17; \
-	VMULPS G+64(R8), A, Z18; \
-	VSUBPS Z18, Z17, Z17; \
+	V0(C, G, V, A); \
 	VMOVUPS C(BX), Z19; \
 	VMOVUPS Z17, R+0(DI); \
 	VMOVUPS A, R+64(DI); \
@@ -115,27 +89,10 @@
 	VMULPS Z0, Z23, VB; \
 	VMOVUPS Z23, C(DX)
 
-// FMIX is dropmask's fmix32 (MurmurHash3's finalizer) on every lane of H.
-#define FMIX(H) \
-	VPSRLD $16, H, Z20; \
-	VPXORD Z20, H, H; \
-	VPMULLD 1920(R8), H, H; \
-	VPSRLD $13, H, Z20; \
-	VPXORD Z20, H, H; \
-	VPMULLD 1984(R8), H, H; \
-	VPSRLD $16, H, Z20; \
-	VPXORD Z20, H, H
-
-// STEPMASK multiplies S̄ (Z22) by the per-step dropout mask of the counters CTR (dropmask.Scale(p) where
-// dropmask.Bits(key, counter) ≥ dropmask.Threshold(p), 0 elsewhere) and moves CTR one step back.
+// STEPMASK multiplies S̄ (Z22) by the per-step dropout mask of the counters CTR and moves CTR one step
+// back.
 #define STEPMASK(CTR) \
-	VPADDD 1792(R8), CTR, Z23; \
-	FMIX(Z23); \
-	VPXORD 1792(R8), Z23, Z23; \
-	FMIX(Z23); \
-	VPCMPUD $5, 1856(R8), Z23, K2; \
-	VPMOVM2D K2, Z20; \
-	VPANDD 2048(R8), Z20, Z20; \
+	DROPMASK(CTR, Z20, Z23, Z20); \
 	VMULPS Z20, Z22, Z22; \
 	VPSUBD 2112(R8), CTR, CTR
 
@@ -150,8 +107,7 @@ TEXT ·adjointM1x16x2(SB), NOSPLIT, $0-8
 	MOVQ 40(AX), CX   // T
 	MOVQ 48(AX), R9   // bytes from one step's current to the next
 	MOVQ 56(AX), R10  // bytes from one step's spike cotangent to the next (0: constant over time)
-	MOVQ 64(AX), R11  // 1: strict spikes (ṼM > Vth)
-	MOVQ 72(AX), R12  // 1: the per-step dropout mask
+	MOVQ 64(AX), R12  // 1: the per-step dropout mask
 
 	VMOVUPS 0(R8), Z0
 	VMOVUPS 64(R8), Z1
@@ -159,6 +115,7 @@ TEXT ·adjointM1x16x2(SB), NOSPLIT, $0-8
 	VMOVUPS 192(R8), Z3
 	VMOVUPS 256(R8), Z4
 	VMOVUPS 320(R8), Z5
+	VMOVUPS 2176(R8), Z28
 	VPXORD Z12, Z12, Z12
 	VPXORD Z6, Z6, Z6
 	VPXORD Z7, Z7, Z7
@@ -172,25 +129,14 @@ TEXT ·adjointM1x16x2(SB), NOSPLIT, $0-8
 	MOVQ CX, R13
 	DECQ R13
 	JZ last
-	TESTQ R11, R11
-	JNZ strict
-ge:
-	RECOMPUTE(0, 0, 384, 13, Z6, Z7, Z8, Z9)
-	RECOMPUTE(64, 320, 1088, 13, Z13, Z14, Z15, Z16)
+recompute:
+	RECOMPUTE(0, 0, 384, Z6, Z7, Z8, Z9)
+	RECOMPUTE(64, 320, 1088, Z13, Z14, Z15, Z16)
 	ADDQ R9, SI
 	ADDQ R10, BX
 	ADDQ $640, DI
 	DECQ R13
-	JNZ ge
-	JMP last
-strict:
-	RECOMPUTE(0, 0, 384, 14, Z6, Z7, Z8, Z9)
-	RECOMPUTE(64, 320, 1088, 14, Z13, Z14, Z15, Z16)
-	ADDQ R9, SI
-	ADDQ R10, BX
-	ADDQ $640, DI
-	DECQ R13
-	JNZ strict
+	JNZ recompute
 last:
 	STORELAST(0, 0, 384, Z6, Z7, Z8, Z9)
 	STORELAST(64, 320, 1088, Z13, Z14, Z15, Z16)

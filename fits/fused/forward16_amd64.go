@@ -3,7 +3,6 @@
 package fused
 
 import (
-	"math"
 	"simd/archsimd"
 	"unsafe"
 
@@ -52,10 +51,7 @@ func (x *expanded) forwardM1x16(s Shape, b, from int, current []float32, drop *m
 	k, args := w.adjoint16, w.forwardArgs16
 	k.mu, k.rho, k.vth = archsimd.BroadcastFloat32x16(x.mu), archsimd.BroadcastFloat32x16(x.rho), archsimd.BroadcastFloat32x16(x.vth)
 	k.one, k.width = archsimd.BroadcastFloat32x16(1), archsimd.BroadcastFloat32x16(x.width)
-	k.fireAt = archsimd.BroadcastFloat32x16(-math.SmallestNonzeroFloat32) // u > −2⁻¹⁴⁹ ⇔ u ≥ 0
-	if x.strict {
-		k.fireAt = k.one.Sub(k.one) // 0, without a legacy-SSE zeroing
-	}
+	x.setFireAt(k)
 	step := drop.step
 	if step {
 		k.key, k.threshold = archsimd.BroadcastUint32x16(drop.key), archsimd.BroadcastUint32x16(drop.threshold)

@@ -9,35 +9,17 @@
 // the mask's counters at step 0 +640), the mask's key (1792), threshold, fmix32's multipliers, scale and
 // the counters' step (2112), the firing comparand (2176: 0 for strict spikes, −2⁻¹⁴⁹ otherwise: u > −2⁻¹⁴⁹
 // is u ≥ 0 for every float32, NaN included), and the spike counts written back (2240, 2304).
-// Registers: Z0 μ̄, Z1 ρ̄, Z2 Vth, Z3 1, Z4 width, Z5 the firing comparand, Z12 0; the first group's V, a,
+// Registers: Z0 μ̄, Z1 ρ̄, Z2 Vth, Z3 1, Z4 width, Z28 the firing comparand, Z12 0; the first group's V, a,
 // V0, V1 and count in Z6–Z10, the second's in Z13–Z16 and Z11; its counters in Z30 and Z31; Z17–Z24
 // temporaries.
 
-// STEP steps the group: V, A, S0, S1 from the current at byte C of the step's row (SI); the spike (before
-// the mask) in Z21, u in Z20.
+#include "m1x16_amd64.h"
+
+// STEP steps the group: V, A, S0, S1 from the current at byte C of the step's row (SI), the spike (before
+// the mask) in Z21 added to the count CNT, u in Z20.
 #define STEP(C, G, V, A, S0, S1, CNT) \
-	VMULPS Z0, V, Z17; \
-	VADDPS C(SI), Z17, Z17; \
-	VMULPS G+64(R8), A, Z18; \
-	VSUBPS Z18, Z17, Z17; \
-	VMULPS Z1, A, A; \
-	VMULPS G+128(R8), Z17, Z18; \
-	VADDPS Z18, A, A; \
-	VSUBPS Z17, S1, Z18; \
-	VMULPS G+192(R8), Z18, Z18; \
-	VADDPS S0, Z18, S1; \
-	VMOVAPS Z17, S0; \
-	VMULPS G+320(R8), Z17, Z19; \
-	VMULPS G+256(R8), S1, Z20; \
-	VADDPS Z20, Z19, Z19; \
-	VSUBPS Z2, Z19, Z20; \
-	VCMPPS $14, Z5, Z20, K1; \
-	VPMOVM2D K1, Z21; \
-	VPANDD Z3, Z21, Z21; \
-	VSUBPS Z20, Z20, Z22; \
-	VADDPS Z22, Z21, Z21; \
-	VMULPS Z2, Z21, Z22; \
-	VSUBPS Z22, Z19, V; \
+	V0(C, G, V, A); \
+	ADVANCE(G, V, A, S0, S1); \
 	VADDPS Z21, CNT, CNT
 
 // OUT stores the spike times the mask D (Z22) at byte C of the step's output row (DI), and sets K2 to the
@@ -51,26 +33,9 @@
 	VCMPPS $4, Z12, Z22, K3; \
 	KANDW K3, K2, K2
 
-// FMIX is dropmask's fmix32 (MurmurHash3's finalizer) on every lane of H.
-#define FMIX(H) \
-	VPSRLD $16, H, Z24; \
-	VPXORD Z24, H, H; \
-	VPMULLD 1920(R8), H, H; \
-	VPSRLD $13, H, Z24; \
-	VPXORD Z24, H, H; \
-	VPMULLD 1984(R8), H, H; \
-	VPSRLD $16, H, Z24; \
-	VPXORD Z24, H, H
-
 // STEPMASK sets Z22 to the per-step dropout mask of the counters CTR and moves CTR one step on.
 #define STEPMASK(CTR) \
-	VPADDD 1792(R8), CTR, Z23; \
-	FMIX(Z23); \
-	VPXORD 1792(R8), Z23, Z23; \
-	FMIX(Z23); \
-	VPCMPUD $5, 1856(R8), Z23, K4; \
-	VPMOVM2D K4, Z22; \
-	VPANDD 2048(R8), Z22, Z22; \
+	DROPMASK(CTR, Z22, Z23, Z24); \
 	VPADDD 2112(R8), CTR, CTR
 
 // SELECT ORs the two groups' selected lanes (K5 the first's, K2 the second's) into the step's selection
@@ -99,7 +64,7 @@ TEXT ·forwardM1x16x2(SB), NOSPLIT, $0-8
 	VMOVUPS 128(R8), Z2
 	VMOVUPS 192(R8), Z3
 	VMOVUPS 256(R8), Z4
-	VMOVUPS 2176(R8), Z5
+	VMOVUPS 2176(R8), Z28
 	VPXORD Z12, Z12, Z12
 	VPXORD Z6, Z6, Z6
 	VPXORD Z7, Z7, Z7

@@ -171,14 +171,7 @@ func matchUnrolled(t *testing.T, b compute.Backend, tc engineCase, names ...stri
 	}
 	nonzeroBiases(t, mctx)
 	batch := batchOf(6, tc.steps, tc.net.InputDims, tc.net.Classes, 2)
-	masks, err := NewMasks(b, scope, tc.net, 11)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer masks.Close()
-	if err := masks.Draw(&batch, 5); err != nil {
-		t.Fatal(err)
-	}
+	drawMasks(t, b, scope, tc.net, &batch)
 	if step := tc.net.StepDropout(); (tc.net.Dropout > 0 && !step) != (batch.Dropout != nil) || step != (batch.StepMasks != nil) {
 		t.Fatalf("masks drawn: %d time-shared, per step %v; dropout %g, mode %q", len(batch.Dropout), batch.StepMasks, tc.net.Dropout, tc.net.DropoutMode)
 	}
@@ -221,6 +214,20 @@ func nonzeroBiases(t *testing.T, scope *mlmodel.Scope) {
 }
 
 // run returns one training step's metrics and gradients (copied to the host) and an evaluation's metrics.
+// drawMasks draws the dropout masks of net's training step into batch (seed 11, step 5), as the
+// training loop does, and closes their graphs when t ends.
+func drawMasks(t *testing.T, b compute.Backend, scope *mlmodel.Scope, net model.Net, batch *Batch) {
+	t.Helper()
+	masks, err := NewMasks(b, scope, net, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(masks.Close)
+	if err := masks.Draw(batch, 5); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func run(t *testing.T, name string, b compute.Backend, scope *mlmodel.Scope, net model.Net, batch Batch, chunk int) (Metrics, map[string][]float32, Metrics) {
 	t.Helper()
 	e, err := New(name, b, scope, net, Options{Chunk: chunk})
@@ -377,14 +384,7 @@ func TestFusedEventDrivenSynapse(t *testing.T) {
 				}
 				defer e.Close()
 				batch := batchOf(6, tc.steps, tc.net.InputDims, tc.net.Classes, 2)
-				masks, err := NewMasks(b, scope, tc.net, 11)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer masks.Close()
-				if err := masks.Draw(&batch, 5); err != nil {
-					t.Fatal(err)
-				}
+				drawMasks(t, b, scope, tc.net, &batch)
 				// A training step's event-driven forward records its input's events for the backward
 				// (matchUnrolled held its gradients to the oracle); an evaluation records none.
 				if _, _, err := e.Gradients(batch); err != nil {
