@@ -28,12 +28,19 @@ import (
 	"math"
 )
 
+// FmixMul1 and FmixMul2 are the two multipliers of MurmurHash3's 32-bit finalizer (fmix32), for the
+// vector kernels that hash a mask's counters themselves.
+const (
+	FmixMul1 = 0x85EBCA6B
+	FmixMul2 = 0xC2B2AE35
+)
+
 // fmix32 is MurmurHash3's 32-bit finalizer.
 func fmix32(h uint32) uint32 {
 	h ^= h >> 16
-	h *= 0x85EBCA6B
+	h *= FmixMul1
 	h ^= h >> 13
-	h *= 0xC2B2AE35
+	h *= FmixMul2
 	h ^= h >> 16
 	return h
 }

@@ -34,9 +34,9 @@ func MaskGraph(key *Node, p float64, dims ...int) *Node {
 	u := func(v uint32) *Node { return Const(g, v) }
 	fmix := func(h *Node) *Node {
 		h = BitwiseXor(h, BitwiseShiftRightLogical(h, u(16)))
-		h = Mul(h, u(0x85EBCA6B))
+		h = Mul(h, u(FmixMul1))
 		h = BitwiseXor(h, BitwiseShiftRightLogical(h, u(13)))
-		h = Mul(h, u(0xC2B2AE35))
+		h = Mul(h, u(FmixMul2))
 		return BitwiseXor(h, BitwiseShiftRightLogical(h, u(16)))
 	}
 	flat := Iota(g, shapes.Make(dtypes.Uint32, int(n)), 0)

@@ -7,6 +7,7 @@ package fused
 import (
 	"simd/archsimd"
 
+	"github.com/fits-snn/fits/fits/dropmask"
 	"github.com/fits-snn/fits/fits/events"
 )
 
@@ -44,7 +45,7 @@ func (x *expanded) setConsts16(k *consts16, n int, drop *mask) {
 	k.invWidth = archsimd.BroadcastFloat32x16(x.invWidth)
 	if drop.step {
 		k.key, k.threshold = archsimd.BroadcastUint32x16(drop.key), archsimd.BroadcastUint32x16(drop.threshold)
-		k.mul1, k.mul2 = archsimd.BroadcastUint32x16(0x85EBCA6B), archsimd.BroadcastUint32x16(0xC2B2AE35)
+		k.mul1, k.mul2 = archsimd.BroadcastUint32x16(dropmask.FmixMul1), archsimd.BroadcastUint32x16(dropmask.FmixMul2)
 		k.shift16, k.shift13 = archsimd.BroadcastUint32x16(16), archsimd.BroadcastUint32x16(13)
 		k.lanes, k.stride = archsimd.LoadUint32x16(laneOffsets[:lanes16]), archsimd.BroadcastUint32x16(uint32(n))
 		k.dropScale = archsimd.BroadcastFloat32x16(drop.scale)

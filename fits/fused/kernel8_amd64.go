@@ -5,6 +5,7 @@ package fused
 import (
 	"simd/archsimd"
 
+	"github.com/fits-snn/fits/fits/dropmask"
 	"github.com/fits-snn/fits/fits/events"
 )
 
@@ -43,7 +44,7 @@ func (x *expanded) setConsts8(k *consts8, n int, drop *mask) {
 	k.invWidth = archsimd.BroadcastFloat32x8(x.invWidth)
 	if drop.step {
 		k.key, k.threshold = archsimd.BroadcastUint32x8(drop.key), archsimd.BroadcastUint32x8(drop.threshold)
-		k.mul1, k.mul2 = archsimd.BroadcastUint32x8(0x85EBCA6B), archsimd.BroadcastUint32x8(0xC2B2AE35)
+		k.mul1, k.mul2 = archsimd.BroadcastUint32x8(dropmask.FmixMul1), archsimd.BroadcastUint32x8(dropmask.FmixMul2)
 		k.shift16, k.shift13 = archsimd.BroadcastUint32x8(16), archsimd.BroadcastUint32x8(13)
 		k.lanes, k.stride = archsimd.LoadUint32x8(laneOffsets[:lanes8]), archsimd.BroadcastUint32x8(uint32(n))
 		k.dropScale = archsimd.BroadcastFloat32x8(drop.scale)
