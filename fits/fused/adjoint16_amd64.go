@@ -6,6 +6,8 @@ import (
 	"math"
 	"simd/archsimd"
 	"unsafe"
+
+	"github.com/fits-snn/fits/fits/dropmask"
 )
 
 // adjointArgs16 are the arguments of adjointM1x16x2, in the order its assembly reads them (every field
@@ -64,11 +66,44 @@ func adjointM1x16x2(a *adjointArgs16)
 //go:noinline
 func callAdjointM1x16x2(a *adjointArgs16) { adjointM1x16x2(a) }
 
-// setFireAt sets k.fireAt: u > fireAt fires where x's spike rule (u > 0 when strict, else u ≥ 0) does.
-func (x *expanded) setFireAt(k *adjointBlock16) {
+// orderOneBlock returns w's block of vectors for the order-1 assembly kernels with a call's constants set:
+// μ̄, ρ̄, Vth, 1, the surrogate's width and scale, the firing comparand (u > fireAt fires where x's spike
+// rule does: u > 0 when strict, else u ≥ 0) and, with the per-step mask, its key, threshold, fmix32's
+// multipliers, scale and the counters' step from one time step to the next (n).
+func (x *expanded) orderOneBlock(w *vecWork, n int, drop *mask) *adjointBlock16 {
+	if w.adjoint16 == nil {
+		w.adjoint16 = &alignedSlice[adjointBlock16](1)[0]
+	}
+	k := w.adjoint16
+	k.mu, k.rho, k.vth = archsimd.BroadcastFloat32x16(x.mu), archsimd.BroadcastFloat32x16(x.rho), archsimd.BroadcastFloat32x16(x.vth)
+	k.one, k.width, k.scale = archsimd.BroadcastFloat32x16(1), archsimd.BroadcastFloat32x16(x.width), archsimd.BroadcastFloat32x16(x.scale)
 	k.fireAt = archsimd.BroadcastFloat32x16(-math.SmallestNonzeroFloat32) // u > −2⁻¹⁴⁹ ⇔ u ≥ 0
 	if x.strict {
 		k.fireAt = k.one.Sub(k.one) // 0, without a legacy-SSE zeroing
+	}
+	if drop.step {
+		k.key, k.threshold = archsimd.BroadcastUint32x16(drop.key), archsimd.BroadcastUint32x16(drop.threshold)
+		k.mul1, k.mul2 = archsimd.BroadcastUint32x16(dropmask.FmixMul1), archsimd.BroadcastUint32x16(dropmask.FmixMul2)
+		k.dropScale, k.stride = archsimd.BroadcastFloat32x16(drop.scale), archsimd.BroadcastUint32x16(uint32(n))
+	}
+	return k
+}
+
+// loadPair16 sets the vectors of k's two groups, the neurons from i on of batch element b in a layer of n:
+// the time-shared dropout mask (1 without one), the coefficients and, with the per-step mask, the counters
+// of the step whose neuron 0 has the flat index row.
+func (x *expanded) loadPair16(k *adjointBlock16, drop *mask, b, n, i, row int) {
+	for j := range k.g {
+		g, at := &k.g[j], i+j*lanes16
+		g.drop = k.one
+		if drop.shared != nil {
+			g.drop = load16(drop.shared, b*n+at)
+		}
+		g.eta, g.gamma = load16(x.eta, at), load16(x.gamma, at)
+		g.beta, g.lambda, g.oneMinusLam = load16(x.beta[0], at), load16(x.lambda[0], at), load16(x.oneMinusLam[0], at)
+		if drop.step {
+			g.ctr = archsimd.BroadcastUint32x16(uint32(row + at)).Add(archsimd.LoadUint32x16(laneOffsets[:lanes16]))
+		}
 	}
 }
 
@@ -86,55 +121,35 @@ const adjointRowBytes = 5 * 4 * lanes16
 // backwardM1x16 is backward16 for FS+TS layers of order M = 1 with the reset not detached (every released
 // recipe of that order), two groups of neurons over all T steps (adjointM1x16x2), then the next two; it
 // returns the first neuron it did not run (backward16 runs a last single group: the paper's widths are
-// multiples of 32). The same operations in the same order as
-// backward16, so the same bits (TestISAsAgree). On the sMNIST shape (B = 256, T = 784, N = 256) it took
-// 43 ms where backward16 took 85–115 ms on 2 cores of an AMD EPYC (BenchmarkKernelSMNIST; one group at a time
-// in assembly, 49 ms), about the time its memory traffic takes: the current and the spike cotangent read, the cotangent written.
-// hist holds at least 2T rows of adjointRowBytes.
+// multiples of 32). The same operations in the same order as backward16, so the same bits (TestISAsAgree).
+// On the sMNIST shape (B = 256, T = 784, N = 256) it took 43 ms where backward16 took 85–115 ms on 2 cores
+// of an AMD EPYC (BenchmarkKernelSMNIST; one group at a time in assembly, 49 ms), about the time its memory
+// traffic takes: the current and the spike cotangent read, the cotangent written. hist holds at least 2T
+// rows of adjointRowBytes.
 func (x *expanded) backwardM1x16(s Shape, b, from int, in *backwardIn, hist, acc []float32, w *vecWork) int {
 	n, T := s.Neurons, s.Steps
 	if x.m != 1 || !x.adapt || x.detach || from+2*lanes16 > n || len(hist)*4 < 2*T*adjointRowBytes {
 		return from
 	}
-	if w.adjoint16 == nil {
-		w.adjoint16, w.adjointArgs16 = &alignedSlice[adjointBlock16](1)[0], new(adjointArgs16)
+	k := x.orderOneBlock(w, n, in.drop)
+	if w.adjointArgs16 == nil {
+		w.adjointArgs16 = new(adjointArgs16)
 	}
-	k, args := w.adjoint16, w.adjointArgs16
-	k.mu, k.rho, k.vth = archsimd.BroadcastFloat32x16(x.mu), archsimd.BroadcastFloat32x16(x.rho), archsimd.BroadcastFloat32x16(x.vth)
-	k.one, k.width, k.scale = archsimd.BroadcastFloat32x16(1), archsimd.BroadcastFloat32x16(x.width), archsimd.BroadcastFloat32x16(x.scale)
+	args := w.adjointArgs16
 	base := b * T * n
 	last := base + (T-1)*n
 	// Every address the assembly touches lies within the arrays (the last group's last step).
 	_, _, _ = in.current[last+n-1], in.cotCurrent[last+n-1], in.cotSpikes[in.cotSpikesAt(b, T-1, n)+n-1]
 	// Field by field, and no two zero constants side by side: the compiler writes a composite literal, or
 	// adjacent zero fields, with legacy-SSE stores of X15.
-	step := in.drop.step
 	args.rows, args.block, args.steps, args.rowBytes = unsafe.Pointer(unsafe.SliceData(hist)), k, T, uintptr(n)*4
-	args.cotStep, args.stepMask = args.rowBytes, flag(step)
-	x.setFireAt(k)
+	args.cotStep, args.stepMask = args.rowBytes, flag(in.drop.step)
 	if in.cotRows == 1 {
 		args.cotStep = 0 // the same row at every step
 	}
-	if step {
-		k.key, k.threshold = archsimd.BroadcastUint32x16(in.drop.key), archsimd.BroadcastUint32x16(in.drop.threshold)
-		k.mul1, k.mul2 = archsimd.BroadcastUint32x16(0x85EBCA6B), archsimd.BroadcastUint32x16(0xC2B2AE35)
-		k.dropScale, k.stride = archsimd.BroadcastFloat32x16(in.drop.scale), archsimd.BroadcastUint32x16(uint32(n))
-	}
-	lanes := archsimd.LoadUint32x16(laneOffsets[:lanes16])
 	i := from
 	for ; i+2*lanes16 <= n; i += 2 * lanes16 {
-		for j := range k.g {
-			g, at := &k.g[j], i+j*lanes16
-			g.drop = k.one
-			if in.drop.shared != nil {
-				g.drop = load16(in.drop.shared, b*n+at)
-			}
-			g.eta, g.gamma = load16(x.eta, at), load16(x.gamma, at)
-			g.beta, g.lambda, g.oneMinusLam = load16(x.beta[0], at), load16(x.lambda[0], at), load16(x.oneMinusLam[0], at)
-			if step {
-				g.ctr = archsimd.BroadcastUint32x16(uint32(last + at)).Add(lanes)
-			}
-		}
+		x.loadPair16(k, in.drop, b, n, i, last)
 		args.current = unsafe.Pointer(&in.current[base+i])
 		args.cotSpikes = unsafe.Pointer(&in.cotSpikes[in.cotSpikesAt(b, 0, n)+i])
 		args.cotCurrent = unsafe.Pointer(&in.cotCurrent[last+i])

@@ -7,7 +7,7 @@ import (
 	"unsafe"
 )
 
-// TestAdjointLayout holds the byte offsets the assembly adjoint (adjoint16x2_amd64.s, forward16x2_amd64.s)
+// TestAdjointLayout holds the byte offsets the order-1 assembly kernels (adjoint16x2_amd64.s, forward16x2_amd64.s)
 // reads its arguments and vectors at to the Go structs'.
 func TestAdjointLayout(t *testing.T) {
 	var a adjointArgs16

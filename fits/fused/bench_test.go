@@ -69,34 +69,29 @@ func BenchmarkKernelSMNIST(b *testing.B) {
 	c, s, cur, cot, _ := k.draw(rand.New(rand.NewPCG(1, 2)))
 	spikes, cotCur := make([]float32, len(cur)), make([]float32, len(cur))
 	for _, assembly := range []bool{true, false} {
-		name := "forward"
+		suffix := ""
 		if !assembly {
-			name = "forward-go"
+			suffix = "-go"
 		}
-		b.Run(name, func(b *testing.B) {
-			prev := fused.SetAssemblyAdjoint(assembly)
-			defer fused.SetAssemblyAdjoint(prev)
-			cpu := startCPUTimer(b)
-			for b.Loop() {
-				if _, err := fused.Forward(&c, s, cur, nil, spikes); err != nil {
-					b.Fatal(err)
-				}
-			}
-			cpu.report()
+		benchAssembly(b, "forward"+suffix, assembly, func() error {
+			_, err := fused.Forward(&c, s, cur, nil, spikes)
+			return err
+		})
+		benchAssembly(b, "backward"+suffix, assembly, func() error {
+			_, err := fused.Backward(&c, s, cur, cot, nil, cotCur)
+			return err
 		})
 	}
-	benchBackward(b, "backward", &c, s, cur, cot, nil, cotCur, true)
-	benchBackward(b, "backward-go", &c, s, cur, cot, nil, cotCur, false)
 }
 
-// benchBackward times Backward as sub-benchmark name, with the assembly adjoint on or off.
-func benchBackward(b *testing.B, name string, c *fused.Coefficients, s fused.Shape, cur, cot []float32, d *fused.Dropout, cotCur []float32, assembly bool) {
+// benchAssembly times call as sub-benchmark name, with the order-1 assembly kernels on or off.
+func benchAssembly(b *testing.B, name string, assembly bool, call func() error) {
 	b.Run(name, func(b *testing.B) {
-		prev := fused.SetAssemblyAdjoint(assembly)
-		defer fused.SetAssemblyAdjoint(prev)
+		prev := fused.SetAssemblyKernels(assembly)
+		defer fused.SetAssemblyKernels(prev)
 		cpu := startCPUTimer(b)
 		for b.Loop() {
-			if _, err := fused.Backward(c, s, cur, cot, d, cotCur); err != nil {
+			if err := call(); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -106,7 +101,7 @@ func benchBackward(b *testing.B, name string, c *fused.Coefficients, s fused.Sha
 
 // BenchmarkAdjointOrder1 times Backward of an FS+TS layer of order M = 1 at the shape of the SHD and SSC
 // recipes' hidden layers (B = 128, T = 250, W = 128, strict spikes, the per-step dropout mask with p = 0.3,
-// as the released code trains), with the assembly adjoint (AVX-512) and with the Go kernels in its place.
+// as the released code trains), with the assembly kernels (AVX-512) and with the Go kernels in their place.
 func BenchmarkAdjointOrder1(b *testing.B) {
 	k := kernelCase{adapt: true, m: 1, dims: []int{128, 250, 128}}
 	c, s, cur, cot, _ := k.draw(rand.New(rand.NewPCG(1, 2)))
@@ -114,6 +109,9 @@ func BenchmarkAdjointOrder1(b *testing.B) {
 	cotCur := make([]float32, len(cur))
 	d := &fused.Dropout{Key: dropmask.Key(1, 0, 0), P: 0.3}
 	for _, assembly := range []bool{true, false} {
-		benchBackward(b, fmt.Sprintf("assembly=%v", assembly), &c, s, cur, cot, d, cotCur, assembly)
+		benchAssembly(b, fmt.Sprintf("assembly=%v", assembly), assembly, func() error {
+			_, err := fused.Backward(&c, s, cur, cot, d, cotCur)
+			return err
+		})
 	}
 }

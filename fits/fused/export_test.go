@@ -8,10 +8,10 @@ func SetHistBudget(bytes int) int {
 	return prev
 }
 
-// SetAssemblyAdjoint switches the assembly kernels of order-1 layers (forwardM1x16, backwardM1x16) on or
+// SetAssemblyKernels switches the assembly kernels of order-1 layers (forwardM1x16, backwardM1x16) on or
 // off, and returns the previous setting; off, the Go kernels run in their place.
-func SetAssemblyAdjoint(on bool) bool {
-	prev := assemblyAdjoint
-	assemblyAdjoint = on
+func SetAssemblyKernels(on bool) bool {
+	prev := assemblyKernels
+	assemblyKernels = on
 	return prev
 }

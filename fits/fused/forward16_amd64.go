@@ -3,7 +3,6 @@
 package fused
 
 import (
-	"simd/archsimd"
 	"unsafe"
 
 	"github.com/fits-snn/fits/fits/events"
@@ -42,28 +41,16 @@ func (x *expanded) forwardM1x16(s Shape, b, from int, current []float32, drop *m
 	if x.m != 1 || !x.adapt || from+2*lanes16 > n || from%(2*lanes16) != 0 {
 		return from, 0
 	}
-	if w.adjoint16 == nil {
-		w.adjoint16, w.adjointArgs16 = &alignedSlice[adjointBlock16](1)[0], new(adjointArgs16)
-	}
+	k := x.orderOneBlock(w, n, drop)
 	if w.forwardArgs16 == nil {
 		w.forwardArgs16 = new(forwardArgs16)
 	}
-	k, args := w.adjoint16, w.forwardArgs16
-	k.mu, k.rho, k.vth = archsimd.BroadcastFloat32x16(x.mu), archsimd.BroadcastFloat32x16(x.rho), archsimd.BroadcastFloat32x16(x.vth)
-	k.one, k.width = archsimd.BroadcastFloat32x16(1), archsimd.BroadcastFloat32x16(x.width)
-	x.setFireAt(k)
-	step := drop.step
-	if step {
-		k.key, k.threshold = archsimd.BroadcastUint32x16(drop.key), archsimd.BroadcastUint32x16(drop.threshold)
-		k.mul1, k.mul2 = archsimd.BroadcastUint32x16(0x85EBCA6B), archsimd.BroadcastUint32x16(0xC2B2AE35)
-		k.dropScale, k.stride = archsimd.BroadcastFloat32x16(drop.scale), archsimd.BroadcastUint32x16(uint32(n))
-	}
-	lanes := archsimd.LoadUint32x16(laneOffsets[:lanes16])
+	args := w.forwardArgs16
 	base := b * T * n
 	_, _ = current[base+(T-1)*n+n-1], out[base+(T-1)*n+n-1] // every address the assembly touches
 	stride := events.BitStride(n)
 	var scratch [1]uint64 // the selection word of a call without a selection
-	args.block, args.steps, args.rowBytes, args.stepMask = k, T, uintptr(n)*4, flag(step)
+	args.block, args.steps, args.rowBytes, args.stepMask = k, T, uintptr(n)*4, flag(drop.step)
 	args.selStep = uintptr(stride) * 8
 	if sel == nil {
 		args.selStep = 0
@@ -71,18 +58,7 @@ func (x *expanded) forwardM1x16(s Shape, b, from int, current []float32, drop *m
 	total := 0
 	i := from
 	for ; i+2*lanes16 <= n; i += 2 * lanes16 {
-		for j := range k.g {
-			g, at := &k.g[j], i+j*lanes16
-			g.drop = k.one
-			if drop.shared != nil {
-				g.drop = load16(drop.shared, b*n+at)
-			}
-			g.eta, g.gamma = load16(x.eta, at), load16(x.gamma, at)
-			g.beta, g.lambda, g.oneMinusLam = load16(x.beta[0], at), load16(x.lambda[0], at), load16(x.oneMinusLam[0], at)
-			if step {
-				g.ctr = archsimd.BroadcastUint32x16(uint32(base + at)).Add(lanes)
-			}
-		}
+		x.loadPair16(k, drop, b, n, i, base)
 		args.current, args.out = unsafe.Pointer(&current[base+i]), unsafe.Pointer(&out[base+i])
 		args.sel = unsafe.Pointer(&scratch[0])
 		if sel != nil {

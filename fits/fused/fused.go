@@ -213,9 +213,9 @@ func expand(c *Coefficients, n int) *expanded {
 // variable for the tests).
 var histBudget = 4 << 20
 
-// assemblyAdjoint runs the assembly kernels of order-1 layers (forwardM1x16 and backwardM1x16, AVX-512)
+// assemblyKernels runs the assembly kernels of order-1 layers (forwardM1x16 and backwardM1x16, AVX-512)
 // where they apply (a variable for the tests and benchmarks).
-var assemblyAdjoint = true
+var assemblyKernels = true
 
 // workers is the number of goroutines parallel uses for a batch: min(GOMAXPROCS, batch), at least 1.
 func workers(batch int) int { return max(1, min(runtime.GOMAXPROCS(0), batch)) }

@@ -98,7 +98,8 @@ func TestISAsAgree(t *testing.T) {
 		variant{k: kernelCase{adapt: true, m: 2, dims: []int{2, 50, 70}}},
 		variant{k: kernelCase{adapt: true, m: 2, dims: []int{2, 50, 70}}, drop: "shared"},
 		variant{k: kernelCase{adapt: true, m: 1, dims: []int{2, 40, 45}, detach: true}, strict: true, drop: "step"},
-		// FS+TS of order 1 without the per-step mask: the assembly adjoint (adjoint16_amd64.s).
+		// FS+TS of order 1 without the per-step mask, shared mask, strict spikes, detached reset (the last
+		// runs the Go kernels): the assembly kernels (forward16x2_amd64.s, adjoint16x2_amd64.s).
 		variant{k: kernelCase{adapt: true, m: 1, dims: []int{3, 60, 70}}},
 		variant{k: kernelCase{adapt: true, m: 1, dims: []int{2, 50, 53}}, strict: true, drop: "shared"},
 		variant{k: kernelCase{adapt: true, m: 1, dims: []int{2, 30, 32}, detach: true}},
@@ -140,9 +141,9 @@ func TestISAsAgree(t *testing.T) {
 				var got kernelRun
 				switch {
 				case run.budget == goAdjoint:
-					prev := fused.SetAssemblyAdjoint(false)
+					prev := fused.SetAssemblyKernels(false)
 					got = runKernel(t, &c, s, cur, cot, drop)
-					fused.SetAssemblyAdjoint(prev)
+					fused.SetAssemblyKernels(prev)
 				case run.budget > 0:
 					prev := fused.SetHistBudget(run.budget)
 					got = runKernel(t, &c, s, cur, cot, drop)

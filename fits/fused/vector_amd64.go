@@ -18,8 +18,8 @@ import (
 // and the CPU overlaps the chains of the independent groups; each step reads and writes a contiguous row
 // of the current and the spikes. Running one group over all T steps before the next is latency-bound and
 // reads the [batch, T, N] arrays in strided columns (measured: docs/performance-notes.md). The exception is
-// the assembly adjoint of order-1 layers (adjoint16_amd64.go), which keeps its state in registers and two
-// groups' chains in flight: there one pair of groups over all T steps is faster.
+// the assembly kernels of order-1 layers (forward16_amd64.go, adjoint16_amd64.go), which keep their state in
+// registers and two groups' chains in flight: there one pair of groups over all T steps is faster.
 //
 // No legacy-SSE instruction: on Intel CPUs every legacy (non-VEX) SSE instruction that runs while the upper
 // halves of the vector registers hold AVX data costs a transition of their state (AMD CPUs do not pay it),
@@ -92,10 +92,10 @@ func alignedSlice[T any](n int) []T {
 type vecWork struct {
 	w8  work8
 	w16 work16
-	// backwardM1x16's vectors and assembly arguments.
+	// The order-1 assembly kernels' vectors (orderOneBlock) and arguments.
 	adjoint16     *adjointBlock16
 	adjointArgs16 *adjointArgs16
-	forwardArgs16 *forwardArgs16 // forwardM1x16's
+	forwardArgs16 *forwardArgs16
 }
 
 // forwardVector runs the vector groups of neurons of batch element b with isa (16 lanes, then 8 for the
@@ -106,7 +106,7 @@ func (x *expanded) forwardVector(isa ISA, s Shape, b int, current []float32, dro
 	}
 	i, total := 0, 0
 	if isa == AVX512 {
-		if assemblyAdjoint {
+		if assemblyKernels {
 			i, total = x.forwardM1x16(s, b, 0, current, drop, out, sel, w)
 		}
 		var count int
@@ -126,7 +126,7 @@ func (x *expanded) backwardVector(isa ISA, s Shape, b int, in *backwardIn, hist,
 	}
 	i := 0
 	if isa == AVX512 {
-		if assemblyAdjoint {
+		if assemblyKernels {
 			i = x.backwardM1x16(s, b, 0, in, hist, acc, w)
 		}
 		i = x.backward16(s, b, i, in, hist, acc, &w.w16)
