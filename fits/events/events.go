@@ -148,22 +148,7 @@ func gradRowScalar(idx []int32, vals, c, g []float32) {
 // Forward writes y = x·W + b: each row of y starts as b and gets x[r, i]·W[i, :] added for every nonzero
 // x[r, i], in increasing i (each an IEEE float32 multiply, then an add: the same values in the vector and
 // the scalar code).
-func Forward(s Shape, x, w, b, y []float32) error {
-	if err := s.check(x, w, y); err != nil {
-		return err
-	}
-	if len(b) != s.Out {
-		return fmt.Errorf("events: b has %d values for %d outputs", len(b), s.Out)
-	}
-	split(s.Rows, func(lo, hi int) {
-		e := newRowEvents(s.In)
-		for r := lo; r < hi; r++ {
-			n := compact(x[r*s.In:(r+1)*s.In], e)
-			forwardRow(e.idx[:n], e.vals, w, b, y[r*s.Out:(r+1)*s.Out])
-		}
-	})
-	return nil
-}
+func Forward(s Shape, x, w, b, y []float32) error { return ForwardRecord(s, x, w, b, y, nil) }
 
 // Gradients returns the gradients of Σ cot·y with respect to W ([in, out]: Σ over rows of x[r, i]·cot[r, :]
 // for the nonzero x[r, i], rows in increasing order) and b ([out]: Σ over rows of cot[r, :], summed in

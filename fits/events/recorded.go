@@ -32,7 +32,8 @@ func (r *Recorded) Events() int {
 	return n
 }
 
-// ForwardRecord is Forward, recording the events of x in rec (its earlier content replaced).
+// ForwardRecord is Forward, recording the events of x in rec (its earlier content replaced) unless rec is
+// nil.
 func ForwardRecord(s Shape, x, w, b, y []float32, rec *Recorded) error {
 	if err := s.check(x, w, y); err != nil {
 		return err
@@ -40,26 +41,35 @@ func ForwardRecord(s Shape, x, w, b, y []float32, rec *Recorded) error {
 	if len(b) != s.Out {
 		return fmt.Errorf("events: b has %d values for %d outputs", len(b), s.Out)
 	}
-	rec.s = Shape{}
-	workers := splitWorkers(s.Rows)
-	if cap(rec.chunks) < workers {
-		rec.chunks = make([]recordedChunk, workers)
+	if rec != nil {
+		rec.s = Shape{}
+		workers := splitWorkers(s.Rows)
+		if cap(rec.chunks) < workers {
+			rec.chunks = make([]recordedChunk, workers)
+		}
+		rec.chunks = rec.chunks[:workers]
 	}
-	rec.chunks = rec.chunks[:workers]
 	splitK(s.Rows, func(k, lo, hi int) {
-		c := &rec.chunks[k]
-		c.lo, c.hi = lo, hi
-		c.off = append(c.off[:0], 0)
-		c.idx, c.vals = c.idx[:0], c.vals[:0]
+		var c *recordedChunk
+		if rec != nil {
+			c = &rec.chunks[k]
+			c.lo, c.hi = lo, hi
+			c.off = append(c.off[:0], 0)
+			c.idx, c.vals = c.idx[:0], c.vals[:0]
+		}
 		e := newRowEvents(s.In)
 		for r := lo; r < hi; r++ {
 			n := compact(x[r*s.In:(r+1)*s.In], e)
 			forwardRow(e.idx[:n], e.vals, w, b, y[r*s.Out:(r+1)*s.Out])
-			c.idx, c.vals = append(c.idx, e.idx[:n]...), append(c.vals, e.vals[:n]...)
-			c.off = append(c.off, int32(len(c.idx)))
+			if c != nil {
+				c.idx, c.vals = append(c.idx, e.idx[:n]...), append(c.vals, e.vals[:n]...)
+				c.off = append(c.off, int32(len(c.idx)))
+			}
 		}
 	})
-	rec.s = s
+	if rec != nil {
+		rec.s = s
+	}
 	return nil
 }
 
