@@ -184,9 +184,9 @@ func Reusable(path, frontend string) (bool, error) {
 	case got == frontend && r.Version() < Version:
 		return false, fmt.Errorf("%s: made by an earlier build (cache format version %d, without the header checksum), this build writes version %d", path, r.Version(), Version)
 	case got == frontend:
-		// Every byte is checked before it is trusted (the header and metadata when Open read them): a flipped data byte or a label changed to another
-		// valid class would train without a word. The pass reads the file once, sequentially
-		// (hardware CRC-32C); training reads all of it anyway.
+		// Every byte is checked before it is trusted (the header and metadata when Open read them): a
+		// flipped data byte or a label changed to another valid class would train without a word. The pass
+		// reads the file once, sequentially (hardware CRC-32C); training reads all of it anyway.
 		if err := r.Verify(); err != nil {
 			return false, err
 		}
