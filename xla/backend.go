@@ -10,6 +10,7 @@
 package xla
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/gomlx/compute"
 	_ "github.com/gomlx/compute/gobackend" // registers the "go" backend
+
 	// The XLA backend without its auto-installer (package autoinstall, not imported): nothing here can
 	// download a plugin.
 	gomlxxla "github.com/gomlx/go-xla/compute/xla"
@@ -167,6 +169,30 @@ func SetAnnounceWriter(w io.Writer) {
 	mu.Lock()
 	defer mu.Unlock()
 	announce = w
+}
+
+// HoldAnnouncement keeps Backend's announcement back until release is called: release(true) prints what
+// was held where it would have gone, release(false) drops it. A command holds it while it checks that the
+// backend can run what was asked, so that a refusal is its one line on stderr.
+func HoldAnnouncement() (release func(print bool)) {
+	mu.Lock()
+	defer mu.Unlock()
+	prev := announce
+	if prev == nil {
+		return func(bool) {}
+	}
+	var held bytes.Buffer
+	announce = &held
+	return func(print bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if announce == &held {
+			announce = prev
+		}
+		if print {
+			_, _ = prev.Write(held.Bytes())
+		}
+	}
 }
 
 // Backend returns the process-wide backend, creating it on the first call and printing the choice once.

@@ -2,8 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"math"
 	"strconv"
+
+	"github.com/fits-snn/fits/internal/jsonraw"
 )
 
 // jsonFloat is a float64 that encodes NaN and ±Inf as JSON null (encoding/json rejects them).
@@ -41,4 +46,21 @@ func fmtOpt(v *float64, prec int) string {
 		return "-"
 	}
 	return strconv.FormatFloat(*v, 'f', prec, 64)
+}
+
+// writeJSON prints v as exactly one JSON object followed by a newline, with the exact bytes of every
+// string that is not valid UTF-8 beside it (package jsonraw: the member NAME_base64). Strings that JSON
+// cannot tell apart, or a map key that is not UTF-8, are bad input.
+func writeJSON(w io.Writer, v any) error {
+	b, err := jsonraw.Marshal(v)
+	var indistinct *jsonraw.IndistinctError
+	var key *jsonraw.KeyError
+	if errors.As(err, &indistinct) || errors.As(err, &key) {
+		return badInput("--json: %v", err)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
 }

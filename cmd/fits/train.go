@@ -12,11 +12,14 @@ import (
 	"syscall"
 
 	"github.com/fits-snn/fits/fits/experiment"
+	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/fits/step"
 	"github.com/fits-snn/fits/fits/sweep"
 	"github.com/fits-snn/fits/fits/train"
 	"github.com/fits-snn/fits/internal/owned"
 	"github.com/fits-snn/fits/xla"
+	"github.com/gomlx/compute"
 )
 
 func init() {
@@ -225,7 +228,14 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			return fail(badInput("%v", err))
 		}
 	}
+	// The backend's announcement waits until the engine is known to run this network on it, so that an
+	// unsupported combination is the one line of bad input and nothing else.
+	release := xla.HoldAnnouncement()
 	b, err := openBackend(f.backend)
+	if err == nil && !f.resume { // a resumed run's engine ran its saved network before
+		err = checkTrainEngine(cfg, b)
+	}
+	release(err == nil)
 	if err != nil {
 		return fail(err)
 	}
@@ -245,6 +255,17 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		return writeJSON(stdout, res)
 	}
 	printResult(stdout, res, out)
+	return nil
+}
+
+// checkTrainEngine refuses, as bad input, an engine that cannot run cfg's network on b (step.CheckSupported:
+// a TS order above the fused kernel's, an engine that slices chunks on a backend without dynamic slices).
+// What it checks depends on the neuron kind and order only, so any input width and class count will do.
+func checkTrainEngine(cfg train.Config, b compute.Backend) error {
+	c := model.DefaultConfig(cfg.Kind(), cfg.Order(), cfg.Width, 2)
+	if err := step.CheckSupported(cfg.Executor, b, c.Net(1)); err != nil {
+		return badInput("%v", err)
+	}
 	return nil
 }
 

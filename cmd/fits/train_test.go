@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -81,6 +82,20 @@ func TestTrainKillResume(t *testing.T) {
 	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	// An engine that cannot run the network is refused in one line: the backend's announcement is held
+	// back until the engine is known to run (it used to print two lines before the error).
+	for _, bad := range [][]string{{"--model=fsts", "--m=9"}, {"--engine=scan", "--backend=go"}} {
+		var stderr bytes.Buffer
+		cmd := exec.Command(bin, append([]string{"train", "--dataset=synthetic", "--small", "--quiet",
+			"--out=" + filepath.Join(tmp, "refused")}, bad...)...)
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 || strings.Count(stderr.String(), "\n") != 1 ||
+			!strings.Contains(stderr.String(), "engine") {
+			t.Errorf("fits train %s: %v, stderr %q; want exit status 2 and one line naming the engine", bad, err, stderr.String())
+		}
 	}
 	args := func(dir string, extra ...string) []string {
 		return append([]string{"train", "--dataset=synthetic", "--small", "--model=lif", "--width=4",

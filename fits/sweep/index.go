@@ -11,6 +11,7 @@ import (
 	"github.com/fits-snn/fits/fits/experiment"
 	"github.com/fits-snn/fits/fits/train"
 	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/jsonraw"
 )
 
 // IndexFile is the name of the results index in a sweep's root folder.
@@ -103,9 +104,10 @@ func newIndex(g *Grid, recs []Record) *Index {
 	return idx
 }
 
-// Write writes the index to ROOT/sweep.json atomically.
+// Write writes the index to ROOT/sweep.json atomically. A root or run folder whose name is not UTF-8
+// keeps its exact bytes in the member beside it (package jsonraw: "root_base64", "dir_base64", ...).
 func (idx *Index) Write() error {
-	b, err := json.MarshalIndent(idx, "", "  ")
+	b, err := jsonraw.MarshalIndent(idx, "", "  ")
 	if err != nil {
 		return err
 	}

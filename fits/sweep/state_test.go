@@ -2,11 +2,14 @@ package sweep
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/fits-snn/fits/fits/experiment"
 	"github.com/fits-snn/fits/fits/train"
 )
 
@@ -156,5 +159,35 @@ func TestLogEpochs(t *testing.T) {
 	}
 	if _, _, ok := LogEpochs(t.TempDir()); ok {
 		t.Error("LogEpochs of a folder without a log")
+	}
+}
+
+// TestIndexKeepsRawRoot: sweep.json under a folder whose name is not UTF-8 (Latin-1) keeps the root's exact
+// bytes in root_base64 (encoding/json alone writes U+FFFD for each such byte, and the folder is lost).
+func TestIndexKeepsRawRoot(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "r\xe9sultats")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Skipf("this file system refuses a Latin-1 name: %v", err)
+	}
+	idx := &Index{Root: root, Mode: experiment.Quick, Counts: map[Status]int{}}
+	if err := idx.Write(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Root       string `json:"root"`
+		RootBase64 string `json:"root_base64"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if raw, _ := base64.StdEncoding.DecodeString(got.RootBase64); string(raw) != root || got.Root == root {
+		t.Errorf("root %q, root_base64 %q: want the exact bytes of %q beside the lossy string", got.Root, got.RootBase64, root)
+	}
+	if back, err := ReadIndex(root); err != nil || back.Mode != experiment.Quick {
+		t.Errorf("ReadIndex: %v, %+v", err, back)
 	}
 }

@@ -1,20 +1,20 @@
-package main
+package jsonraw
 
 import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
 
-// TestWriteJSONKeepsRawBytes: a string that is not UTF-8 (a Latin-1 file name) keeps its member as
+// TestMarshalKeepsRawBytes: a string that is not UTF-8 (a Latin-1 file name) keeps its member as
 // json.Marshal writes it and gets a NAME_base64 member with its exact bytes, in an object, in an array of
 // strings (null for the valid ones) and nested; an output whose strings are all UTF-8 is json.Marshal's,
 // byte for byte. Before, every such byte came out as U+FFFD and the path was lost.
-func TestWriteJSONKeepsRawBytes(t *testing.T) {
+func TestMarshalKeepsRawBytes(t *testing.T) {
 	type run struct {
 		Dir  string   `json:"dir"`
 		Seed int      `json:"seed"`
@@ -28,10 +28,11 @@ func TestWriteJSONKeepsRawBytes(t *testing.T) {
 		"html": "<&>",
 		"n":    1.5e-7,
 	}
-	var buf bytes.Buffer
-	if err := writeJSON(&buf, v); err != nil {
+	b, err := Marshal(v)
+	if err != nil {
 		t.Fatal(err)
 	}
+	buf := bytes.NewBuffer(b)
 	var got struct {
 		Root       string `json:"root"`
 		RootBase64 string `json:"root_base64"`
@@ -76,53 +77,39 @@ func TestWriteJSONKeepsRawBytes(t *testing.T) {
 
 	// All UTF-8 (a U+FFFD of its own included): json.Marshal's bytes, nothing added.
 	valid := map[string]any{"dir": "runs/résultats/\ufffd", "runs": []run{{Dir: "a"}}}
-	buf.Reset()
-	if err := writeJSON(&buf, valid); err != nil {
+	b, err = Marshal(valid)
+	if err != nil {
 		t.Fatal(err)
 	}
 	want, _ := json.Marshal(valid)
-	if buf.String() != string(want)+"\n" {
-		t.Errorf("valid output changed:\n%s\nwant\n%s", buf.Bytes(), want)
+	if string(b) != string(want) {
+		t.Errorf("valid output changed:\n%s\nwant\n%s", b, want)
 	}
 
 	// Two strings that JSON writes alike cannot be told apart: refused, not guessed.
-	buf.Reset()
-	err := writeJSON(&buf, map[string]any{"a": "caf\xe9", "b": "caf\xe8"})
-	if err == nil || !badInputError(err) || !strings.Contains(err.Error(), "differ only in bytes that are not UTF-8") || buf.Len() != 0 {
-		t.Errorf("alike strings: %v, %q", err, buf.Bytes())
+	var indistinct *IndistinctError
+	_, err = Marshal(map[string]any{"a": "caf\xe9", "b": "caf\xe8"})
+	if !errors.As(err, &indistinct) || !strings.Contains(err.Error(), "differ only in bytes that are not UTF-8") {
+		t.Errorf("alike strings: %v", err)
 	}
-	err = writeJSON(&buf, map[string]any{"a": "caf\ufffd", "b": "caf\xe8"})
-	if err == nil || !badInputError(err) {
+	if _, err = Marshal(map[string]any{"a": "caf\ufffd", "b": "caf\xe8"}); !errors.As(err, &indistinct) {
 		t.Errorf("a U+FFFD of its own beside a replaced byte: %v", err)
+	}
+	var key *KeyError
+	if _, err = Marshal(map[string]int{"caf\xe9": 1}); !errors.As(err, &key) {
+		t.Errorf("a key that is not UTF-8: %v", err)
+	}
+
+	// Indented as json.MarshalIndent indents, the member beside still there.
+	b, err = MarshalIndent(map[string]string{"dir": "r\xe9"}, "", "  ")
+	if err != nil || string(b) != "{\n  \"dir\": \"r\ufffd\",\n  \"dir_base64\": \"cuk=\"\n}" {
+		t.Errorf("indented: %v\n%s", err, b)
 	}
 }
 
-// TestJSONRunPathsRoundTrip: fits sweep --dry-run --json under a folder whose name is Latin-1 gives the
-// root and every run's folder back byte for byte through their _base64 members.
-func TestJSONRunPathsRoundTrip(t *testing.T) {
-	_, id := sweepTable(t)
-	root := filepath.Join(t.TempDir(), "r\xe9sultats")
-	if err := os.Mkdir(root, 0o755); err != nil {
-		t.Skipf("this file system refuses a Latin-1 name: %v", err)
-	}
-	status, stdout, stderr := run("sweep", "--experiments="+id, "--seeds=1-2", "--mode=quick", "--out="+root, "--dry-run", "--json")
-	var out struct {
-		RootBase64 string `json:"root_base64"`
-		Runs       []struct {
-			Dir       string `json:"dir"`
-			DirBase64 string `json:"dir_base64"`
-		} `json:"runs"`
-	}
-	if status != 0 || json.Unmarshal([]byte(stdout), &out) != nil || len(out.Runs) != 2 {
-		t.Fatalf("status %d, stdout %q, stderr %q", status, stdout, stderr)
-	}
-	if b, _ := base64.StdEncoding.DecodeString(out.RootBase64); string(b) != root {
-		t.Errorf("root_base64 %q gives %q, want %q", out.RootBase64, b, root)
-	}
-	for _, r := range out.Runs {
-		b, _ := base64.StdEncoding.DecodeString(r.DirBase64)
-		if !strings.HasPrefix(string(b), root+string(filepath.Separator)) || !strings.Contains(r.Dir, "\ufffd") {
-			t.Errorf("run dir %q, dir_base64 gives %q, want a folder under %q", r.Dir, b, root)
-		}
-	}
+func ExampleMarshal() {
+	b, _ := Marshal(map[string]any{"dir": "runs/r\xe9sultats", "seed": 0})
+	fmt.Println(string(b))
+	// Output:
+	// {"dir":"runs/r�sultats","dir_base64":"cnVucy9y6XN1bHRhdHM=","seed":0}
 }

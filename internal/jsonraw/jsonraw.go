@@ -1,44 +1,83 @@
-package main
+// Package jsonraw writes JSON that keeps the exact bytes of strings that are not UTF-8.
+//
+// A JSON string is Unicode; a file name is bytes. encoding/json writes each byte of a string that is not
+// UTF-8 as U+FFFD, so a run folder named in Latin-1 ("r\xe9sultats") came out as "r\ufffdsultats" and could
+// not be found again. Marshal keeps the string member as json.Marshal writes it (readers that ignore the
+// rest see what they saw before) and adds beside it the member NAME_base64 (RawSuffix) with the exact
+// bytes: for a string member "dir", "dir_base64": its bytes in standard base64; for an array of strings
+// "runs", "runs_base64": an array of the same length, null where the string is valid UTF-8. An output whose
+// strings are all valid UTF-8 is byte for byte what json.Marshal writes.
+//
+//	b, err := jsonraw.Marshal(map[string]string{"dir": "runs/r\xe9sultats"})
+//	// {"dir":"runs/r\ufffdsultats","dir_base64":"cnVucy9y6XN1bHRhdHM="}
+package jsonraw
 
 import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"reflect"
 	"strings"
 	"unicode/utf8"
 )
 
-// A JSON string is Unicode; a file name is bytes. encoding/json writes each byte of a string that is not
-// UTF-8 as U+FFFD, so a run folder named in Latin-1 ("r\xe9sultats") came out of --json as "r\ufffdsultats"
-// and could not be found again. writeJSON keeps the string member as it was (readers that ignore the rest
-// see what they saw before) and adds beside it the member NAME_base64 (rawSuffix) with the exact bytes:
-// for a string member "dir", "dir_base64": its bytes in standard base64; for an array of strings "runs",
-// "runs_base64": an array of the same length, null where the string is valid UTF-8. An output whose
-// strings are all valid UTF-8 is byte for byte what json.Marshal writes.
+// RawSuffix ends the name of the member that holds a string's exact bytes.
+const RawSuffix = "_base64"
 
-// rawSuffix ends the name of the member that holds a string's exact bytes.
-const rawSuffix = "_base64"
+// IndistinctError reports two different strings that JSON writes alike (they differ only in bytes that are
+// not UTF-8), so that their NAME_base64 members could not be told apart.
+type IndistinctError struct{ A, B string }
 
-// writeJSON prints v as exactly one JSON object followed by a newline, with the exact bytes of every
-// string that is not valid UTF-8 beside it (see rawSuffix).
-func writeJSON(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	if b, err = keepRawStrings(b, v); err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
+func (e *IndistinctError) Error() string {
+	return fmt.Sprintf("%s and %s differ only in bytes that are not UTF-8, which a JSON string cannot tell apart (rename one)",
+		quote(e.A), quote(e.B))
 }
 
-// keepRawStrings returns b, the JSON encoding of v, with the NAME_base64 member added beside every member
-// whose string (or array of strings) is not valid UTF-8 in v. Two different strings that JSON writes
-// alike (they differ only in bytes that are not UTF-8) cannot be told apart in b: that is bad input.
+// KeyError reports a map key that is not UTF-8: a JSON object's member names have no NAME_base64.
+type KeyError struct{ Key string }
+
+func (e *KeyError) Error() string {
+	return fmt.Sprintf("the key %s is not UTF-8, which a JSON object cannot hold", quote(e.Key))
+}
+
+// quote is s quoted, its first 40 bytes only when it is longer.
+func quote(s string) string {
+	if len(s) > 40 {
+		cut := 40
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		return fmt.Sprintf("%q... (%d bytes)", s[:cut], len(s))
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// Marshal is json.Marshal of v with the NAME_base64 member added beside every member whose string (or array
+// of strings) is not valid UTF-8 in v. Two different strings that JSON writes alike are an
+// *IndistinctError, a map key that is not UTF-8 a *KeyError.
+func Marshal(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return keepRawStrings(b, v)
+}
+
+// MarshalIndent is Marshal indented as json.MarshalIndent indents.
+func MarshalIndent(v any, prefix, indent string) ([]byte, error) {
+	b, err := Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, prefix, indent); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// keepRawStrings returns b, the JSON encoding of v, with the NAME_base64 members added.
 func keepRawStrings(b []byte, v any) ([]byte, error) {
 	raw := map[string]string{} // the JSON form of a string -> its bytes
 	invalid := false
@@ -53,8 +92,7 @@ func keepRawStrings(b []byte, v any) ([]byte, error) {
 		invalid = true
 		shown := lossyJSON(s)
 		if was, ok := raw[shown]; ok && was != s {
-			return badInput("--json: %s and %s differ only in bytes that are not UTF-8, which a JSON string cannot tell apart (rename one)",
-				shortQuote(was), shortQuote(s))
+			return &IndistinctError{A: was, B: s}
 		}
 		raw[shown] = s
 		return nil
@@ -80,7 +118,7 @@ func keepRawStrings(b []byte, v any) ([]byte, error) {
 			it := x.MapRange()
 			for it.Next() {
 				if k := it.Key(); k.Kind() == reflect.String && !utf8.ValidString(k.String()) {
-					return badInput("--json: the key %s is not UTF-8, which a JSON object cannot hold", shortQuote(k.String()))
+					return &KeyError{Key: k.String()}
 				}
 				if err := walk(it.Value(), depth+1); err != nil {
 					return err
@@ -183,9 +221,9 @@ func (n *jsonNode) write(w *bytes.Buffer, raw map[string]string) {
 			str(k)
 			w.WriteByte(':')
 			n.elems[i].write(w, raw)
-			if sib := n.elems[i].rawSibling(raw); sib != nil && !n.has(k+rawSuffix) {
+			if sib := n.elems[i].rawSibling(raw); sib != nil && !n.has(k+RawSuffix) {
 				w.WriteByte(',')
-				str(k + rawSuffix)
+				str(k + RawSuffix)
 				w.WriteByte(':')
 				sib.write(w, raw)
 			}
