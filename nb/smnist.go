@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fits-snn/fits/fits/experiment"
@@ -19,12 +21,32 @@ import (
 const SMNISTExperiment = "smnist/fsts-m1/w256"
 
 // ShippedRun is one seed of a shipped experiment: finished (result.json) or still training (read from its
-// newest checkpoint, train.PartialResult).
+// newest checkpoint, train.PartialResult). Departure names what a run of the departures folder changed
+// (its folder's suffix, e.g. "skip-nonfinite"); empty for a run of the recipe itself.
 type ShippedRun struct {
-	Seed     int64
-	Dir      string
-	Result   *train.Result
-	Finished bool
+	Seed      int64
+	Dir       string
+	Result    *train.Result
+	Finished  bool
+	Departure string
+}
+
+// DeparturesDir is the folder under the shipped root that holds runs of a recipe trained with an option
+// the released code lacks, one folder per run named ID-seed-N-DEPARTURE (the experiment id with '/' as
+// '-'), kept out of every table that counts the recipe's seeds.
+const DeparturesDir = "departures"
+
+// readShipped reads the run in dir from its result.json or, before the last epoch, its newest checkpoint.
+func readShipped(dir string, seed int64) (ShippedRun, error) {
+	r, err := train.ReadResult(dir)
+	finished := err == nil
+	if errors.Is(err, fs.ErrNotExist) {
+		r, err = train.PartialResult(dir)
+	}
+	if err != nil {
+		return ShippedRun{}, fmt.Errorf("shipped run %s: %w", dir, err)
+	}
+	return ShippedRun{Seed: seed, Dir: dir, Result: r, Finished: finished && len(r.Epochs) >= r.Config.Epochs}, nil
 }
 
 // ShippedRuns reads the seeds of experiment id under root (ShippedRoot() in the notebooks), in seed order,
@@ -33,19 +55,43 @@ type ShippedRun struct {
 func ShippedRuns(root, id string) ([]ShippedRun, error) {
 	var runs []ShippedRun
 	for _, seed := range experiment.SeedFolders(root, id) {
-		dir := experiment.RunDir(root, id, seed)
-		r, err := train.ReadResult(dir)
-		finished := err == nil
-		if errors.Is(err, fs.ErrNotExist) {
-			r, err = train.PartialResult(dir)
-		}
+		r, err := readShipped(experiment.RunDir(root, id, seed), seed)
 		if err != nil {
-			return nil, fmt.Errorf("shipped run %s: %w", dir, err)
+			return nil, err
 		}
-		runs = append(runs, ShippedRun{Seed: seed, Dir: dir, Result: r, Finished: finished && len(r.Epochs) >= r.Config.Epochs})
+		runs = append(runs, r)
 	}
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("%s under %s: %w", id, root, ErrNoRuns)
+	}
+	return runs, nil
+}
+
+// ShippedDepartures reads the runs of experiment id under root/departures (DeparturesDir), in folder-name
+// order; none is not an error.
+func ShippedDepartures(root, id string) ([]ShippedRun, error) {
+	prefix := strings.ReplaceAll(id, "/", "-") + "-seed-"
+	entries, err := os.ReadDir(filepath.Join(root, DeparturesDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var runs []ShippedRun
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		seedText, departure, _ := strings.Cut(rest, "-")
+		seed, err := strconv.ParseInt(seedText, 10, 64)
+		if !ok || !e.IsDir() || err != nil || departure == "" {
+			continue
+		}
+		r, err := readShipped(filepath.Join(root, DeparturesDir, e.Name()), seed)
+		if err != nil {
+			return nil, err
+		}
+		r.Departure = departure
+		runs = append(runs, r)
 	}
 	return runs, nil
 }
@@ -63,6 +109,11 @@ func RealSMNIST(root string) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	departures, err := ShippedDepartures(root, SMNISTExperiment)
+	if err != nil {
+		return nil, err
+	}
+	runs = append(runs, departures...)
 	var ours paper.BenchmarkRow
 	var baselines []paper.BenchmarkRow
 	for _, r := range paper.TableA9Rows() {
@@ -81,8 +132,12 @@ func RealSMNIST(root string) (*Output, error) {
 		if !sr.Finished {
 			state = fmt.Sprintf("unfinished: %d of %d epochs", len(r.Epochs), r.Config.Epochs)
 		}
+		name := fmt.Sprintf("FiTS M = %d, W = %d, seed %d", r.M, r.Width, sr.Seed)
+		if sr.Departure != "" {
+			name += fmt.Sprintf(" (departure: %s, %d updates skipped)", sr.Departure, skippedUpdates(r))
+		}
 		best, final := 100*r.BestTestAcc, 100*r.FinalTestAcc
-		t.Rows = append(t.Rows, []string{fmt.Sprintf("FiTS M = %d, W = %d, seed %d", r.M, r.Width, sr.Seed), state,
+		t.Rows = append(t.Rows, []string{name, state,
 			fmt.Sprint(len(r.Epochs)), fmt.Sprintf("%.2f", best), fmt.Sprint(r.BestEpoch), fmt.Sprintf("%.2f", final),
 			ours.Acc.String(), fmt.Sprintf("%+.2f", best-ours.Acc.Mean),
 			fmt.Sprintf("%d (%.2f M)", r.ParameterCount, ours.ParamsM), resumesOf(r),
@@ -93,6 +148,9 @@ func RealSMNIST(root string) (*Output, error) {
 			xs[i], test[i], trainAcc[i] = float64(e.Epoch), 100*e.TestAcc, 100*e.TrainAcc
 		}
 		label := fmt.Sprintf("ours, seed %d", sr.Seed)
+		if sr.Departure != "" {
+			label += ", " + sr.Departure
+		}
 		if !sr.Finished {
 			label += " (unfinished)"
 		}
@@ -124,6 +182,10 @@ func RealSMNIST(root string) (*Output, error) {
 	}
 	notes := []string{"Best test is the highest test accuracy over the epochs (the protocol of the released sMNIST config; the paper names none); the final epoch's accuracy involves no selection."}
 	for _, sr := range runs {
+		if sr.Departure != "" {
+			notes = append(notes, fmt.Sprintf("Seed %d, %s, departs from the released recipe: a step whose gradients are not finite is skipped instead of applied (%d updates in its %d epochs, listed per epoch in its result); it is shown beside the recipe, never counted as it (%s).",
+				sr.Seed, sr.Departure, skippedUpdates(sr.Result), len(sr.Result.Epochs), repoPath(sr.Dir)))
+		}
 		if !sr.Finished {
 			notes = append(notes, fmt.Sprintf("Seed %d has not finished: the table and the curves show its %d finished epochs of %d, read from its newest checkpoint (%s); results/README.md says where it stands.",
 				sr.Seed, len(sr.Result.Epochs), sr.Result.Config.Epochs, repoPath(sr.Dir)))
@@ -132,6 +194,15 @@ func RealSMNIST(root string) (*Output, error) {
 		}
 	}
 	return &Output{Tables: []Table{t}, Figures: []*Figure{fig}, Notes: notes}, nil
+}
+
+// skippedUpdates counts the updates a run skipped over all its epochs (Epoch.SkippedSteps).
+func skippedUpdates(r *train.Result) int {
+	n := 0
+	for _, e := range r.Epochs {
+		n += len(e.SkippedSteps)
+	}
+	return n
 }
 
 // cpuOf returns the CPU models of a run's segments, "not recorded" where none is.
