@@ -14,7 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/filesafe"
 	"github.com/fits-snn/fits/internal/owned"
 )
 
@@ -265,10 +265,10 @@ func Save(fig *Figure, dir, name string) (svgPath, pngPath string, err error) {
 	}
 	svgPath = filepath.Join(dir, name+".svg")
 	pngPath = filepath.Join(dir, name+".png")
-	if err := atomicfile.WriteFile(svgPath, svg); err != nil {
+	if err := filesafe.WriteFile(svgPath, svg); err != nil {
 		return "", "", err
 	}
-	if err := atomicfile.WriteFile(pngPath, png); err != nil {
+	if err := filesafe.WriteFile(pngPath, png); err != nil {
 		return "", "", err
 	}
 	// Recorded as written by fits, so that `fits figures` may replace them later (package owned).

@@ -14,7 +14,7 @@ import (
 
 	"github.com/fits-snn/fits/data/progress"
 	"github.com/fits-snn/fits/fits/analysis"
-	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/filesafe"
 )
 
 func init() {
@@ -395,14 +395,14 @@ func writeCSV(path string, t analysis.Table) error {
 // that is hard-linked to path (the link fails when anything is there, so nothing is ever replaced), then
 // removed (where the file system has no hard links: checked again, then renamed).
 func writeNewFile(path string, content []byte) error {
-	tmp, err := atomicfile.CreateTemp(path)
+	tmp, err := filesafe.CreateTemp(path)
 	if err != nil {
 		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
 			return err
 		}
 		return badInput("%s: cannot write a file there: %v", path, err)
 	}
-	defer atomicfile.Discard(tmp)
+	defer filesafe.Discard(tmp)
 	if _, err := tmp.Write(content); err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/filesafe"
 	"github.com/fits-snn/fits/internal/owned"
 )
 
@@ -114,14 +114,14 @@ func checkNewFile(flagName, path string) error {
 	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
 		return badInput("--%s=%s: its folder does not exist", flagName, path)
 	}
-	tmp, err := atomicfile.CreateTemp(path)
+	tmp, err := filesafe.CreateTemp(path)
 	if err != nil {
 		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
 			return err
 		}
 		return badInput("--%s=%s: cannot write a file there: %v", flagName, path, err)
 	}
-	atomicfile.Discard(tmp)
+	filesafe.Discard(tmp)
 	return nil
 }
 

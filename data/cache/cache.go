@@ -44,7 +44,7 @@ import (
 	"syscall"
 
 	"github.com/fits-snn/fits/data"
-	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/filesafe"
 )
 
 // Magic identifies a cache file.
@@ -172,7 +172,7 @@ type Writer struct {
 
 // Create starts a cache at path. Nothing appears at path until Close succeeds; call Abort to give up.
 // Meta may be nil. Temporary files that a killed writer of the same path left behind are removed first
-// (atomicfile.RemoveStale). A file at path that fits did not write is never replaced (CheckReplace, here
+// (filesafe.RemoveStale). A file at path that fits did not write is never replaced (CheckReplace, here
 // and again on Close); the written cache is recorded in its folder's record (package owned).
 func Create(path string, h Header) (*Writer, error) {
 	if err := CheckReplace(path); err != nil {
@@ -187,7 +187,7 @@ func Create(path string, h Header) (*Writer, error) {
 	if err := h.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	tmp, err := atomicfile.CreateTemp(path)
+	tmp, err := filesafe.CreateTemp(path)
 	if err != nil {
 		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
 			return nil, err
@@ -289,7 +289,7 @@ func (w *Writer) AppendFloat32(label int32, x []float32) error {
 // Abort removes the temporary file; the target path is left untouched.
 func (w *Writer) Abort() {
 	if w.tmp != nil {
-		atomicfile.Discard(w.tmp)
+		filesafe.Discard(w.tmp)
 		w.tmp = nil
 	}
 }
@@ -321,7 +321,7 @@ func (w *Writer) Close() error {
 	}
 	tmp := w.tmp
 	w.tmp = nil
-	if err := atomicfile.Commit(tmp, w.path); err != nil {
+	if err := filesafe.Commit(tmp, w.path); err != nil {
 		return fmt.Errorf("%s: %w", w.path, err)
 	}
 	return noteWritten(w.path)

@@ -20,7 +20,7 @@ import (
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/progress"
-	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/filesafe"
 	"github.com/fits-snn/fits/internal/owned"
 )
 
@@ -553,7 +553,7 @@ func (r *sumsRecord) save() error {
 		return err
 	}
 	path := filepath.Join(r.dir, SumsFile)
-	if err := atomicfile.WriteFile(path, []byte(c)); err != nil {
+	if err := filesafe.WriteFile(path, []byte(c)); err != nil {
 		return err
 	}
 	r.read = c

@@ -17,7 +17,7 @@ import (
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/progress"
-	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/filesafe"
 	"github.com/fits-snn/fits/internal/owned"
 )
 
@@ -166,19 +166,19 @@ func Untar(src, dir string, w io.Writer) error {
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return err
 		}
-		out, err := atomicfile.CreateTemp(target)
+		out, err := filesafe.CreateTemp(target)
 		if err != nil {
 			return err
 		}
 		fh := sha256.New()
 		if _, err := io.Copy(io.MultiWriter(out, fh), tr); err != nil {
-			atomicfile.Discard(out)
+			filesafe.Discard(out)
 			if isWriteError(err) {
 				return fmt.Errorf("%s: %w", target, err)
 			}
 			return data.BadFile(fmt.Errorf("%s: %s: %w", src, h.Name, err))
 		}
-		if err := atomicfile.Commit(out, target); err != nil {
+		if err := filesafe.Commit(out, target); err != nil {
 			return err
 		}
 		sum := hex.EncodeToString(fh.Sum(nil))

@@ -18,7 +18,7 @@ import (
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/progress"
-	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/filesafe"
 )
 
 // UnpackedFile is the name of the manifest, in a dataset folder, of the files unpacked from its archives:
@@ -115,7 +115,7 @@ func recordUnpacked(dir, archive, archiveSHA string, files map[string]string) er
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, UnpackedFile), append(b, '\n'))
+	return filesafe.WriteFile(filepath.Join(dir, UnpackedFile), append(b, '\n'))
 }
 
 // fileSHA256 returns the hex SHA-256 of the file path.
@@ -196,13 +196,13 @@ func unpackOne(src, archiveSHA, dst string, open payload, w io.Writer, label str
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	tmp, err := atomicfile.CreateTemp(dst)
+	tmp, err := filesafe.CreateTemp(dst)
 	if err != nil {
 		return err
 	}
 	sum, err := inflate(open, tmp, src, label, w)
 	if err != nil {
-		atomicfile.Discard(tmp)
+		filesafe.Discard(tmp)
 		return err
 	}
 	if err := commitNew(tmp, dst); err != nil {
@@ -235,11 +235,11 @@ func inflate(open payload, out io.Writer, src, label string, w io.Writer) (strin
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// commitNew syncs tmp (made by atomicfile.CreateTemp) and puts it at path, which must not exist: hard-linked
+// commitNew syncs tmp (made by filesafe.CreateTemp) and puts it at path, which must not exist: hard-linked
 // (the link fails when anything appeared there meanwhile, which is then left as it is), or, where the file
 // system has no hard links, renamed after checking again. tmp is closed and removed in every case.
 func commitNew(tmp *os.File, path string) error {
-	defer atomicfile.Discard(tmp)
+	defer filesafe.Discard(tmp)
 	if err := tmp.Sync(); err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ import (
 	"github.com/fits-snn/fits/data/gsc"
 	"github.com/fits-snn/fits/data/progress"
 	"github.com/fits-snn/fits/data/shd"
-	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/filesafe"
 	"github.com/fits-snn/fits/internal/owned"
 )
 
@@ -356,5 +356,5 @@ func (c Config) generateSplit(ctx context.Context, plan []Utterance, outDir, spl
 	for _, u := range plan {
 		fmt.Fprintf(&manifest, "%s %d\n", WAVName(split, u), u.Label)
 	}
-	return atomicfile.WriteFile(ManifestPath(outDir, split), []byte(manifest.String()))
+	return filesafe.WriteFile(ManifestPath(outDir, split), []byte(manifest.String()))
 }

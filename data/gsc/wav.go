@@ -9,7 +9,7 @@ import (
 	"syscall"
 
 	"github.com/fits-snn/fits/data"
-	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/filesafe"
 	"github.com/go-audio/audio"
 	"github.com/go-audio/wav"
 )
@@ -242,7 +242,7 @@ func checkFormat(f []byte) (int, error) {
 }
 
 // WriteWAV writes samples in [-1, 1] as a mono 16-bit PCM WAV file at rate Hz, through a
-// temporary file renamed into place (atomicfile). Samples are clipped to the 16-bit range.
+// temporary file renamed into place (filesafe). Samples are clipped to the 16-bit range.
 func WriteWAV(path string, x []float64, rate int) error {
 	var ws writeSeeker
 	enc := wav.NewEncoder(&ws, rate, 16, 1, 1)
@@ -257,7 +257,7 @@ func WriteWAV(path string, x []float64, rate int) error {
 	if err := enc.Close(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return atomicfile.WriteFile(path, ws.b)
+	return filesafe.WriteFile(path, ws.b)
 }
 
 // writeSeeker is an in-memory io.WriteSeeker for the WAV encoder, which seeks back to patch sizes.

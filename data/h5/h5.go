@@ -191,7 +191,7 @@ import (
 	"unsafe"
 
 	"github.com/fits-snn/fits/data"
-	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/filesafe"
 	"gonum.org/v1/hdf5"
 )
 
@@ -279,11 +279,11 @@ func Open(path string) (_ *File, err error) {
 }
 
 // Create starts a new HDF5 file that appears at path only when Close succeeds. Temporary files that a
-// killed writer of the same path left behind are removed first (atomicfile.RemoveStale; the HDF5 library
-// holds the same kind of lock on the files it has open as atomicfile's writers do).
+// killed writer of the same path left behind are removed first (filesafe.RemoveStale; the HDF5 library
+// holds the same kind of lock on the files it has open as filesafe's writers do).
 func Create(path string) (*File, error) {
 	defer enter()()
-	tmp, err := atomicfile.CreateTemp(path)
+	tmp, err := filesafe.CreateTemp(path)
 	if err != nil {
 		return nil, err
 	}

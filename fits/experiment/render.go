@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/fits-snn/fits/fits/paper"
-	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/filesafe"
 )
 
 // grouped reports whether the table's rows sit in more than one block (then a Dataset column is shown).
@@ -207,7 +207,7 @@ func WriteTable(dir string, t *TableResult) ([]string, error) {
 	stem := filepath.Join(dir, Stem(t.Label))
 	paths := []string{stem + ".md", stem + ".csv"}
 	for i, content := range []string{t.Markdown(), t.CSV()} {
-		if err := atomicfile.WriteFile(paths[i], []byte(content)); err != nil {
+		if err := filesafe.WriteFile(paths[i], []byte(content)); err != nil {
 			return nil, err
 		}
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/fits-snn/fits/fits/analysis"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/train"
-	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/filesafe"
 )
 
 // Stat summarizes values over seeds: their mean and sample standard deviation (n − 1 in the
@@ -424,7 +424,7 @@ func (t *Table) Write(dir string) ([]string, error) {
 		b    []byte
 	}{{TableCSV, tab}, {RunsCSV, runs}, {TableJSON, append(js, '\n')}} {
 		p := filepath.Join(dir, f.name)
-		if err := atomicfile.WriteFile(p, f.b); err != nil {
+		if err := filesafe.WriteFile(p, f.b); err != nil {
 			return paths, err
 		}
 		paths = append(paths, p)

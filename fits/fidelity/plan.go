@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/fits-snn/fits/fits/train"
-	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/filesafe"
 	"github.com/gomlx/compute"
 )
 
@@ -177,7 +177,7 @@ func claim(r Run) (resume bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	return false, atomicfile.WriteFile(marker, append(b, '\n'))
+	return false, filesafe.WriteFile(marker, append(b, '\n'))
 }
 
 // sameConfig reports how got differs from want (both resolved), naming the JSON keys that differ; nil

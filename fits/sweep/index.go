@@ -10,7 +10,7 @@ import (
 
 	"github.com/fits-snn/fits/fits/experiment"
 	"github.com/fits-snn/fits/fits/train"
-	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/filesafe"
 	"github.com/fits-snn/fits/internal/jsonraw"
 )
 
@@ -111,7 +111,7 @@ func (idx *Index) Write() error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(filepath.Join(idx.Root, IndexFile), append(b, '\n'))
+	return filesafe.WriteFile(filepath.Join(idx.Root, IndexFile), append(b, '\n'))
 }
 
 // ReadIndex reads ROOT/sweep.json.

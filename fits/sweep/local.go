@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fits-snn/fits/fits/train"
+	"github.com/fits-snn/fits/internal/filesafe"
 )
 
 // Options configure Execute.
@@ -31,6 +32,22 @@ type Options struct {
 
 // ErrLocked is returned by Execute when another sweep is running in the same root folder.
 var ErrLocked = errors.New("another sweep is running in this folder")
+
+// lockFile is the file in a sweep's root that a running sweep holds locked.
+const lockFile = ".sweep.lock"
+
+// lockRoot takes an exclusive advisory lock on root (released by the kernel when the process dies, even
+// by SIGKILL) and returns the function that releases it; ErrLocked when another sweep holds it.
+func lockRoot(root string) (func(), error) {
+	f, err := filesafe.TryLockFile(filepath.Join(root, lockFile), os.O_CREATE|os.O_RDWR, 0o644)
+	if errors.Is(err, filesafe.ErrLocked) {
+		return nil, ErrLocked
+	}
+	if err != nil {
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}
 
 // segmentMark starts the line that opens each training segment in a run's log.
 const segmentMark = "== fits sweep "

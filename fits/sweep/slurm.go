@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/filesafe"
 )
 
 // Files that EmitSlurm writes into a sweep's root.
@@ -158,11 +158,11 @@ func EmitSlurm(g *Grid, o SlurmOptions) (string, error) {
 	if _, err := refreshIndex(g); err != nil {
 		return "", err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(g.Root, RunsFile), []byte(RunsList(g))); err != nil {
+	if err := filesafe.WriteFile(filepath.Join(g.Root, RunsFile), []byte(RunsList(g))); err != nil {
 		return "", err
 	}
 	path := filepath.Join(g.Root, SlurmScript)
-	if err := atomicfile.WriteFile(path, []byte(Script(g, o))); err != nil {
+	if err := filesafe.WriteFile(path, []byte(Script(g, o))); err != nil {
 		return "", err
 	}
 	return path, nil

@@ -19,7 +19,7 @@ import (
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/fits/neuron"
-	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/filesafe"
 	"github.com/fits-snn/fits/internal/owned"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/tensors"
@@ -1182,7 +1182,7 @@ func saveCheckpoint(store *model.Store, dir string, loaded *checkpoint.Handler) 
 		}
 	}
 	sums := checksums(files, contents)
-	if err := atomicfile.WriteFile(filepath.Join(staging, name+sumSuffix), sums); err != nil {
+	if err := filesafe.WriteFile(filepath.Join(staging, name+sumSuffix), sums); err != nil {
 		return err
 	}
 	files, contents = append(files, name+sumSuffix), append(contents, sums)

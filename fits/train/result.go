@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/filesafe"
 )
 
 // ResultFile is the name of the result file written into a run's directory.
@@ -159,13 +159,13 @@ func (r *Result) summarize() {
 }
 
 // WriteResult writes r as indented JSON to dir/result.json, atomically (write then rename); temporary
-// results that a killed process left in dir are removed first (atomicfile.RemoveStale).
+// results that a killed process left in dir are removed first (filesafe.RemoveStale).
 func WriteResult(dir string, r *Result) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, ResultFile), append(b, '\n'))
+	return filesafe.WriteFile(filepath.Join(dir, ResultFile), append(b, '\n'))
 }
 
 // ReadResult reads dir/result.json. A result written before the training-semantics fields existed (its

@@ -31,7 +31,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/fits-snn/fits/internal/atomicfile"
+	"github.com/fits-snn/fits/internal/filesafe"
 )
 
 // RecordFile is the name of the record in each folder.
@@ -233,7 +233,7 @@ func (r *Record) Save() error {
 	for _, n := range names {
 		fmt.Fprintf(&b, "%s  %s\n", r.sums[n], n)
 	}
-	return atomicfile.WriteFile(filepath.Join(r.dir, RecordFile), b.Bytes())
+	return filesafe.WriteFile(filepath.Join(r.dir, RecordFile), b.Bytes())
 }
 
 // Check returns a *ConflictError when any of rels (relative to dir) may not be written.
@@ -286,7 +286,7 @@ func WriteFiles(dir string, files map[string][]byte) error {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		if err := atomicfile.WriteFile(p, files[rel]); err != nil {
+		if err := filesafe.WriteFile(p, files[rel]); err != nil {
 			return err
 		}
 		if err := r.Note(rel); err != nil {

@@ -1,13 +1,8 @@
-// Package atomicfile writes files so that a reader never sees a half-written one: the data go to a
-// temporary file beside the destination, which is synced and then renamed into place.
-//
-// A temporary file of destination DIR/NAME is named DIR/.NAME.tmpDIGITS and holds an exclusive advisory
-// lock (flock) for as long as its writer has it open. A writer that was killed leaves its temporary file
-// unlocked: the next writer of the same destination removes such stale files (RemoveStale), and never
-// touches a file of another name or one that a live writer still holds.
-package atomicfile
+package filesafe
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -50,7 +45,7 @@ func RemoveStale(path string) ([]string, error) {
 			continue
 		}
 		// Holding the lock while removing: a live writer keeps its lock until it has renamed the file.
-		if tryLock(f) && os.Remove(p) == nil {
+		if Abandoned(f) && os.Remove(p) == nil {
 			removed = append(removed, p)
 		}
 		f.Close()
@@ -73,7 +68,7 @@ func CreateTemp(path string) (*os.File, error) {
 		Discard(f)
 		return nil, err
 	}
-	lock(f)
+	_, _ = TryLock(f) // a new file: nobody else holds it
 	return f, nil
 }
 
@@ -89,6 +84,25 @@ func Commit(tmp *os.File, path string) error {
 		return err
 	}
 	return tmp.Close()
+}
+
+// CommitNew syncs tmp and puts it at path, which must not exist: hard-linked (the link fails when
+// anything appeared there meanwhile, which is then left as it is), or, where the file system has no hard
+// links, renamed after checking again. An error for which errors.Is(err, fs.ErrExist) holds says that
+// something is at path. tmp is closed and removed in every case.
+func CommitNew(tmp *os.File, path string) error {
+	defer Discard(tmp)
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	err := os.Link(tmp.Name(), path)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return &fs.PathError{Op: "create", Path: path, Err: fs.ErrExist}
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // Discard closes and removes a temporary file made by CreateTemp.
