@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/fits-snn/fits/internal/owned"
+	"github.com/fits-snn/fits/internal/filesafe"
 )
 
 // Files of a run folder of the released code (experiments/common.py's fit; the older per-dataset layout
@@ -79,7 +79,7 @@ func ReadReleased(from, configFile string) (*Released, error) {
 		}
 	}
 	r := &Released{Checkpoint: ckpt}
-	if r.SHA256, err = owned.FileSum(ckpt); err != nil {
+	if r.SHA256, err = filesafe.SumFile(ckpt); err != nil {
 		return nil, &InputError{Err: err}
 	}
 	if r.State, err = stateDict(top["state"]); err != nil {

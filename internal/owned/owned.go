@@ -16,13 +16,8 @@
 package owned
 
 import (
-	"bufio"
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -58,84 +53,33 @@ func (e *ConflictError) Error() string {
 // Record is the parsed record of one folder.
 type Record struct {
 	dir  string
-	sums map[string]string // relative slash path -> hex SHA-256
+	sums filesafe.Sums // relative slash path -> hex SHA-256
 }
 
 // Open reads the record of dir; a folder without one (or a missing folder) has an empty record. A file of
 // the record's name that is not such a record (not a regular file, larger than a record may be, a line
 // that is not "SHA-256  path") is a *ConflictError naming it: it is not fits's to read or replace.
 func Open(dir string) (*Record, error) {
-	r := &Record{dir: dir, sums: map[string]string{}}
-	b, err := readSmall(filepath.Join(dir, RecordFile), maxRecord)
+	b, err := filesafe.ReadRegular(filepath.Join(dir, RecordFile), maxRecord)
 	if errors.Is(err, fs.ErrNotExist) {
-		return r, nil
+		return &Record{dir: dir, sums: filesafe.Sums{}}, nil
 	}
-	var notRecord *notRegularError
+	var notRecord *filesafe.NotRegularError
 	if errors.As(err, &notRecord) {
 		return nil, &ConflictError{Dir: dir, Paths: []string{RecordFile}}
 	}
 	if err != nil {
 		return nil, err
 	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		if sc.Text() == "" {
-			continue
-		}
-		sum, name, ok := strings.Cut(sc.Text(), "  ")
-		if _, herr := hex.DecodeString(sum); !ok || len(sum) != 2*sha256.Size || herr != nil || name == "" {
-			return nil, &ConflictError{Dir: dir, Paths: []string{RecordFile}}
-		}
-		r.sums[name] = sum
-	}
-	if sc.Err() != nil {
+	sums, err := filesafe.ParseSums(b)
+	if err != nil {
 		return nil, &ConflictError{Dir: dir, Paths: []string{RecordFile}}
 	}
-	return r, nil
+	return &Record{dir: dir, sums: sums}, nil
 }
 
 // maxRecord bounds the size of a record (a few hundred thousand files).
 const maxRecord = 64 << 20
-
-// notRegularError is readSmall's refusal of a file that is not a regular file of at most its limit.
-type notRegularError struct{ msg string }
-
-func (e *notRegularError) Error() string { return e.msg }
-
-// readSmall reads a regular file of at most limit bytes (no symbolic link, FIFO or device).
-func readSmall(path string, limit int64) ([]byte, error) {
-	st, err := os.Lstat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, &notRegularError{fmt.Sprintf("%s is not a regular file", path)}
-	}
-	if st.Size() > limit {
-		return nil, &notRegularError{fmt.Sprintf("%s holds %d bytes, more than %d", path, st.Size(), limit)}
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, limit))
-}
-
-// FileSum returns the hex SHA-256 of the file at path.
-func FileSum(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
 
 // Replaceable reports whether rel (relative to the record's folder) may be written: nothing is there, or
 // the record lists the file with its current content. A symbolic link on the way, or a file where a
@@ -170,7 +114,7 @@ func (r *Record) blocker(rel string) string {
 		if !ok {
 			return rel
 		}
-		if got, err := FileSum(p); err != nil || got != want {
+		if got, err := filesafe.SumFile(p); err != nil || got != want {
 			return rel
 		}
 	}
@@ -190,7 +134,7 @@ func (r *Record) Owns(rel string) bool {
 	if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() {
 		return false
 	}
-	got, err := FileSum(p)
+	got, err := filesafe.SumFile(p)
 	return err == nil && got == want
 }
 
@@ -208,7 +152,7 @@ func (r *Record) Forget(rel string) {
 // Note records that rel now holds the file written by a command (its current content).
 func (r *Record) Note(rel string) error {
 	rel = filepath.ToSlash(filepath.Clean(rel))
-	sum, err := FileSum(filepath.Join(r.dir, filepath.FromSlash(rel)))
+	sum, err := filesafe.SumFile(filepath.Join(r.dir, filepath.FromSlash(rel)))
 	if err != nil {
 		return err
 	}
@@ -224,16 +168,7 @@ func (r *Record) NoteSum(rel, sum string) {
 
 // Save writes the record atomically.
 func (r *Record) Save() error {
-	names := make([]string, 0, len(r.sums))
-	for n := range r.sums {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var b bytes.Buffer
-	for _, n := range names {
-		fmt.Fprintf(&b, "%s  %s\n", r.sums[n], n)
-	}
-	return filesafe.WriteFile(filepath.Join(r.dir, RecordFile), b.Bytes())
+	return filesafe.WriteFile(filepath.Join(r.dir, RecordFile), r.sums.Bytes())
 }
 
 // Check returns a *ConflictError when any of rels (relative to dir) may not be written.
@@ -356,6 +291,27 @@ func releaseStaging(staging string) {
 	}
 }
 
+// lockDir takes an exclusive advisory lock (flock) on the folder dir itself, waiting for another holder,
+// and returns the function that releases it. The kernel releases it when the process ends.
+func lockDir(dir string) (func(), error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if filesafe.Lock(f) != nil {
+		f.Close()
+		return func() {}, nil // a file system without locks: as before, unlocked
+	}
+	return func() { f.Close() }, nil
+}
+
+// lockStaging takes, without waiting, an exclusive lock on the staging folder p and returns it open; false
+// when another process holds it (or it cannot be opened).
+func lockStaging(p string) (*os.File, bool) {
+	f, err := filesafe.TryLockFile(p, os.O_RDONLY, 0)
+	return f, err == nil
+}
+
 // removeStaleStaging removes the staging folders of dir (StagingPrefix and the digits os.MkdirTemp puts
 // after it) whose lock no process holds. Anything else is left alone.
 func removeStaleStaging(dir string) {
@@ -372,8 +328,10 @@ func removeStaleStaging(dir string) {
 		if _, held := stagingHeld.Load(p); held {
 			continue
 		}
-		if f, ok := lockStaging(p); ok { // no live holder: what a killed command left
-			os.RemoveAll(p)
+		if f, err := os.Open(p); err == nil {
+			if filesafe.Abandoned(f) { // no live holder: what a killed command left
+				os.RemoveAll(p)
+			}
 			f.Close()
 		}
 	}
