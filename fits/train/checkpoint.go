@@ -1,14 +1,10 @@
 package train
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -200,9 +196,9 @@ func inspect(dir, name string, forLoading bool) inspected {
 	c := inspected{name: name}
 	jsonPath := filepath.Join(dir, name+checkpoint.JsonNameSuffix)
 	binPath := filepath.Join(dir, name+checkpoint.BinDataSuffix)
-	sums, sumErr := readRegular(filepath.Join(dir, name+sumSuffix), 1<<20)
-	jsonData, jsonErr := readRegular(jsonPath, maxCheckpointFile)
-	binData, binErr := readRegular(binPath, maxCheckpointFile)
+	sums, sumErr := filesafe.ReadRegular(filepath.Join(dir, name+sumSuffix), 1<<20)
+	jsonData, jsonErr := filesafe.ReadRegular(jsonPath, maxCheckpointFile)
+	binData, binErr := filesafe.ReadRegular(binPath, maxCheckpointFile)
 	for _, e := range []error{sumErr, jsonErr, binErr} {
 		if e != nil && !errors.Is(e, os.ErrNotExist) {
 			c.state, c.reason = stateCorrupt, e.Error()
@@ -238,36 +234,6 @@ func inspect(dir, name string, forLoading bool) inspected {
 	return c
 }
 
-// readRegular reads the file at path when it is a regular file (a symbolic link is not followed; a FIFO,
-// device or folder is refused without blocking) of at most limit bytes.
-func readRegular(path string, limit int64) ([]byte, error) {
-	if st, err := os.Lstat(path); err != nil {
-		return nil, err
-	} else if st.Mode()&os.ModeSymlink != 0 {
-		return nil, fmt.Errorf("%s is a symbolic link, not a checkpoint file", filepath.Base(path))
-	}
-	f, err := openNoFollow(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", filepath.Base(path))
-	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("%s holds %d bytes, more than the %d a checkpoint file may", filepath.Base(path), st.Size(), limit)
-	}
-	b := make([]byte, st.Size())
-	if _, err := io.ReadFull(f, b); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
-	}
-	return b, nil
-}
-
 func orNil(b []byte, err error) []byte {
 	if err != nil {
 		return nil
@@ -275,44 +241,23 @@ func orNil(b []byte, err error) []byte {
 	return b
 }
 
-// checksums returns the content of a .sha256 file for the given files, in the order given.
+// checksums returns the content of a .sha256 file for the given files (filesafe.Sums).
 func checksums(names []string, contents [][]byte) []byte {
-	var b bytes.Buffer
+	sums := filesafe.Sums{}
 	for i, n := range names {
-		sum := sha256.Sum256(contents[i])
-		fmt.Fprintf(&b, "%s  %s\n", hex.EncodeToString(sum[:]), n)
+		sums[n] = filesafe.Sum(contents[i])
 	}
-	return b.Bytes()
+	return sums.Bytes()
 }
 
-// verifySums checks the SHA-256 of every file of files (nil content: the file is missing) against sums,
-// which must list exactly those files.
+// verifySums checks the SHA-256 of every file of files (nil content: the file is missing) against the
+// .sha256 file sums, which must list exactly those files.
 func verifySums(sums []byte, files map[string][]byte) error {
-	listed := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(sums)), "\n") {
-		hexSum, file, ok := strings.Cut(strings.TrimSpace(line), "  ")
-		if !ok || len(hexSum) != 2*sha256.Size {
-			return fmt.Errorf("its checksum file is malformed")
-		}
-		listed[file] = hexSum
+	listed, err := filesafe.ParseSums(sums)
+	if err != nil {
+		return fmt.Errorf("its checksum file is malformed")
 	}
-	for file, content := range files {
-		want, ok := listed[file]
-		switch {
-		case !ok:
-			return fmt.Errorf("its checksum file does not list %s", file)
-		case content == nil:
-			return fmt.Errorf("%s is missing", file)
-		}
-		got := sha256.Sum256(content)
-		if hex.EncodeToString(got[:]) != want {
-			return fmt.Errorf("%s does not match the SHA-256 recorded when it was saved", file)
-		}
-	}
-	if len(listed) != len(files) {
-		return fmt.Errorf("its checksum file lists %d files, want %d", len(listed), len(files))
-	}
-	return nil
+	return listed.Verify(files)
 }
 
 // layoutComplete reports whether a checkpoint's JSON parses and its binary file, of binSize bytes, holds
@@ -1191,8 +1136,7 @@ func saveCheckpoint(store *model.Store, dir string, loaded *checkpoint.Handler) 
 			if _, err := os.Lstat(filepath.Join(dir, f)); !errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("saving checkpoint %s: %s is already there", name, filepath.Join(dir, f))
 			}
-			sum := sha256.Sum256(contents[i])
-			rec.NoteSum(f, hex.EncodeToString(sum[:]))
+			rec.NoteSum(f, filesafe.Sum(contents[i]))
 		}
 		// The record names the files before they appear in dir: what a killed save leaves is the run's.
 		if err := rec.Save(); err != nil {

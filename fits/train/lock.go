@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/fits-snn/fits/internal/filesafe"
 )
 
 // LockFile is the file inside a run folder that exists while a process trains, resumes or evaluates the
@@ -46,18 +48,18 @@ func LockRun(dir string, readOnly bool) (func(), error) {
 		if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
 			return nil, notOurs("not a regular file")
 		}
-		f, err := openLockFile(path)
-		if isSymlinkError(err) {
+		f, err := filesafe.OpenNoFollow(path, os.O_CREATE|os.O_RDWR, 0o644)
+		if filesafe.IsSymlinkError(err) {
 			return nil, notOurs("a symbolic link")
 		}
 		if err != nil {
-			if readOnly && (errors.Is(err, os.ErrPermission) || isReadOnlyFS(err)) {
+			if readOnly && (errors.Is(err, os.ErrPermission) || filesafe.IsReadOnlyFS(err)) {
 				return func() {}, nil
 			}
 			// The folder cannot receive a run (a read-only or virtual file system, no permission).
 			return nil, &InputError{Err: fmt.Errorf("cannot write into the run folder %s: %w", dir, err)}
 		}
-		held, err := tryLockFile(f)
+		held, err := filesafe.TryLock(f)
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("locking the run folder %s: %w", dir, err)

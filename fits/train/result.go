@@ -173,12 +173,12 @@ func WriteResult(dir string, r *Result) error {
 // file that is not a regular file of at most 64 MiB holding a result, or whose values are not those of
 // a result (Result.check: no epochs, an accuracy outside [0, 1], a negative time), is an *InputError.
 func ReadResult(dir string) (*Result, error) {
-	b, err := readRegular(filepath.Join(dir, ResultFile), maxResultFile)
+	b, err := filesafe.ReadRegular(filepath.Join(dir, ResultFile), maxResultFile)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
-		return nil, &InputError{Err: fmt.Errorf("%s: %w", filepath.Join(dir, ResultFile), err)}
+		return nil, &InputError{Err: err} // it names the file
 	}
 	var r Result
 	if err := json.Unmarshal(b, &r); err != nil {
