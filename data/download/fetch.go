@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -185,13 +184,12 @@ func lockPart(part, dst string) (func(), error) {
 	if st, err := os.Lstat(part); err == nil && !st.Mode().IsRegular() {
 		return nil, data.BadFile(fmt.Errorf("%s is not a partial download of fits (not a regular file): move it away and run again", part))
 	}
-	f, err := os.OpenFile(part, os.O_CREATE|os.O_RDWR|oNoFollow, 0o644)
+	f, err := filesafe.TryLockFile(part, os.O_CREATE|os.O_RDWR, 0o644)
+	if errors.Is(err, filesafe.ErrLocked) {
+		return nil, data.BadFile(fmt.Errorf("%s is being downloaded by another fits process (its partial download %s is locked): wait for it to end, then run again", dst, part))
+	}
 	if err != nil {
 		return nil, data.BadFile(fmt.Errorf("%s: cannot write the partial download: %w", part, err))
-	}
-	if !tryLock(f) {
-		f.Close()
-		return nil, data.BadFile(fmt.Errorf("%s is being downloaded by another fits process (its partial download %s is locked): wait for it to end, then run again", dst, part))
 	}
 	return func() {
 		// An empty partial download (nothing was fetched) is not left behind.
@@ -363,7 +361,7 @@ func fetchURL(ctx context.Context, c *http.Client, url, part string, f File, w i
 	default:
 		return fmt.Errorf("%s: HTTP %s", url, resp.Status)
 	}
-	out, err := os.OpenFile(part, flags|oNoFollow, 0o644)
+	out, err := filesafe.OpenNoFollow(part, flags, 0o644)
 	if err != nil {
 		return err
 	}
@@ -461,77 +459,35 @@ const SumsFile = "SHA256SUMS"
 // maxSums bounds the size of a SHA256SUMS that fits reads (a few lines per dataset).
 const maxSums = 1 << 20
 
-// readSums reads the SHA-256 digests that dir's SHA256SUMS lists by file name; a folder without one lists
-// none. A SHA256SUMS that is not a regular file of at most maxSums bytes is bad input naming it.
-func readSums(dir string) (map[string]string, error) {
-	b, err := readRegular(filepath.Join(dir, SumsFile), maxSums)
+// readSums reads dir's SHA256SUMS: the SHA-256 digests it lists by file name, and its content. A folder
+// without one lists none; one that is not a regular file of at most maxSums bytes is bad input naming it.
+// Lines that are not "hex  name" are skipped: a SHA256SUMS of the user's lists what it lists.
+func readSums(dir string) (filesafe.Sums, []byte, error) {
+	b, err := filesafe.ReadRegular(filepath.Join(dir, SumsFile), maxSums)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+		return nil, nil, data.BadFile(err)
 	}
-	return parseSums(b), nil
-}
-
-// parseSums parses "hex  name" lines (as sha256sum writes them; "*name" too).
-func parseSums(b []byte) map[string]string {
-	out := map[string]string{}
-	for _, line := range strings.Split(string(b), "\n") {
-		fs := strings.Fields(line)
-		if len(fs) == 2 && len(fs[0]) == 64 {
-			out[strings.TrimPrefix(fs[1], "*")] = fs[0]
-		}
-	}
-	return out
-}
-
-// readRegular reads the regular file path (not a symbolic link, a FIFO or a device) of at most limit
-// bytes; anything else is a data.FileError naming it.
-func readRegular(path string, limit int64) ([]byte, error) {
-	st, err := os.Lstat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, data.BadFile(fmt.Errorf("%s is not a regular file", path))
-	}
-	if st.Size() > limit {
-		return nil, data.BadFile(fmt.Errorf("%s holds %d bytes, more than the %d fits reads", path, st.Size(), limit))
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
-	if err != nil {
-		return nil, data.BadFile(err)
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, limit))
+	sums, _ := filesafe.ParseSums(b)
+	return sums, b, nil
 }
 
 // sumsRecord is a dataset folder's SHA256SUMS as Download reads and rewrites it.
 type sumsRecord struct {
 	dir  string
-	sums map[string]string
+	sums filesafe.Sums
 	read string // the content as read ("" when absent)
 	ours bool   // absent, or written by fits and unchanged since (package owned)
 }
 
 func openSums(dir string) (*sumsRecord, error) {
-	b, err := readRegular(filepath.Join(dir, SumsFile), maxSums)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	sums, b, err := readSums(dir)
+	if err != nil {
 		return nil, err
 	}
-	return &sumsRecord{dir: dir, sums: parseSums(b), read: string(b), ours: ownedFile(dir, SumsFile)}, nil
+	return &sumsRecord{dir: dir, sums: sums, read: string(b), ours: ownedFile(dir, SumsFile)}, nil
 }
 
-func (r *sumsRecord) content() string {
-	names := make([]string, 0, len(r.sums))
-	for n := range r.sums {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var b strings.Builder
-	for _, n := range names {
-		fmt.Fprintf(&b, "%s  %s\n", r.sums[n], n)
-	}
-	return b.String()
-}
+func (r *sumsRecord) content() string { return string(r.sums.Bytes()) }
 
 // checkWritable refuses, before anything is fetched, to go on in a folder whose SHA256SUMS fits did not
 // write (a download adds its digest there).
@@ -611,7 +567,7 @@ func Counts(st []Status) (files, bad, unverified int) {
 // checked as one Status (verifyUntarred) followed by those of the first files that are missing or changed.
 // It never downloads.
 func Verify(m Manifest, dir string, w io.Writer) ([]Status, error) {
-	sums, err := readSums(dir)
+	sums, _, err := readSums(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -73,24 +73,19 @@ func (m *unpackedManifest) lookup(file string) (archive string, a *unpackedArchi
 func readUnpacked(dir string) (*unpackedManifest, error) {
 	m := &unpackedManifest{Archives: map[string]*unpackedArchive{}}
 	p := filepath.Join(dir, UnpackedFile)
-	st, err := os.Lstat(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return m, nil
-	}
-	if err != nil {
-		return nil, err
-	}
 	notOurs := func(why string) error {
 		return data.BadFile(fmt.Errorf("%s is not the manifest of unpacked files that fits writes (%s): fits never replaces a file it did not write; move it away and unpack again", p, why))
 	}
-	if !st.Mode().IsRegular() {
+	b, err := filesafe.ReadRegular(p, maxManifest)
+	var refused *filesafe.NotRegularError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return m, nil
+	case errors.As(err, &refused) && refused.Mode.IsRegular():
+		return nil, notOurs(fmt.Sprintf("%d bytes, more than %d", refused.Size, maxManifest))
+	case errors.As(err, &refused):
 		return nil, notOurs("not a regular file")
-	}
-	if st.Size() > maxManifest {
-		return nil, notOurs(fmt.Sprintf("%d bytes, more than %d", st.Size(), maxManifest))
-	}
-	b, err := os.ReadFile(p)
-	if err != nil {
+	case err != nil:
 		return nil, err
 	}
 	if err := json.Unmarshal(b, m); err != nil || m.Archives == nil {
@@ -205,7 +200,9 @@ func unpackOne(src, archiveSHA, dst string, open payload, w io.Writer, label str
 		filesafe.Discard(tmp)
 		return err
 	}
-	if err := commitNew(tmp, dst); err != nil {
+	if err := filesafe.CommitNew(tmp, dst); errors.Is(err, fs.ErrExist) {
+		return data.BadFile(fmt.Errorf("%s already exists and was not written by fits: fits never replaces a file it did not write (move it away and run again)", dst))
+	} else if err != nil {
 		return err
 	}
 	files[rel] = sum
@@ -233,30 +230,6 @@ func inflate(open payload, out io.Writer, src, label string, w io.Writer) (strin
 	}
 	bar.Done()
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// commitNew syncs tmp (made by filesafe.CreateTemp) and puts it at path, which must not exist: hard-linked
-// (the link fails when anything appeared there meanwhile, which is then left as it is), or, where the file
-// system has no hard links, renamed after checking again. tmp is closed and removed in every case.
-func commitNew(tmp *os.File, path string) error {
-	defer filesafe.Discard(tmp)
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	exists := func() error {
-		return data.BadFile(fmt.Errorf("%s already exists and was not written by fits: fits never replaces a file it did not write (move it away and run again)", path))
-	}
-	err := os.Link(tmp.Name(), path)
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, fs.ErrExist):
-		return exists()
-	}
-	if _, err := os.Lstat(path); err == nil {
-		return exists()
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // gzipPayload opens the decompressed content of the gzip file src.
