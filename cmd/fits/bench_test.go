@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -47,37 +48,54 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"bench", "--suite=training", "--epochs=0"}, "--epochs"},
 		{[]string{"bench", "--suite=training", "--data-dir=/nonexistent/fits-data"}, "--data-dir"},
 		{[]string{"bench", "--suite=training", "--engine=warp"}, "--engine"},
+		{[]string{"bench", "--model=nosuch"}, "nosuch"},
+		{[]string{"bench", "--model=fsts", "--m=0"}, "no kind to time"},
+		{[]string{"bench", "--dropout=1"}, "--dropout"},
+		{[]string{"bench", "--variant=unrolled", "--peer-whole=64"}, "--peer-whole"},
 	} {
 		checkBadInput(t, tc.args, tc.want)
 	}
 }
 
-// TestBenchTinyJSON runs one tiny cell in process and checks the JSON contract.
+// TestBenchTinyJSON runs one tiny cell, in this process and in a cell's process of its own (the test binary
+// acts as fits there, TestMain), and checks the JSON contract and the progress lines.
 func TestBenchTinyJSON(t *testing.T) {
-	status, stdout, stderr := runCLI("bench", "--isolate=false", "--json", "--width=4", "--m=0", "--variant=unrolled",
-		"--batch=2", "--time=5", "--inputs=3", "--classes=2", "--iters=2", "--warmup=0")
-	if status != 0 {
-		t.Fatalf("status %d, stderr %q", status, stderr)
+	for _, isolate := range []bool{false, true} {
+		status, stdout, stderr := runCLI("bench", fmt.Sprintf("--isolate=%v", isolate), "--json", "--width=4", "--m=0",
+			"--variant=unrolled", "--batch=2", "--time=5", "--inputs=3", "--classes=2", "--iters=2", "--warmup=0")
+		if status != 0 {
+			t.Fatalf("isolate %v: status %d, stderr %q", isolate, status, stderr)
+		}
+		if strings.Count(stdout, "\n") != 1 {
+			t.Fatalf("isolate %v: stdout is not one JSON line: %q", isolate, stdout)
+		}
+		var out bench.Report
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Rows) != 1 || out.Backend == "" || out.Suite != "kernel" || out.Isolated != isolate {
+			t.Fatalf("isolate %v: output %+v", isolate, out)
+		}
+		r := out.Rows[0]
+		if r.Error != "" || r.MedianMs <= 0 || len(r.IterMs) != 2 || r.FirstS <= 0 || r.CompileS < 0 || r.PeakRSSMiB <= 0 {
+			t.Errorf("isolate %v: row %+v", isolate, r)
+		}
+		if r.PaperPyTorchMs != nil {
+			t.Error("a reduced shape must not be compared with the paper's cell")
+		}
+		for _, line := range []string{"fits bench: [1/1] fs W=4 M=0 unrolled: iteration 2/2\n", "fits bench: [1/1] fs W=4 M=0 unrolled: median "} {
+			if !strings.Contains(stderr, line) {
+				t.Errorf("isolate %v: no progress line %q on stderr: %q", isolate, line, stderr)
+			}
+		}
 	}
-	if strings.Count(stdout, "\n") != 1 {
-		t.Fatalf("stdout is not one JSON line: %q", stdout)
-	}
-	var out bench.Report
-	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
-		t.Fatal(err)
-	}
-	if len(out.Rows) != 1 || out.Backend == "" || out.Suite != "kernel" {
-		t.Fatalf("output %+v", out)
-	}
-	r := out.Rows[0]
-	if r.Error != "" || r.MedianMs <= 0 || len(r.IterMs) != 2 || r.FirstS <= 0 || r.CompileS < 0 {
-		t.Errorf("row %+v", r)
-	}
-	if r.PaperPyTorchMs != nil {
-		t.Error("a reduced shape must not be compared with the paper's cell")
-	}
-	if !strings.Contains(stderr, "fits bench: [1/1]") {
-		t.Errorf("no progress line on stderr: %q", stderr)
+	// A cell's process that finds its input bad exits with status 2, and so does fits bench, its last line
+	// the child's message.
+	status, stdout, stderr := runCLI("bench", "--backend=nope:x", "--width=4", "--m=0", "--variant=unrolled", "--batch=2",
+		"--time=5", "--inputs=3", "--iters=1", "--warmup=0")
+	if lines := strings.Split(strings.TrimSpace(stderr), "\n"); status != 2 || stdout != "" ||
+		!strings.HasPrefix(lines[len(lines)-1], "fits bench: --backend: unknown backend") {
+		t.Errorf("bad backend in the cell's process: status %d, stdout %q, stderr %q", status, stdout, stderr)
 	}
 }
 

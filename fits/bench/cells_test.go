@@ -2,6 +2,7 @@ package bench
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -43,6 +44,38 @@ func TestGridCells(t *testing.T) {
 	}
 	if s, err := noLIF[0].Spec(); err != nil || s.Batch != 4 || s.Widths[0] != 16384 || s.Neuron.Order != 2 {
 		t.Errorf("cell's network %+v, %v", s, err)
+	}
+}
+
+// TestCellSpec checks that an unknown kind or an invalid network is an input error naming the problem.
+func TestCellSpec(t *testing.T) {
+	c := Grid{Suite: SuiteKernel, Sizes: []int{8}, Orders: []int{1}, Variants: []Variant{Fused}, Classes: -1, Dropout: -1, Iters: 1}.Cells()[0]
+	for _, tc := range []struct {
+		name string
+		edit func(*Cell)
+		want string
+	}{
+		{"unknown kind", func(c *Cell) { c.Model = "nope" }, "model"},
+		{"one class", func(c *Cell) { c.Classes = 1 }, "classes"},
+		{"bad readout", func(c *Cell) { c.Readout = "max-over-time" }, "readout"},
+	} {
+		bad := c
+		tc.edit(&bad)
+		_, err := bad.Spec()
+		var input *InputError
+		if !errors.As(err, &input) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want an input error mentioning %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := DecodeCell(`{"suite":"kernel","model":"fs","extra":1}`); err == nil || !strings.Contains(err.Error(), "extra") {
+		t.Errorf("a cell with an unknown field: %v", err)
+	}
+	js, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back, err := DecodeCell(string(js)); err != nil || back != c {
+		t.Errorf("cell %+v came back as %+v, %v", c, back, err)
 	}
 }
 
