@@ -134,8 +134,8 @@ func TestAnalyze(t *testing.T) {
 	// The kernel-runtime table reads what fits bench writes: the file is made from bench's own types.
 	t.Run("training time and kernel runtime", func(t *testing.T) {
 		k, _ := paper.KernelRuntimeFor(64, 1)
-		bo := benchOutput{Suite: suiteKernel, Backend: "xla:cpu", Rows: []benchRow{
-			{benchCell: benchCell{Suite: suiteKernel, Model: "fsts", Width: 64, M: 1, Variant: "chunked", Batch: bench.KernelBatch, Time: bench.KernelTime},
+		bo := bench.Report{Suite: bench.SuiteKernel, Backend: "xla:cpu", Rows: []bench.Row{
+			{Cell: bench.Cell{Suite: bench.SuiteKernel, Model: "fsts", Width: 64, M: 1, Variant: "chunked", Batch: bench.KernelBatch, Time: bench.KernelTime},
 				Measurement: bench.Measurement{MedianMs: 123.5}, PaperPyTorchMs: &k.PyTorchMs, PaperTritonMs: &k.TritonMs},
 		}}
 		b, err := json.Marshal(bo)

@@ -25,6 +25,7 @@ import (
 
 	"github.com/fits-snn/fits/data"
 	_ "github.com/fits-snn/fits/data/all" // registers every dataset with package data
+	"github.com/fits-snn/fits/fits/bench"
 	"github.com/fits-snn/fits/fits/train"
 	"github.com/fits-snn/fits/internal/owned"
 )
@@ -101,8 +102,9 @@ func exitStatus(err error) int {
 
 // badInputError reports whether err is bad input: the CLI's own inputError, a dataset file that cannot be
 // used (data.FileError), an unknown dataset name, a run or checkpoint that does not allow what was asked
-// (train.InputError, train.CheckpointError, train.ErrRunExists), a file of the user's where a command
-// would write one (owned.ConflictError). A full disk never is.
+// (train.InputError, train.CheckpointError, train.ErrRunExists), a benchmark cell that cannot be measured
+// as asked (bench.InputError), a file of the user's where a command would write one (owned.ConflictError).
+// A full disk never is.
 func badInputError(err error) bool {
 	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
 		return false
@@ -114,10 +116,11 @@ func badInputError(err error) bool {
 		run        *train.InputError
 		checkpoint *train.CheckpointError
 		conflict   *owned.ConflictError
+		cell       *bench.InputError
 	)
 	return errors.As(err, &input) || errors.As(err, &file) || errors.As(err, &unknown) ||
 		errors.As(err, &run) || errors.As(err, &checkpoint) || errors.Is(err, train.ErrRunExists) ||
-		errors.As(err, &conflict)
+		errors.As(err, &conflict) || errors.As(err, &cell)
 }
 
 func commandNames() []string {

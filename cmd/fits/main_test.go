@@ -6,13 +6,15 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/fits-snn/fits/fits/bench"
 )
 
 // TestMain makes the test binary act as the fits binary when `fits bench` starts it as a cell's child
-// process (benchChildEnv), so that isolated benchmark cells run from tests as they do from the CLI, and when
+// process (bench.ChildEnv), so that isolated benchmark cells run from tests as they do from the CLI, and when
 // a test runs it as a fresh fits process (cliChildEnv, selftest_test.go), whose backend is its own.
 func TestMain(m *testing.M) {
-	if os.Getenv(benchChildEnv) == "1" {
+	if os.Getenv(bench.ChildEnv) == "1" {
 		os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	if os.Getenv(cliChildEnv) == "1" {

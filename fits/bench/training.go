@@ -1,9 +1,17 @@
 package bench
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
 
 	"github.com/fits-snn/fits/fits/experiment"
 	"github.com/fits-snn/fits/fits/paper"
@@ -63,6 +71,7 @@ type TrainingReport struct {
 	Rows        []TrainingRow `json:"rows"`
 }
 
+// TrainingNote says what a row of the training suite measures.
 const TrainingNote = "per cell, a fresh `fits train --experiment=ID --epochs=N --seed=0` with the recipe of the catalog on " +
 	"full-size data; epoch_seconds is the median epoch wall time (training steps with batch assembly and Adam, and the " +
 	"protocol's evaluations) with compile time taken out; minutes_100_epochs = (100 x epoch_seconds + compile + setup) / 60"
@@ -123,12 +132,7 @@ func (row *TrainingRow) FillFromResult(r train.Result) error {
 	}
 	// Compilation happens in the first epoch (its first step and first evaluation).
 	secs[0] = max(0, secs[0]-r.CompileSeconds)
-	slices.Sort(secs)
-	n := len(secs)
-	row.EpochSeconds = secs[n/2]
-	if n%2 == 0 {
-		row.EpochSeconds = (secs[n/2-1] + secs[n/2]) / 2
-	}
+	row.EpochSeconds = Median(secs)
 	row.CompileSeconds = r.CompileSeconds
 	row.Engine = r.Engine
 	row.SetupSeconds = max(0, r.WallSeconds-total)
@@ -150,4 +154,118 @@ type Host struct {
 	// GlibcTunables is GLIBC_TUNABLES of the benchmark (and of the PyTorch peers it starts), which fits
 	// sets to glibc.malloc.hugetlb=1 unless FITS_MALLOC_HUGEPAGES=0.
 	GlibcTunables string `json:"glibc_tunables,omitempty"`
+}
+
+// TrainingOptions says how RunTraining trains each cell.
+type TrainingOptions struct {
+	// Engines are the training engines (fits/step names) each cell is timed with, one row each; none: the
+	// backend's default.
+	Engines []string
+	// Epochs timed per cell (the median epoch is reported).
+	Epochs int
+	// DataDir holds one folder per dataset (shd, ssc, gsc; "": fits train's default), full-size stand-ins
+	// of `fits data synth --full` with StandIn (recorded in the rows).
+	DataDir string
+	StandIn bool
+	// Backend is the backend configuration of each run ("" the default).
+	Backend string
+	// Log receives the progress lines (nil: none).
+	Log io.Writer
+}
+
+// RunTraining runs the training suite: for each cell and engine, a fresh `fits train` of this executable
+// (Epochs epochs of the cell's experiment, seed 0, its run folder in a temporary folder removed after),
+// and returns the report. A run that fails keeps its error in its row; failed counts those rows.
+func RunTraining(cells []TrainingCell, opts TrainingOptions) (out TrainingReport, failed int, err error) {
+	log := opts.Log
+	if log == nil {
+		log = io.Discard
+	}
+	engines := opts.Engines
+	if len(engines) == 0 {
+		engines = []string{""}
+	}
+	out = TrainingReport{Suite: SuiteTraining, Date: time.Now().UTC().Format(time.RFC3339), Machine: thisHost(),
+		Note: TrainingNote, PaperDevice: paper.KernelRuntimeGPU + " (paper, Table A.4)"}
+	exe, err := os.Executable()
+	if err != nil {
+		return out, 0, err
+	}
+	tmp, err := os.MkdirTemp("", "fits-bench-training-")
+	if err != nil {
+		return out, 0, err
+	}
+	defer os.RemoveAll(tmp) // only what this run created
+	n := len(cells) * len(engines)
+	for i := range n {
+		c, engine := cells[i/len(engines)], engines[i%len(engines)]
+		label := fmt.Sprintf("[%d/%d] %s", i+1, n, c.Experiment)
+		if engine != "" {
+			label += " (" + engine + ")"
+		}
+		fmt.Fprintf(log, "%s%s: training %d epoch(s)\n", logPrefix, label, opts.Epochs)
+		row := TrainingRow{TrainingCell: c, Epochs: opts.Epochs, PaperMinutes: PaperTrainingMinutes(c), Data: "real"}
+		if opts.StandIn && c.Dataset != "smnist" { // MNIST ships with the toolkit: always the real one
+			row.Data = "stand-in"
+		}
+		args := []string{"train", "--experiment=" + c.Experiment, fmt.Sprintf("--epochs=%d", opts.Epochs), "--seed=0",
+			"--quiet", "--json", "--out=" + filepath.Join(tmp, fmt.Sprintf("cell-%d", i))}
+		if opts.DataDir != "" && c.Dataset != "smnist" {
+			args = append(args, "--data-dir="+filepath.Join(opts.DataDir, c.Dataset))
+		}
+		if opts.Backend != "" {
+			args = append(args, "--backend="+opts.Backend)
+		}
+		if engine != "" {
+			args = append(args, "--engine="+engine)
+		}
+		cmd := exec.Command(exe, args...)
+		stdout, last, runErr := runCollect(cmd, nil)
+		if cmd.ProcessState != nil {
+			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+				row.PeakRSSMiB = float64(ru.Maxrss) / 1024 // kilobytes on Linux
+			}
+		}
+		var r train.Result
+		switch {
+		case runErr != nil:
+			row.Error = runErr.Error()
+			if last != "" {
+				row.Error = oneLine(last)
+			}
+		case json.Unmarshal(stdout, &r) != nil:
+			row.Error = "the run printed no result"
+		default:
+			if err := row.FillFromResult(r); err != nil {
+				row.Error = err.Error()
+			}
+		}
+		if row.Error != "" {
+			failed++
+			fmt.Fprintf(log, "%s%s: failed: %s\n", logPrefix, label, row.Error)
+		} else {
+			fmt.Fprintf(log, "%s%s: %.1f s per epoch, %.1f min for 100 epochs (paper %s), peak %.0f MiB\n",
+				logPrefix, label, row.EpochSeconds, row.Minutes100, orDash(row.PaperMinutes, "%.1f min"), row.PeakRSSMiB)
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	return out, failed, nil
+}
+
+// WriteText prints the report as `fits bench --suite=training` does without --json: a header and one table
+// row per cell.
+func (r TrainingReport) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "suite training (Table A.4 on this machine), %d CPUs (%s), %s\n", r.Machine.CPUs, r.Machine.CPU, r.Date)
+	fmt.Fprintf(w, "%s\n\n", r.Note)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "experiment\tdata\tM\tW\tepoch s\tcompile s\tmin / 100 epochs\tpaper A5000 min\tpeak MiB\t")
+	for _, row := range r.Rows {
+		if row.Error != "" {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\tfailed: %s\t\t\t\t\t\n", row.Experiment, row.Data, row.M, row.Width, row.Error)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%s\t%.0f\t\n", row.Experiment, row.Data, row.M, row.Width,
+			row.EpochSeconds, row.CompileSeconds, row.Minutes100, orDash(row.PaperMinutes, "%.1f min"), row.PeakRSSMiB)
+	}
+	_ = tw.Flush()
 }

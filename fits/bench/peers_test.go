@@ -1,8 +1,9 @@
-package main
+package bench
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/fits-snn/fits/fits/bench"
 )
 
 // cannedPeers is an output of peers/bench.py (abridged iteration times): a kernel cell in four variants,
@@ -90,27 +89,27 @@ func TestParsePeers(t *testing.T) {
 			if len(out.Rows) != 6 {
 				t.Fatalf("%d rows, want 6", len(out.Rows))
 			}
-			if r, ok := out.find(suiteKernel, "fsts", 128, 2, peerReleased); !ok || r.MedianMs != 320 || r.Dropout != 0.3 || r.Readout != "sum" {
+			if r, ok := out.find(SuiteKernel, "fsts", 128, 2, peerReleased); !ok || r.MedianMs != 320 || r.Dropout != 0.3 || r.Readout != "sum" {
 				t.Errorf("released-loop row: %+v (found %v)", r, ok)
 			}
-			if r, ok := out.find(suiteKernel, "fsts", 128, 2, peerCompiledWhole); !ok || r.MedianMs != 50 || r.CompileS != 420 {
+			if r, ok := out.find(SuiteKernel, "fsts", 128, 2, peerCompiledWhole); !ok || r.MedianMs != 50 || r.CompileS != 420 {
 				t.Errorf("torch-compile-whole row: %+v (found %v)", r, ok)
 			}
-			loop, ok := out.find(suiteKernel, "fsts", 128, 2, peerLoop)
+			loop, ok := out.find(SuiteKernel, "fsts", 128, 2, peerLoop)
 			if !ok || loop.MedianMs != 273 || loop.FirstS != 0.4 || loop.InitialLoss == nil || *loop.InitialLoss != 3.5553 ||
 				!reflect.DeepEqual(loop.IterMs, []float64{280.5, 273, 270.1}) || !reflect.DeepEqual(loop.SpikeRates, []float64{0.012, 0.004}) {
 				t.Errorf("torch-loop row: %+v (found %v)", loop, ok)
 			}
-			if snn, ok := out.find(suiteKernel, "lif", 64, 0, peerSnnTorch); !ok || snn.InitialLoss != nil {
+			if snn, ok := out.find(SuiteKernel, "lif", 64, 0, peerSnnTorch); !ok || snn.InitialLoss != nil {
 				t.Errorf("snnTorch row with a null loss: %+v (found %v)", snn, ok)
 			}
-			if _, ok := out.find(suiteON, "fs", 16384, 0, peerLoop); ok {
+			if _, ok := out.find(SuiteON, "fs", 16384, 0, peerLoop); ok {
 				t.Error("find returned a failed row")
 			}
-			if _, ok := out.find(suiteKernel, "fsts", 128, 1, peerLoop); ok {
+			if _, ok := out.find(SuiteKernel, "fsts", 128, 1, peerLoop); ok {
 				t.Error("find returned a row of another order")
 			}
-			compiled, _ := out.find(suiteKernel, "fsts", 128, 2, peerCompiled)
+			compiled, _ := out.find(SuiteKernel, "fsts", 128, 2, peerCompiled)
 			if s := compiled.speedupOver(100); s == nil || *s != 1.4 {
 				t.Errorf("speedup over 100 ms of a 140 ms peer: %v, want 1.4", s)
 			}
@@ -128,27 +127,27 @@ func TestPeersRequestArgs(t *testing.T) {
 	threads := "--threads=" + strconv.Itoa(runtime.NumCPU())
 	for _, tc := range []struct {
 		name string
-		req  peersRequest
+		req  peerRequest
 		want []string
 	}{
-		{"defaults", peersRequest{Cells: []peersCell{{128, 2}}, Warmup: -1, Classes: -1},
+		{"defaults", peerRequest{Cells: []PeerCell{{128, 2}}, Warmup: -1, Classes: -1},
 			[]string{"--cells=128:2", "--on-n=", threads}},
-		{"everything", peersRequest{
-			Cells: []peersCell{{64, 0}, {512, 2}}, ONNeurons: []int{1024, 4096}, ONOrders: []int{2}, NoONLIF: true,
-			Variants: []string{peerLoop, peerCompiled, peerReleased, peerCompiledWhole}, WholeCells: []peersCell{{64, 0}},
+		{"everything", peerRequest{
+			Cells: []PeerCell{{64, 0}, {512, 2}}, ONNeurons: []int{1024, 4096}, ONOrders: []int{2}, NoONLIF: true,
+			Variants: []string{peerLoop, peerCompiled, peerReleased, peerCompiledWhole}, WholeCells: []PeerCell{{64, 0}},
 			Dropout: peerPtr(0.3), Readout: "mean", Iters: 5, Warmup: 0, Threads: 2,
 			Batch: 4, Time: 40, Inputs: 7, Classes: 0, Seed: 3, Shared: true},
 			[]string{"--cells=64:0,512:2", "--on-n=1024,4096", "--threads=2", "--on-m=2", "--on-lif=false",
 				"--variants=torch-loop,torch-compile,released-loop,torch-compile-whole", "--whole-cells=64:0",
 				"--dropout=0.3", "--readout=mean", "--iters=5", "--warmup=0", "--batch=4", "--time=40", "--inputs=7",
 				"--seed=3", "--classes=0", "--isolate=false"}},
-		{"whole iteration compiled nowhere, no dropout", peersRequest{Cells: []peersCell{{16, 0}}, WholeCells: []peersCell{},
+		{"whole iteration compiled nowhere, no dropout", peerRequest{Cells: []PeerCell{{16, 0}}, WholeCells: []PeerCell{},
 			Dropout: peerPtr(0.0), Threads: 1, Warmup: -1, Classes: -1},
 			[]string{"--cells=16:0", "--on-n=", "--threads=1", "--whole-cells=", "--dropout=0"}},
-		{"whole iteration compiled everywhere", peersRequest{Cells: []peersCell{{16, 0}}, WholeAll: true,
-			WholeCells: []peersCell{{64, 0}}, Threads: 1, Warmup: -1, Classes: -1},
+		{"whole iteration compiled everywhere", peerRequest{Cells: []PeerCell{{16, 0}}, WholeAll: true,
+			WholeCells: []PeerCell{{64, 0}}, Threads: 1, Warmup: -1, Classes: -1},
 			[]string{"--cells=16:0", "--on-n=", "--threads=1", "--whole-cells=all"}},
-		{"Open Neuromorphic only, LIF only", peersRequest{ONNeurons: []int{2048}, ONOrders: []int{}, Threads: 1, Warmup: -1, Classes: -1},
+		{"Open Neuromorphic only, LIF only", peerRequest{ONNeurons: []int{2048}, ONOrders: []int{}, Threads: 1, Warmup: -1, Classes: -1},
 			[]string{"--cells=", "--on-n=2048", "--threads=1", "--on-m="}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -159,43 +158,40 @@ func TestPeersRequestArgs(t *testing.T) {
 	}
 }
 
-// TestPeersRequestFor expands fits bench flags into cells and checks that the peers get the same shapes.
+// TestPeersRequestFor expands grids into cells and checks that the peers get the same shapes.
 func TestPeersRequestFor(t *testing.T) {
+	meanReadout := func(cells []Cell) []Cell {
+		for i := range cells {
+			cells[i].Readout = "mean"
+		}
+		return cells
+	}
 	for _, tc := range []struct {
 		name  string
-		suite string
-		flags func() ([]benchCell, error)
-		want  peersRequest
+		cells []Cell
+		want  peerRequest
 	}{
-		{"kernel table, two variants per cell", suiteKernel, func() ([]benchCell, error) {
-			return benchCells(suiteKernel, "64,512", "", "0,2", true, "stepwise,chunked", 0, 0, 0, 0, -1, 3, 1)
-		}, peersRequest{Cells: []peersCell{{64, 0}, {64, 2}, {512, 0}, {512, 2}}, Iters: 3, Warmup: 1, Threads: 2, Classes: -1,
-			Dropout: peerPtr(0.3), Readout: "sum"}},
-		{"kernel with shape overrides", suiteKernel, func() ([]benchCell, error) {
-			return benchCells(suiteKernel, "8", "", "1", true, "chunked", 0, 4, 40, 7, 0, 2, 0)
-		}, peersRequest{Cells: []peersCell{{8, 1}}, Iters: 2, Warmup: 0, Threads: 2, Batch: 4, Time: 40, Inputs: 7, Classes: 0,
-			Dropout: peerPtr(0.3), Readout: "sum"}},
-		{"kernel with the old semantics (no dropout, mean readout)", suiteKernel, func() ([]benchCell, error) {
-			cells, err := benchCells(suiteKernel, "16", "", "0", true, "fused", 0, 0, 0, 0, -1, 1, 0)
-			for i := range cells {
-				cells[i].Dropout, cells[i].Readout = 0, "mean"
-			}
-			return cells, err
-		}, peersRequest{Cells: []peersCell{{16, 0}}, Iters: 1, Warmup: 0, Threads: 2, Classes: -1, Dropout: peerPtr(0.0), Readout: "mean"}},
-		{"Open Neuromorphic with LIF", suiteON, func() ([]benchCell, error) {
-			return benchCells(suiteON, "", "1024", "0,2", true, "chunked", 0, 0, 0, 0, -1, 2, 1)
-		}, peersRequest{ONNeurons: []int{1024}, ONOrders: []int{0, 2}, Iters: 2, Warmup: 1, Threads: 2, Classes: -1, Dropout: peerPtr(0.0)}},
-		{"Open Neuromorphic without LIF", suiteON, func() ([]benchCell, error) {
-			return benchCells(suiteON, "", "512,1024", "2", false, "chunked", 0, 0, 0, 0, -1, 1, 0)
-		}, peersRequest{ONNeurons: []int{512, 1024}, ONOrders: []int{2}, NoONLIF: true, Iters: 1, Warmup: 0, Threads: 2, Classes: -1,
-			Dropout: peerPtr(0.0)}},
+		{"kernel table, two variants per cell", Grid{Suite: SuiteKernel, Sizes: []int{64, 512}, Orders: []int{0, 2}, LIF: true,
+			Variants: []Variant{Stepwise, Chunked}, Classes: -1, Dropout: -1, Iters: 3, Warmup: 1}.Cells(),
+			peerRequest{Cells: []PeerCell{{64, 0}, {64, 2}, {512, 0}, {512, 2}}, Iters: 3, Warmup: 1, Threads: 2, Classes: -1,
+				Dropout: peerPtr(0.3), Readout: "sum"}},
+		{"kernel with shape overrides", Grid{Suite: SuiteKernel, Sizes: []int{8}, Orders: []int{1}, Variants: []Variant{Chunked},
+			Batch: 4, Time: 40, Inputs: 7, Classes: 0, Dropout: -1, Iters: 2}.Cells(),
+			peerRequest{Cells: []PeerCell{{8, 1}}, Iters: 2, Warmup: 0, Threads: 2, Batch: 4, Time: 40, Inputs: 7, Classes: 0,
+				Dropout: peerPtr(0.3), Readout: "sum"}},
+		{"kernel with the old semantics (no dropout, mean readout)", meanReadout(Grid{Suite: SuiteKernel, Sizes: []int{16},
+			Orders: []int{0}, Variants: []Variant{Fused}, Classes: -1, Dropout: 0, Iters: 1}.Cells()),
+			peerRequest{Cells: []PeerCell{{16, 0}}, Iters: 1, Warmup: 0, Threads: 2, Classes: -1, Dropout: peerPtr(0.0), Readout: "mean"}},
+		{"Open Neuromorphic with LIF", Grid{Suite: SuiteON, Sizes: []int{1024}, Orders: []int{0, 2}, LIF: true,
+			Variants: []Variant{Chunked}, Classes: -1, Dropout: -1, Iters: 2, Warmup: 1}.Cells(),
+			peerRequest{ONNeurons: []int{1024}, ONOrders: []int{0, 2}, Iters: 2, Warmup: 1, Threads: 2, Classes: -1, Dropout: peerPtr(0.0)}},
+		{"Open Neuromorphic without LIF", Grid{Suite: SuiteON, Sizes: []int{512, 1024}, Orders: []int{2},
+			Variants: []Variant{Chunked}, Classes: -1, Dropout: -1, Iters: 1}.Cells(),
+			peerRequest{ONNeurons: []int{512, 1024}, ONOrders: []int{2}, NoONLIF: true, Iters: 1, Warmup: 0, Threads: 2, Classes: -1,
+				Dropout: peerPtr(0.0)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cells, err := tc.flags()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := peersRequestFor(cells, 2); !reflect.DeepEqual(got, tc.want) {
+			if got := peerRequestFor(tc.cells, 2); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("request\n got %+v\nwant %+v", got, tc.want)
 			}
 		})
@@ -223,7 +219,7 @@ func fakePeers(t *testing.T, stdout, stderrLine string, status int) string {
 		"echo '" + stderrLine + "' >&2\n" +
 		"cat \"" + filepath.Join(root, "out.json") + "\"\n" +
 		"exit " + strconv.Itoa(status) + "\n"
-	if err := os.WriteFile(filepath.Join(root, peersPython), []byte(script), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(root, PeersPython), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return root
@@ -233,7 +229,7 @@ func TestRunPeers(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the stand-in interpreter is a shell script")
 	}
-	req := peersRequest{Cells: []peersCell{{128, 2}}, Threads: 2, Iters: 3, Warmup: -1, Classes: -1}
+	req := peerRequest{Cells: []PeerCell{{128, 2}}, Threads: 2, Iters: 3, Warmup: -1, Classes: -1}
 	for _, tc := range []struct {
 		name    string
 		stdout  string
@@ -284,12 +280,12 @@ func TestRunPeers(t *testing.T) {
 	t.Run("not set up", func(t *testing.T) {
 		req.Root = t.TempDir()
 		_, err := runPeers(context.Background(), req, &bytes.Buffer{})
-		if !errors.Is(err, errPeersNotSetUp) {
-			t.Fatalf("error %v, want errPeersNotSetUp", err)
+		if !errors.Is(err, ErrPeersNotSetUp) {
+			t.Fatalf("error %v, want ErrPeersNotSetUp", err)
 		}
 	})
 	t.Run("nothing to measure", func(t *testing.T) {
-		empty := peersRequest{Root: fakePeers(t, cannedPeers, "", 0)}
+		empty := peerRequest{Root: fakePeers(t, cannedPeers, "", 0)}
 		if _, err := runPeers(context.Background(), empty, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "no kernel cell") {
 			t.Fatalf("error %v, want one about nothing to measure", err)
 		}
@@ -301,26 +297,25 @@ func peerPtr(v float64) *float64 { return &v }
 func TestParsePeerWhole(t *testing.T) {
 	for _, tc := range []struct {
 		in      string
-		cells   []peersCell
+		cells   []PeerCell
 		all     bool
 		wantErr string
 	}{
-		{peersDefaultWhole, []peersCell{{64, 0}, {512, 0}}, false, ""},
-		{" 16:0 , 16:2 ", []peersCell{{16, 0}, {16, 2}}, false, ""},
+		{DefaultPeerWhole, []PeerCell{{64, 0}, {512, 0}}, false, ""},
+		{" 16:0 , 16:2 ", []PeerCell{{16, 0}, {16, 2}}, false, ""},
 		{"all", nil, true, ""},
-		{"none", []peersCell{}, false, ""},
-		{"", []peersCell{}, false, ""},
+		{"none", []PeerCell{}, false, ""},
+		{"", []PeerCell{}, false, ""},
 		{"64", nil, false, "not W:M"},
 		{"64:x", nil, false, "not W:M"},
 		{"0:0", nil, false, "needs 1 <= W"},
 		{"64:9", nil, false, "0 <= M <= 8"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
-			cells, all, err := parsePeerWhole(tc.in)
+			cells, all, err := ParsePeerWhole(tc.in)
 			if tc.wantErr != "" {
-				var bad *inputError
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !errors.As(err, &bad) {
-					t.Fatalf("error %v, want an input error mentioning %q", err, tc.wantErr)
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one mentioning %q", err, tc.wantErr)
 				}
 				return
 			}
@@ -341,13 +336,13 @@ func TestPeerSpeedupColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cell := benchCell{Suite: suiteKernel, Model: "fsts", Width: 128, M: 2, Variant: "fused", Batch: 128, Time: 250,
+	cell := Cell{Suite: SuiteKernel, Model: "fsts", Width: 128, M: 2, Variant: "fused", Batch: 128, Time: 250,
 		Inputs: 140, Classes: 35, Dropout: 0.3, Readout: "sum", Iters: 3, Warmup: 1}
 	other := cell
 	other.Width = 64 // no peer measured this network
-	rows := []benchRow{
-		{benchCell: cell, Measurement: bench.Measurement{MedianMs: 40}},
-		{benchCell: other, Measurement: bench.Measurement{MedianMs: 10}},
+	rows := []Row{
+		{Cell: cell, Measurement: Measurement{MedianMs: 40}},
+		{Cell: other, Measurement: Measurement{MedianMs: 10}},
 	}
 	fillPeerSpeedups(rows, po.Rows)
 	for _, tc := range []struct {
@@ -367,24 +362,24 @@ func TestPeerSpeedupColumns(t *testing.T) {
 		{"speedup_vs_torch_compile_whole of an unmeasured network", rows[1].SpeedupVsTorchCompileWhole, nil},
 	} {
 		if (tc.got == nil) != (tc.want == nil) || (tc.got != nil && *tc.got != *tc.want) {
-			t.Errorf("%s: got %v, want %v", tc.name, fmtOpt(tc.got, 4), fmtOpt(tc.want, 4))
+			t.Errorf("%s: got %v, want %v", tc.name, orDash(tc.got, "%.4f"), orDash(tc.want, "%.4f"))
 		}
 	}
 
-	var js bytes.Buffer
-	if err := writeJSON(&js, benchOutput{Rows: rows, Peers: po.Rows}); err != nil {
+	js, err := json.Marshal(Report{Rows: rows, Peers: po.Rows})
+	if err != nil {
 		t.Fatal(err)
 	}
 	for _, field := range []string{`"released_loop_ms":320`, `"torch_compile_whole_ms":50`, `"torch_compile_whole_compile_s":420`,
 		`"speedup_vs_released_loop":8`, `"speedup_vs_torch_compile_whole":1.25`, `"torch_loop_ms":273`,
 		`"variant":"torch-compile-whole"`, `"dropout":0.3`, `"readout":"sum"`} {
-		if !strings.Contains(js.String(), field) {
+		if !strings.Contains(string(js), field) {
 			t.Errorf("JSON lacks %s", field)
 		}
 	}
 
 	var text bytes.Buffer
-	printBench(&text, benchOutput{Suite: suiteKernel, Rows: rows, Peers: po.Rows})
+	Report{Suite: SuiteKernel, Rows: rows, Peers: po.Rows}.WriteText(&text)
 	lines := strings.Split(text.String(), "\n")
 	var header, row string
 	for _, l := range lines {
@@ -421,10 +416,10 @@ func TestPeersBenchPyReleasedLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(root, peersPython)); err != nil {
+	if _, err := os.Stat(filepath.Join(root, PeersPython)); err != nil {
 		t.Skip("the PyTorch peers are not set up (make peers-setup)")
 	}
-	req := peersRequest{Root: root, Cells: []peersCell{{12, 0}, {12, 2}}, Variants: []string{peerLoop, peerReleased},
+	req := peerRequest{Root: root, Cells: []PeerCell{{12, 0}, {12, 2}}, Variants: []string{peerLoop, peerReleased},
 		Iters: 1, Warmup: 0, Threads: 1, Batch: 4, Time: 30, Inputs: 10, Classes: 5, Seed: 2, Shared: true,
 		Dropout: peerPtr(0)}
 	var stderr bytes.Buffer
@@ -440,8 +435,8 @@ func TestPeersBenchPyReleasedLoop(t *testing.T) {
 		if m > 0 {
 			model = "fsts"
 		}
-		loop, ok1 := out.find(suiteKernel, model, 12, m, peerLoop)
-		rel, ok2 := out.find(suiteKernel, model, 12, m, peerReleased)
+		loop, ok1 := out.find(SuiteKernel, model, 12, m, peerLoop)
+		rel, ok2 := out.find(SuiteKernel, model, 12, m, peerReleased)
 		if !ok1 || !ok2 || loop.InitialLoss == nil || rel.InitialLoss == nil {
 			t.Fatalf("M=%d: rows missing or without a loss: %+v, %+v", m, loop, rel)
 		}

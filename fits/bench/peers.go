@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -12,11 +12,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/fits-snn/fits/fits/bench"
 )
 
 // The Python peers of `fits bench --peers`: peers/bench.py, run with the interpreter of the pinned
@@ -24,16 +21,16 @@ import (
 // timestep loop, the same step under torch.compile, the released code's own reference loop, torch.compile
 // of the whole iteration (at a few cells: it compiles for minutes), and snnTorch's Leaky for the LIF rows —
 // with the neuron and the training semantics of our engines (the released code's: per-step dropout of the
-// hidden spikes, the sum readout), and prints one JSON object, which runPeers parses into peersOutput.
+// hidden spikes, the sum readout), and prints one JSON object, which runPeers parses into peerOutput.
 
-// Paths of the peers relative to the repository root.
+// Paths of the peers relative to the repository root: PeersPython is the virtualenv's interpreter.
 const (
-	peersPython = ".venv-peers/bin/python"
+	PeersPython = ".venv-peers/bin/python"
 	peersScript = "peers/bench.py"
 	peersTool   = "peers/bench.py" // the "tool" field of its output
 )
 
-// Variants of the peers (the "variant" field of a peersRow).
+// Variants of the peers (the "variant" field of a PeerRow).
 const (
 	// peerLoop is the paper's PyTorch timestep loop (unbind over time, the dropout drawn per step in it).
 	peerLoop = "torch-loop"
@@ -43,7 +40,7 @@ const (
 	// dropout on each layer's stacked spikes); fs and fsts rows only.
 	peerReleased = "released-loop"
 	// peerCompiledWhole is torch.compile of the whole forward pass and loss (the time loop unrolled, the
-	// backward compiled with it); kernel cells of peersRequest.WholeCells only.
+	// backward compiled with it); kernel cells of peerRequest.WholeCells only.
 	peerCompiledWhole = "torch-compile-whole"
 	peerSnnTorch      = "snntorch"
 )
@@ -51,22 +48,22 @@ const (
 // peerVariants lists the variants in bench.py's order.
 var peerVariants = []string{peerLoop, peerCompiled, peerReleased, peerCompiledWhole, peerSnnTorch}
 
-// peersDefaultWhole is bench.py's default of --whole-cells (and of fits bench --peer-whole): the kernel
+// DefaultPeerWhole is bench.py's default of --whole-cells (and of fits bench --peer-whole): the kernel
 // cells where torch-compile-whole runs.
-const peersDefaultWhole = "64:0,512:0"
+const DefaultPeerWhole = "64:0,512:0"
 
-// errPeersNotSetUp is returned (wrapped) by runPeers when the virtualenv or the script is missing.
-var errPeersNotSetUp = errors.New("the PyTorch peers are not set up (run make peers-setup)")
+// ErrPeersNotSetUp is returned (wrapped) by runPeers when the virtualenv or the script is missing.
+var ErrPeersNotSetUp = errors.New("the PyTorch peers are not set up (run make peers-setup)")
 
-// peersCell is one kernel-table cell: hidden width W and TS order M (fs for M = 0, fsts for M ≥ 1).
-type peersCell struct{ Width, M int }
+// PeerCell is one kernel-table cell: hidden width W and TS order M (fs for M = 0, fsts for M ≥ 1).
+type PeerCell struct{ Width, M int }
 
-// peersRequest says what peers/bench.py measures. Zero values take bench.py's defaults where noted.
-type peersRequest struct {
+// peerRequest says what peers/bench.py measures. Zero values take bench.py's defaults where noted.
+type peerRequest struct {
 	// Root is the repository root holding .venv-peers and peers/ ("" means the working directory).
 	Root string
 	// Cells are the kernel-table cells (batch 128, T = 250, 140 inputs, 35 classes unless overridden).
-	Cells []peersCell
+	Cells []PeerCell
 	// ONNeurons are the Open Neuromorphic sizes n (input [16, 500, n], Linear(n, n) + one layer).
 	ONNeurons []int
 	// ONOrders are the FiTS orders M measured besides LIF at the Open Neuromorphic shape (nil: 0 and 2);
@@ -75,9 +72,9 @@ type peersRequest struct {
 	NoONLIF  bool
 	// Variants are among peerVariants (nil: all of them).
 	Variants []string
-	// WholeCells are the kernel cells where peerCompiledWhole runs (nil: bench.py's peersDefaultWhole;
+	// WholeCells are the kernel cells where peerCompiledWhole runs (nil: bench.py's DefaultPeerWhole;
 	// empty: none); WholeAll runs it at every cell instead.
-	WholeCells []peersCell
+	WholeCells []PeerCell
 	WholeAll   bool
 	// Dropout is the per-step dropout probability of the hidden spikes (nil: bench.py's, 0.3 for the kernel
 	// cells and 0 for Open Neuromorphic); Readout the kernel readout over time, sum or mean ("": sum).
@@ -96,37 +93,29 @@ type peersRequest struct {
 	Shared bool
 }
 
-// peersOutput is the JSON object printed by peers/bench.py.
-type peersOutput struct {
-	Tool     string       `json:"tool"`
-	Date     string       `json:"date"`
-	Python   string       `json:"python"`
-	Torch    string       `json:"torch"`
-	SnnTorch *string      `json:"snntorch"`
-	Threads  int          `json:"threads"`
-	Iters    int          `json:"iters"`
-	Warmup   int          `json:"warmup"`
-	Isolated bool         `json:"isolated"`
-	Machine  peersMachine `json:"machine"`
+// peerOutput is the JSON object printed by peers/bench.py.
+type peerOutput struct {
+	Tool     string  `json:"tool"`
+	Date     string  `json:"date"`
+	Python   string  `json:"python"`
+	Torch    string  `json:"torch"`
+	SnnTorch *string `json:"snntorch"`
+	Threads  int     `json:"threads"`
+	Iters    int     `json:"iters"`
+	Warmup   int     `json:"warmup"`
+	Isolated bool    `json:"isolated"`
+	Machine  Host    `json:"machine"`
 	// LoadAverageStart and LoadAverageEnd are the 1-, 5- and 15-minute load averages before and after.
-	LoadAverageStart []float64  `json:"load_average_start"`
-	LoadAverageEnd   []float64  `json:"load_average_end"`
-	Iteration        string     `json:"iteration"`
-	Rows             []peersRow `json:"rows"`
+	LoadAverageStart []float64 `json:"load_average_start"`
+	LoadAverageEnd   []float64 `json:"load_average_end"`
+	Iteration        string    `json:"iteration"`
+	Rows             []PeerRow `json:"rows"`
 }
 
-type peersMachine struct {
-	OS     string `json:"os"`
-	Arch   string `json:"arch"`
-	CPUs   int    `json:"cpus"`
-	CPU    string `json:"cpu,omitempty"`
-	Memory string `json:"memory,omitempty"`
-}
-
-// peersRow is one measured row: input [batch, time, inputs], hidden width W (kernel) or n
+// PeerRow is one measured row: input [batch, time, inputs], hidden width W (kernel) or n
 // (open-neuromorphic), Classes = 0 for the spike-sum loss. Times in seconds or milliseconds as named.
-type peersRow struct {
-	Suite   string `json:"suite"` // suiteKernel or suiteON
+type PeerRow struct {
+	Suite   string `json:"suite"` // SuiteKernel or SuiteON
 	Model   string `json:"model"` // lif, fs or fsts
 	Width   int    `json:"width"`
 	M       int    `json:"m"`
@@ -157,40 +146,40 @@ type peersRow struct {
 	Error       string    `json:"error"`
 }
 
-// peersRequestFor returns the request that measures the peers of cells (as expanded by benchCells) on
+// peerRequestFor returns the request that measures the peers of cells (as expanded by Grid.Cells) on
 // the same shapes: each distinct kernel (W, M) once, each distinct Open Neuromorphic n with the cells'
 // orders, and the cells' iterations, warm-up, dropout, readout and kernel shape overrides (the cells share
 // one dropout and readout; the last cell's is taken).
-func peersRequestFor(cells []benchCell, threads int) peersRequest {
-	req := peersRequest{Threads: threads, Warmup: -1, Classes: -1}
-	seenCell, seenN, seenM := map[peersCell]bool{}, map[int]bool{}, map[int]bool{}
+func peerRequestFor(cells []Cell, threads int) peerRequest {
+	req := peerRequest{Threads: threads, Warmup: -1, Classes: -1}
+	seenCell, seenN, seenM := map[PeerCell]bool{}, map[int]bool{}, map[int]bool{}
 	onLIF := false
 	for _, c := range cells {
 		req.Iters, req.Warmup = c.Iters, c.Warmup
 		p := c.Dropout
 		req.Dropout = &p
-		if c.Suite == suiteKernel && c.Readout != "" {
+		if c.Suite == SuiteKernel && c.Readout != "" {
 			req.Readout = c.Readout
 		}
 		switch c.Suite {
-		case suiteKernel:
-			if k := (peersCell{c.Width, c.M}); !seenCell[k] {
+		case SuiteKernel:
+			if k := (PeerCell{c.Width, c.M}); !seenCell[k] {
 				seenCell[k] = true
 				req.Cells = append(req.Cells, k)
 			}
-			if c.Batch != bench.KernelBatch {
+			if c.Batch != KernelBatch {
 				req.Batch = c.Batch
 			}
-			if c.Time != bench.KernelTime {
+			if c.Time != KernelTime {
 				req.Time = c.Time
 			}
-			if c.Inputs != bench.KernelInputs {
+			if c.Inputs != KernelInputs {
 				req.Inputs = c.Inputs
 			}
-			if c.Classes != bench.KernelClasses {
+			if c.Classes != KernelClasses {
 				req.Classes = c.Classes
 			}
-		case suiteON:
+		case SuiteON:
 			if !seenN[c.Width] {
 				seenN[c.Width] = true
 				req.ONNeurons = append(req.ONNeurons, c.Width)
@@ -205,7 +194,7 @@ func peersRequestFor(cells []benchCell, threads int) peersRequest {
 	}
 	if len(req.ONNeurons) > 0 {
 		req.NoONLIF = !onLIF
-		sort.Ints(req.ONOrders)
+		slices.Sort(req.ONOrders)
 		if req.ONOrders == nil {
 			req.ONOrders = []int{} // LIF only: an empty --on-m
 		}
@@ -214,7 +203,7 @@ func peersRequestFor(cells []benchCell, threads int) peersRequest {
 }
 
 // args returns the command line of peers/bench.py (without the interpreter and the script).
-func (r peersRequest) args() []string {
+func (r peerRequest) args() []string {
 	threads := r.Threads
 	if threads <= 0 {
 		threads = runtime.NumCPU()
@@ -264,7 +253,7 @@ func (r peersRequest) args() []string {
 	return a
 }
 
-func joinCells(cells []peersCell) string {
+func joinCells(cells []PeerCell) string {
 	s := make([]string, len(cells))
 	for i, c := range cells {
 		s[i] = fmt.Sprintf("%d:%d", c.Width, c.M)
@@ -272,17 +261,17 @@ func joinCells(cells []peersCell) string {
 	return strings.Join(s, ",")
 }
 
-// parsePeerWhole parses the kernel cells of torch-compile-whole (fits bench --peer-whole): W:M pairs,
-// comma-separated; "all" for every cell; "" or "none" for none.
-func parsePeerWhole(s string) (cells []peersCell, all bool, err error) {
+// ParsePeerWhole parses the kernel cells of torch-compile-whole (RunOptions.WholeCells, fits bench
+// --peer-whole): W:M pairs, comma-separated; "all" for every cell; "" or "none" for none.
+func ParsePeerWhole(s string) (cells []PeerCell, all bool, err error) {
 	s = strings.TrimSpace(s)
 	switch s {
 	case "all":
 		return nil, true, nil
 	case "", "none":
-		return []peersCell{}, false, nil
+		return []PeerCell{}, false, nil
 	}
-	cells = []peersCell{}
+	cells = []PeerCell{}
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -292,12 +281,12 @@ func parsePeerWhole(s string) (cells []peersCell, all bool, err error) {
 		wi, errW := strconv.Atoi(strings.TrimSpace(w))
 		mi, errM := strconv.Atoi(strings.TrimSpace(m))
 		if !ok || errW != nil || errM != nil {
-			return nil, false, badInput("--peer-whole: %q is not W:M (e.g. 64:0), all or none", part)
+			return nil, false, fmt.Errorf("%q is not W:M (e.g. 64:0), all or none", part)
 		}
 		if wi < 1 || wi > 1<<16 || mi < 0 || mi > 8 {
-			return nil, false, badInput("--peer-whole: %q needs 1 <= W <= 65536 and 0 <= M <= 8", part)
+			return nil, false, fmt.Errorf("%q needs 1 <= W <= 65536 and 0 <= M <= 8", part)
 		}
-		cells = append(cells, peersCell{wi, mi})
+		cells = append(cells, PeerCell{wi, mi})
 	}
 	return cells, false, nil
 }
@@ -313,37 +302,33 @@ func joinInts(v []int) string {
 // runPeers runs peers/bench.py for req with the interpreter of .venv-peers under req.Root, passes its
 // progress lines through to stderr, and returns its parsed output. Rows that failed inside bench.py
 // (exit status 1) come back with their Error set and no error here; a missing virtualenv gives an error
-// wrapping errPeersNotSetUp; any other failure of the script (bad arguments, a crash, unreadable output)
+// wrapping ErrPeersNotSetUp; any other failure of the script (bad arguments, a crash, unreadable output)
 // is an error naming its last line on stderr.
-func runPeers(ctx context.Context, req peersRequest, stderr io.Writer) (peersOutput, error) {
+func runPeers(ctx context.Context, req peerRequest, stderr io.Writer) (peerOutput, error) {
 	root := req.Root
 	if root == "" {
 		root = "."
 	}
-	python, script := filepath.Join(root, peersPython), filepath.Join(root, peersScript)
+	python, script := filepath.Join(root, PeersPython), filepath.Join(root, peersScript)
 	for _, p := range []string{python, script} {
 		if _, err := os.Stat(p); err != nil {
-			return peersOutput{}, fmt.Errorf("peers: %s: %w", p, errPeersNotSetUp)
+			return peerOutput{}, fmt.Errorf("peers: %s: %w", p, ErrPeersNotSetUp)
 		}
 	}
 	if len(req.Cells) == 0 && len(req.ONNeurons) == 0 {
-		return peersOutput{}, errors.New("peers: no kernel cell and no Open Neuromorphic size to measure")
+		return peerOutput{}, errors.New("peers: no kernel cell and no Open Neuromorphic size to measure")
 	}
 	cmd := exec.CommandContext(ctx, python, append([]string{script}, req.args()...)...)
-	var stdout bytes.Buffer
-	last := &lastLine{}
-	cmd.Stdout = &stdout
-	cmd.Stderr = io.MultiWriter(stderr, last)
-	runErr := cmd.Run()
+	stdout, last, runErr := runCollect(cmd, func(line string) { fmt.Fprintln(stderr, line) })
 	var exit *exec.ExitError
 	switch {
 	case runErr == nil:
 	case errors.As(runErr, &exit) && exit.ExitCode() == 1:
 		// Some rows failed; the JSON is complete and says which.
 	default:
-		return peersOutput{}, fmt.Errorf("peers: %s: %v: %s", peersScript, runErr, last.String())
+		return peerOutput{}, fmt.Errorf("peers: %s: %v: %s", peersScript, runErr, last)
 	}
-	out, err := parsePeers(stdout.Bytes())
+	out, err := parsePeers(stdout)
 	if err != nil {
 		return out, fmt.Errorf("peers: %s: %w", peersScript, err)
 	}
@@ -352,8 +337,8 @@ func runPeers(ctx context.Context, req peersRequest, stderr io.Writer) (peersOut
 
 // parsePeers parses and checks the output of peers/bench.py: its tool name, at least one row, and every
 // row's suite, model and variant.
-func parsePeers(data []byte) (peersOutput, error) {
-	var out peersOutput
+func parsePeers(data []byte) (peerOutput, error) {
+	var out peerOutput
 	if err := json.Unmarshal(bytes.TrimSpace(data), &out); err != nil {
 		return out, fmt.Errorf("output is not one JSON object: %v", err)
 	}
@@ -365,7 +350,7 @@ func parsePeers(data []byte) (peersOutput, error) {
 	}
 	for i, r := range out.Rows {
 		switch {
-		case r.Suite != suiteKernel && r.Suite != suiteON:
+		case r.Suite != SuiteKernel && r.Suite != SuiteON:
 			return out, fmt.Errorf("row %d: unknown suite %q", i, r.Suite)
 		case r.Model != "lif" && r.Model != "fs" && r.Model != "fsts":
 			return out, fmt.Errorf("row %d: unknown model %q", i, r.Model)
@@ -379,37 +364,21 @@ func parsePeers(data []byte) (peersOutput, error) {
 }
 
 // find returns the measured row (no error) of the network and variant, if any.
-func (o peersOutput) find(suite, model string, width, m int, variant string) (peersRow, bool) {
+func (o peerOutput) find(suite, model string, width, m int, variant string) (PeerRow, bool) {
 	for _, r := range o.Rows {
 		if r.Suite == suite && r.Model == model && r.Width == width && r.M == m && r.Variant == variant && r.Error == "" {
 			return r, true
 		}
 	}
-	return peersRow{}, false
+	return PeerRow{}, false
 }
 
 // speedupOver returns the peer row's median divided by ourMs — how many times faster we are (above 1)
 // or slower (below 1) — or nil when either time is missing.
-func (r peersRow) speedupOver(ourMs float64) *float64 {
+func (r PeerRow) speedupOver(ourMs float64) *float64 {
 	if r.Error != "" || !(r.MedianMs > 0) || !(ourMs > 0) {
 		return nil
 	}
 	v := r.MedianMs / ourMs
 	return &v
-}
-
-// lastLine keeps the last non-empty line written to it.
-type lastLine struct{ buf []byte }
-
-func (l *lastLine) Write(p []byte) (int, error) {
-	l.buf = append(l.buf, p...)
-	if len(l.buf) > 1<<16 {
-		l.buf = l.buf[len(l.buf)-1<<15:]
-	}
-	return len(p), nil
-}
-
-func (l *lastLine) String() string {
-	lines := strings.Split(strings.TrimSpace(string(l.buf)), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
 }
