@@ -99,9 +99,9 @@ type PlannedRun struct {
 	Shipped bool
 	// Finished is true when Dir holds a result.json with every planned epoch of the experiment's recipe.
 	Finished bool
-	// Stale says how a finished run in Dir differs from the recipe (another dataset, model, M, width or
-	// protocol: the recipe changed since it was trained); "" otherwise. A stale run is not Finished, and
-	// no sweep retrains it over its folder: delete the folder to train it again.
+	// Stale says how the run in Dir departs from the seed and recipe (experiment.ReadRun: the recipe
+	// changed since it was trained); "" otherwise. A stale run is not Finished, and no sweep retrains it
+	// over its folder: delete the folder to train it again.
 	Stale string
 }
 
@@ -176,10 +176,11 @@ func Plan(root string, mode experiment.Mode, tables []string) ([]PlannedRun, err
 			if err != nil {
 				return nil, err
 			}
-			done, stale := runState(dir, want)
+			st := experiment.ReadRun(dir, s, &want)
+			done, stale := st.Current(), st.Stale
 			shipped := false
 			if !done && mode == experiment.Full && !train.HoldsRun(dir) {
-				if d := experiment.RunDir(ShippedRoot(), e.ID, s); finishedAsPlanned(d, want) {
+				if d := experiment.RunDir(ShippedRoot(), e.ID, s); experiment.ReadRun(d, s, &want).Current() {
 					dir, done, shipped = d, true, true
 				}
 			}
@@ -187,37 +188,6 @@ func Plan(root string, mode experiment.Mode, tables []string) ([]PlannedRun, err
 		}
 	}
 	return out, nil
-}
-
-// finishedAsPlanned reports whether dir holds a finished run of the recipe want.
-func finishedAsPlanned(dir string, want train.Config) bool {
-	done, stale := runState(dir, want)
-	return done && stale == ""
-}
-
-// runState reports whether dir holds the result.json of a run that trained all its epochs with the
-// recipe want, and, for a finished run of another recipe, how it differs.
-func runState(dir string, want train.Config) (finished bool, stale string) {
-	r, err := train.ReadResult(dir)
-	if err != nil || len(r.Epochs) < r.Config.Epochs {
-		return false, ""
-	}
-	got := r.Config
-	var diffs []string
-	for _, d := range []struct {
-		what      string
-		got, want any
-	}{{"dataset", got.Dataset, want.Dataset}, {"model", got.Model, want.Model}, {"M", got.M, want.M},
-		{"width", got.Width, want.Width}, {"protocol", got.Protocol, want.Protocol},
-		{"training semantics", got.Semantics(), want.Semantics()}} {
-		if d.got != d.want {
-			diffs = append(diffs, fmt.Sprintf("%s %v, the recipe's is %v", d.what, d.got, d.want))
-		}
-	}
-	if len(diffs) > 0 {
-		return false, strings.Join(diffs, "; ")
-	}
-	return true, ""
 }
 
 // EnsureOptions configure EnsureRuns.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -160,11 +159,11 @@ func AggregatedTables() []string {
 // table with the paper's numbers beside ours. shipped are results folders laid out like root whose runs
 // follow the full recipes on the real data (the repository's results/, ShippedDir): in full mode, a seed
 // that root lacks is read from the first shipped folder that has it (Cell.Shipped names those seeds); in
-// quick mode, whose cells hold stand-ins, the notes name the shipped real-data runs of the table's cells. label is parsed by ParseLabel ("Table 3", "3", "A.7",
-// ...). A run counts when its result.json exists, holds all the epochs its configuration asks for, and was
-// trained with the mode's recipe (dataset, model, M, width and protocol); other runs are listed in the
-// notes. Every seed folder found is aggregated, also seeds beyond the mode's (Cell.Expected says how many
-// the mode asks for).
+// quick mode, whose cells hold stand-ins, the notes name the shipped real-data runs of the table's cells.
+// label is parsed by ParseLabel ("Table 3", "3", "A.7", ...). A run counts when its folder holds a
+// current run (ReadRun: every epoch of its configuration, the folder's seed, and the mode's recipe in all
+// but the schedule, see Departures); other runs are listed in the notes. Every seed folder found is
+// aggregated, also seeds beyond the mode's (Cell.Expected says how many the mode asks for).
 func Aggregate(root string, label string, mode Mode, shipped ...string) (*TableResult, error) {
 	l, err := ParseLabel(label)
 	if err != nil {
@@ -233,19 +232,18 @@ func (a *aggregator) cell(column, id string, published *paper.Score, time bool) 
 	var values, wall []float64
 	for _, run := range a.runFolders(id) {
 		seed, dir := run.seed, run.dir
-		r, err := train.ReadResult(dir)
-		if errors.Is(err, fs.ErrNotExist) {
+		st := ReadRun(dir, seed, &recipe)
+		r := st.Result
+		switch {
+		case st.Err != nil:
+			a.skip(dir, st.Err.Error())
+			continue
+		case r == nil:
 			continue // not finished (or not started)
-		}
-		if err != nil {
-			a.skip(dir, err.Error())
+		case st.Stale != "":
+			a.skip(dir, st.Stale)
 			continue
-		}
-		if why := mismatch(r, recipe); why != "" {
-			a.skip(dir, why)
-			continue
-		}
-		if len(r.Epochs) < r.Config.Epochs {
+		case !st.Finished:
 			a.skip(dir, fmt.Sprintf("%d of %d epochs", len(r.Epochs), r.Config.Epochs))
 			continue
 		}
@@ -321,11 +319,11 @@ func (a *aggregator) noteShipped(id string, e Experiment) {
 	}
 	for _, root := range a.shipped {
 		for _, seed := range SeedFolders(root, id) {
-			dir := RunDir(root, id, seed)
-			r, err := train.ReadResult(dir)
-			if err != nil || mismatch(r, recipe) != "" || len(r.Epochs) < r.Config.Epochs {
+			st := ReadRun(RunDir(root, id, seed), seed, &recipe)
+			if !st.Current() {
 				continue
 			}
+			r := st.Result
 			acc, err := r.SelectedTestAcc()
 			if err != nil {
 				continue
@@ -339,25 +337,6 @@ func (a *aggregator) noteShipped(id string, e Experiment) {
 // skip records a run folder that was not aggregated.
 func (a *aggregator) skip(dir string, why string) {
 	a.skipped = append(a.skipped, fmt.Sprintf("%s: skipped (%s)", dir, why))
-}
-
-// mismatch says how a run's configuration differs from the recipe it should follow ("" if it does not).
-func mismatch(r *train.Result, want train.Config) string {
-	got := r.Config
-	var diffs []string
-	if got.Dataset != want.Dataset {
-		diffs = append(diffs, fmt.Sprintf("dataset %s, the recipe's is %s", got.Dataset, want.Dataset))
-	}
-	if got.Model != want.Model || got.M != want.M {
-		diffs = append(diffs, fmt.Sprintf("model %s M=%d, the recipe's is %s M=%d", got.Model, got.M, want.Model, want.M))
-	}
-	if got.Width != want.Width {
-		diffs = append(diffs, fmt.Sprintf("width %d, the recipe's is %d", got.Width, want.Width))
-	}
-	if got.Protocol != want.Protocol {
-		diffs = append(diffs, fmt.Sprintf("protocol %s, the recipe's is %s", got.Protocol, want.Protocol))
-	}
-	return strings.Join(diffs, "; ")
 }
 
 // SeedFolders returns the seeds of the seed-<n> folders of an experiment under root (RunDir layout), in order.

@@ -273,8 +273,10 @@ func TestCollect(t *testing.T) {
 	e, _ := experiment.Lookup(g.Runs[0].Experiment)
 	res := fakeResult(g.Runs[0].Seed, 2, 2)
 	res.Config, _ = e.Config(experiment.Quick, g.Runs[0].Seed)
-	res.Config.Epochs, res.Protocol = 2, train.BestTest
-	res.Config.Protocol = res.Protocol
+	res.Config.Epochs, res.Protocol = 2, res.Config.Protocol
+	for i := range res.Epochs {
+		res.Epochs[i].ValAcc = &res.Epochs[i].TestAcc
+	}
 	mustWriteResult(t, g.Runs[0].Dir, res)
 	writeFakeCheckpoint(t, g.Runs[1].Dir, 1)
 	idx, files, err := Collect(g, []string{label})

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/fits-snn/fits/fits/experiment"
 	"github.com/fits-snn/fits/fits/train"
 )
 
@@ -43,29 +44,23 @@ type State struct {
 	Err error
 }
 
-// Inspect reads the state of run r from its directory alone. A run is Finished when its result.json
-// parses and records all the epochs its configuration asks for (fits/train writes result.json only after
-// the last epoch); Partial when the directory holds a complete checkpoint (train.HasCheckpoint); Pending
-// otherwise. A result.json of another seed makes the run Failed: the directory holds someone else's run.
+// Inspect reads the state of run r from its directory alone (experiment.ReadRun). A run is Finished when
+// its result.json records all the epochs its configuration asks for, with the run's seed and recipe
+// (fits/train writes result.json only after the last epoch); Partial when the directory holds a complete
+// checkpoint (train.HasCheckpoint); Pending otherwise. A result.json of another seed or recipe makes the
+// run Failed: the directory holds another run, which the sweep leaves alone.
 func Inspect(r Run) State {
 	// A missing or unreadable result.json (rewritten when the run resumes) says nothing.
-	if res, err := train.ReadResult(r.Dir); err == nil {
-		if res.Seed != r.Seed {
-			return State{Status: Failed, Err: fmt.Errorf("%s holds a run of seed %d, not %d", r.Dir, res.Seed, r.Seed)}
-		}
-		if finished(res) {
-			return State{Status: Finished, Result: res}
-		}
-	}
-	if train.HasCheckpoint(r.Dir) {
+	st := experiment.ReadRun(r.Dir, r.Seed, r.Recipe)
+	switch {
+	case st.Stale != "":
+		return State{Status: Failed, Err: fmt.Errorf("%s holds another run (%s): delete the folder to train it again", r.Dir, st.Stale)}
+	case st.Finished:
+		return State{Status: Finished, Result: st.Result}
+	case train.HasCheckpoint(r.Dir):
 		return State{Status: Partial}
 	}
 	return State{Status: Pending}
-}
-
-// finished reports whether res records every epoch of its configuration.
-func finished(res *train.Result) bool {
-	return res.Config.Epochs > 0 && len(res.Epochs) >= res.Config.Epochs
 }
 
 // Accuracy is the test accuracy that the run's protocol reports (train.Result.SelectedTestAcc): the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fits-snn/fits/fits/experiment"
@@ -98,6 +99,29 @@ func TestInspect(t *testing.T) {
 				t.Errorf("state %+v", st)
 			}
 		})
+	}
+}
+
+// TestInspectRecipe: a finished run of another recipe than the run's is no finished run of it, and the
+// sweep leaves its folder alone; one of the recipe is.
+func TestInspectRecipe(t *testing.T) {
+	e, err := experiment.Lookup("ssc/fsts-m2/w512")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := e.Config(experiment.Quick, 1)
+	r := Run{Experiment: e.ID, Seed: 1, Dir: t.TempDir(), Recipe: &cfg}
+	res := fakeResult(1, 3, 3)
+	res.Config = cfg
+	res.Config.Epochs, res.Config.TSMix = 3, "paper"
+	mustWriteResult(t, r.Dir, res)
+	if st := Inspect(r); st.Status != Failed || st.Err == nil || !strings.Contains(st.Err.Error(), "ts_mix paper, the recipe's is official") {
+		t.Errorf("another recipe: %s, %v", st.Status, st.Err)
+	}
+	res.Config.TSMix = cfg.TSMix
+	mustWriteResult(t, r.Dir, res)
+	if st := Inspect(r); st.Status != Finished {
+		t.Errorf("the recipe with fewer epochs: %s, %v", st.Status, st.Err)
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/fits-snn/fits/fits/experiment"
+	"github.com/fits-snn/fits/fits/train"
 )
 
 // Run is one training run of a grid: an experiment trained with one seed.
@@ -31,6 +32,10 @@ type Run struct {
 	Seed int64
 	// Dir is the run's directory, experiment.RunDir(Grid.Root, Experiment, Seed) (absolute).
 	Dir string
+	// Recipe is the configuration the run trains with (the mode's recipe with the seed); nil when the
+	// grid's extra flags change it, which only `fits train` resolves (`fits sweep` checks finished runs
+	// against them).
+	Recipe *train.Config `json:",omitempty"`
 }
 
 // Grid is the list of runs of a sweep, all in one mode under one root folder.
@@ -43,7 +48,7 @@ type Grid struct {
 	Runs []Run
 	// TrainArgs are extra flags of `fits train` appended to every run's command, after the experiment's
 	// own; they override its configuration (e.g. --epochs=1 for a smoke test). Aggregate counts only runs
-	// that keep the recipe's dataset, model, M, width and protocol.
+	// that keep the recipe in all but its schedule (experiment.Departures).
 	TrainArgs []string
 	// Omitted are the experiments of the table left out because the mode has no recipe for them (quick
 	// mode covers a few widths only).
@@ -127,7 +132,12 @@ func NewGrid(s Spec) (*Grid, error) {
 			return nil, fmt.Errorf("experiment %s has no seeds of its own in %s mode: give them", e.ID, s.Mode)
 		}
 		for _, seed := range seeds {
-			g.Runs = append(g.Runs, Run{Experiment: e.ID, Seed: seed, Dir: experiment.RunDir(root, e.ID, seed)})
+			r := Run{Experiment: e.ID, Seed: seed, Dir: experiment.RunDir(root, e.ID, seed)}
+			if len(s.TrainArgs) == 0 {
+				cfg, _ := e.Config(s.Mode, seed) // the mode's recipe exists: checked above
+				r.Recipe = &cfg
+			}
+			g.Runs = append(g.Runs, r)
 		}
 	}
 	if len(g.Runs) == 0 {

@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -71,16 +72,21 @@ func TestNewGridTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The experiments of the table with a quick recipe, in order, each with its own quick seeds; the
-	// others are omitted.
+	// The experiments of the table with a quick recipe, in order, each with its own quick seeds and the
+	// recipe it trains with; the others are omitted.
 	var want []Run
 	for _, e := range exps {
 		for _, s := range e.SeedsFor(experiment.Quick) {
-			want = append(want, Run{Experiment: e.ID, Seed: s, Dir: experiment.RunDir(root, e.ID, s)})
+			cfg, _ := e.Config(experiment.Quick, s)
+			want = append(want, Run{Experiment: e.ID, Seed: s, Dir: experiment.RunDir(root, e.ID, s), Recipe: &cfg})
 		}
 	}
-	if !slices.Equal(g.Runs, want) {
+	if !reflect.DeepEqual(g.Runs, want) {
 		t.Fatalf("runs\n%v\nwant\n%v", g.Runs, want)
+	}
+	// Extra training flags change the recipe in ways only fits train resolves: no recipe is kept.
+	if g, err := NewGrid(Spec{Table: "3", Mode: experiment.Quick, Root: root, TrainArgs: []string{"--epochs=1"}}); err != nil || g.Runs[0].Recipe != nil {
+		t.Errorf("with extra flags: %+v, %v", g.Runs[0], err)
 	}
 	all, _ := experiment.ForTable(label)
 	if len(g.Omitted) != len(all)-len(exps) || slices.Contains(g.Omitted, exps[0].ID) {
