@@ -100,8 +100,8 @@ func TestPlan(t *testing.T) {
 		t.Fatalf("Table A.9 full: %d runs, want 5 seeds", len(runs))
 	}
 	e := runs[0].Experiment
-	writeResult(t, runs[0].Dir, e, experiment.Full, 1, e.Full.Epochs)
-	writeResult(t, runs[1].Dir, e, experiment.Full, 2, e.Full.Epochs-1)
+	writeResult(t, runs[0].Dir, e, experiment.Full, runs[0].Seed, e.Full.Epochs)
+	writeResult(t, runs[1].Dir, e, experiment.Full, runs[1].Seed, e.Full.Epochs-1)
 	runs, _ = Plan(root, experiment.Full, []string{"Table A.9"})
 	if !runs[0].Finished || runs[1].Finished || runs[2].Finished {
 		t.Errorf("finished: %v %v %v, want true false false", runs[0].Finished, runs[1].Finished, runs[2].Finished)
@@ -138,8 +138,8 @@ func TestEnsureRunsFullModeTrainsNothing(t *testing.T) {
 }
 
 // standIn writes a fake fits binary that logs its arguments and, for `sweep`, copies a finished
-// result.json into every run folder of its experiments and seeds (the recipe is read from a file named
-// after the experiment, with '/' as '_'); other commands succeed doing nothing.
+// result.json into every run folder of its experiments and seeds (read from a file named after the
+// experiment, with '/' as '_', and the seed: ID-SEED.json); other commands succeed doing nothing.
 func standIn(t *testing.T, dir string) (exe, argLog string) {
 	t.Helper()
 	exe = filepath.Join(dir, "fits")
@@ -156,7 +156,7 @@ for a in "$@"; do
 done
 IFS=, read -ra I <<< "$ids"; IFS=, read -ra S <<< "$seeds"
 for id in "${I[@]}"; do for s in "${S[@]}"; do
-  mkdir -p "$out/$id/seed-$s" && cp "` + dir + `/${id//\//_}.json" "$out/$id/seed-$s/result.json"
+  mkdir -p "$out/$id/seed-$s" && cp "` + dir + `/${id//\//_}-$s.json" "$out/$id/seed-$s/result.json"
 done; done
 `
 	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
@@ -176,7 +176,7 @@ func TestEnsureRunsQuickSweepsWhatIsMissing(t *testing.T) {
 	}
 	for _, r := range plan {
 		writeResult(t, bin, r.Experiment, experiment.Quick, r.Seed, r.Experiment.Quick.Epochs)
-		if err := os.Rename(filepath.Join(bin, train.ResultFile), filepath.Join(bin, strings.ReplaceAll(r.Experiment.ID, "/", "_")+".json")); err != nil {
+		if err := os.Rename(filepath.Join(bin, train.ResultFile), filepath.Join(bin, fmt.Sprintf("%s-%d.json", strings.ReplaceAll(r.Experiment.ID, "/", "_"), r.Seed))); err != nil {
 			t.Fatal(err)
 		}
 	}
