@@ -4,23 +4,24 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 
-	"github.com/fits-snn/fits/fits/fidelity"
+	"github.com/fits-snn/fits/fits/experiment"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
 // Notebook 14 (released code vs the paper's text): the differences, the variants, the paired table and
-// its figure, from package fits/fidelity. Accuracies are shown in percent and their differences in
+// its figure, of the fidelity study (experiment.Fidelity; MeasureFidelity). Accuracies are shown in percent and their differences in
 // percentage points; the f* travel (mean over hidden neurons of |ln f*_final − ln f*_init|) in
 // natural-log units.
 
 // FidelityDifferences returns the differences between the paper's text (or this toolkit's first forms)
 // and the released code as a table: where the paper states its form, the two forms, the released file,
 // the option that gives the paper's form, the default and why, and the variant that measures it.
-func FidelityDifferences(ds []fidelity.Difference) Table {
+func FidelityDifferences(ds []experiment.Difference) Table {
 	t := Table{
 		Caption: "Where the paper's text (or this toolkit's first form, where the paper is silent) and the released code differ",
 		Header:  []string{"aspect", "paper", "paper's text / first form", "released code", "released file", "option for the other form", "default (why)", "measured by"},
@@ -41,22 +42,60 @@ func FidelityDifferences(ds []fidelity.Difference) Table {
 }
 
 // FidelityVariants returns the variants as a table: name, the options of `fits train` that give it, and
-// what it changes.
-func FidelityVariants(vs []fidelity.Variant) Table {
-	t := Table{Caption: "The variants: each flips options of the released defaults (the baseline)",
+// what it changes; the caption names the baseline's recipe in mode (the stand-in in quick mode).
+func FidelityVariants(mode experiment.Mode) (Table, error) {
+	e, err := experiment.Lookup("fidelity/" + experiment.VariantBaseline)
+	if err != nil {
+		return Table{}, err
+	}
+	c, err := e.Recipe(mode)
+	if err != nil {
+		return Table{}, err
+	}
+	t := Table{Caption: fmt.Sprintf("The variants: each flips options of the released defaults (the baseline; %s mode: %s, %s M = %d, width %d, %d epochs, batch %d, learning rate %g, dropout %g, %s, readout %s)",
+		mode, c.Dataset, c.Model, c.M, c.Width, c.Epochs, c.Batch, c.LR, c.Dropout, c.Protocol, c.Resolved().Readout),
 		Header: []string{"variant", "options of fits train", "what changes"}}
-	for _, v := range vs {
+	for _, v := range experiment.Variants() {
 		flags := v.Flags
 		if flags == "" {
 			flags = "(none)"
 		}
 		t.Rows = append(t.Rows, []string{v.Name, flags, v.Summary})
 	}
-	return t
+	return t, nil
+}
+
+// FidelityResults is the table of notebook 14: the study measured from the finished runs of a plan
+// (MeasureFidelity), with its notes, and written beside the runs into root/fidelity as table.csv, runs.csv
+// and table.json.
+func FidelityResults(runs []PlannedRun, root string) (*Output, error) {
+	t, err := MeasureFidelity(runs)
+	if err != nil {
+		return nil, err
+	}
+	paths, err := t.Write(filepath.Join(root, "fidelity"))
+	if err != nil {
+		return nil, err
+	}
+	return &Output{Tables: []Table{FidelityTable(t)}, Notes: []string{FidelityNotes(t), "Written: `" + strings.Join(paths, "`, `") + "`"}}, nil
+}
+
+// FidelityEffects is the figure of notebook 14 (FidelityFigure, 14_released_vs_paper) and each variant's
+// effects in words (FidelityReading), measured from the finished runs of a plan.
+func FidelityEffects(runs []PlannedRun) (*Output, error) {
+	t, err := MeasureFidelity(runs)
+	if err != nil {
+		return nil, err
+	}
+	fig, err := FidelityFigure("14_released_vs_paper", t)
+	if err != nil {
+		return nil, err
+	}
+	return &Output{Figures: []*Figure{fig}, Notes: []string{FidelityReading(t)}}, nil
 }
 
 // pm formats mean ± std with the given decimals (n = 1: the value alone).
-func pm(s fidelity.Stat, scale float64, digits int) string {
+func pm(s PairedStat, scale float64, digits int) string {
 	switch s.N {
 	case 0:
 		return "—"
@@ -67,7 +106,7 @@ func pm(s fidelity.Stat, scale float64, digits int) string {
 }
 
 // signed formats paired differences as +mean ± std.
-func signed(s fidelity.Stat, scale float64, digits int) string {
+func signed(s PairedStat, scale float64, digits int) string {
 	if s.N == 0 {
 		return "—"
 	}
@@ -82,8 +121,8 @@ func signed(s fidelity.Stat, scale float64, digits int) string {
 	return out
 }
 
-// reading says whether paired differences are beyond the seed spread (fidelity.Stat.Clear).
-func reading(s fidelity.Stat) string {
+// reading says whether paired differences are beyond the seed spread (PairedStat.Clear).
+func reading(s PairedStat) string {
 	switch {
 	case s.N == 0:
 		return "—"
@@ -110,7 +149,7 @@ func seedList(seeds []int64) string {
 // std over seeds) and the paired differences from the baseline of the same seed (mean ± std), with a
 // reading of each difference against the seed spread. The caption names the task, the seeds and the
 // protocol's selection.
-func FidelityTable(t *fidelity.Table) Table {
+func FidelityTable(t *FidelityResult) Table {
 	out := Table{
 		Caption: fmt.Sprintf("Variant − released defaults, paired by seed (seeds %s): %s, %s M = %d, width %d, %d epochs, dropout %g; accuracy = %s",
 			seedList(t.Seeds), t.Dataset, t.Model, t.M, t.Width, t.Epochs, t.Dropout, t.Selection),
@@ -123,7 +162,7 @@ func FidelityTable(t *fidelity.Table) Table {
 			flags = "(released defaults)"
 		}
 		row := []string{r.Variant, flags, fmt.Sprint(r.TestAcc.N), pm(r.TestAcc, 100, 2)}
-		if r.Variant == fidelity.VariantBaseline {
+		if r.Variant == experiment.VariantBaseline {
 			row = append(row, "", "", pm(r.Travel, 1, 3), "", "")
 		} else {
 			row = append(row, signed(r.DeltaAcc, 100, 2), reading(r.DeltaAcc), pm(r.Travel, 1, 3),
@@ -136,18 +175,18 @@ func FidelityTable(t *fidelity.Table) Table {
 
 // FidelityNotes returns the table's notes as a Markdown list: the protocol, the statistics, what "within
 // the seed spread" means, and the table's own notes (unfinished runs).
-func FidelityNotes(t *fidelity.Table) string {
+func FidelityNotes(t *FidelityResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "- Accuracy: %s, in percent; Δ in percentage points, variant − baseline of the same seed.\n", t.Selection)
 	b.WriteString("- f* travel: the mean over both hidden layers' neurons of |ln f*_final − ln f*_init| (0.1 ≈ a 10 % move), f*_final read from the last checkpoint.\n")
 	b.WriteString("- mean ± sample standard deviation over the paired seeds. \"within the seed spread\": the differences change sign between seeds or their mean is not larger than their standard deviation; \"higher/lower in every seed\": same sign in every seed and |mean| > std (a reading aid: three seeds give no significance test).\n")
-	if base := t.Row(fidelity.VariantBaseline); base != nil && base.TestAcc.N > 1 {
+	if base := t.Row(experiment.VariantBaseline); base != nil && base.TestAcc.N > 1 {
 		fmt.Fprintf(&b, "- The baseline's own accuracy spreads by %.2f points (std over seeds %s): differences of that size between unpaired runs are noise.\n",
 			100*base.TestAcc.Std, seedList(t.Seeds))
 	}
 	projected, runs := int64(0), 0
 	for _, m := range t.Runs {
-		if m.Variant == fidelity.VariantBaseline {
+		if m.Variant == experiment.VariantBaseline {
 			projected += m.FreqProjected
 			runs++
 		}
@@ -163,10 +202,10 @@ func FidelityNotes(t *fidelity.Table) string {
 
 // FidelityReading returns one Markdown line per variant that states its measured effects in words, with
 // the numbers and their reading against the seed spread.
-func FidelityReading(t *fidelity.Table) string {
+func FidelityReading(t *FidelityResult) string {
 	var b strings.Builder
 	for _, r := range t.Rows {
-		if r.Variant == fidelity.VariantBaseline {
+		if r.Variant == experiment.VariantBaseline {
 			continue
 		}
 		fmt.Fprintf(&b, "- **%s** (`%s`): accuracy %s points (%s); f* travel %s (%s).\n", r.Variant, r.Flags,
@@ -179,17 +218,17 @@ func FidelityReading(t *fidelity.Table) string {
 // accuracy (percentage points, left) and Δ f* travel (natural-log units, right), the mean over seeds
 // with ± one standard deviation as error bars, each seed's difference as a small grey dot, and zero as a
 // line. name is the file stem (e.g. "14_released_vs_paper").
-func FidelityFigure(name string, t *fidelity.Table) (*Figure, error) {
-	var rows []fidelity.Row
+func FidelityFigure(name string, t *FidelityResult) (*Figure, error) {
+	var rows []FidelityRow
 	for _, r := range t.Rows {
-		if r.Variant != fidelity.VariantBaseline && r.DeltaAcc.N > 0 {
+		if r.Variant != experiment.VariantBaseline && r.DeltaAcc.N > 0 {
 			rows = append(rows, r)
 		}
 	}
 	if len(rows) == 0 {
 		return nil, errors.New("figure " + name + ": no variant paired with the baseline")
 	}
-	panel := func(title, ylabel string, scale float64, stat func(fidelity.Row) fidelity.Stat) (*plot.Plot, error) {
+	panel := func(title, ylabel string, scale float64, stat func(FidelityRow) PairedStat) (*plot.Plot, error) {
 		p := newPlot(title, "variant (options flipped from the released defaults)", ylabel)
 		var xs, ys, es, sx, sy []float64
 		lo, hi := 0.0, 0.0
@@ -226,12 +265,12 @@ func FidelityFigure(name string, t *fidelity.Table) (*Figure, error) {
 		return p, nil
 	}
 	acc, err := panel("Δ selected test accuracy (variant − baseline)", "Δ accuracy (percentage points)", 100,
-		func(r fidelity.Row) fidelity.Stat { return r.DeltaAcc })
+		func(r FidelityRow) PairedStat { return r.DeltaAcc })
 	if err != nil {
 		return nil, fmt.Errorf("figure %s: %w", name, err)
 	}
 	travel, err := panel("Δ f* travel (variant − baseline)", "Δ mean |ln f*_final − ln f*_init|", 1,
-		func(r fidelity.Row) fidelity.Stat { return r.DeltaTravel })
+		func(r FidelityRow) PairedStat { return r.DeltaTravel })
 	if err != nil {
 		return nil, fmt.Errorf("figure %s: %w", name, err)
 	}

@@ -1,31 +1,32 @@
 package nb
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
-	"github.com/fits-snn/fits/fits/fidelity"
+	"github.com/fits-snn/fits/fits/experiment"
 	"github.com/fits-snn/fits/fits/train"
 )
 
-// fidelityTable is a table as fidelity.Measure returns it, with numbers chosen so that each reading
+// fidelityTable is a table as MeasureFidelity returns it, with numbers chosen so that each reading
 // occurs: ts-mix-paper lower in every seed, dropout-shared within the seed spread.
-func fidelityTable() *fidelity.Table {
-	return &fidelity.Table{
+func fidelityTable() *FidelityResult {
+	return &FidelityResult{
 		Dataset: "synthetic-shallow", Model: "fsts", M: 2, Width: 64, Epochs: 20, Dropout: 0.3,
-		Protocol: train.OfficialVal, Selection: fidelity.SelectionText(train.OfficialVal), Seeds: []int64{1, 2, 3},
-		Rows: []fidelity.Row{
-			{Variant: fidelity.VariantBaseline, TestAcc: fidelity.NewStat([]float64{0.70, 0.50, 0.60}),
-				Travel: fidelity.NewStat([]float64{0.2, 0.3, 0.25})},
-			{Variant: fidelity.VariantTSMixPaper, Flags: "--ts-mix=paper", PairedSeeds: []int64{1, 2, 3},
-				TestAcc: fidelity.NewStat([]float64{0.65, 0.46, 0.55}), Travel: fidelity.NewStat([]float64{0.2, 0.3, 0.25}),
-				DeltaAcc: fidelity.NewStat([]float64{-0.05, -0.04, -0.05}), DeltaTravel: fidelity.NewStat([]float64{-0.0001, 0, 0})},
-			{Variant: fidelity.VariantDropoutShared, Flags: "--dropout-mode=shared", PairedSeeds: []int64{1, 2, 3},
-				TestAcc: fidelity.NewStat([]float64{0.72, 0.45, 0.61}), Travel: fidelity.NewStat([]float64{0.25, 0.28, 0.3}),
-				DeltaAcc: fidelity.NewStat([]float64{0.02, -0.05, 0.01}), DeltaTravel: fidelity.NewStat([]float64{0.05, -0.02, 0.05})},
+		Protocol: train.OfficialVal, Selection: selectionText(train.OfficialVal), Seeds: []int64{1, 2, 3},
+		Rows: []FidelityRow{
+			{Variant: experiment.VariantBaseline, TestAcc: NewPairedStat([]float64{0.70, 0.50, 0.60}),
+				Travel: NewPairedStat([]float64{0.2, 0.3, 0.25})},
+			{Variant: experiment.VariantTSMixPaper, Flags: "--ts-mix=paper", PairedSeeds: []int64{1, 2, 3},
+				TestAcc: NewPairedStat([]float64{0.65, 0.46, 0.55}), Travel: NewPairedStat([]float64{0.2, 0.3, 0.25}),
+				DeltaAcc: NewPairedStat([]float64{-0.05, -0.04, -0.05}), DeltaTravel: NewPairedStat([]float64{-0.0001, 0, 0})},
+			{Variant: experiment.VariantDropoutShared, Flags: "--dropout-mode=shared", PairedSeeds: []int64{1, 2, 3},
+				TestAcc: NewPairedStat([]float64{0.72, 0.45, 0.61}), Travel: NewPairedStat([]float64{0.25, 0.28, 0.3}),
+				DeltaAcc: NewPairedStat([]float64{0.02, -0.05, 0.01}), DeltaTravel: NewPairedStat([]float64{0.05, -0.02, 0.05})},
 		},
-		Runs: []fidelity.RunMeasure{{Variant: fidelity.VariantBaseline, Seed: 1, FreqProjected: 3}, {Variant: fidelity.VariantBaseline, Seed: 2, FreqProjected: 4},
-			{Variant: fidelity.VariantBaseline, Seed: 3}, {Variant: fidelity.VariantTSMixPaper, Seed: 1, FreqProjected: 100}},
+		Runs: []FidelityRun{{Variant: experiment.VariantBaseline, Seed: 1, FreqProjected: 3}, {Variant: experiment.VariantBaseline, Seed: 2, FreqProjected: 4},
+			{Variant: experiment.VariantBaseline, Seed: 3}, {Variant: experiment.VariantTSMixPaper, Seed: 1, FreqProjected: 100}},
 		Notes: []string{"lr-step seed 3 has not finished (dir)"},
 	}
 }
@@ -95,7 +96,7 @@ func TestFidelityFigure(t *testing.T) {
 }
 
 func TestFidelityDifferencesAndVariants(t *testing.T) {
-	ds := fidelity.Differences()
+	ds := experiment.Differences()
 	tab := FidelityDifferences(ds)
 	if len(tab.Rows) != len(ds) || len(tab.Header) != 8 {
 		t.Fatalf("%d rows for %d differences", len(tab.Rows), len(ds))
@@ -106,8 +107,30 @@ func TestFidelityDifferencesAndVariants(t *testing.T) {
 			t.Errorf("differences table lacks %q", want)
 		}
 	}
-	vs := FidelityVariants(fidelity.Variants())
-	if len(vs.Rows) != len(fidelity.Variants()) || vs.Rows[0][1] != "(none)" {
-		t.Errorf("variants table %+v", vs.Rows)
+	vs, err := FidelityVariants(experiment.Quick)
+	if err != nil || len(vs.Rows) != len(experiment.Variants()) || vs.Rows[0][1] != "(none)" ||
+		!strings.Contains(vs.Caption, "quick mode: synthetic-shallow, fsts M = 2, width 64, 20 epochs, batch 64, learning rate 0.005, dropout 0.3, official-val, readout sum") {
+		t.Errorf("variants table %+v, %v", vs, err)
+	}
+	if vs, err := FidelityVariants(experiment.Full); err != nil || !strings.Contains(vs.Caption, "full mode: ssc, fsts M = 2, width 512, 100 epochs") {
+		t.Errorf("full-mode variants table %q, %v", vs.Caption, err)
+	}
+}
+
+// TestFidelityWithoutRuns: no finished baseline is no finished run (the session says so and goes on); the
+// plan's unfinished runs are not measured.
+func TestFidelityWithoutRuns(t *testing.T) {
+	runs, err := Plan(t.TempDir(), experiment.Quick, []string{experiment.Fidelity})
+	if err != nil || len(runs) != 33 {
+		t.Fatalf("%d runs, %v", len(runs), err)
+	}
+	for name, f := range map[string]func() error{
+		"MeasureFidelity": func() error { _, err := MeasureFidelity(runs); return err },
+		"FidelityResults": func() error { _, err := FidelityResults(runs, t.TempDir()); return err },
+		"FidelityEffects": func() error { _, err := FidelityEffects(runs); return err },
+	} {
+		if err := f(); !errors.Is(err, ErrNoRuns) {
+			t.Errorf("%s: %v, want ErrNoRuns", name, err)
+		}
 	}
 }

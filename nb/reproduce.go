@@ -106,8 +106,9 @@ type PlannedRun struct {
 }
 
 // CISubset are the experiments that quick mode trains when FITS_QUICK=1 (what CI sets), each with its
-// first quick seed only (except CIEverySeed): 23 of the quick plan's 49 runs, enough for every notebook to show every table
-// and figure with at least one run of ours. Left out: the GSC and SHD* ablation rows that no other table
+// first quick seed only (except CIEverySeed): 23 of the 49 quick runs of the paper's cells, enough for
+// every notebook to show every table and figure with at least one run of ours (Plan adds the fidelity
+// study's 33 whole). Left out: the GSC and SHD* ablation rows that no other table
 // reads (Tables A.5, A.6), M = 3-5 (Table A.7), seeds 2 and 3 of Figure 2, and three of the four DVS
 // models (the most expensive runs of the plan, 2-7 minutes each on two shared cores). The recipes are the
 // quick plan's, so these runs count as runs of the full quick plan too: a later reproduction without
@@ -137,7 +138,8 @@ func CIMode() bool {
 // Plan returns the runs that the tables and figures need in a mode under root: every experiment that
 // feeds one of them (in experiment.All's order, each once) and has a recipe in the mode, with the
 // mode's seeds (Experiment.SeedsFor). In quick mode with CIMode, only the experiments of CISubset with
-// their first seed. Labels are parsed by experiment.ParseLabel ("3", "A.7", "fig2").
+// their first seed, and the fidelity study whole (notebook 14 pairs its variants by seed). Labels are
+// parsed by experiment.ParseLabel ("3", "A.7", "fig2", "fidelity").
 func Plan(root string, mode experiment.Mode, tables []string) ([]PlannedRun, error) {
 	if _, err := experiment.ParseMode(string(mode)); err != nil {
 		return nil, err
@@ -162,7 +164,7 @@ func Plan(root string, mode experiment.Mode, tables []string) ([]PlannedRun, err
 			continue // no quick stand-in for this cell
 		}
 		seeds := e.SeedsFor(mode)
-		if mode == experiment.Quick && CIMode() {
+		if mode == experiment.Quick && CIMode() && !e.Feeds(experiment.Fidelity) {
 			if !slices.Contains(CISubset, e.ID) || len(seeds) == 0 {
 				continue
 			}

@@ -27,7 +27,7 @@ type Display interface {
 	Fail(err error)
 }
 
-// Session is what the cells of the results notebooks (05–13) share: the reproduction mode, the runs'
+// Session is what the cells of the results notebooks (05–14) share: the reproduction mode, the runs'
 // root folder, the figures folder and the paper's tables or figures whose runs the notebook reads, all
 // taken from the environment (Mode, RunsRoot, ResultFiguresDir: FITS_MODE, FITS_RUNS, FITS_FIGURES_DIR),
 // and a Display. GoNB runs every cell as a fresh program, so a session holds nothing else: each cell reads

@@ -325,6 +325,10 @@ func buildCatalog() *catalogData {
 	o := newExperiment(gridGSCOrg, "fsts", 1, 512)
 	o.Home, o.Row, o.Column = paper.Figure2, modelLabel("fsts", 1), "512"
 	add(o)
+	// The study of notebook 14: the variants of the SSC FiTS cell.
+	for _, e := range fidelityCells(c.list[c.byID[fidelityBase]]) {
+		add(e)
+	}
 
 	// Every table and figure each run feeds.
 	for _, l := range []string{paper.Table3, paper.TableA5, paper.TableA6, paper.TableA7} {
@@ -357,7 +361,7 @@ func buildCatalog() *catalogData {
 
 	// Paper order: experiments by home, tables of each experiment by label.
 	order := map[string]int{}
-	for i, l := range paper.Labels() {
+	for i, l := range labels() {
 		order[l] = i
 	}
 	slices.SortStableFunc(c.list, func(a, b Experiment) int { return order[a.Home] - order[b.Home] })

@@ -15,6 +15,8 @@
 //	gsc-org/fsts-m1/w512   the learned-organisation runs on GSC (Figure 2, Figure A.2), 20 seeds
 //	smnist/fsts-m1/w256    sMNIST (Table A.9)
 //	dvs/<model>            DVS Gesture 128, convolutional network, final-epoch test accuracy (Table A.10)
+//	fidelity/<variant>     beyond the paper: ssc/fsts-m2/w512 with one option of the paper's text flipped
+//	                       from the released code's semantics (label Fidelity, notebook 14; fidelity.go)
 //
 // where <model> is lif, adaptlif, fs-frozen, fs or fsts-m<M>. Each experiment has two recipes: Full, the
 // paper's, for the real datasets; and Quick, a stand-in small enough for a CPU (see quick.go for the

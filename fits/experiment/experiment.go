@@ -15,7 +15,7 @@ type Experiment struct {
 	// ID is stable and path-safe, with '/' separators, e.g. "ssc/fsts-m2/w512" (see the package doc).
 	ID string `json:"id"`
 	// Tables are the paper labels this cell feeds, in paper order (paper.Labels), e.g. "Table 3",
-	// "Table A.7", "Figure 2".
+	// "Table A.7", "Figure 2"; or Fidelity, for the cells of that study.
 	Tables []string `json:"tables"`
 	// Title describes the cell in words, e.g. "FS + TS (M = 2), W = 512, SSC".
 	Title string `json:"title"`
@@ -141,12 +141,12 @@ func suggest(id string) string {
 }
 
 // Tables returns the labels that experiments feed, in paper order: tables (Table 1 … Table A.10), then
-// figures (Figure 2, Figure 3, Figure A.2). Tables A.1–A.3 and Figures 1 and A.1 have no training runs
-// (recipes, the kernel benchmark and closed forms).
+// figures (Figure 2, Figure 3, Figure A.2), then the study Fidelity. Tables A.1–A.3 and Figures 1 and A.1
+// have no training runs (recipes, the kernel benchmark and closed forms).
 func Tables() []string {
 	cat := catalog()
 	var out []string
-	for _, l := range paper.Labels() {
+	for _, l := range labels() {
 		if len(cat.byTable[l]) > 0 {
 			out = append(out, l)
 		}

@@ -22,8 +22,8 @@ import (
 func TestCatalog(t *testing.T) {
 	all := All()
 	// 24 cells in each of Tables 3, A.5 and A.6, 12 more for M = 3..5 in Table A.7, 2 SHD best-test rows,
-	// 1 sMNIST, 4 DVS and the 20-seed learned-organisation runs.
-	if len(all) != 24*3+12+2+1+4+1 {
+	// 1 sMNIST, 4 DVS, the 20-seed learned-organisation runs and the 11 variants of the fidelity study.
+	if len(all) != 24*3+12+2+1+4+1+11 {
 		t.Fatalf("%d experiments", len(all))
 	}
 	idPattern := regexp.MustCompile(`^[a-z0-9-]+(/[a-z0-9-]+)+$`)
@@ -57,7 +57,7 @@ func TestCatalog(t *testing.T) {
 		t.Error("All shares slices with the catalog")
 	}
 	want := []string{"Table 1", "Table 2", "Table 3", "Table 4", "Table 5", "Table A.4", "Table A.5", "Table A.6",
-		"Table A.7", "Table A.8", "Table A.9", "Table A.10", "Figure 2", "Figure 3", "Figure A.2"}
+		"Table A.7", "Table A.8", "Table A.9", "Table A.10", "Figure 2", "Figure 3", "Figure A.2", "Fidelity"}
 	if got := Tables(); !slices.Equal(got, want) {
 		t.Errorf("Tables() = %v, want %v", got, want)
 	}
@@ -81,7 +81,7 @@ func TestParseLabel(t *testing.T) {
 		{"Table 3", "Table 3"}, {"table3", "Table 3"}, {"3", "Table 3"}, {"tab 3", "Table 3"},
 		{"A.7", "Table A.7"}, {"tableA7", "Table A.7"}, {"a7", "Table A.7"}, {"Table A.10", "Table A.10"},
 		{"TABLE_A_5", "Table A.5"}, {"Figure 2", "Figure 2"}, {"fig2", "Figure 2"}, {"Fig. 3", "Figure 3"},
-		{"figure A.2", "Figure A.2"}, {"table 1", "Table 1"},
+		{"figure A.2", "Figure A.2"}, {"table 1", "Table 1"}, {"fidelity", "Fidelity"}, {" Fidelity", "Fidelity"},
 	} {
 		got, err := ParseLabel(tc.in)
 		if err != nil || got != tc.want {
@@ -116,6 +116,7 @@ func TestForTable(t *testing.T) {
 		{"fig2", 1, "gsc-org/fsts-m1/w512"},
 		{"Figure 3", 1, "shd-best/fsts-m1/w128"},
 		{"Figure A.2", 1, "gsc-org/fsts-m1/w512"},
+		{"fidelity", 11, "fidelity/baseline"},
 	} {
 		es, err := ForTable(tc.label)
 		if err != nil || len(es) != tc.n || es[0].ID != tc.first {
@@ -187,14 +188,14 @@ func TestQuickPlanSize(t *testing.T) {
 	for _, e := range All() {
 		runs += len(e.SeedsFor(Quick))
 	}
-	if runs != 49 {
-		t.Errorf("the quick plan has %d runs; quick.go says 49", runs)
+	if runs != 82 {
+		t.Errorf("the quick plan has %d runs; quick.go says 82", runs)
 	}
 }
 
 // TestOneLearningRate checks that no recipe, full or quick, scales the learning rate of f*: with the
-// released code's coordinate ln f* one learning rate serves every variable. Every recipe carries the
-// released code's training semantics.
+// released code's coordinate ln f* one learning rate serves every variable. Every recipe but the fidelity
+// variants' carries the released code's training semantics.
 func TestOneLearningRate(t *testing.T) {
 	released := train.DefaultConfig()
 	for _, e := range All() {
@@ -204,6 +205,9 @@ func TestOneLearningRate(t *testing.T) {
 			}
 			if c.TargetLRScale != 0 {
 				t.Errorf("%s: learning-rate scale of f* %g, want none", e.ID, c.TargetLRScale)
+			}
+			if e.Feeds(Fidelity) && e.ID != "fidelity/"+VariantBaseline {
+				continue
 			}
 			if c.TSMix != released.TSMix || c.TargetCoordinate != released.TargetCoordinate || c.DropoutMode != released.DropoutMode ||
 				c.LRSchedule != released.LRSchedule || c.FreqGuardSafety != released.FreqGuardSafety || c.SurrogateAlpha != released.SurrogateAlpha {
@@ -216,8 +220,8 @@ func TestOneLearningRate(t *testing.T) {
 // TestFullRecipesFollowThePaper holds the Full recipes to Section 4.2 and Tables A.1/A.2.
 func TestFullRecipesFollowThePaper(t *testing.T) {
 	protocols := map[string]train.Protocol{"ssc": train.OfficialVal, "gsc": train.OfficialVal, "gsc-org": train.OfficialVal,
-		"shd-val": train.ValSplit, "shd-best": train.BestTest, "smnist": train.BestTest, "dvs": train.FinalEpoch}
-	datasets := map[string]string{"ssc": "SSC", "gsc": "GSC", "gsc-org": "GSC", "shd-val": "SHD", "shd-best": "SHD"}
+		"shd-val": train.ValSplit, "shd-best": train.BestTest, "smnist": train.BestTest, "dvs": train.FinalEpoch, "fidelity": train.OfficialVal}
+	datasets := map[string]string{"ssc": "SSC", "gsc": "GSC", "gsc-org": "GSC", "shd-val": "SHD", "shd-best": "SHD", "fidelity": "SSC"}
 	for _, e := range All() {
 		f := e.Full
 		prefix, _, _ := strings.Cut(e.ID, "/")
@@ -319,12 +323,15 @@ func TestRunDirAndModes(t *testing.T) {
 	}
 }
 
-// TestReleasedRecipeFields: every full cell carries the released code's training semantics and its neuron
-// constants explicitly, seeds 0-4; the SHD best-test FiTS cell and the sMNIST cell are the released
-// configs.
+// TestReleasedRecipeFields: every full cell carries the released code's training semantics (but the
+// fidelity variants, whose semantics TestVariantsFlipWhatTheirFlagsSay checks) and its neuron constants
+// explicitly, seeds 0-4; the SHD best-test FiTS cell and the sMNIST cell are the released configs.
 func TestReleasedRecipeFields(t *testing.T) {
 	for _, e := range All() {
 		f := e.Full
+		if e.Feeds(Fidelity) {
+			f = f.WithReleasedSemantics().Resolved() // the variants' constants, seeds and notes are checked here
+		}
 		if f.TauM <= 0 || f.TauA <= 0 || f.Dt <= 0 || f.FMinHz <= 0 || f.FMaxHz <= f.FMinHz || f.Readout == "" || f.FInit == "" ||
 			f.TSMix != "official" || f.SurrogateAlpha != 2 || f.TargetCoordinate != "log-hz" || f.FreqGuardSafety != 0.98 || f.DropoutMode != "step" {
 			t.Errorf("%s: full recipe %+v lacks a released field", e.ID, f)

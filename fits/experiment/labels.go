@@ -17,7 +17,8 @@ import (
 //	"Table A.7", "tableA7", "A.7", "a7"         -> "Table A.7"
 //	"Figure 2", "fig2", "fig. 2", "figure A.2"  -> "Figure 2", "Figure A.2"
 //
-// Labels the paper does not have (Table 6, Table A.11) are errors that list the valid ones.
+// "fidelity" is the study Fidelity. Labels the paper does not have (Table 6, Table A.11) are errors that
+// list the valid ones.
 func ParseLabel(s string) (string, error) {
 	key := strings.Map(func(r rune) rune {
 		switch r {
@@ -26,6 +27,9 @@ func ParseLabel(s string) (string, error) {
 		}
 		return r
 	}, strings.ToLower(s))
+	if key == strings.ToLower(Fidelity) {
+		return Fidelity, nil
+	}
 	kind := "Table"
 	for _, p := range []struct{ prefix, kind string }{
 		{"figure", "Figure"}, {"fig", "Figure"}, {"table", "Table"}, {"tab", "Table"},
@@ -43,9 +47,12 @@ func ParseLabel(s string) (string, error) {
 		if appendix {
 			label = fmt.Sprintf("%s A.%d", kind, n)
 		}
-		if slices.Contains(paper.Labels(), label) {
+		if slices.Contains(labels(), label) {
 			return label, nil
 		}
 	}
-	return "", fmt.Errorf("unknown table or figure %q (valid: %s)", s, strings.Join(paper.Labels(), ", "))
+	return "", fmt.Errorf("unknown table or figure %q (valid: %s)", s, strings.Join(labels(), ", "))
 }
+
+// labels are the labels experiments can feed: the paper's (paper.Labels), then the study Fidelity.
+func labels() []string { return append(paper.Labels(), Fidelity) }

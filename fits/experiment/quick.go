@@ -25,7 +25,8 @@ import (
 // modulation depth 0.5 (synth.ShallowName): at the default depth 0.9 FS frozen, FS and FS + TS all
 // reached 100 %, and 8 epochs at width 32 stayed at chance for FS. The ladder has three seeds, since one
 // seed's spread (FS frozen 66-91 % over seeds 1-3) exceeds the step from FS frozen to FS. The plan has
-// 49 runs: 27 SSC-ladder runs (9 models × 3 seeds) on the synthetic task, 6 GSC and 3
+// 82 runs: 33 of the fidelity study (11 variants of the SSC FiTS cell × 3 seeds, fidelity.go) and 49 of
+// the paper's cells, 27 SSC-ladder runs (9 models × 3 seeds) on the synthetic task, 6 GSC and 3
 // learned-organisation runs (three seeds) on the log-Mel spoken digits, 6 SHD* and 2 SHD runs on the
 // cochlea-encoded spoken digits, 1 row-wise sMNIST run and 4 DVS runs on the fixture. The spoken-digit
 // runs are longer than the synthetic ones (T = 250 or 100, 15 steps per epoch), the DVS runs (88 training

@@ -1,10 +1,9 @@
-package fidelity
+package nb
 
 import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -15,23 +14,30 @@ import (
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/fits/analysis"
+	"github.com/fits-snn/fits/fits/experiment"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/train"
 	"github.com/fits-snn/fits/internal/filesafe"
 )
 
-// Stat summarizes values over seeds: their mean and sample standard deviation (n − 1 in the
+// Notebook 14's table: every finished run of the fidelity study (experiment.Fidelity) read back, its
+// selected test accuracy and how far the target frequencies f* travelled during training, and per variant
+// the paired differences from the baseline's run of the same seed. Accuracies are fractions in [0, 1]; the
+// f* travel is in natural-log units (nepers): the mean over hidden neurons of |ln f*_final − ln f*_init|,
+// so 0.1 means f* moved by about 10 % of itself.
+
+// PairedStat summarizes values over seeds: their mean and sample standard deviation (n − 1 in the
 // denominator; 0 for fewer than two values).
-type Stat struct {
+type PairedStat struct {
 	N      int       `json:"n"`
 	Mean   float64   `json:"mean"`
 	Std    float64   `json:"std"`
 	Values []float64 `json:"values"`
 }
 
-// NewStat summarizes values.
-func NewStat(values []float64) Stat {
-	s := Stat{N: len(values), Values: append([]float64{}, values...)}
+// NewPairedStat summarizes values.
+func NewPairedStat(values []float64) PairedStat {
+	s := PairedStat{N: len(values), Values: append([]float64{}, values...)}
 	if s.N == 0 {
 		return s
 	}
@@ -52,7 +58,7 @@ func NewStat(values []float64) Stat {
 // Clear reports whether paired differences show an effect beyond the seed spread: at least two seeds,
 // every difference nonzero and of the same sign, and the mean larger in size than the standard
 // deviation. It is a reading aid, not a significance test (three seeds cannot give one).
-func (s Stat) Clear() bool {
+func (s PairedStat) Clear() bool {
 	if s.N < 2 || !(math.Abs(s.Mean) > s.Std) {
 		return false
 	}
@@ -64,8 +70,8 @@ func (s Stat) Clear() bool {
 	return true
 }
 
-// RunMeasure is what Measure reads from one finished run.
-type RunMeasure struct {
+// FidelityRun is what MeasureFidelity reads from one finished run.
+type FidelityRun struct {
 	Variant string `json:"variant"`
 	Seed    int64  `json:"seed"`
 	Dir     string `json:"dir"`
@@ -87,23 +93,23 @@ type RunMeasure struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// Row is one variant's line of the table.
-type Row struct {
+// FidelityRow is one variant's line of the table.
+type FidelityRow struct {
 	Variant string `json:"variant"`
 	Flags   string `json:"flags"`
 	Summary string `json:"summary"`
 	// TestAcc and Travel summarize the variant's own runs (every finished seed).
-	TestAcc Stat `json:"test_acc"`
-	Travel  Stat `json:"travel"`
+	TestAcc PairedStat `json:"test_acc"`
+	Travel  PairedStat `json:"travel"`
 	// DeltaAcc and DeltaTravel are the paired differences variant − baseline over the seeds both have
 	// (PairedSeeds), in the units of TestAcc and Travel; empty for the baseline.
-	PairedSeeds []int64 `json:"paired_seeds"`
-	DeltaAcc    Stat    `json:"delta_acc"`
-	DeltaTravel Stat    `json:"delta_travel"`
+	PairedSeeds []int64    `json:"paired_seeds"`
+	DeltaAcc    PairedStat `json:"delta_acc"`
+	DeltaTravel PairedStat `json:"delta_travel"`
 }
 
-// Table is the study's result.
-type Table struct {
+// FidelityResult is the study's table.
+type FidelityResult struct {
 	// Dataset, Model, M, Width, Epochs, Dropout and Protocol describe the baseline's runs.
 	Dataset  string         `json:"dataset"`
 	Model    string         `json:"model"`
@@ -115,15 +121,15 @@ type Table struct {
 	// Selection says in words which test accuracy the protocol selects.
 	Selection string `json:"selection"`
 	// Seeds are the seeds of the baseline's finished runs.
-	Seeds []int64      `json:"seeds"`
-	Rows  []Row        `json:"rows"`
-	Runs  []RunMeasure `json:"runs"`
+	Seeds []int64       `json:"seeds"`
+	Rows  []FidelityRow `json:"rows"`
+	Runs  []FidelityRun `json:"runs"`
 	// Notes name unfinished runs and runs without a baseline to pair with.
 	Notes []string `json:"notes,omitempty"`
 }
 
 // Row returns the row of a variant, or nil.
-func (t *Table) Row(variant string) *Row {
+func (t *FidelityResult) Row(variant string) *FidelityRow {
 	for i := range t.Rows {
 		if t.Rows[i].Variant == variant {
 			return &t.Rows[i]
@@ -132,8 +138,8 @@ func (t *Table) Row(variant string) *Row {
 	return nil
 }
 
-// SelectionText says which test accuracy a protocol selects.
-func SelectionText(p train.Protocol) string {
+// selectionText says which test accuracy a protocol selects.
+func selectionText(p train.Protocol) string {
 	switch p {
 	case train.BestTest:
 		return "the best test accuracy over the epochs (best-test)"
@@ -147,98 +153,83 @@ func SelectionText(p train.Protocol) string {
 	return string(p)
 }
 
-// Measure reads the study under root (root/fidelity/<variant>/seed-<n>, for the variants of Variants())
-// and returns the table: every finished run's selected test accuracy and f* travel, and per variant the
-// paired differences from the baseline's run of the same seed. It checks that each variant's run was
-// trained with the baseline's configuration of its seed with the variant applied, and fails otherwise
-// (a stale run: delete its folder). Unfinished runs are named in the notes.
-func Measure(root string) (*Table, error) {
-	base := filepath.Join(root, Folder)
-	if _, err := os.Stat(base); err != nil {
-		return nil, fmt.Errorf("fidelity: %w (train the runs first)", err)
-	}
-	t := &Table{}
-	results := map[string]map[int64]*train.Result{}
-	measures := map[string]map[int64]RunMeasure{}
+// MeasureFidelity reads the finished runs of the fidelity study among runs (a plan of the label
+// experiment.Fidelity, which marks runs of another recipe unfinished) and returns the table: every finished
+// run's selected test accuracy and f* travel, and per variant the paired differences from the baseline's run
+// of the same seed. The unfinished runs are named in the notes; an error wrapping ErrNoRuns when no baseline
+// run has finished.
+func MeasureFidelity(runs []PlannedRun) (*FidelityResult, error) {
+	t := &FidelityResult{}
+	measures := map[string]map[int64]FidelityRun{}
+	configs := map[int64]train.Config{}
 	datasets := map[string]*data.Dataset{}
-	for _, v := range Variants() {
-		seeds, err := seedFolders(filepath.Join(base, v.Name))
+	for _, r := range runs {
+		variant, ok := strings.CutPrefix(r.Experiment.ID, "fidelity/")
+		if !ok {
+			continue
+		}
+		if !r.Finished {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s seed %d has not finished (%s)", variant, r.Seed, r.Dir))
+			continue
+		}
+		res, err := train.ReadResult(r.Dir)
 		if err != nil {
 			return nil, err
 		}
-		for _, s := range seeds {
-			dir := RunDir(root, v.Name, s)
-			res, err := train.ReadResult(dir)
-			if errors.Is(err, os.ErrNotExist) {
-				t.Notes = append(t.Notes, fmt.Sprintf("%s seed %d has not finished (%s)", v.Name, s, dir))
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			m, err := measureRun(dir, res, datasets)
-			if err != nil {
-				return nil, err
-			}
-			m.Variant = v.Name
-			if results[v.Name] == nil {
-				results[v.Name], measures[v.Name] = map[int64]*train.Result{}, map[int64]RunMeasure{}
-			}
-			results[v.Name][s], measures[v.Name][s] = res, m
-			t.Runs = append(t.Runs, m)
+		m, err := measureRun(r.Dir, res, datasets)
+		if err != nil {
+			return nil, err
 		}
+		m.Variant = variant
+		if measures[variant] == nil {
+			measures[variant] = map[int64]FidelityRun{}
+		}
+		measures[variant][r.Seed] = m
+		if variant == experiment.VariantBaseline {
+			configs[r.Seed] = res.Config
+		}
+		t.Runs = append(t.Runs, m)
 	}
-	baseRes := results[VariantBaseline]
-	if len(baseRes) == 0 {
-		return nil, fmt.Errorf("fidelity: no finished baseline run under %s", filepath.Join(base, VariantBaseline))
+	baseline := measures[experiment.VariantBaseline]
+	if len(baseline) == 0 {
+		return nil, fmt.Errorf("the fidelity study's baseline: %w", ErrNoRuns)
 	}
-	for s := range baseRes {
-		t.Seeds = append(t.Seeds, s)
-	}
-	sort.Slice(t.Seeds, func(i, j int) bool { return t.Seeds[i] < t.Seeds[j] })
-	first := baseRes[t.Seeds[0]].Config
+	t.Seeds = sortedSeeds(baseline)
+	first := configs[t.Seeds[0]]
 	t.Dataset, t.Model, t.M, t.Width, t.Epochs, t.Dropout = first.Dataset, first.Model, first.M, first.Width, first.Epochs, first.Dropout
 	t.Protocol = first.Protocol
-	t.Selection = SelectionText(t.Protocol)
-
-	for _, v := range Variants() {
+	t.Selection = selectionText(t.Protocol)
+	for _, v := range experiment.Variants() {
 		runs := measures[v.Name]
 		if len(runs) == 0 {
 			continue
 		}
-		row := Row{Variant: v.Name, Flags: v.Flags, Summary: v.Summary}
+		row := FidelityRow{Variant: v.Name, Flags: v.Flags, Summary: v.Summary}
 		var accs, travels, dAcc, dTravel []float64
 		for _, s := range sortedSeeds(runs) {
 			m := runs[s]
 			accs, travels = append(accs, m.TestAcc), append(travels, m.Travel)
-			b, ok := baseRes[s]
-			if !ok {
+			b, ok := baseline[s]
+			switch {
+			case v.Name == experiment.VariantBaseline:
+				continue
+			case !ok:
 				t.Notes = append(t.Notes, fmt.Sprintf("%s seed %d has no baseline run of its seed: left out of the differences", v.Name, s))
 				continue
 			}
-			want := v.Apply(b.Config)
-			want.Seed = s
-			if err := sameConfig(results[v.Name][s].Config, want); err != nil {
-				return nil, fmt.Errorf("fidelity: %s is not the baseline of seed %d with %s: %w (delete the folder to train it again)",
-					m.Dir, s, v.Name, err)
-			}
-			if v.Name == VariantBaseline {
-				continue
-			}
-			bm := measures[VariantBaseline][s]
 			row.PairedSeeds = append(row.PairedSeeds, s)
-			dAcc, dTravel = append(dAcc, m.TestAcc-bm.TestAcc), append(dTravel, m.Travel-bm.Travel)
+			dAcc, dTravel = append(dAcc, m.TestAcc-b.TestAcc), append(dTravel, m.Travel-b.Travel)
 		}
-		row.TestAcc, row.Travel = NewStat(accs), NewStat(travels)
-		row.DeltaAcc, row.DeltaTravel = NewStat(dAcc), NewStat(dTravel)
+		row.TestAcc, row.Travel = NewPairedStat(accs), NewPairedStat(travels)
+		row.DeltaAcc, row.DeltaTravel = NewPairedStat(dAcc), NewPairedStat(dTravel)
 		t.Rows = append(t.Rows, row)
 	}
 	return t, nil
 }
 
 // measureRun reads the selected accuracy from res and the f* travel from the run's last checkpoint.
-func measureRun(dir string, res *train.Result, datasets map[string]*data.Dataset) (RunMeasure, error) {
-	m := RunMeasure{Seed: res.Seed, Dir: dir, Epoch: res.BestEpoch, Seconds: res.WallSeconds}
+func measureRun(dir string, res *train.Result, datasets map[string]*data.Dataset) (FidelityRun, error) {
+	m := FidelityRun{Seed: res.Seed, Dir: dir, Epoch: res.BestEpoch, Seconds: res.WallSeconds}
 	acc, err := res.SelectedTestAcc()
 	if err != nil {
 		return m, fmt.Errorf("%s: %w", dir, err)
@@ -319,29 +310,6 @@ func layerTravel(l analysis.Layer) (mean float64, n, atZero int, err error) {
 	return sum / float64(n), n, atZero, nil
 }
 
-// seedFolders returns the seeds of the seed-<n> folders in dir (none when dir does not exist).
-func seedFolders(dir string) ([]int64, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var seeds []int64
-	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), "seed-")
-		if !e.IsDir() || !ok {
-			continue
-		}
-		if s, err := strconv.ParseInt(rest, 10, 64); err == nil {
-			seeds = append(seeds, s)
-		}
-	}
-	sort.Slice(seeds, func(i, j int) bool { return seeds[i] < seeds[j] })
-	return seeds, nil
-}
-
 func sortedSeeds[T any](m map[int64]T) []int64 {
 	var s []int64
 	for k := range m {
@@ -351,7 +319,7 @@ func sortedSeeds[T any](m map[int64]T) []int64 {
 	return s
 }
 
-// File names of Table.Write.
+// File names of FidelityResult.Write.
 const (
 	TableCSV  = "table.csv"
 	RunsCSV   = "runs.csv"
@@ -360,16 +328,16 @@ const (
 
 // CSV returns the table as CSV, one line per variant: accuracies and their differences in percentage
 // points, f* travel and its differences in natural-log units, mean and standard deviation over seeds.
-func (t *Table) CSV() ([]byte, error) {
+func (t *FidelityResult) CSV() ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	rows := [][]string{{"variant", "flags", "seeds", "test_acc_pct_mean", "test_acc_pct_std", "paired_seeds",
 		"delta_acc_pp_mean", "delta_acc_pp_std", "delta_acc_clear", "travel_mean", "travel_std",
 		"delta_travel_mean", "delta_travel_std", "delta_travel_clear"}}
 	for _, r := range t.Rows {
-		rows = append(rows, []string{r.Variant, r.Flags, strconv.Itoa(r.TestAcc.N), num(100 * r.TestAcc.Mean), num(100 * r.TestAcc.Std),
-			strconv.Itoa(r.DeltaAcc.N), num(100 * r.DeltaAcc.Mean), num(100 * r.DeltaAcc.Std), strconv.FormatBool(r.DeltaAcc.Clear()),
-			num(r.Travel.Mean), num(r.Travel.Std), num(r.DeltaTravel.Mean), num(r.DeltaTravel.Std), strconv.FormatBool(r.DeltaTravel.Clear())})
+		rows = append(rows, []string{r.Variant, r.Flags, strconv.Itoa(r.TestAcc.N), csvNum(100 * r.TestAcc.Mean), csvNum(100 * r.TestAcc.Std),
+			strconv.Itoa(r.DeltaAcc.N), csvNum(100 * r.DeltaAcc.Mean), csvNum(100 * r.DeltaAcc.Std), strconv.FormatBool(r.DeltaAcc.Clear()),
+			csvNum(r.Travel.Mean), csvNum(r.Travel.Std), csvNum(r.DeltaTravel.Mean), csvNum(r.DeltaTravel.Std), strconv.FormatBool(r.DeltaTravel.Clear())})
 	}
 	if err := w.WriteAll(rows); err != nil {
 		return nil, err
@@ -379,18 +347,18 @@ func (t *Table) CSV() ([]byte, error) {
 
 // RunsCSV returns one line per measured run: the selected test accuracy (%), its epoch, the f* travel
 // (natural-log units, and per layer), the guard's projections and the wall time (s).
-func (t *Table) RunsCSV() ([]byte, error) {
+func (t *FidelityResult) RunsCSV() ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	rows := [][]string{{"variant", "seed", "test_acc_pct", "epoch", "travel", "layer_travel", "at_zero", "freq_projected", "seconds", "dir"}}
 	for _, m := range t.Runs {
 		layers := make([]string, len(m.LayerTravel))
 		for i, v := range m.LayerTravel {
-			layers[i] = num(v)
+			layers[i] = csvNum(v)
 		}
-		rows = append(rows, []string{m.Variant, strconv.FormatInt(m.Seed, 10), num(100 * m.TestAcc), strconv.Itoa(m.Epoch),
-			num(m.Travel), strings.Join(layers, " "), strconv.Itoa(m.AtZero), strconv.FormatInt(m.FreqProjected, 10),
-			num(m.Seconds), m.Dir})
+		rows = append(rows, []string{m.Variant, strconv.FormatInt(m.Seed, 10), csvNum(100 * m.TestAcc), strconv.Itoa(m.Epoch),
+			csvNum(m.Travel), strings.Join(layers, " "), strconv.Itoa(m.AtZero), strconv.FormatInt(m.FreqProjected, 10),
+			csvNum(m.Seconds), m.Dir})
 	}
 	if err := w.WriteAll(rows); err != nil {
 		return nil, err
@@ -398,11 +366,11 @@ func (t *Table) RunsCSV() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func num(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
+func csvNum(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
 
 // Write writes the table into dir as TableCSV, RunsCSV and TableJSON (each atomically) and returns their
 // paths.
-func (t *Table) Write(dir string) ([]string, error) {
+func (t *FidelityResult) Write(dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}

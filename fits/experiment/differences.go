@@ -1,23 +1,4 @@
-// Package fidelity measures what the paper's text (and this toolkit's first forms, where the paper is
-// silent) would have given instead of the released code's semantics, which produced the paper's tables
-// and which fits/train follows by default.
-//
-// Differences lists every difference as data: the aspect, where the paper states it (its equation,
-// algorithm, section or table numbers), what the paper's text or this toolkit's first form does, what
-// the released code does and in which of its files, the option of this toolkit that gives the other form,
-// and the default chosen, with the reason. Variants are the options that a training run can flip, each
-// alone from the released defaults, as functions on train.Config. Plan, TrainMissing and Measure train
-// every variant on a quick stand-in (StandIn: the synthetic SSC stand-in of the experiment catalog with
-// FiTS M = 2, width 64, dropout 0.3) for three seeds and measure, for each variant and seed, the test
-// accuracy the protocol selects and how far the target frequencies f* travelled during training; the
-// table holds the paired differences variant − baseline per seed, with their mean and standard deviation
-// over the seeds.
-//
-// Units: accuracies are fractions in [0, 1]; the f* travel is in natural-log units (nepers): the mean
-// over hidden neurons of |ln f*_final − ln f*_init|, so 0.1 means f* moved by about 10 % of itself.
-package fidelity
-
-import "strings"
+package experiment
 
 // Difference is one difference between the paper's text (or this toolkit's first form, where the paper
 // says nothing) and the released code.
@@ -222,18 +203,4 @@ func Differences() []Difference {
 			Why: "the same transfer function; outputs agree to 1e-15, so no option is needed",
 		},
 	}
-}
-
-// flagsOf returns the "--name" tokens of an option string ("--ts-mix=paper --forward-clip" gives
-// ["--ts-mix", "--forward-clip"]).
-func flagsOf(option string) []string {
-	var out []string
-	for _, f := range strings.Fields(option) {
-		if !strings.HasPrefix(f, "--") {
-			continue
-		}
-		name, _, _ := strings.Cut(f, "=")
-		out = append(out, strings.TrimRight(name, ",;()"))
-	}
-	return out
 }
