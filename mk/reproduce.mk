@@ -3,7 +3,7 @@
 # GOEXPERIMENT=simd and GOMLX_NO_AUTO_INSTALL=1).
 #
 #   make reproduce                  quick mode: stand-ins on data this machine has, trained into runs/quick
-#   FITS_QUICK=1 make reproduce     quick mode restricted to the CI subset (nb.CISubset: 23 of the 49 runs)
+#   FITS_QUICK=1 make reproduce     quick mode restricted to the CI subset (nb.CISubset: 56 of the 82 runs)
 #   FITS_MODE=full make reproduce   full mode: reads the finished runs of the user's sweeps on the real datasets
 #                                   under FITS_RUNS (default runs/full); it trains nothing unless FITS_TRAIN=1
 #

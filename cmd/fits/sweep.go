@@ -30,7 +30,7 @@ func init() {
 const sweepUsage = `
 Extra flags of 'fits train' for every run go after --, e.g.
   fits sweep --table=3 --mode=quick -- --epochs=2
-(the tables count only runs that keep the recipe's dataset, model, M, width and protocol).
+(the tables count only runs that keep the recipe in all but its schedule: epochs, batch, lr, dropout, limits, engine).
 Runs live in OUT/ID/seed-S (checkpoints, result.json, log.txt); the index is OUT/sweep.json.
 A sweep restarted with the same flags skips finished runs and resumes interrupted ones.`
 
