@@ -14,9 +14,9 @@ import (
 )
 
 // Notebook 14 (released code vs the paper's text): the differences, the variants, the paired table and
-// its figure, of the fidelity study (experiment.Fidelity; MeasureFidelity). Accuracies are shown in percent and their differences in
-// percentage points; the f* travel (mean over hidden neurons of |ln f*_final − ln f*_init|) in
-// natural-log units.
+// its figure, of the fidelity study (experiment.Fidelity; MeasureFidelity). Accuracies are shown in
+// percent and their differences in percentage points; the f* travel (mean over hidden neurons of
+// |ln f*_final − ln f*_init|) in natural-log units.
 
 // FidelityDifferences returns the differences between the paper's text (or this toolkit's first forms)
 // and the released code as a table: where the paper states its form, the two forms, the released file,
