@@ -2,12 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/fits-snn/fits/internal/owned"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fits-snn/fits/internal/owned"
 )
 
 func TestFiguresCommand(t *testing.T) {

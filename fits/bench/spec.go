@@ -21,32 +21,42 @@ package bench
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/fits/step"
 )
 
-// Variant is an execution strategy of the training iteration.
+// Variant is an engine of package fits/step by its name ("variant" is the benchmark's older word for an
+// engine, kept in its JSON key and as the flag alias --variant). Every registered engine (step.Names) is one.
 type Variant string
 
+// The engines by name; docs/engines.md describes each.
 const (
-	// Stepwise calls a one-step graph T times per layer forward and a one-step VJP graph T times backward.
-	Stepwise Variant = "stepwise"
-	// Unrolled runs the whole iteration as one graph with the recurrence unrolled over T.
-	Unrolled Variant = "unrolled"
-	// Chunked calls a K-step graph T/K times per layer forward and its VJP T/K times backward.
-	Chunked Variant = "chunked"
-	// Scan is Chunked with each chunk's VJP from the hand-derived adjoint (fits/scan) instead of autodiff.
-	Scan Variant = "scan"
-	// Fused runs each layer's recurrence with the host kernel of fits/fused: one call forward, one backward.
-	Fused Variant = "fused"
-	// Loop runs each layer's recurrence as one XLA While loop forward and its adjoint as one backward.
-	Loop Variant = "loop"
+	Stepwise Variant = step.Stepwise
+	Unrolled Variant = step.Unrolled
+	Chunked  Variant = step.Chunked
+	Scan     Variant = step.Scan
+	Fused    Variant = step.Fused
+	Loop     Variant = step.Loop
 )
 
-// Variants lists the variants in the order they are reported.
-func Variants() []Variant { return []Variant{Stepwise, Unrolled, Chunked, Scan, Fused, Loop} }
+// reportOrder is the order in which the benchmark reports the engines it knows: the slowest form first,
+// as the speed-ups are taken against it; engines registered later follow in step.Names' order.
+var reportOrder = []Variant{Stepwise, Unrolled, Chunked, Scan, Fused, Loop}
+
+// Variants lists every registered engine (step.Names) in the order they are reported.
+func Variants() []Variant {
+	out := slices.Clone(reportOrder)
+	for _, n := range step.Names() {
+		if !slices.Contains(out, Variant(n)) {
+			out = append(out, Variant(n))
+		}
+	}
+	return slices.DeleteFunc(out, func(v Variant) bool { return !slices.Contains(step.Names(), string(v)) })
+}
 
 // ParseVariant returns the variant named s.
 func ParseVariant(s string) (Variant, error) {

@@ -9,7 +9,6 @@ import (
 	"github.com/fits-snn/fits/fits/fused"
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
-	"github.com/fits-snn/fits/fits/scan"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
@@ -17,6 +16,19 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
+
+// Chunked runs each block's recurrence K steps per graph call (Options.Chunk, default DefaultChunk(T)),
+// called from Go, with each chunk's vector-Jacobian product by autodiff of the unrolled chunk: the default
+// on a backend without host-shared memory or While loops.
+const Chunked = "chunked"
+
+func init() {
+	register(registration{name: Chunked, summary: "the recurrence in chunks of --chunk steps per graph call, autodiff per chunk",
+		rank: 0, needs: needsDynamicSlices(Chunked),
+		build: func(backend compute.Backend, scope *mlmodel.Scope, net model.Net, opts Options) (Engine, error) {
+			return newChunked(Chunked, backend, scope, net, opts.Chunk, recurrence{forward: layerForward, vjp: autodiffVJP})
+		}})
+}
 
 // chunked runs each block's neuron recurrence K steps per graph call (see the package documentation).
 type chunked struct {
@@ -28,9 +40,7 @@ type chunked struct {
 	head, score *mlmodel.Exec // training head (loss, cotangent, readout gradients) and evaluation head
 	readout     []string      // the readout's trainable variables, in the head's output order
 	chunk       int           // requested chunk length (0: DefaultChunk(T))
-	hand        bool          // chunk VJPs from the hand-derived adjoint (fits/scan) instead of autodiff
-	loop        bool          // one chunk of T steps, run forward and in reverse by XLA While loops (fits/scan's loop forms); implies hand
-	fused       bool          // the recurrence as one call of the host kernel of fits/fused per layer and direction
+	rec         recurrence    // how each block's recurrence runs: what the engines built on this one differ in
 	k           int           // the chunk length in use, fixed by the first call's T
 	starts      []*tensors.Tensor
 	times       timer
@@ -39,6 +49,44 @@ type chunked struct {
 	// constCot: the head returns the cotangent of the last block's output as [batch, OutDims...], the same
 	// at every time step (fused engine, sum or mean readout or no classifier; timeConstantCotangent).
 	constCot bool
+}
+
+// recurrence is how a chunked engine runs each block's neuron recurrence, the one part in which the engines
+// built on chunked (chunked, stepwise, scan, loop, fused) differ: each engine's file composes one.
+type recurrence struct {
+	// forward builds the recurrence over a chunk's current cur [batch, K, out...] from state and returns its
+	// spikes, final state and, when saves, every step's state [K, states + 1, batch, out...].
+	forward func(scope *mlmodel.Scope, cfg neuron.Config, cur *Node, state []*Node) (spikes *Node, final []*Node, saved *Node)
+	// vjp builds the chunk's vector-Jacobian product: the cotangents of the starting state, of the current
+	// and of the neurons' variables vars, from the spikes' and final state's cotangents (and saved, the
+	// steps forward saved, when saves).
+	vjp func(scope *mlmodel.Scope, cfg neuron.Config, vars []*mlmodel.Variable, cur *Node, state []*Node, saved, cotSpikes *Node, cotFinal []*Node) []*Node
+	// saves: one chunk of T steps whose forward saves every step for the vjp (XLA While loops, the loop
+	// engine) instead of the vjp recomputing it.
+	saves bool
+	// kernel: the recurrence runs on the host kernel of package fits/fused (forward and vjp unused): one
+	// call per layer and direction, whatever T is.
+	kernel bool
+}
+
+// layerForward is the forward of a recurrence written out step by step in the graph (neuron.LayerFrom).
+func layerForward(scope *mlmodel.Scope, cfg neuron.Config, cur *Node, state []*Node) (*Node, []*Node, *Node) {
+	spikes, final := neuron.LayerFrom(scope, cur, cfg, state)
+	return spikes, final, nil
+}
+
+// autodiffVJP is the vjp of a recurrence by GoMLX's autodiff of layerForward.
+func autodiffVJP(scope *mlmodel.Scope, cfg neuron.Config, vars []*mlmodel.Variable, cur *Node, state []*Node, _, cotSpikes *Node, cotFinal []*Node) []*Node {
+	spikes, final := neuron.LayerFrom(scope, cur, cfg, state)
+	obj := ReduceAllSum(Mul(spikes, cotSpikes))
+	for j := range final {
+		obj = Add(obj, ReduceAllSum(Mul(final[j], cotFinal[j])))
+	}
+	wrt := append(append([]*Node{}, state...), cur)
+	for _, v := range vars {
+		wrt = append(wrt, v.NodeValue(cur.Graph()))
+	}
+	return Gradient(obj, wrt...)
 }
 
 // timeConstantCotangent reports whether the loss depends on the last block's output h [batch, T, d...]
@@ -67,8 +115,11 @@ type blockExecs struct {
 	eventExecs                           // the fused engine's event-driven dense synapse (events.go)
 }
 
-func newChunked(name string, backend compute.Backend, scope *mlmodel.Scope, net model.Net, chunk int, hand, fused, loop bool) (*chunked, error) {
-	e := &chunked{name: name, backend: backend, net: net, scope: scope, chunk: chunk, hand: hand || loop, fused: fused, loop: loop, times: timer{}, withDropout: net.Dropout > 0}
+// newChunked returns the engine name that runs each block's recurrence as rec says, chunk steps per call
+// (0: DefaultChunk(T)).
+func newChunked(name string, backend compute.Backend, scope *mlmodel.Scope, net model.Net, chunk int, rec recurrence) (*chunked, error) {
+	fused := rec.kernel
+	e := &chunked{name: name, backend: backend, net: net, scope: scope, chunk: chunk, rec: rec, times: timer{}, withDropout: net.Dropout > 0}
 	for i, b := range net.Blocks {
 		be, err := e.buildBlock(backend, i, b)
 		if err == nil && fused {
@@ -172,19 +223,15 @@ func (e *chunked) buildBlock(backend compute.Backend, i int, b model.Block) (*bl
 	if be.forward, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, in []*Node) []*Node {
 		scope := e.scope
 		cur := sliceTime(in[0], in[1], e.k)
-		if e.loop {
-			spikes, final, _ := loopForward(scope.At("%s", b.Scope).At("neuron"), b.Neuron, cur, in[2:])
-			return append([]*Node{spikes}, final...)
-		}
-		spikes, final := neuron.LayerFrom(scope.At("%s", b.Scope).At("neuron"), cur, b.Neuron, in[2:])
+		spikes, final, _ := e.rec.forward(scope.At("%s", b.Scope).At("neuron"), b.Neuron, cur, in[2:])
 		return append([]*Node{spikes}, final...)
 	}); err != nil {
 		return nil, err
 	}
-	if e.loop {
+	if e.rec.saves {
 		if be.forwardSave, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, in []*Node) []*Node {
 			cur := sliceTime(in[0], in[1], e.k)
-			spikes, final, saved := loopForward(e.scope.At("%s", b.Scope).At("neuron"), b.Neuron, cur, in[2:])
+			spikes, final, saved := e.rec.forward(e.scope.At("%s", b.Scope).At("neuron"), b.Neuron, cur, in[2:])
 			return append(append([]*Node{spikes}, final...), saved)
 		}); err != nil {
 			return nil, err
@@ -193,7 +240,6 @@ func (e *chunked) buildBlock(backend compute.Backend, i int, b model.Block) (*bl
 	nctx := e.scope.At("%s", b.Scope).At("neuron")
 	if be.vjp, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, in []*Node) []*Node {
 		scope := e.scope
-		g := in[0].Graph()
 		cur := sliceTime(in[0], in[1], e.k)
 		cotSpikes := sliceTime(in[2], in[1], e.k)
 		rest := in[3:]
@@ -206,26 +252,12 @@ func (e *chunked) buildBlock(backend compute.Backend, i int, b model.Block) (*bl
 			rest = rest[1:]
 		}
 		state, rest := rest[:n], rest[n:]
-		var saved *Node // the loop engine's saved steps; nil: recomputed
-		if e.loop {
+		var saved *Node // the steps the forward saved; nil: recomputed
+		if e.rec.saves {
 			saved, rest = rest[0], rest[1:]
 		}
 		cotFinal, acc := rest[:n], rest[n:]
-		var grads []*Node
-		if e.hand {
-			grads = handVJP(scope.At("%s", b.Scope).At("neuron"), b.Neuron, be.neurParams, cur, state, saved, cotSpikes, cotFinal)
-		} else {
-			spikes, final := neuron.LayerFrom(scope.At("%s", b.Scope).At("neuron"), cur, b.Neuron, state)
-			obj := ReduceAllSum(Mul(spikes, cotSpikes))
-			for j := range final {
-				obj = Add(obj, ReduceAllSum(Mul(final[j], cotFinal[j])))
-			}
-			wrt := append(append([]*Node{}, state...), cur)
-			for _, v := range be.neurParams {
-				wrt = append(wrt, v.NodeValue(g))
-			}
-			grads = Gradient(obj, wrt...)
-		}
+		grads := e.rec.vjp(scope.At("%s", b.Scope).At("neuron"), b.Neuron, be.neurParams, cur, state, saved, cotSpikes, cotFinal)
 		outs := grads[:n+1]
 		for j := range be.neurParams {
 			outs = append(outs, Add(acc[j], grads[n+1+j]))
@@ -264,30 +296,6 @@ func (e *chunked) buildBlock(backend compute.Backend, i int, b model.Block) (*bl
 	return be, err
 }
 
-// handVJP returns the cotangents of the starting state, of the chunk's current and of the neurons'
-// trainable variables vars, from the hand-derived adjoint of Algorithm 1 and the autodiff of the small map
-// from the variables to the per-step coefficients (scan.VariableGrads): the same values autodiff of
-// neuron.LayerFrom gives. Without saved (the scan engine) scan.Backward recomputes the chunk's forward
-// values from its starting state; with saved (the loop engine: loopForward's saved steps) scan.BackwardLoop
-// reads them and runs the reverse recurrence as a While loop.
-func handVJP(scope *mlmodel.Scope, cfg neuron.Config, vars []*mlmodel.Variable, cur *Node, state []*Node, saved, cotSpikes *Node, cotFinal []*Node) []*Node {
-	c := layerCoefficients(scope, cfg, cur)
-	g := cur.Graph()
-	var cotState []*Node
-	var cotCur *Node
-	var cg scan.CoefficientGrads
-	if saved != nil {
-		cotState, cotCur, cg = scan.BackwardLoop(c, cur, state, []*Node{saved}, cotSpikes, cotFinal)
-	} else {
-		cotState, cotCur, cg = scan.Backward(c, cur, state, nil, cotSpikes, cotFinal)
-	}
-	wrt := make([]*Node, len(vars))
-	for i, v := range vars {
-		wrt[i] = v.NodeValue(g)
-	}
-	return append(append(cotState, cotCur), scan.VariableGrads(c, cg, wrt...)...)
-}
-
 // layerCoefficients returns the per-step coefficients of the layer whose variables are in scope, for its
 // current cur [batch, time, out...].
 func layerCoefficients(scope *mlmodel.Scope, cfg neuron.Config, cur *Node) neuron.Coefficients {
@@ -296,13 +304,6 @@ func layerCoefficients(scope *mlmodel.Scope, cfg neuron.Config, cur *Node) neuro
 		panic(err)
 	}
 	return neuron.LayerCoefficients(scope, cur.Graph(), cur.DType(), cfg, pshape)
-}
-
-// loopForward runs a layer's recurrence over cur [batch, T, out...] from state as one XLA While loop
-// (scan.ForwardLoop) and returns its spikes, final state and saved steps [T, states + 1, batch, out...].
-func loopForward(scope *mlmodel.Scope, cfg neuron.Config, cur *Node, state []*Node) (spikes *Node, final []*Node, saved *Node) {
-	spikes, final, all := scan.ForwardLoop(layerCoefficients(scope, cfg, cur), cur, state)
-	return spikes, final, all[0]
 }
 
 // sliceTime returns x[:, t0:t0+k, ...] for x [batch, time, ...] and an int32 scalar t0.
@@ -324,7 +325,7 @@ func (e *chunked) Name() string { return e.name }
 func (e *chunked) prepare(steps int) error {
 	if e.k == 0 {
 		e.k = e.chunk
-		if e.loop {
+		if e.rec.saves {
 			e.k = steps
 		}
 		if e.k == 0 {
@@ -362,7 +363,7 @@ func (e *chunked) zeroState(be *blockExecs, batch int) []*tensors.Tensor {
 // block's current, the starting state of every chunk (when save), and the rate sums.
 func (e *chunked) forwardPass(b Batch, drop dropouts, training, save bool) (hs, curs []*tensors.Tensor, saved [][][]*tensors.Tensor, rates []float64, err error) {
 	batch, steps := b.X.Shape().Dimensions[0], b.X.Shape().Dimensions[1]
-	if !e.fused {
+	if !e.rec.kernel {
 		if err = e.prepare(steps); err != nil {
 			return
 		}
@@ -370,7 +371,7 @@ func (e *chunked) forwardPass(b Batch, drop dropouts, training, save bool) (hs, 
 	hs = []*tensors.Tensor{b.X}
 	saved = make([][][]*tensors.Tensor, len(e.blocks))
 	density := 1.0 // the fraction of nonzero entries of the block's input (fused engine)
-	if e.fused && len(e.blocks) > 0 && e.blocks[0].b.Dense {
+	if e.rec.kernel && len(e.blocks) > 0 && e.blocks[0].b.Dense {
 		if err = hostViews([]*tensors.Tensor{b.X}, func(v [][]float32) error {
 			density = events.Density(v[0])
 			return nil
@@ -385,7 +386,7 @@ func (e *chunked) forwardPass(b Batch, drop dropouts, training, save bool) (hs, 
 			return
 		}
 		curs = append(curs, cur)
-		if e.fused {
+		if e.rec.kernel {
 			// The kernel applies the dropout mask and counts the spikes itself: no join graph.
 			var h *tensors.Tensor
 			var rate float64
@@ -453,13 +454,13 @@ func (e *chunked) dropout(b Batch) (dropouts, error) {
 	if !e.withDropout {
 		return d, nil
 	}
-	if !e.fused && e.net.StepDropout() {
+	if !e.rec.kernel && e.net.StepDropout() {
 		masks, err := e.deviceStepMasks(b)
 		e.mem.keep(masks...)
 		d.graphs = masks
 		return d, err
 	}
-	if !e.fused {
+	if !e.rec.kernel {
 		masks, owned, err := graphMasks(e.net, b)
 		if owned {
 			e.mem.keep(masks...)
@@ -525,7 +526,7 @@ func (e *chunked) chunkForward(be *blockExecs, cur *tensors.Tensor, batch int, s
 	for c := range chunks {
 		var outs []*tensors.Tensor
 		exec := be.forward
-		if e.loop && save {
+		if e.rec.saves && save {
 			exec = be.forwardSave
 		}
 		if outs, err = e.times.exec(exec, append([]any{cur, e.starts[c]}, asAny(state)...)...); err != nil {
@@ -585,7 +586,7 @@ func (e *chunked) Gradients(b Batch) (m Metrics, grads map[string]*tensors.Tenso
 	batch := b.X.Shape().Dimensions[0]
 	for i := len(e.blocks) - 1; i >= 0; i-- {
 		be := e.blocks[i]
-		if e.fused {
+		if e.rec.kernel {
 			var cotCur *tensors.Tensor
 			if cotCur, err = e.fusedBackward(be, curs[i], cot, drop.host(i), grads); err != nil {
 				return

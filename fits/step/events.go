@@ -63,7 +63,7 @@ func denseShape(be *blockExecs, h *tensors.Tensor) events.Shape {
 // useEvents reports whether block be's synapse runs event-driven on an input with this fraction of
 // nonzero entries.
 func (e *chunked) useEvents(be *blockExecs, h *tensors.Tensor, density float64) bool {
-	if !e.fused || !be.b.Dense || be.weights == nil || density > EventsMaxDensity || len(be.b.OutDims) != 1 {
+	if !e.rec.kernel || !be.b.Dense || be.weights == nil || density > EventsMaxDensity || len(be.b.OutDims) != 1 {
 		return false
 	}
 	s := denseShape(be, h)
@@ -110,7 +110,7 @@ var SelectedCotangents = true
 // selectable reports whether block i's training forward should write its selection: the next block is a
 // dense block whose synapse the fused engine can run on the host.
 func (e *chunked) selectable(i int) bool {
-	if !SelectedCotangents || !e.fused || i+1 >= len(e.blocks) {
+	if !SelectedCotangents || !e.rec.kernel || i+1 >= len(e.blocks) {
 		return false
 	}
 	next := e.blocks[i+1]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fits-snn/fits/fits/fused"
+	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/scan"
 	"github.com/gomlx/compute"
@@ -11,16 +12,37 @@ import (
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 	"github.com/gomlx/gomlx/core/tensors"
-	"github.com/gomlx/gomlx/ml/model"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
+
+// Fused is the chunked engine's dense maps and readout with each layer's recurrence run by the host kernel
+// of package fits/fused: one call per layer forward and one backward (the hand-derived adjoint, recomputing
+// the forward per block of neurons), whatever T is. The default where the backend's memory is the host's.
+const Fused = "fused"
+
+func init() {
+	register(registration{name: Fused, summary: "each layer's recurrence as one call of the host kernel with the hand-derived adjoint",
+		rank: 4,
+		needs: func(_ compute.Backend, net model.Net) error {
+			for _, b := range net.Blocks {
+				if b.Neuron.Order > fused.MaxOrder {
+					return &UnsupportedError{Err: fmt.Errorf("step: engine %q runs TS orders up to M = %d, not %d (use --engine=chunked)", Fused, fused.MaxOrder, b.Neuron.Order)}
+				}
+			}
+			return nil
+		},
+		build: func(backend compute.Backend, scope *mlmodel.Scope, net model.Net, opts Options) (Engine, error) {
+			return newChunked(Fused, backend, scope, net, opts.Chunk, recurrence{kernel: true})
+		}})
+}
 
 // fusedExecs are the graphs and host values of one block of the fused engine: the block's coefficients are
 // computed from its variables by a small graph (neuron.LayerCoefficients), the recurrence runs on the host
 // (package fits/fused), and the cotangents of the coefficients go back to the variables through the autodiff
 // of that small map (scan.VariableGrads).
 type fusedExecs struct {
-	coefs     *model.Exec        // () -> EtaDt, GammaDt (with adaptation), Beta..., Lambda... (shape P)
-	coefGrads *model.Exec        // (cotangents in coefs' order...) -> gradients of neurParams
+	coefs     *mlmodel.Exec      // () -> EtaDt, GammaDt (with adaptation), Beta..., Lambda... (shape P)
+	coefGrads *mlmodel.Exec      // (cotangents in coefs' order...) -> gradients of neurParams
 	hostCoefs fused.Coefficients // the coefficients of the current step, set by fusedForward
 	adapt     bool               // the layer carries the adaptation current (EtaDt, GammaDt are coefs' first outputs)
 	order     int                // TS order M
@@ -42,7 +64,7 @@ func (e *chunked) buildFused(backend compute.Backend, be *blockExecs) error {
 		return err
 	}
 	be.pshape = pshape
-	neuronScope := func(scope *model.Scope) *model.Scope { return scope.At("%s", be.b.Scope).At("neuron") }
+	neuronScope := func(scope *mlmodel.Scope) *mlmodel.Scope { return scope.At("%s", be.b.Scope).At("neuron") }
 	list := func(c neuron.Coefficients) []*Node {
 		var out []*Node
 		if c.EtaDt != nil {
@@ -50,7 +72,7 @@ func (e *chunked) buildFused(backend compute.Backend, be *blockExecs) error {
 		}
 		return append(append(out, c.Beta...), c.Lambda...)
 	}
-	if be.coefs, err = model.NewExec(backend, e.scope.Store(), func(_ *model.Scope, g *Graph) []*Node {
+	if be.coefs, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, g *Graph) []*Node {
 		scope := e.scope
 		c := neuron.LayerCoefficients(neuronScope(scope), g, dtypes.Float32, cfg, pshape)
 		be.hostCoefs = fused.Coefficients{
@@ -67,7 +89,7 @@ func (e *chunked) buildFused(backend compute.Backend, be *blockExecs) error {
 	}); err != nil {
 		return err
 	}
-	be.coefGrads, err = model.NewExec(backend, e.scope.Store(), func(_ *model.Scope, cots []*Node) []*Node {
+	be.coefGrads, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, cots []*Node) []*Node {
 		scope := e.scope
 		g := cots[0].Graph()
 		c := neuron.LayerCoefficients(neuronScope(scope), g, dtypes.Float32, cfg, pshape)

@@ -24,35 +24,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fits-snn/fits/fits/fused"
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/tensors"
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
-
-// Engine names.
-const (
-	Chunked  = "chunked"
-	Stepwise = "stepwise"
-	Unrolled = "unrolled"
-	// Scan is the chunked engine with each chunk's vector-Jacobian product from the hand-derived adjoint
-	// of Algorithm 1 (package fits/scan) instead of autodiff of the unrolled chunk.
-	Scan = "scan"
-	// Fused is the chunked engine's dense maps and readout with each layer's recurrence run by the host
-	// kernel of package fits/fused: one call per layer forward and one backward (the hand-derived adjoint,
-	// recomputing the forward per block of neurons), whatever T is.
-	Fused = "fused"
-	// Loop runs each layer's recurrence on the device: the synapse as one graph call, then the T steps as
-	// one XLA While loop forward (saving every step's state) and the hand-derived adjoint as one While
-	// loop in reverse (package fits/scan), both with a static trip count; nothing returns to the host
-	// between time steps, and compile time does not depend on T.
-	Loop = "loop"
-)
-
-// Names lists the engines, the default on a backend without host-shared memory first.
-func Names() []string { return []string{Chunked, Stepwise, Unrolled, Scan, Fused, Loop} }
 
 // Default returns the engine New builds for the name "", chosen by measurement on each kind of backend:
 //   - Fused where the backend's device memory is host memory (backend.HasSharedBuffers: XLA CPU, SimpleGo),
@@ -170,24 +147,16 @@ func New(name string, backend compute.Backend, scope *mlmodel.Scope, net model.N
 	if name == "" {
 		name = Default(backend)
 	}
-	if err := checkSupported(name, backend, net); err != nil {
+	r, err := lookup(name)
+	if err != nil {
 		return nil, err
 	}
-	switch name {
-	case Chunked:
-		return newChunked(Chunked, backend, scope, net, opts.Chunk, false, false, false)
-	case Stepwise:
-		return newChunked(Stepwise, backend, scope, net, 1, false, false, false)
-	case Scan:
-		return newChunked(Scan, backend, scope, net, opts.Chunk, true, false, false)
-	case Fused:
-		return newChunked(Fused, backend, scope, net, opts.Chunk, false, true, false)
-	case Loop:
-		return newChunked(Loop, backend, scope, net, 0, true, false, true)
-	case Unrolled:
-		return newUnrolled(backend, scope, net)
+	if r.needs != nil {
+		if err := r.needs(backend, net); err != nil {
+			return nil, err
+		}
 	}
-	return nil, fmt.Errorf("unknown engine %q (valid: %s)", name, strings.Join(Names(), ", "))
+	return r.build(backend, scope, net, opts)
 }
 
 // CheckSupported returns an *UnsupportedError when engine name cannot run net on backend, as New would,
@@ -196,32 +165,11 @@ func CheckSupported(name string, backend compute.Backend, net model.Net) error {
 	if name == "" {
 		name = Default(backend)
 	}
-	return checkSupported(name, backend, net)
-}
-
-// checkSupported returns an *UnsupportedError when engine name cannot run net on backend: the engines
-// that slice the sequence chunk by chunk need dynamic slices (the "go" backend lacks them), the loop
-// engine While loops too, and the fused kernel runs TS orders up to fused.MaxOrder.
-func checkSupported(name string, backend compute.Backend, net model.Net) error {
-	switch name {
-	case Loop:
-		// XLA lists no While among its operations, only that it has functions (loop bodies).
-		if c := backend.Capabilities(); !c.Functions ||
-			!c.Operations[compute.OpTypeDynamicSlice] || !c.Operations[compute.OpTypeDynamicUpdateSlice] {
-			return &UnsupportedError{Err: fmt.Errorf("step: engine %q needs a backend with While loops and dynamic slices (XLA); %q lacks them", Loop, backend.Name())}
-		}
-	case Chunked, Stepwise, Scan:
-		if !backend.Capabilities().Operations[compute.OpTypeDynamicSlice] {
-			return &UnsupportedError{Err: fmt.Errorf("step: engine %q needs a backend with dynamic slices (XLA); %q lacks them (use --engine=fused or unrolled)", name, backend.Name())}
-		}
-	case Fused:
-		for _, b := range net.Blocks {
-			if b.Neuron.Order > fused.MaxOrder {
-				return &UnsupportedError{Err: fmt.Errorf("step: engine %q runs TS orders up to M = %d, not %d (use --engine=chunked)", Fused, fused.MaxOrder, b.Neuron.Order)}
-			}
-		}
+	r, err := lookup(name)
+	if err != nil || r.needs == nil {
+		return err
 	}
-	return nil
+	return r.needs(backend, net)
 }
 
 // TrainableIn returns the trainable variables of scope whose scope is scope or below it, sorted by

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,7 +92,7 @@ func TestEnginesMatchUnrolled(t *testing.T) {
 		cases = cases[:2]
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) { matchUnrolled(t, b, tc, Chunked, Stepwise, Scan, Fused, Loop) })
+		t.Run(tc.name, func(t *testing.T) { matchUnrolled(t, b, tc, enginesBut(Unrolled)...) })
 	}
 }
 
@@ -408,5 +409,27 @@ func TestFusedEventDrivenSynapse(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// enginesBut returns the registered engines (Names) without those named: the engine-equality tests cover
+// every engine a file registers.
+func enginesBut(names ...string) []string {
+	return slices.DeleteFunc(Names(), func(n string) bool { return slices.Contains(names, n) })
+}
+
+// TestRegistry: Names lists every engine once, in its rank's order (the default on a backend without
+// host-shared memory first), New and CheckSupported refuse an unknown name listing the valid ones.
+func TestRegistry(t *testing.T) {
+	if got, want := Names(), []string{Chunked, Stepwise, Unrolled, Scan, Fused, Loop}; !slices.Equal(got, want) {
+		t.Errorf("Names() = %v, want %v", got, want)
+	}
+	b := testBackend(t)
+	net := feedForwardNet(neuron.FSTS, 1, model.ReadoutMean, 0)
+	if _, err := New("warp", b, mlmodel.NewStore().RootScope(), net, Options{}); err == nil || !strings.Contains(err.Error(), "valid: chunked, stepwise") {
+		t.Errorf("New(warp): %v", err)
+	}
+	if err := CheckSupported("warp", b, net); err == nil {
+		t.Error("CheckSupported(warp) accepted an unknown engine")
 	}
 }

@@ -9,6 +9,18 @@ import (
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
+// Unrolled builds the whole network in one graph, differentiated by autodiff: the oracle the tests hold the
+// other engines to.
+const Unrolled = "unrolled"
+
+func init() {
+	register(registration{name: Unrolled, summary: "one graph differentiated by autodiff; the test oracle, slow to compile on long sequences",
+		rank: 2,
+		build: func(backend compute.Backend, scope *mlmodel.Scope, net model.Net, _ Options) (Engine, error) {
+			return newUnrolled(backend, scope, net)
+		}})
+}
+
 // unrolled builds the whole network in one graph (model.Net.Forward) with the time recurrence unrolled, and
 // its gradients by autodiff: the oracle of the other engines.
 type unrolled struct {
