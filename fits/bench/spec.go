@@ -25,6 +25,7 @@ import (
 
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/internal/enum"
 )
 
 // Variant is an execution strategy of the training iteration.
@@ -50,16 +51,7 @@ func Variants() []Variant { return []Variant{Stepwise, Unrolled, Chunked, Scan, 
 
 // ParseVariant returns the variant named s.
 func ParseVariant(s string) (Variant, error) {
-	for _, v := range Variants() {
-		if strings.EqualFold(strings.TrimSpace(s), string(v)) {
-			return v, nil
-		}
-	}
-	names := make([]string, 0, len(Variants()))
-	for _, v := range Variants() {
-		names = append(names, string(v))
-	}
-	return "", fmt.Errorf("unknown variant %q (valid: %s)", s, strings.Join(names, ", "))
+	return enum.ParseFold("variant", strings.TrimSpace(s), Variants()...)
 }
 
 // Spec describes the benchmarked network and its input.

@@ -24,12 +24,14 @@ import (
 	"math"
 	"strings"
 
+	mlmodel "github.com/gomlx/gomlx/ml/model"
+
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/step"
 	"github.com/fits-snn/fits/fits/theory"
-	mlmodel "github.com/gomlx/gomlx/ml/model"
+	"github.com/fits-snn/fits/internal/enum"
 )
 
 // Protocol is a model-selection protocol.
@@ -66,22 +68,7 @@ const LegacyValSplitSeed = 20240
 func Protocols() []Protocol { return []Protocol{BestTest, ValSplit, OfficialVal, FinalEpoch} }
 
 // ParseProtocol returns the protocol named s.
-func ParseProtocol(s string) (Protocol, error) {
-	for _, p := range Protocols() {
-		if s == string(p) {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("unknown protocol %q (valid: %s)", s, strings.Join(protocolNames(), ", "))
-}
-
-func protocolNames() []string {
-	var out []string
-	for _, p := range Protocols() {
-		out = append(out, string(p))
-	}
-	return out
-}
+func ParseProtocol(s string) (Protocol, error) { return enum.Parse("protocol", s, Protocols()...) }
 
 // Config describes one training run.
 type Config struct {
