@@ -440,9 +440,9 @@ func buildFixtures(t *testing.T, tmp string) {
 		}
 	}
 	// Checkpoints whose checksums are right but whose content is not: named and skipped like corrupt ones.
-	saveCheckpointWith(t, p("ck-width16"), func(scope *model.Scope) { scope.SetParam(train.ParamWidth, 16) })
-	saveCheckpointWith(t, p("ck-eight"), func(scope *model.Scope) { scope.SetParam(train.ParamWidth, "eight") })
-	saveCheckpointWith(t, p("ck-izh"), func(scope *model.Scope) { scope.SetParam(train.ParamModel, "izh") })
+	saveCheckpointWith(t, p("ck-width16"), func(scope *model.Scope) { scope.SetParam("width", 16) })
+	saveCheckpointWith(t, p("ck-eight"), func(scope *model.Scope) { scope.SetParam("width", "eight") })
+	saveCheckpointWith(t, p("ck-izh"), func(scope *model.Scope) { scope.SetParam("model", "izh") })
 	saveCheckpointWith(t, p("ck-nan"), func(scope *model.Scope) {
 		scope.At("model").VariableWithValue("nanw", []float32{1, float32(math.NaN())})
 	})
@@ -462,7 +462,7 @@ func buildFixtures(t *testing.T, tmp string) {
 	})
 	// Issue 34: a learned f* above the Jury bound (eval printed "loss NaN, firing rates -2147483648.00%").
 	saveCheckpointWith(t, p("ck-fstar"), func(scope *model.Scope) {
-		scope.SetParam(train.ParamModel, "fs")
+		scope.SetParam("model", "fs")
 		scope.At("model").At("hidden_0").VariableWithValue("log_target_hz", []float32{float32(math.Log(10)), float32(math.Log(1e6))})
 	})
 	write(p("demo-user", "lif-m0-e20-w64-b64-s1", "notes.txt"), []byte("my notes\n"))

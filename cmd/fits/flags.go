@@ -182,6 +182,15 @@ func parseFloat(name, s string) (float64, error) {
 	return v, nil
 }
 
+// parseInt parses one int64 named name, written as an integer or as a float of integral value ("1e3").
+func parseInt(name, s string) (int64, error) {
+	x, err := parseFloat(name, s)
+	if err != nil || x != float64(int64(x)) {
+		return 0, badInput("--%s: %q is not an integer", name, s)
+	}
+	return int64(x), nil
+}
+
 // parseFloatList parses a comma-separated list of finite float64 values; an empty string gives nil.
 func parseFloatList(name, s string) ([]float64, error) {
 	s = strings.TrimSpace(s)

@@ -189,7 +189,7 @@ func TestEditedCheckpointsRefused(t *testing.T) {
 		}},
 		{"M = 2 in the configuration", "beta_hat", func(l map[string]any) {
 			for _, p := range l["Params"].([]any) {
-				if m := p.(map[string]any); m["Key"] == train.ParamM {
+				if m := p.(map[string]any); m["Key"] == "m" {
 					m["Value"] = 2
 				}
 			}

@@ -1,13 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
+	"reflect"
 	"strings"
 	"syscall"
 
@@ -33,59 +34,65 @@ func init() {
 // trainFlags are the flags of `fits train` bound to a configuration.
 type trainFlags struct {
 	cfg                           train.Config
-	protocol                      string
 	out, dataDir, backend         string
 	resume, extend, asJSON, quiet bool
 	skipNonFinite, tf32           bool
-	lr, dropout, seed, small      string
-	targetLR                      string
-	surrogateAlpha, guard, eps    string
-	tauM, tauA, dt, fMin, fMax    string
 	experiment, mode              string
+	// numbers holds, by field index, the text of the flags that set a float64 or int64 field of cfg:
+	// config parses them with messages of its own.
+	numbers map[int]*string
 	// set holds the names of the flags given on the command line.
 	set map[string]bool
 }
 
+// configFlag is a flag of `fits train` that sets a field of train.Config, as the field's tags declare it:
+// flag (the name), alias (an earlier name that does the same) and help.
+type configFlag struct {
+	name, help string
+	field      int
+}
+
+// trainConfigFlags are the flags of `fits train` that set a field of the saved configuration, in the
+// order of the fields.
+var trainConfigFlags = func() (out []configFlag) {
+	for f := range reflect.TypeFor[train.Config]().Fields() {
+		out = append(out, configFlag{f.Tag.Get("flag"), f.Tag.Get("help"), f.Index[0]})
+		if alias := f.Tag.Get("alias"); alias != "" {
+			out = append(out, configFlag{alias, "the same as --" + f.Tag.Get("flag") + " (its earlier name, kept as an alias)", f.Index[0]})
+		}
+	}
+	return out
+}()
+
+// value returns the field of c that fl sets (the readout resolved to the dataset's default), written as
+// the flag takes it.
+func (fl configFlag) value(c train.Config) string {
+	return fmt.Sprint(reflect.ValueOf(c.Resolved()).Field(fl.field).Interface())
+}
+
 // bindTrainFlags defines the flags of `fits train` on fs with the defaults of d and returns them.
 func bindTrainFlags(fs *flag.FlagSet, d train.Config) (*trainFlags, *string) {
-	f := &trainFlags{cfg: d}
+	f := &trainFlags{cfg: d, numbers: map[int]*string{}}
 	fs.StringVar(&f.experiment, "experiment", "", "train one cell of the paper (an id of `fits experiments`, e.g. ssc/fsts-m2/w512) with its recipe; the other flags override it")
 	fs.StringVar(&f.mode, "mode", string(experiment.Full), "with --experiment: full (the paper's recipe) or quick (the stand-in on data this machine has)")
-	fs.StringVar(&f.cfg.Dataset, "dataset", d.Dataset, "dataset name (see `fits data list`; synthetic is embedded)")
-	fs.StringVar(&f.cfg.Model, "model", d.Model, "neuron kind of the hidden layers: "+strings.Join(neuron.KindNames(), ", "))
-	fs.IntVar(&f.cfg.M, "m", d.M, "TS cascade order M (fsts: >= 1; other models: 0)")
-	fs.IntVar(&f.cfg.Width, "width", d.Width, "neurons per hidden layer")
-	fs.IntVar(&f.cfg.Epochs, "epochs", d.Epochs, "training epochs")
-	fs.IntVar(&f.cfg.Batch, "batch", d.Batch, "examples per step")
-	fs.StringVar(&f.lr, "lr", fmt.Sprint(d.LR), "peak learning rate of Adam (cosine-annealed to 0)")
-	fs.StringVar(&f.dropout, "dropout", fmt.Sprint(d.Dropout), "dropout probability of hidden neurons")
-	fs.StringVar(&f.seed, "seed", fmt.Sprint(d.Seed), "random seed (initialization, example order, dropout)")
-	fs.StringVar(&f.protocol, "protocol", string(d.Protocol), "model selection: best-test, val-split, official-val, final-epoch")
-	fs.StringVar(&f.cfg.Readout, "readout", d.Readout, "classifier readout: sum (linear map of the spikes summed over time), mean, li-max, li-mean; empty: the dataset's default (sum; mean for sMNIST), as the released code")
-	fs.StringVar(&f.cfg.TSMix, "ts-mix", d.TSMix, "nesting of the TS module's lambda-mix: official (the released code: innermost first, spike when V > Vth) or paper (Eq. 10 outermost first, V >= Vth); the same neuron for M <= 1")
-	fs.StringVar(&f.cfg.Surrogate, "surrogate", d.Surrogate, "surrogate gradient of the spike: triangle (alpha*max(0, 1 - alpha*|V - Vth|), the released code) or bellec (0.3*max(0, 1 - |V - Vth|), this toolkit's first form)")
-	fs.StringVar(&f.surrogateAlpha, "surrogate-alpha", fmt.Sprint(d.SurrogateAlpha), "alpha of the triangle surrogate (peak alpha, half-width 1/alpha)")
-	fs.StringVar(&f.cfg.TargetCoordinate, "target-coordinate", d.TargetCoordinate, "trainable coordinate of the target frequency: log-hz (ln f*, the released code) or omega (Omega* in rad/s)")
-	fs.StringVar(&f.cfg.FInit, "f-init", d.FInit, "initial spacing of f* over its range: log or linear")
-	fs.StringVar(&f.guard, "freq-guard-safety", fmt.Sprint(d.FreqGuardSafety), "after every optimizer step project f* below this fraction of the Jury stability bound on kappa*dt^2 (0 = off)")
-	fs.BoolVar(&f.cfg.ForwardClip, "forward-clip", d.ForwardClip, "clamp f* in the forward pass at 0.99 of the Jury bound (this toolkit's first form; the neuron past the cap then gets no gradient)")
-	fs.StringVar(&f.cfg.DropoutMode, "dropout-mode", d.DropoutMode, "dropout masks: step (a fresh mask per example, time step and neuron, the released code) or shared (one mask for all time steps)")
-	fs.StringVar(&f.cfg.LRSchedule, "lr-schedule", d.LRSchedule, "cosine annealing of the learning rate stepped once per epoch (T_max = epochs) or every step")
-	fs.StringVar(&f.eps, "adam-epsilon", fmt.Sprint(d.AdamEpsilon), "Adam's epsilon")
-	fs.StringVar(&f.cfg.BiasInit, "bias-init", d.BiasInit, "initial dense biases: uniform (U(+-1/sqrt(fan_in)), as PyTorch's nn.Linear) or zero")
-	fs.StringVar(&f.tauM, "tau-m", fmt.Sprint(d.TauM), "membrane time constant tau_m in seconds (sMNIST: pixel steps); 0 keeps the dataset's (Appendix B)")
-	fs.StringVar(&f.tauA, "tau-a", fmt.Sprint(d.TauA), "adaptation time constant tau_a, same unit; 0 keeps the dataset's")
-	fs.StringVar(&f.dt, "dt", fmt.Sprint(d.Dt), "neuron time step dt, same unit; 0 keeps the dataset's time bin")
-	fs.StringVar(&f.fMin, "f-min", fmt.Sprint(d.FMinHz), "lower end of the initial f* range in Hz (sMNIST: cycles per step); 0 keeps the dataset's")
-	fs.StringVar(&f.fMax, "f-max", fmt.Sprint(d.FMaxHz), "upper end of the initial f* range; 0 keeps the dataset's")
-	fs.BoolVar(&f.cfg.InputCounts, "input-counts", d.InputCounts, "feed SHD/SSC/espeak-digits spike counts per bin instead of the released code's binary bins")
-	fs.StringVar(&f.cfg.AudioFrontEnd, "frontend", d.AudioFrontEnd, "audio front end of gsc and espeak-digits-mel: released (librosa's recipe, the default) or logmel (this toolkit's first features)")
-	fs.StringVar(&f.cfg.ValSplit, "val-split", d.ValSplit, "hold-out of --protocol=val-split: released (the released code's SHD* split, numpy RandomState(0).permutation) or stratified (this toolkit's first, stratified by class)")
-	fs.StringVar(&f.cfg.AdaptLIF, "adaptlif", d.AdaptLIF, "adaptive-LIF baseline: fixed (eta = gamma = sqrt(kappa_CT(0)), the released code) or learnable (eta, gamma trainable from 0)")
-	fs.StringVar(&f.cfg.Executor, "engine", d.Executor, "training engine: empty for fused on CPU and loop on CUDA (step.Default); "+step.Help())
-	fs.StringVar(&f.cfg.Executor, "executor", d.Executor, "the same as --engine (its earlier name, kept as an alias)")
-	fs.IntVar(&f.cfg.Chunk, "chunk", d.Chunk, "time steps per call of the chunked engine (0: the largest divisor of T that is at most 5)")
-	fs.StringVar(&f.targetLR, "target-lr-scale", fmt.Sprint(d.TargetLRScale), "multiplier of the learning rate of the target frequency Ω* (0 or 1: the paper's single learning rate)")
+	cfg := reflect.ValueOf(&f.cfg).Elem()
+	for _, fl := range trainConfigFlags {
+		switch p := cfg.Field(fl.field).Addr().Interface().(type) {
+		case *string:
+			fs.StringVar(p, fl.name, *p, fl.help)
+		case *train.Protocol:
+			fs.StringVar((*string)(p), fl.name, string(*p), fl.help)
+		case *int:
+			fs.IntVar(p, fl.name, *p, fl.help)
+		case *bool:
+			fs.BoolVar(p, fl.name, *p, fl.help)
+		default: // float64 and int64
+			f.numbers[fl.field] = cmp.Or(f.numbers[fl.field], new(string))
+			fs.StringVar(f.numbers[fl.field], fl.name, fmt.Sprint(cfg.Field(fl.field).Interface()), fl.help)
+		}
+	}
+	fs.Lookup("model").Usage += strings.Join(neuron.KindNames(), ", ") // the kinds registered at run time
+	fs.Lookup("engine").Usage += step.Help()                           // the engines registered at run time
 	fs.StringVar(&f.out, "out", "", "run directory for checkpoints and result.json (default runs/DATASET-MODEL-mM-wW-sSEED; with --experiment runs/MODE/ID/seed-SEED)")
 	fs.BoolVar(&f.resume, "resume", false, "continue the run in --out from its newest intact checkpoint, with its saved configuration (flags that contradict it are refused)")
 	fs.BoolVar(&f.tf32, "tf32", false, "on CUDA, let the dense products use TF32 (10-bit mantissas; go-xla's default there); without it they multiply in float32, as the released PyTorch code does by default. No effect on CPU")
@@ -93,10 +100,7 @@ func bindTrainFlags(fs *flag.FlagSet, d train.Config) (*trainFlags, *string) {
 	fs.BoolVar(&f.extend, "extend", false, "with --resume: allow --epochs above the saved number and train on to it (the cosine learning-rate schedule then spans the new total from the next step on)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as one JSON object on stdout")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar on stderr")
-	fs.BoolVar(&f.cfg.Small, "small", d.Small, "use the dataset's reduced version (tests and smoke runs)")
 	fs.StringVar(&f.dataDir, "data-dir", "", "dataset folder (default $FITS_DATA/NAME)")
-	fs.IntVar(&f.cfg.TrainLimit, "train-limit", d.TrainLimit, "keep only the first N training examples (0: all), for time-bounded runs")
-	fs.IntVar(&f.cfg.TestLimit, "test-limit", d.TestLimit, "keep only the first N test examples (0: all)")
 	return f, backendFlag(fs)
 }
 
@@ -140,11 +144,11 @@ func parseTrainFlags(args []string, stderr io.Writer) (*trainFlags, string, erro
 	}
 	f.backend = *backend
 	f.set = setFlags(fs)
-	seed, err := parseFloat("seed", f.seed)
-	if err != nil || seed != float64(int64(seed)) {
-		return nil, "", badInput("--seed: %q is not an integer", f.seed)
+	seed, err := parseInt("seed", fs.Lookup("seed").Value.String())
+	if err != nil {
+		return nil, "", err
 	}
-	return f, experiment.RunDir(filepath.Join("runs", string(mode)), e.ID, int64(seed)), nil
+	return f, experiment.RunDir(filepath.Join("runs", string(mode)), e.ID, seed), nil
 }
 
 // setFlags returns the names of the flags given on the command line.
@@ -273,40 +277,35 @@ func checkTrainEngine(cfg train.Config, b compute.Backend) error {
 // and unknown names list the valid ones.
 func (f *trainFlags) config() (train.Config, error) {
 	cfg := f.cfg
-	var err error
-	if cfg.LR, err = parseFloat("lr", f.lr); err != nil {
-		return cfg, err
-	}
-	if cfg.Dropout, err = parseFloat("dropout", f.dropout); err != nil {
-		return cfg, err
-	}
-	if cfg.TargetLRScale, err = parseFloat("target-lr-scale", f.targetLR); err != nil {
-		return cfg, err
-	}
-	for _, o := range []struct {
-		flag, value string
-		dst         *float64
-	}{{"surrogate-alpha", f.surrogateAlpha, &cfg.SurrogateAlpha}, {"freq-guard-safety", f.guard, &cfg.FreqGuardSafety},
-		{"adam-epsilon", f.eps, &cfg.AdamEpsilon}, {"tau-m", f.tauM, &cfg.TauM}, {"tau-a", f.tauA, &cfg.TauA},
-		{"dt", f.dt, &cfg.Dt}, {"f-min", f.fMin, &cfg.FMinHz}, {"f-max", f.fMax, &cfg.FMaxHz}} {
-		if *o.dst, err = parseFloat(o.flag, o.value); err != nil {
-			return cfg, err
+	v := reflect.ValueOf(&cfg).Elem()
+	for _, kind := range []reflect.Kind{reflect.Float64, reflect.Int64} { // the floats first, then the seed
+		for _, fl := range trainConfigFlags {
+			if text := f.numbers[fl.field]; text != nil && v.Field(fl.field).Kind() == kind {
+				if err := parseNumber(v.Field(fl.field), fl.name, *text); err != nil {
+					return cfg, err
+				}
+			}
 		}
 	}
-	seed, err := parseFloat("seed", f.seed)
-	if err != nil || seed != float64(int64(seed)) {
-		return cfg, badInput("--seed: %q is not an integer", f.seed)
-	}
-	cfg.Seed = int64(seed)
-	p, err := train.ParseProtocol(f.protocol)
-	if err != nil {
+	if _, err := train.ParseProtocol(string(cfg.Protocol)); err != nil {
 		return cfg, badInput("--protocol: %v", err)
 	}
-	cfg.Protocol = p
 	if err := cfg.Validate(); err != nil {
 		return cfg, badInput("%v", err)
 	}
 	return cfg, nil
+}
+
+// parseNumber sets field, a float64 or an int64, to text parsed as the flag name takes it.
+func parseNumber(field reflect.Value, name, text string) error {
+	if field.Kind() == reflect.Int64 {
+		x, err := parseInt(name, text)
+		field.SetInt(x)
+		return err
+	}
+	x, err := parseFloat(name, text)
+	field.SetFloat(x)
+	return err
 }
 
 // checkResume checks a --resume of the run in out: the folder must exist, and the flags given must agree
@@ -379,52 +378,6 @@ func savedValue(name, was string) string {
 		return "none, the backend's default engine"
 	}
 	return "none, the default"
-}
-
-// trainConfigFlags are the flags of `fits train` that set a field of the saved configuration, with the
-// field's value written as the flag takes it.
-var trainConfigFlags = []struct {
-	name  string
-	value func(c train.Config) string
-}{
-	{"dataset", func(c train.Config) string { return c.Dataset }},
-	{"small", func(c train.Config) string { return strconv.FormatBool(c.Small) }},
-	{"train-limit", func(c train.Config) string { return strconv.Itoa(c.TrainLimit) }},
-	{"test-limit", func(c train.Config) string { return strconv.Itoa(c.TestLimit) }},
-	{"model", func(c train.Config) string { return c.Model }},
-	{"m", func(c train.Config) string { return strconv.Itoa(c.Order()) }},
-	{"width", func(c train.Config) string { return strconv.Itoa(c.Width) }},
-	{"epochs", func(c train.Config) string { return strconv.Itoa(c.Epochs) }},
-	{"batch", func(c train.Config) string { return strconv.Itoa(c.Batch) }},
-	{"lr", func(c train.Config) string { return strconv.FormatFloat(c.LR, 'g', -1, 64) }},
-	{"dropout", func(c train.Config) string { return strconv.FormatFloat(c.Dropout, 'g', -1, 64) }},
-	{"seed", func(c train.Config) string { return strconv.FormatInt(c.Seed, 10) }},
-	{"protocol", func(c train.Config) string { return string(c.Protocol) }},
-	{"readout", func(c train.Config) string { return c.Resolved().Readout }},
-	{"engine", func(c train.Config) string { return c.Executor }},
-	{"executor", func(c train.Config) string { return c.Executor }},
-	{"chunk", func(c train.Config) string { return strconv.Itoa(c.Chunk) }},
-	{"target-lr-scale", func(c train.Config) string { return strconv.FormatFloat(c.TargetLRScale, 'g', -1, 64) }},
-	{"ts-mix", func(c train.Config) string { return c.TSMix }},
-	{"surrogate", func(c train.Config) string { return c.Surrogate }},
-	{"surrogate-alpha", func(c train.Config) string { return strconv.FormatFloat(c.SurrogateAlpha, 'g', -1, 64) }},
-	{"target-coordinate", func(c train.Config) string { return c.TargetCoordinate }},
-	{"f-init", func(c train.Config) string { return c.FInit }},
-	{"freq-guard-safety", func(c train.Config) string { return strconv.FormatFloat(c.FreqGuardSafety, 'g', -1, 64) }},
-	{"forward-clip", func(c train.Config) string { return strconv.FormatBool(c.ForwardClip) }},
-	{"dropout-mode", func(c train.Config) string { return c.DropoutMode }},
-	{"lr-schedule", func(c train.Config) string { return c.LRSchedule }},
-	{"adam-epsilon", func(c train.Config) string { return strconv.FormatFloat(c.AdamEpsilon, 'g', -1, 64) }},
-	{"bias-init", func(c train.Config) string { return c.BiasInit }},
-	{"adaptlif", func(c train.Config) string { return c.AdaptLIF }},
-	{"val-split", func(c train.Config) string { return c.ValSplit }},
-	{"input-counts", func(c train.Config) string { return strconv.FormatBool(c.InputCounts) }},
-	{"frontend", func(c train.Config) string { return c.AudioFrontEnd }},
-	{"tau-m", func(c train.Config) string { return strconv.FormatFloat(c.TauM, 'g', -1, 64) }},
-	{"tau-a", func(c train.Config) string { return strconv.FormatFloat(c.TauA, 'g', -1, 64) }},
-	{"dt", func(c train.Config) string { return strconv.FormatFloat(c.Dt, 'g', -1, 64) }},
-	{"f-min", func(c train.Config) string { return strconv.FormatFloat(c.FMinHz, 'g', -1, 64) }},
-	{"f-max", func(c train.Config) string { return strconv.FormatFloat(c.FMaxHz, 'g', -1, 64) }},
 }
 
 func printResult(w io.Writer, r *train.Result, dir string) {

@@ -27,6 +27,7 @@ import (
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/step"
+	"github.com/fits-snn/fits/internal/enum"
 )
 
 // Variant is an engine of package fits/step by its name ("variant" is the benchmark's older word for an
@@ -60,16 +61,7 @@ func Variants() []Variant {
 
 // ParseVariant returns the variant named s.
 func ParseVariant(s string) (Variant, error) {
-	for _, v := range Variants() {
-		if strings.EqualFold(strings.TrimSpace(s), string(v)) {
-			return v, nil
-		}
-	}
-	names := make([]string, 0, len(Variants()))
-	for _, v := range Variants() {
-		names = append(names, string(v))
-	}
-	return "", fmt.Errorf("unknown variant %q (valid: %s)", s, strings.Join(names, ", "))
+	return enum.ParseFold("variant", strings.TrimSpace(s), Variants()...)
 }
 
 // Spec describes the benchmarked network and its input.

@@ -1,8 +1,9 @@
 package experiment
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/fits-snn/fits/internal/enum"
 )
 
 // Mode chooses between an experiment's two recipes.
@@ -20,11 +21,5 @@ func Modes() []Mode { return []Mode{Quick, Full} }
 
 // ParseMode returns the mode named s ("quick" or "full", any case, surrounding spaces ignored).
 func ParseMode(s string) (Mode, error) {
-	switch Mode(strings.ToLower(strings.TrimSpace(s))) {
-	case Quick:
-		return Quick, nil
-	case Full:
-		return Full, nil
-	}
-	return "", fmt.Errorf("unknown mode %q (valid: quick, full)", s)
+	return enum.ParseFold("mode", strings.TrimSpace(s), Modes()...)
 }

@@ -2,9 +2,9 @@ package model
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/internal/enum"
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 	"github.com/gomlx/gomlx/ml/model"
@@ -166,12 +166,7 @@ const (
 
 // ParsePooling returns the pooling named s.
 func ParsePooling(s string) (Pooling, error) {
-	for _, p := range []Pooling{PoolMax, PoolMean, PoolSum} {
-		if strings.EqualFold(s, string(p)) {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("unknown pooling %q (valid: max, mean, sum)", s)
+	return enum.ParseFold("pooling", s, PoolMax, PoolMean, PoolSum)
 }
 
 func (c ConvConfig) pooling() Pooling {

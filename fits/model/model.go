@@ -29,6 +29,7 @@ import (
 	"strings"
 
 	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/internal/enum"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
@@ -56,18 +57,7 @@ const (
 func Readouts() []Readout { return []Readout{ReadoutSum, ReadoutMean, ReadoutLIMax, ReadoutLIMean} }
 
 // ParseReadout returns the readout named s.
-func ParseReadout(s string) (Readout, error) {
-	for _, r := range Readouts() {
-		if strings.EqualFold(s, string(r)) {
-			return r, nil
-		}
-	}
-	names := make([]string, 0, 3)
-	for _, r := range Readouts() {
-		names = append(names, string(r))
-	}
-	return "", fmt.Errorf("unknown readout %q (valid: %s)", s, strings.Join(names, ", "))
-}
+func ParseReadout(s string) (Readout, error) { return enum.ParseFold("readout", s, Readouts()...) }
 
 // DropoutMode selects how the dropout masks of a training step are drawn.
 type DropoutMode string
@@ -93,12 +83,7 @@ func ParseDropoutMode(s string) (DropoutMode, error) {
 	if s == "" {
 		return DropoutStep, nil
 	}
-	for _, m := range DropoutModes() {
-		if strings.EqualFold(s, string(m)) {
-			return m, nil
-		}
-	}
-	return "", fmt.Errorf("unknown dropout mode %q (valid: %s, %s)", s, DropoutStep, DropoutShared)
+	return enum.ParseFold("dropout mode", s, DropoutModes()...)
 }
 
 // Config describes the feedforward network.

@@ -3,9 +3,9 @@ package neuron
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/fits-snn/fits/fits/theory"
+	"github.com/fits-snn/fits/internal/enum"
 )
 
 // Config holds the constants and options of one layer of FiTS neurons.
@@ -90,20 +90,7 @@ const (
 
 // ParseTSMix returns the nesting named s ("official" or "paper").
 func ParseTSMix(s string) (TSMix, error) {
-	return parseOption("ts-mix", s, TSMixOfficial, TSMixPaper)
-}
-
-// parseOption returns s as the option T when it is one of valid, else an error naming what and the valid
-// values.
-func parseOption[T ~string](what, s string, valid ...T) (T, error) {
-	names := make([]string, len(valid))
-	for i, v := range valid {
-		if string(v) == s {
-			return v, nil
-		}
-		names[i] = string(v)
-	}
-	return "", fmt.Errorf("unknown %s %q (valid: %s)", what, s, strings.Join(names, ", "))
+	return enum.Parse("ts-mix", s, TSMixOfficial, TSMixPaper)
 }
 
 // Paper reports whether m is the paper's nesting ("" is the official one).
@@ -129,7 +116,7 @@ const (
 
 // ParseTargetCoordinate returns the coordinate named s ("log-hz" or "omega").
 func ParseTargetCoordinate(s string) (TargetCoordinate, error) {
-	return parseOption("target coordinate", s, TargetLogHz, TargetOmega)
+	return enum.Parse("target coordinate", s, TargetLogHz, TargetOmega)
 }
 
 // FInit names the initial spacing of the target frequencies (Config.FInit).
@@ -144,7 +131,7 @@ const (
 
 // ParseFInit returns the spacing named s ("log" or "linear").
 func ParseFInit(s string) (FInit, error) {
-	return parseOption("f* initialization", s, FInitLog, FInitLinear)
+	return enum.Parse("f* initialization", s, FInitLog, FInitLinear)
 }
 
 // Surrogate is the triangular (piecewise-linear) surrogate gradient of the Heaviside spike function

@@ -3,6 +3,8 @@ package neuron
 import (
 	"fmt"
 	"strings"
+
+	"github.com/fits-snn/fits/internal/enum"
 )
 
 // Kind names a member of the neuron family: a cell registered with Register (see Cell). The name is what
@@ -22,27 +24,14 @@ func Kinds() []Kind {
 }
 
 // KindNames returns the names of Kinds(), for help texts and error messages.
-func KindNames() []string {
-	out := make([]string, len(registry))
-	for i, r := range registry {
-		out[i] = string(r.kind)
-	}
-	return out
-}
+func KindNames() []string { return enum.Names(Kinds()...) }
 
 // String returns the kind's name, e.g. "fsts".
 func (k Kind) String() string { return string(k) }
 
 // ParseKind returns the registered kind named s (case-insensitive), e.g. lif, adaptlif, fs-frozen, fs or
 // fsts; the error lists the registered names.
-func ParseKind(s string) (Kind, error) {
-	for _, r := range registry {
-		if strings.EqualFold(s, string(r.kind)) {
-			return r.kind, nil
-		}
-	}
-	return "", fmt.Errorf("unknown neuron kind %q (valid: %s)", s, strings.Join(KindNames(), ", "))
-}
+func ParseKind(s string) (Kind, error) { return enum.ParseFold("neuron kind", s, Kinds()...) }
 
 // MarshalText implements encoding.TextMarshaler (JSON configurations store the name). Unregistered
 // kinds are an error.

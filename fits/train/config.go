@@ -22,14 +22,18 @@ package train
 import (
 	"fmt"
 	"math"
+	"reflect"
+	"slices"
 	"strings"
+
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/step"
 	"github.com/fits-snn/fits/fits/theory"
-	mlmodel "github.com/gomlx/gomlx/ml/model"
+	"github.com/fits-snn/fits/internal/enum"
 )
 
 // Protocol is a model-selection protocol.
@@ -66,58 +70,48 @@ const LegacyValSplitSeed = 20240
 func Protocols() []Protocol { return []Protocol{BestTest, ValSplit, OfficialVal, FinalEpoch} }
 
 // ParseProtocol returns the protocol named s.
-func ParseProtocol(s string) (Protocol, error) {
-	for _, p := range Protocols() {
-		if s == string(p) {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("unknown protocol %q (valid: %s)", s, strings.Join(protocolNames(), ", "))
-}
+func ParseProtocol(s string) (Protocol, error) { return enum.Parse("protocol", s, Protocols()...) }
 
-func protocolNames() []string {
-	var out []string
-	for _, p := range Protocols() {
-		out = append(out, string(p))
-	}
-	return out
-}
-
-// Config describes one training run.
+// Config describes one training run. Every field is declared once, here, by its struct tags: json is its key
+// in result.json, param its hyperparameter key in a GoMLX store and so in every checkpoint (SetParams,
+// ConfigFromContext: never rename one), flag the flag of `fits train` that sets it (alias an earlier name
+// of that flag, kept working) and help the flag's help text. The field's Go type is the flag's (a float64
+// or int64 flag is parsed with messages of its own) and the stored value's; a new field needs its line
+// here and its use.
 type Config struct {
 	// Dataset is the registered dataset name (package data), e.g. "synthetic".
-	Dataset string `json:"dataset"`
+	Dataset string "json:\"dataset\" param:\"dataset\" flag:\"dataset\" help:\"dataset name (see `fits data list`; synthetic is embedded)\""
 	// Small asks the dataset for its reduced version (tests and smoke runs).
-	Small bool `json:"small,omitempty"`
+	Small bool `json:"small,omitempty" param:"dataset_small" flag:"small" help:"use the dataset's reduced version (tests and smoke runs)"`
 	// TrainLimit, when positive, keeps only the first TrainLimit training examples (before any
 	// validation hold-out), and TestLimit the first TestLimit test examples: time-bounded runs on large
 	// datasets, e.g. pixel-wise sMNIST on a CPU. Zero means all.
-	TrainLimit int `json:"train_limit,omitempty"`
-	TestLimit  int `json:"test_limit,omitempty"`
+	TrainLimit int `json:"train_limit,omitempty" param:"dataset_train_limit" flag:"train-limit" help:"keep only the first N training examples (0: all), for time-bounded runs"`
+	TestLimit  int `json:"test_limit,omitempty" param:"dataset_test_limit" flag:"test-limit" help:"keep only the first N test examples (0: all)"`
 	// Model is the neuron kind of the hidden layers, a name of neuron.Kinds(): lif, adaptlif, fs-frozen,
 	// fs, fsts, ... Code reads and sets it in the neuron package's type with Kind and WithNeuron; the
 	// name is what checkpoints and result.json store (key "model").
-	Model string `json:"model"`
+	Model string `json:"model" param:"model" flag:"model" help:"neuron kind of the hidden layers: "`
 	// M is the TS cascade order (neuron.Config.Order: fsts at least 1, 0 otherwise); Order and WithNeuron
 	// read and set it (key "m").
-	M int `json:"m"`
+	M int `json:"m" param:"m" flag:"m" help:"TS cascade order M (fsts: >= 1; other models: 0)"`
 	// Width is the number of neurons of each hidden layer (the fully connected block for event data).
-	Width int `json:"width"`
+	Width int `json:"width" param:"width" flag:"width" help:"neurons per hidden layer"`
 	// Epochs is the number of passes over the training set.
-	Epochs int `json:"epochs"`
+	Epochs int `json:"epochs" param:"epochs" flag:"epochs" help:"training epochs"`
 	// Batch is the number of examples per step.
-	Batch int `json:"batch"`
+	Batch int `json:"batch" param:"batch_size" flag:"batch" help:"examples per step"`
 	// LR is Adam's peak learning rate, annealed to 0 by a cosine over the run.
-	LR float64 `json:"lr"`
+	LR float64 `json:"lr" param:"learning_rate" flag:"lr" help:"peak learning rate of Adam (cosine-annealed to 0)"`
 	// Dropout is the probability of dropping a hidden neuron's spikes (masks as DropoutMode says).
-	Dropout float64 `json:"dropout"`
+	Dropout float64 `json:"dropout" param:"dropout" flag:"dropout" help:"dropout probability of hidden neurons"`
 	// Seed fixes the initialization, the order of the examples and the dropout masks.
-	Seed int64 `json:"seed"`
+	Seed int64 `json:"seed" param:"seed" flag:"seed" help:"random seed (initialization, example order, dropout)"`
 	// Protocol is the model-selection protocol.
-	Protocol Protocol `json:"protocol"`
+	Protocol Protocol `json:"protocol" param:"protocol" flag:"protocol" help:"model selection: best-test, val-split, official-val, final-epoch"`
 	// Readout is the classifier's readout (model.Readouts); "" means the dataset's default
 	// (DefaultReadout: "sum", or "mean" for sMNIST, as the released code).
-	Readout string `json:"readout,omitempty"`
+	Readout string `json:"readout,omitempty" param:"readout" flag:"readout" help:"classifier readout: sum (linear map of the spikes summed over time), mean, li-max, li-mean; empty: the dataset's default (sum; mean for sMNIST), as the released code"`
 	// Executor is the engine that computes a training step's gradients and evaluates (package fits/step):
 	// "" for step.Default (fused on CPU backends, loop on CUDA), "fused" (each hidden layer's
 	// recurrence as one call of a host kernel with the hand-derived adjoint), "chunked" (the recurrence in
@@ -127,17 +121,17 @@ type Config struct {
 	// one graph with the time recurrence unrolled; the oracle of the tests, slow to compile on long
 	// sequences). All give the same loss and updates up to float32 rounding, for every model, readout and
 	// dropout. Result.Engine records the engine a run used.
-	Executor string `json:"executor,omitempty"`
+	Executor string `json:"executor,omitempty" param:"executor" flag:"engine" alias:"executor" help:"training engine: empty for fused on CPU and loop on CUDA (step.Default); "`
 	// Chunk is the chunked engine's number of time steps per call; 0 means step.DefaultChunk(T) (the
 	// largest divisor of T that is at most 5). It must divide T.
-	Chunk int `json:"chunk,omitempty"`
+	Chunk int `json:"chunk,omitempty" param:"chunk" flag:"chunk" help:"time steps per call of the chunked engine (0: the largest divisor of T that is at most 5)"`
 	// TargetLRScale multiplies the learning rate of the target-frequency variable Ω* (rad/s;
 	// neuron.VarOmegaStar or VarOmegaStarDT) relative to LR; 0 or 1 means the paper's single learning
 	// rate. Adam moves a variable by about the learning rate per step whatever its gradient's size, so
 	// over a schedule of S steps Ω* can travel at most about S·LR rad/s: 35 rad/s (5.6 Hz) in the paper's
 	// SSC recipe, under 1 rad/s in a 160-step quick run. The quick stand-ins scale it so that Ω* can travel
 	// as far as in the paper's schedule (experiment package).
-	TargetLRScale float64 `json:"target_lr_scale,omitempty"`
+	TargetLRScale float64 `json:"target_lr_scale,omitempty" param:"target_lr_scale" flag:"target-lr-scale" help:"multiplier of the learning rate of the target frequency Ω* (0 or 1: the paper's single learning rate)"`
 
 	// The training semantics. The defaults are the released code's (the semantics that produced the
 	// paper's tables); the other values are the paper's text or this toolkit's first forms. A checkpoint
@@ -145,49 +139,49 @@ type Config struct {
 
 	// TSMix is the λ-mix's nesting and the spike's comparison (neuron.TSMix): "official" (innermost first,
 	// Ṽ > Vth) or "paper" (Eq. 10, Ṽ ≥ Vth).
-	TSMix string `json:"ts_mix"`
+	TSMix string `json:"ts_mix" param:"ts_mix" flag:"ts-mix" help:"nesting of the TS module's lambda-mix: official (the released code: innermost first, spike when V > Vth) or paper (Eq. 10 outermost first, V >= Vth); the same neuron for M <= 1"`
 	// Surrogate is the spike's pseudo-derivative: "triangle" (α·max(0, 1 − α|Ṽ − Vth|) with α =
 	// SurrogateAlpha, the released code's) or "bellec" (0.3·max(0, 1 − |Ṽ − Vth|), this toolkit's first).
-	Surrogate      string  `json:"surrogate"`
-	SurrogateAlpha float64 `json:"surrogate_alpha"`
+	Surrogate      string  `json:"surrogate" param:"surrogate" flag:"surrogate" help:"surrogate gradient of the spike: triangle (alpha*max(0, 1 - alpha*|V - Vth|), the released code) or bellec (0.3*max(0, 1 - |V - Vth|), this toolkit's first form)"`
+	SurrogateAlpha float64 `json:"surrogate_alpha" param:"surrogate_alpha" flag:"surrogate-alpha" help:"alpha of the triangle surrogate (peak alpha, half-width 1/alpha)"`
 	// TargetCoordinate is the trainable coordinate of f*: "log-hz" (ln(f*/Hz)) or "omega" (Ω* in rad/s).
-	TargetCoordinate string `json:"target_coordinate"`
+	TargetCoordinate string `json:"target_coordinate" param:"target_coordinate" flag:"target-coordinate" help:"trainable coordinate of the target frequency: log-hz (ln f*, the released code) or omega (Omega* in rad/s)"`
 	// FInit spaces the initial f*: "log" or "linear".
-	FInit string `json:"f_init"`
+	FInit string `json:"f_init" param:"f_init" flag:"f-init" help:"initial spacing of f* over its range: log or linear"`
 	// FreqGuardSafety is the fraction of the Jury bound on κΔt² at which the optimizer projects f* after
 	// every step (step.Optimizer.Guard); 0 turns the guard off.
-	FreqGuardSafety float64 `json:"freq_guard_safety"`
+	FreqGuardSafety float64 `json:"freq_guard_safety" param:"freq_guard_safety" flag:"freq-guard-safety" help:"after every optimizer step project f* below this fraction of the Jury stability bound on kappa*dt^2 (0 = off)"`
 	// ForwardClip clamps f* in the forward pass at 0.99 of the Jury bound (this toolkit's first form).
-	ForwardClip bool `json:"forward_clip,omitempty"`
+	ForwardClip bool `json:"forward_clip,omitempty" param:"forward_clip" flag:"forward-clip" help:"clamp f* in the forward pass at 0.99 of the Jury bound (this toolkit's first form; the neuron past the cap then gets no gradient)"`
 	// DropoutMode is "step" (a fresh mask per example, time step and neuron) or "shared" (one mask per
 	// example and neuron for all time steps).
-	DropoutMode string `json:"dropout_mode"`
+	DropoutMode string `json:"dropout_mode" param:"dropout_mode" flag:"dropout-mode" help:"dropout masks: step (a fresh mask per example, time step and neuron, the released code) or shared (one mask for all time steps)"`
 	// LRSchedule steps the cosine annealing once per "epoch" (T_max = epochs, η_min = 0) or every "step".
-	LRSchedule string `json:"lr_schedule"`
+	LRSchedule string `json:"lr_schedule" param:"lr_schedule" flag:"lr-schedule" help:"cosine annealing of the learning rate stepped once per epoch (T_max = epochs) or every step"`
 	// AdamEpsilon is Adam's ε.
-	AdamEpsilon float64 `json:"adam_epsilon"`
+	AdamEpsilon float64 `json:"adam_epsilon" param:"adam_epsilon" flag:"adam-epsilon" help:"Adam's epsilon"`
 	// BiasInit starts the dense biases "uniform" (U(±1/√fan_in), PyTorch's nn.Linear) or at "zero".
-	BiasInit string `json:"bias_init"`
+	BiasInit string `json:"bias_init" param:"bias_init" flag:"bias-init" help:"initial dense biases: uniform (U(+-1/sqrt(fan_in)), as PyTorch's nn.Linear) or zero"`
 	// AdaptLIF is the adaptive-LIF baseline's coupling: "fixed" (η = γ = √κ_CT(0)) or "learnable" (η, γ
 	// trainable from zero).
-	AdaptLIF string `json:"adaptlif"`
+	AdaptLIF string `json:"adaptlif" param:"adaptlif" flag:"adaptlif" help:"adaptive-LIF baseline: fixed (eta = gamma = sqrt(kappa_CT(0)), the released code) or learnable (eta, gamma trainable from 0)"`
 	// TauM, TauA and Dt override the neuron constants τm, τa and Δt (seconds; for sMNIST, pixel steps, as
 	// the released recipe counts time) and FMinHz, FMaxHz the initial range of f* (Hz; cycles per step for
 	// sMNIST); 0 keeps the dataset's (NeuronConfig: Appendix B's SHD/SSC or GSC constants, Δt the
 	// dataset's time bin).
-	TauM   float64 `json:"tau_m"`
-	TauA   float64 `json:"tau_a"`
-	Dt     float64 `json:"dt"`
-	FMinHz float64 `json:"f_min_hz"`
-	FMaxHz float64 `json:"f_max_hz"`
+	TauM   float64 `json:"tau_m" param:"tau_m" flag:"tau-m" help:"membrane time constant tau_m in seconds (sMNIST: pixel steps); 0 keeps the dataset's (Appendix B)"`
+	TauA   float64 `json:"tau_a" param:"tau_a" flag:"tau-a" help:"adaptation time constant tau_a, same unit; 0 keeps the dataset's"`
+	Dt     float64 `json:"dt" param:"dt" flag:"dt" help:"neuron time step dt, same unit; 0 keeps the dataset's time bin"`
+	FMinHz float64 `json:"f_min_hz" param:"f_min_hz" flag:"f-min" help:"lower end of the initial f* range in Hz (sMNIST: cycles per step); 0 keeps the dataset's"`
+	FMaxHz float64 `json:"f_max_hz" param:"f_max_hz" flag:"f-max" help:"upper end of the initial f* range; 0 keeps the dataset's"`
 	// InputCounts feeds spiking datasets (SHD, SSC, the espeak-ng digits) spike counts per bin instead of the
 	// released code's binary bins; AudioFrontEnd names the audio datasets' front end ("" or "released": the
 	// released code's librosa recipe; "logmel": this toolkit's first log-Mel features). See data.Options.
-	InputCounts   bool   `json:"input_counts,omitempty"`
-	AudioFrontEnd string `json:"frontend,omitempty"`
+	InputCounts   bool   `json:"input_counts,omitempty" param:"input_counts" flag:"input-counts" help:"feed SHD/SSC/espeak-digits spike counts per bin instead of the released code's binary bins"`
+	AudioFrontEnd string `json:"frontend,omitempty" param:"frontend" flag:"frontend" help:"audio front end of gsc and espeak-digits-mel: released (librosa's recipe, the default) or logmel (this toolkit's first features)"`
 	// ValSplit is the val-split protocol's hold-out: "released" (the released SHD* split) or "stratified"
 	// (this toolkit's first, stratified by class, seed LegacyValSplitSeed).
-	ValSplit string `json:"val_split"`
+	ValSplit string `json:"val_split" param:"val_split" flag:"val-split" help:"hold-out of --protocol=val-split: released (the released code's SHD* split, numpy RandomState(0).permutation) or stratified (this toolkit's first, stratified by class)"`
 }
 
 // Values of the semantic fields of Config.
@@ -280,8 +274,8 @@ func (c Config) NeuronOptions(n neuron.Config) neuron.Config {
 // validateSemantics reports the first invalid semantic field, naming the flag that sets it.
 func (c Config) validateSemantics() error {
 	oneOf := func(flag, v string, valid ...string) error {
-		if !contains(valid, v) {
-			return fmt.Errorf("--%s: unknown value %q (valid: %s)", flag, v, strings.Join(valid, ", "))
+		if _, err := enum.Parse("value", v, valid...); err != nil {
+			return fmt.Errorf("--%s: %w", flag, err)
 		}
 		return nil
 	}
@@ -372,12 +366,12 @@ const (
 )
 
 func (c Config) Validate() error {
-	if !contains(data.Names(), c.Dataset) {
+	if !slices.Contains(data.Names(), c.Dataset) {
 		return &data.UnknownError{Name: c.Dataset, Valid: data.Names()}
 	}
-	kind, err := neuron.ParseKind(c.Model)
+	kind, err := enum.ParseFold("model", c.Model, neuron.Kinds()...)
 	if err != nil {
-		return fmt.Errorf("unknown model %q (valid: %s)", c.Model, strings.Join(neuron.KindNames(), ", "))
+		return err
 	}
 	if _, err := ParseProtocol(string(c.Protocol)); err != nil {
 		return err
@@ -419,8 +413,8 @@ func (c Config) Validate() error {
 	if err := c.validateSemantics(); err != nil {
 		return err
 	}
-	if c.Executor != "" && !contains(Executors(), c.Executor) {
-		return fmt.Errorf("--engine: unknown engine %q (valid: %s)", c.Executor, strings.Join(Executors(), ", "))
+	if _, err := enum.Parse("engine", c.Executor, Executors()...); c.Executor != "" && err != nil {
+		return fmt.Errorf("--engine: %w", err)
 	}
 	if c.Chunk < 0 {
 		return fmt.Errorf("chunk must be >= 0 (0 means the default), got %d", c.Chunk)
@@ -455,150 +449,41 @@ func (c Config) WithNeuron(kind neuron.Kind, order int) Config {
 	return c
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// Hyperparameter keys under which a Config is stored in a GoMLX store (and so in every checkpoint).
-const (
-	ParamDataset  = "dataset"
-	ParamSmall    = "dataset_small"
-	ParamTrainLim = "dataset_train_limit"
-	ParamTestLim  = "dataset_test_limit"
-	ParamModel    = "model"
-	ParamM        = "m"
-	ParamWidth    = "width"
-	ParamEpochs   = "epochs"
-	ParamBatch    = "batch_size"
-	ParamLR       = "learning_rate"
-	ParamDropout  = "dropout"
-	ParamSeed     = "seed"
-	ParamProtocol = "protocol"
-	ParamReadout  = "readout"
-	ParamExecutor = "executor"
-	ParamChunk    = "chunk"
-	ParamTargetLR = "target_lr_scale"
-
-	ParamTSMix            = "ts_mix"
-	ParamSurrogate        = "surrogate"
-	ParamSurrogateAlpha   = "surrogate_alpha"
-	ParamTargetCoordinate = "target_coordinate"
-	ParamFInit            = "f_init"
-	ParamFreqGuardSafety  = "freq_guard_safety"
-	ParamForwardClip      = "forward_clip"
-	ParamDropoutMode      = "dropout_mode"
-	ParamLRSchedule       = "lr_schedule"
-	ParamAdamEpsilon      = "adam_epsilon"
-	ParamBiasInit         = "bias_init"
-	ParamAdaptLIF         = "adaptlif"
-	ParamValSplit         = "val_split"
-	ParamInputCounts      = "input_counts"
-	ParamFrontEnd         = "frontend"
-	ParamTauM             = "tau_m"
-	ParamTauA             = "tau_a"
-	ParamDt               = "dt"
-	ParamFMinHz           = "f_min_hz"
-	ParamFMaxHz           = "f_max_hz"
-)
-
-// SetParams stores the configuration as hyperparameters of scope.
+// SetParams stores the configuration as hyperparameters of scope: every field under its param tag, with
+// its Go value (a Protocol as a string).
 func (c Config) SetParams(scope *mlmodel.Scope) {
-	scope.SetParams(map[string]any{
-		ParamDataset:  c.Dataset,
-		ParamSmall:    c.Small,
-		ParamTrainLim: c.TrainLimit,
-		ParamTestLim:  c.TestLimit,
-		ParamModel:    c.Model,
-		ParamM:        c.M,
-		ParamWidth:    c.Width,
-		ParamEpochs:   c.Epochs,
-		ParamBatch:    c.Batch,
-		ParamLR:       c.LR,
-		ParamDropout:  c.Dropout,
-		ParamSeed:     c.Seed,
-		ParamProtocol: string(c.Protocol),
-		ParamReadout:  c.Readout,
-		ParamExecutor: c.Executor,
-		ParamChunk:    c.Chunk,
-		ParamTargetLR: c.TargetLRScale,
-
-		ParamTSMix:            c.TSMix,
-		ParamSurrogate:        c.Surrogate,
-		ParamSurrogateAlpha:   c.SurrogateAlpha,
-		ParamTargetCoordinate: c.TargetCoordinate,
-		ParamFInit:            c.FInit,
-		ParamFreqGuardSafety:  c.FreqGuardSafety,
-		ParamForwardClip:      c.ForwardClip,
-		ParamDropoutMode:      c.DropoutMode,
-		ParamLRSchedule:       c.LRSchedule,
-		ParamAdamEpsilon:      c.AdamEpsilon,
-		ParamBiasInit:         c.BiasInit,
-		ParamAdaptLIF:         c.AdaptLIF,
-		ParamValSplit:         c.ValSplit,
-		ParamInputCounts:      c.InputCounts,
-		ParamFrontEnd:         c.AudioFrontEnd,
-		ParamTauM:             c.TauM,
-		ParamTauA:             c.TauA,
-		ParamDt:               c.Dt,
-		ParamFMinHz:           c.FMinHz,
-		ParamFMaxHz:           c.FMaxHz,
-	})
+	for f, v := range reflect.ValueOf(c).Fields() {
+		value := v.Interface()
+		if v.Kind() == reflect.String {
+			value = v.String()
+		}
+		scope.SetParam(f.Tag.Get("param"), value)
+	}
 }
 
 // ConfigFromContext reads a configuration stored by SetParams (missing keys take DefaultConfig's values).
-// A store without the semantic keys (a checkpoint written before they existed) gets the Legacy semantics
-// it was trained with.
+// A store without the semantic keys (a checkpoint written before they existed: no ts_mix) gets the Legacy
+// semantics it was trained with.
 func ConfigFromContext(scope *mlmodel.Scope) Config {
-	d := DefaultConfig()
-	if _, found := scope.GetParam(ParamTSMix); !found {
-		d = d.Legacy()
+	c := DefaultConfig()
+	if _, found := scope.GetParam("ts_mix"); !found {
+		c = c.Legacy()
 	}
-	return Config{
-		Dataset:    mlmodel.GetParamOr(scope, ParamDataset, d.Dataset),
-		Small:      mlmodel.GetParamOr(scope, ParamSmall, d.Small),
-		TrainLimit: mlmodel.GetParamOr(scope, ParamTrainLim, d.TrainLimit),
-		TestLimit:  mlmodel.GetParamOr(scope, ParamTestLim, d.TestLimit),
-		Model:      mlmodel.GetParamOr(scope, ParamModel, d.Model),
-		M:          mlmodel.GetParamOr(scope, ParamM, d.M),
-		Width:      mlmodel.GetParamOr(scope, ParamWidth, d.Width),
-		Epochs:     mlmodel.GetParamOr(scope, ParamEpochs, d.Epochs),
-		Batch:      mlmodel.GetParamOr(scope, ParamBatch, d.Batch),
-		LR:         mlmodel.GetParamOr(scope, ParamLR, d.LR),
-		Dropout:    mlmodel.GetParamOr(scope, ParamDropout, d.Dropout),
-		Seed:       mlmodel.GetParamOr(scope, ParamSeed, d.Seed),
-		Protocol:   Protocol(mlmodel.GetParamOr(scope, ParamProtocol, string(d.Protocol))),
-		Readout:    mlmodel.GetParamOr(scope, ParamReadout, d.Readout),
-		Executor:   mlmodel.GetParamOr(scope, ParamExecutor, d.Executor),
-		Chunk:      mlmodel.GetParamOr(scope, ParamChunk, d.Chunk),
-		// Checkpoints written before the field existed trained with the single learning rate.
-		TargetLRScale: mlmodel.GetParamOr(scope, ParamTargetLR, d.TargetLRScale),
-
-		TSMix:            mlmodel.GetParamOr(scope, ParamTSMix, d.TSMix),
-		Surrogate:        mlmodel.GetParamOr(scope, ParamSurrogate, d.Surrogate),
-		SurrogateAlpha:   mlmodel.GetParamOr(scope, ParamSurrogateAlpha, d.SurrogateAlpha),
-		TargetCoordinate: mlmodel.GetParamOr(scope, ParamTargetCoordinate, d.TargetCoordinate),
-		FInit:            mlmodel.GetParamOr(scope, ParamFInit, d.FInit),
-		FreqGuardSafety:  mlmodel.GetParamOr(scope, ParamFreqGuardSafety, d.FreqGuardSafety),
-		ForwardClip:      mlmodel.GetParamOr(scope, ParamForwardClip, d.ForwardClip),
-		DropoutMode:      mlmodel.GetParamOr(scope, ParamDropoutMode, d.DropoutMode),
-		LRSchedule:       mlmodel.GetParamOr(scope, ParamLRSchedule, d.LRSchedule),
-		AdamEpsilon:      mlmodel.GetParamOr(scope, ParamAdamEpsilon, d.AdamEpsilon),
-		BiasInit:         mlmodel.GetParamOr(scope, ParamBiasInit, d.BiasInit),
-		AdaptLIF:         mlmodel.GetParamOr(scope, ParamAdaptLIF, d.AdaptLIF),
-		ValSplit:         mlmodel.GetParamOr(scope, ParamValSplit, d.ValSplit),
-		InputCounts:      mlmodel.GetParamOr(scope, ParamInputCounts, d.InputCounts),
-		AudioFrontEnd:    mlmodel.GetParamOr(scope, ParamFrontEnd, d.AudioFrontEnd),
-		TauM:             mlmodel.GetParamOr(scope, ParamTauM, d.TauM),
-		TauA:             mlmodel.GetParamOr(scope, ParamTauA, d.TauA),
-		Dt:               mlmodel.GetParamOr(scope, ParamDt, d.Dt),
-		FMinHz:           mlmodel.GetParamOr(scope, ParamFMinHz, d.FMinHz),
-		FMaxHz:           mlmodel.GetParamOr(scope, ParamFMaxHz, d.FMaxHz),
+	for f, v := range reflect.ValueOf(&c).Elem().Fields() {
+		switch key := f.Tag.Get("param"); v.Kind() {
+		case reflect.String:
+			v.SetString(mlmodel.GetParamOr(scope, key, v.String()))
+		case reflect.Int:
+			v.SetInt(int64(mlmodel.GetParamOr(scope, key, int(v.Int()))))
+		case reflect.Int64:
+			v.SetInt(mlmodel.GetParamOr(scope, key, v.Int()))
+		case reflect.Float64:
+			v.SetFloat(mlmodel.GetParamOr(scope, key, v.Float()))
+		case reflect.Bool:
+			v.SetBool(mlmodel.GetParamOr(scope, key, v.Bool()))
+		}
 	}
+	return c
 }
 
 // NeuronConfigFor returns NeuronConfig for cfg's model on ds with cfg's overrides of the constants

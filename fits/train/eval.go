@@ -2,10 +2,10 @@ package train
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/fits-snn/fits/fits/model"
+	"github.com/fits-snn/fits/internal/enum"
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
@@ -72,8 +72,8 @@ func evaluateCheckpoint(dir string, opts Options, modify func(scope *mlmodel.Sco
 		return nil, fmt.Errorf("checkpoint %s in %s: %w", ck.Name, dir, err)
 	}
 	if opts.Engine != "" {
-		if !contains(Executors(), opts.Engine) {
-			return nil, &InputError{Err: fmt.Errorf("--engine: unknown engine %q (valid: %s)", opts.Engine, strings.Join(Executors(), ", "))}
+		if _, err := enum.Parse("engine", opts.Engine, Executors()...); err != nil {
+			return nil, &InputError{Err: fmt.Errorf("--engine: %w", err)}
 		}
 		cfg.Executor = opts.Engine
 	}
