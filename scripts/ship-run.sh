@@ -5,15 +5,23 @@
 # A run still training can be shipped and shipped again later: the previous copy's checkpoint files are
 # replaced; files in the destination that this script did not write are left alone and stop it.
 #
-# Usage: scripts/ship-run.sh RUN_DIR ID SEED      e.g. scripts/ship-run.sh ~/runs/smnist-0 smnist/fsts-m1/w256 0
+# A run that departs from its recipe (trained with an option the released code lacks) goes to
+# results/departures/ID-seed-N-DEPARTURE instead (ID with '/' as '-'), where no table counts it as the recipe.
+#
+# Usage: scripts/ship-run.sh RUN_DIR ID SEED [DEPARTURE]
+#   e.g. scripts/ship-run.sh ~/runs/smnist-0 smnist/fsts-m1/w256 0
+#        scripts/ship-run.sh ~/runs/s0-skip smnist/fsts-m1/w256 0 skip-nonfinite
 set -euo pipefail
-[[ $# -eq 3 ]] || { echo "usage: $0 RUN_DIR ID SEED" >&2; exit 2; }
-run=$1 id=$2 seed=$3
+[[ $# -eq 3 || $# -eq 4 ]] || { echo "usage: $0 RUN_DIR ID SEED [DEPARTURE]" >&2; exit 2; }
+run=$1 id=$2 seed=$3 departure=${4:-}
 [[ -d $run ]] || { echo "ship-run: $run is not a folder" >&2; exit 2; }
 [[ $seed =~ ^[0-9]+$ ]] || { echo "ship-run: seed $seed is not a number" >&2; exit 2; }
 [[ $id =~ ^[a-z0-9-]+(/[a-z0-9-]+)*$ ]] || { echo "ship-run: $id is not an experiment id (fits experiments)" >&2; exit 2; }
+[[ -z $departure || $departure =~ ^[a-z0-9-]+$ ]] || { echo "ship-run: departure $departure is not a name of lower-case letters, digits and '-'" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
-dest=$root/results/$id/seed-$seed
+rel=$id/seed-$seed
+[[ -z $departure ]] || rel=departures/${id//\//-}-seed-$seed-$departure
+dest=$root/results/$rel
 
 newest=$(cd "$run" && ls checkpoint-n*-step-*.sha256 2>/dev/null | sort | tail -1)
 [[ -n $newest ]] || { echo "ship-run: $run holds no signed checkpoint" >&2; exit 2; }
@@ -35,4 +43,4 @@ if [[ -f $run/result.json ]]; then
 else
   rm -f "$dest/result.json"
 fi
-echo "shipped $base$( [[ -f $dest/result.json ]] && echo ' and result.json') into results/$id/seed-$seed"
+echo "shipped $base$( [[ -f $dest/result.json ]] && echo ' and result.json') into results/$rel"
