@@ -161,6 +161,10 @@ func (c Constants) KappaForTarget(omega float64, dtExact bool) (float64, error) 
 	return c.KappaFromBar(kb), nil
 }
 
+// AdaptLIFKappa returns κ_CT(0) = κ*(Ω* = 0) in 1/s² (Eq. 5 at Ω* = 0), the fixed coupling κ = ηγ of
+// the released code's adaptive LIF (η = γ = √κ_CT(0)).
+func (c Constants) AdaptLIFKappa() float64 { return KappaStar(c.Mu(), c.Rho(), 0) }
+
 // KappaMax returns the clamp on κ = ηγ in 1/s² at frac ∈ (0, 1] of the semi-implicit update's Jury bound
 // (KappaMaxSemiImplicit, Appendix A.2). It fails for invalid constants or frac outside (0, 1].
 func (c Constants) KappaMax(frac float64) (float64, error) {
