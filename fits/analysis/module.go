@@ -26,17 +26,11 @@ func FSModule(cfg neuron.Config, fHz float64) (theory.FS, error) {
 		return theory.FS{}, fmt.Errorf("target frequency %g Hz", fHz)
 	}
 	c := cfg.Constants()
-	f := theory.FS{MuBar: c.MuBar(), RhoBar: c.RhoBar()}
-	if cfg.DTExact {
-		kb, err := theory.KappaBarForTarget(f.MuBar, f.RhoBar, c.RadPerSampleFromHz(fHz))
-		if err != nil {
-			return theory.FS{}, err
-		}
-		f.KappaBar = kb
-		return f, nil
+	kappa, err := c.KappaForTarget(theory.RadPerSecFromHz(fHz), cfg.DTExact)
+	if err != nil {
+		return theory.FS{}, err
 	}
-	f.KappaBar = c.KappaBar(theory.KappaStarHz(c.Mu(), c.Rho(), fHz))
-	return f, nil
+	return c.FS(kappa), nil
 }
 
 // initialTS returns the TS module of order m at the initialization of cfg: β = tanh(β̂₀) and

@@ -10,7 +10,6 @@ import (
 
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
-	"github.com/fits-snn/fits/fits/theory"
 	"github.com/fits-snn/fits/fits/train"
 	"github.com/gomlx/gomlx/core/tensors"
 	mlmodel "github.com/gomlx/gomlx/ml/model"
@@ -120,8 +119,7 @@ func ExportReleased(runDir, outDir string, opts train.Options) error {
 		default:
 			k := 0.0
 			if kind == neuron.AdaptLIF {
-				c := n.Constants()
-				k = theory.KappaStar(c.Mu(), c.Rho(), 0)
+				k = n.Constants().AdaptLIFKappa()
 			}
 			state[fmt.Sprintf(stateKappa, i)] = &Tensor{Shape: []int{cfg.Width}, Data: fill32(cfg.Width, float32(k))}
 		}

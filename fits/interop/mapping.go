@@ -487,8 +487,7 @@ func (m *Mapped) mapState(state map[string]*Tensor, net netKeys) error {
 func checkFixedKappa(k *Tensor, kind neuron.Kind, cfg train.Config) error {
 	want := 0.0
 	if kind == neuron.AdaptLIF {
-		c := theory.Constants{TauM: cfg.TauM, TauA: cfg.TauA, Dt: cfg.Dt}
-		want = theory.KappaStar(c.Mu(), c.Rho(), 0)
+		want = theory.Constants{TauM: cfg.TauM, TauA: cfg.TauA, Dt: cfg.Dt}.AdaptLIFKappa()
 	}
 	for _, v := range k.Data {
 		if math.Abs(float64(v)-want) > 1e-5*math.Max(1, want) {

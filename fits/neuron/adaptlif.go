@@ -3,7 +3,6 @@ package neuron
 import (
 	"math"
 
-	"github.com/fits-snn/fits/fits/theory"
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 	"github.com/gomlx/gomlx/ml/model"
@@ -45,8 +44,7 @@ func (adaptLIFCell) Variables(cfg Config) []string {
 func (adaptLIFCell) Coefficients(scope *model.Scope, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
 	co := newCoefficients(cfg)
 	if !cfg.AdaptLIFLearnable {
-		k := cfg.Constants()
-		c := math.Sqrt(theory.KappaStar(k.Mu(), k.Rho(), 0)) * cfg.Dt
+		c := math.Sqrt(cfg.Constants().AdaptLIFKappa()) * cfg.Dt
 		co.EtaDt = Scalar(g, dtype, c)
 		co.EtaDt = BroadcastToDims(co.EtaDt, paramShape...)
 		co.GammaDt = co.EtaDt

@@ -20,6 +20,7 @@ import (
 // A nil EtaDt/GammaDt means no adaptation current (LIF: the state has no a); len(Beta) = len(Lambda) = M.
 // Engines that hand-derive the adjoint of the recurrence differentiate with respect to these coefficients
 // and leave the map from a kind's variables (Ω*, β̂, λ̂, η, γ, ...) to the coefficients to autodiff.
+// Step is the update in graph form, the one that every graph engine runs.
 type Coefficients struct {
 	// MuBar = 1 − μΔt and RhoBar = 1 − ρΔt (dimensionless, per step).
 	MuBar, RhoBar float64

@@ -206,28 +206,7 @@ func (c Config) kappaFraction() float64 {
 // the SSC constants, 76.8 Hz at 0.99·κmax): the continuous-time target (Theorem 1) by default, the
 // realized discrete-time target (Theorem 2) with DTExact.
 func (c Config) MaxTargetHz() (float64, error) {
-	k := c.Constants()
-	if err := k.Validate(); err != nil {
-		return 0, err
-	}
-	frac := c.kappaFraction()
-	if !(frac > 0 && frac <= 1) {
-		return 0, fmt.Errorf("kappa fraction must lie in (0, 1], got %g", c.KappaFraction)
-	}
-	kappa := frac * theory.KappaMaxSemiImplicit(k.Mu(), k.Rho(), c.Dt)
-	var (
-		f  float64
-		ok bool
-	)
-	if c.DTExact {
-		f, ok = k.DTTargetHz(kappa)
-	} else {
-		f, ok = k.TargetHz(kappa)
-	}
-	if !ok {
-		return 0, fmt.Errorf("no target frequency at %g of the stability bound (kappa = %g 1/s^2)", frac, kappa)
-	}
-	return f, nil
+	return c.Constants().MaxTargetHz(c.kappaFraction(), c.DTExact)
 }
 
 // DefaultFreqGuardSafety is the released code's FrequencyGuard safety: the fraction of the Jury bound on

@@ -10,8 +10,8 @@
 // constants; variables already in the store (e.g. loaded from a checkpoint) are used as they are.
 //
 // Each kind is a Cell in its own file (lif.go, adaptlif.go, fsfrozen.go, fs.go, fsts.go, …), registered by
-// name (Register, Kinds, ParseKind); the time loop (run) is the same for every kind and is the only code that
-// steps the recurrence in a graph.
+// name (Register, Kinds, ParseKind); the time loop (run) is the same for every kind, and its step,
+// Coefficients.Step, is the one graph form of Algorithm 1's step, which package fits/scan runs too.
 //
 // The unrolled graph is differentiated by autodiff through T copies of the step: fine for short sequences,
 // slow to compile at the paper's sizes (T = 250, widths 128–512). To train at those sizes, describe the
@@ -23,6 +23,7 @@ package neuron
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
@@ -85,7 +86,7 @@ func ParamShape(inputDims []int, channelShared bool) ([]int, error) {
 
 // run runs the layer from the carried state init (nil: zero; see LayerFrom for its layout) and returns the
 // spikes, the pre-reset voltage when wantVoltage, and the state after the last step. It is the time loop of
-// every kind: the kind enters only through LayerCoefficients and the cell's StateLayout.
+// every kind: the kind enters only through LayerCoefficients.
 func run(scope *model.Scope, current *Node, cfg Config, wantVoltage bool, init []*Node) (spikes, vPre *Node, final []*Node) {
 	if err := cfg.Validate(); err != nil {
 		panic(fmt.Errorf("neuron.Layer: %w", err))
@@ -98,126 +99,44 @@ func run(scope *model.Scope, current *Node, cfg Config, wantVoltage bool, init [
 	if !current.DType().IsFloat() {
 		panic(fmt.Errorf("neuron.Layer: input current must be a float tensor, got %s", current.DType()))
 	}
-	g := current.Graph()
-	co := LayerCoefficients(scope, g, current.DType(), cfg, pshape)
-	cell, _ := cfg.Kind.Cell()
-	layout := cell.State(cfg)
-
-	// Per-step coefficients, broadcast to the per-step shape [batch, d1, …, dn].
-	stepDims := append([]int{dims[0]}, dims[2:]...)
-	bc := func(p *Node) *Node { return broadcastParam(p, cfg.ChannelShared, stepDims) }
-	adapt := co.EtaDt != nil
-	var etaDt, gammaDt *Node
-	if adapt {
-		etaDt, gammaDt = bc(co.EtaDt), bc(co.GammaDt)
-	}
-	m := len(co.Beta)
-	beta, lambda, oneMinusLambda := make([]*Node, m), make([]*Node, m), make([]*Node, m)
-	for j := range m {
-		beta[j], lambda[j], oneMinusLambda[j] = bc(co.Beta[j]), bc(co.Lambda[j]), bc(OneMinus(co.Lambda[j]))
-	}
-	cMu, cRho := co.MuBar, co.RhoBar
-	zero := Zeros(g, shapes.Make(current.DType(), stepDims...)) // [batch, d1, …, dn]
-
-	// The carried state of Algorithm 1 is packed, with the step's outputs, into one tensor per step,
-	// [components, batch, d1, …, dn], divided by the fusion barrier (see fusionBarrierOne) and split
-	// again with unstack: XLA then computes each step in one kernel. Components, in order: V (post-reset
-	// voltage), a (with adaptation), V0…VM (the stage values, carried only when M ≥ 1), S, and ṼM (only
-	// when v_pre is wanted).
-	v, a := zero, zero
-	stages := make([]*Node, m+1) // Vm[k], m = 0..M
-	for i := range stages {
-		stages[i] = zero
-	}
+	co := LayerCoefficients(scope, current.Graph(), current.DType(), cfg, pshape)
+	layout := co.Layout()
+	stepDims := append([]int{dims[0]}, dims[2:]...) // [batch, d1, …, dn]
+	b := co.Broadcast(stepDims)
+	zero := Zeros(current.Graph(), shapes.Make(current.DType(), stepDims...))
+	s := State{V: zero, A: zero, Stages: slices.Repeat([]*Node{zero}, layout.Stages)}
 	if init != nil {
-		v, a = unpackState(init, layout, stages)
+		s = layout.Unpack(init)
 	}
-	next := make([]*Node, m+1)
+
+	// The state after each step is packed, with the step's outputs, into one tensor
+	// [components, batch, d1, …, dn] (LayerFrom's order, then S, then ṼM when v_pre is wanted), divided by
+	// the fusion barrier (FusionBarrierOne) and split again with unstack: XLA then computes each step in
+	// one kernel.
 	inputs := unstack(current, 1)
 	spikeSeq := make([]*Node, len(inputs))
 	var vSeq []*Node
 	if wantVoltage {
 		vSeq = make([]*Node, len(inputs))
 	}
-	one := fusionBarrierOne(current)
-	comps := make([]*Node, 0, m+5)
+	one := FusionBarrierOne(current)
+	n := layout.Components()
 	for t, in := range inputs {
-		// FS module (Eq. 6).
-		v0 := Add(MulScalar(v, cMu), in)
-		if adapt {
-			v0 = Sub(v0, Mul(etaDt, a))
-			a = Add(MulScalar(a, cRho), Mul(gammaDt, v0))
-		}
-		// TS module (Eqs. 8-10).
-		mixed := v0
-		next[0] = v0
-		for j := 1; j <= m; j++ {
-			next[j] = Add(Mul(beta[j-1], Sub(stages[j], next[j-1])), stages[j-1])
-			mixed = Add(Mul(oneMinusLambda[j-1], mixed), Mul(lambda[j-1], next[j]))
-		}
-		// Spike and subtractive soft reset.
-		spike := Spike(mixed, co.Vth, co.Surrogate, co.StrictSpike)
-		reset := MulScalar(spike, co.Vth)
-		if co.DetachReset {
-			reset = StopGradient(reset)
-		}
-		v = Sub(mixed, reset)
-
-		comps = append(comps[:0], v)
-		if adapt {
-			comps = append(comps, a)
-		}
-		if m > 0 {
-			comps = append(comps, next...)
-		}
-		comps = append(comps, spike)
+		next, mixed, spike := co.Step(b, s, in, true)
+		comps := append(layout.Pack(next), spike)
 		if wantVoltage {
 			comps = append(comps, mixed)
 		}
-		state := unstack(Div(Stack(comps, 0), one), 0)
-		v, state = state[0], state[1:]
-		if adapt {
-			a, state = state[0], state[1:]
-		}
-		if m > 0 {
-			copy(stages, state[:m+1])
-			state = state[m+1:]
-		}
-		spikeSeq[t] = state[0]
+		parts := unstack(Div(Stack(comps, 0), one), 0)
+		s = layout.Unpack(parts[:n])
+		spikeSeq[t] = parts[n]
 		if wantVoltage {
-			vSeq[t] = state[1]
+			vSeq[t] = parts[n+1]
 		}
 	}
 	spikes = Stack(spikeSeq, 1)
 	if wantVoltage {
 		vPre = Stack(vSeq, 1)
 	}
-	return spikes, vPre, packState(v, a, stages, layout)
-}
-
-// fusionBarrierOne returns a scalar equal to 1 that the compiler cannot prove to be 1: 1 + 0·max|x|
-// (floating-point 0·y is not folded, since it is NaN for infinite y), with no gradient.
-//
-// Dividing the carried state by it once per step is exact (y/1 = y) and keeps XLA from fusing the
-// unrolled recurrence into one chain per output: XLA duplicates cheap elementwise producers into every
-// consumer, so each step's output fusion would recompute all earlier steps, and compile time and run time
-// would grow as T². A division counts as expensive and is never duplicated, so each step's state is
-// computed once (measured compile times: docs/performance-notes.md). If x holds an infinite or NaN value,
-// every output is NaN.
-func fusionBarrierOne(x *Node) *Node {
-	return StopGradient(OnePlus(MulScalar(ReduceAllMax(Abs(x)), 0)))
-}
-
-// broadcastParam broadcasts a parameter of shape P to the per-step shape [batch, d1, …, dn].
-func broadcastParam(p *Node, channelShared bool, stepDims []int) *Node {
-	if channelShared {
-		ones := make([]int, len(stepDims))
-		for i := range ones {
-			ones[i] = 1
-		}
-		ones[len(ones)-1] = stepDims[len(stepDims)-1]
-		p = Reshape(p, ones...)
-		return BroadcastToDims(p, stepDims...)
-	}
-	return BroadcastPrefix(p, stepDims[0])
+	return spikes, vPre, layout.Pack(s)
 }

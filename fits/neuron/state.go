@@ -47,23 +47,3 @@ func LayerFrom(scope *model.Scope, current *Node, cfg Config, init []*Node) (spi
 	spikes, _, final = run(scope, current, cfg, false, init)
 	return spikes, final
 }
-
-// packState returns the carried state in LayerFrom's order.
-func packState(v, a *Node, stages []*Node, layout StateLayout) []*Node {
-	out := []*Node{v}
-	if layout.Adaptation {
-		out = append(out, a)
-	}
-	return append(out, stages[:layout.Stages]...)
-}
-
-// unpackState is the inverse of packState: it returns V and a (nil without adaptation) and copies the
-// stage values into stages.
-func unpackState(state []*Node, layout StateLayout, stages []*Node) (v, a *Node) {
-	v, state = state[0], state[1:]
-	if layout.Adaptation {
-		a, state = state[0], state[1:]
-	}
-	copy(stages, state[:layout.Stages])
-	return v, a
-}

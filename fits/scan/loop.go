@@ -61,23 +61,24 @@ func counted(g *Graph, k int, inv, init []*Node, body func(i *Node, inv, carried
 // coefficientNodes returns the graph nodes of c in a fixed order (EtaDt, GammaDt when adapting, then each
 // stage's β and λ), and withCoefficientNodes puts such a list back into a copy of c: the loop body
 // receives the coefficients as its own parameters.
-func coefficientNodes(c neuron.Coefficients, l layout) []*Node {
+func coefficientNodes(c neuron.Coefficients, l neuron.StateLayout) []*Node {
 	var out []*Node
-	if l.adapt {
+	if l.Adaptation {
 		out = append(out, c.EtaDt, c.GammaDt)
 	}
-	for j := range l.m {
+	for j := range c.Beta {
 		out = append(out, c.Beta[j], c.Lambda[j])
 	}
 	return out
 }
 
-func withCoefficientNodes(c neuron.Coefficients, l layout, nodes []*Node) neuron.Coefficients {
-	if l.adapt {
+func withCoefficientNodes(c neuron.Coefficients, l neuron.StateLayout, nodes []*Node) neuron.Coefficients {
+	if l.Adaptation {
 		c.EtaDt, c.GammaDt, nodes = nodes[0], nodes[1], nodes[2:]
 	}
-	c.Beta, c.Lambda = make([]*Node, l.m), make([]*Node, l.m)
-	for j := range l.m {
+	m := len(c.Beta)
+	c.Beta, c.Lambda = make([]*Node, m), make([]*Node, m)
+	for j := range m {
 		c.Beta[j], c.Lambda[j] = nodes[2*j], nodes[2*j+1]
 	}
 	return c
@@ -108,20 +109,20 @@ func stepStart(x, t *Node) []*Node {
 // forwardLoop is the loop form of forward: the state s, packed into one [components, batch, d…] tensor,
 // and the saved steps [K, components + 1, batch, d…] are the loop's carried values; the current, time-major,
 // and the coefficients are its invariants.
-func forwardLoop(c neuron.Coefficients, l layout, s state, current *Node) (spikes *Node, final []*Node, saved []*Node) {
+func forwardLoop(c neuron.Coefficients, l neuron.StateLayout, s neuron.State, current *Node) (spikes *Node, final []*Node, saved []*Node) {
 	g := current.Graph()
-	n := l.components()
+	n := l.Components()
 	k := current.Shape().Dimensions[1]
-	packed := Stack(l.pack(s), 0)
+	packed := Stack(l.Pack(s), 0)
 	stepDims := packed.Shape().Dimensions[1:]
 	savedDims := append([]int{k, n + 1}, stepDims...)
 	inv := append([]*Node{swapBatchTime(current)}, coefficientNodes(c, l)...) // [K, batch, d…]: one step is a contiguous slice
 	init := []*Node{packed, Zeros(g, shapes.Make(current.DType(), savedDims...))}
 	out := counted(g, k, inv, init, func(t *Node, inv, carried []*Node) []*Node {
 		cc := withCoefficientNodes(c, l, inv[1:])
-		co := broadcastCoefficients(cc, l, stepDims)
-		next, _, spike := step(cc, co, l, l.unpack(unpackAxis(carried[0], 0)), atStep(inv[0], t))
-		pack := Stack(append(l.pack(next), spike), 0)
+		co := cc.Broadcast(stepDims)
+		next, _, spike := cc.Step(co, l.Unpack(unpackAxis(carried[0], 0)), atStep(inv[0], t), false)
+		pack := Stack(append(l.Pack(next), spike), 0)
 		return []*Node{Slice(pack, AxisRange(0, n)), putStep(carried[1], pack, t)}
 	})
 	all := out[1]
@@ -131,7 +132,7 @@ func forwardLoop(c neuron.Coefficients, l layout, s state, current *Node) (spike
 
 // reverseLoop is the loop form of reverseUnrolled, with adj packed into one [components, batch, d…]
 // tensor: iteration i handles step K−1−i.
-func reverseLoop(c neuron.Coefficients, l layout, surr, cotS, adj *Node) (postAll *Node, before []*Node) {
+func reverseLoop(c neuron.Coefficients, l neuron.StateLayout, surr, cotS, adj *Node) (postAll *Node, before []*Node) {
 	g := surr.Graph()
 	k := surr.Shape().Dimensions[0]
 	stepDims := adj.Shape().Dimensions[1:]
@@ -140,10 +141,10 @@ func reverseLoop(c neuron.Coefficients, l layout, surr, cotS, adj *Node) (postAl
 	out := counted(g, k, inv, init, func(i *Node, inv, carried []*Node) []*Node {
 		t := Sub(Const(i.Graph(), int32(k-1)), i)
 		cc := withCoefficientNodes(c, l, inv[2:])
-		co := broadcastCoefficients(cc, l, stepDims)
+		co := cc.Broadcast(stepDims)
 		after := carried[0]
-		prev, _, _, _ := adjointStep(cc, co, l, l.unpack(unpackAxis(after, 0)), atStep(inv[0], t), atStep(inv[1], t))
-		return []*Node{Stack(l.pack(prev), 0), putStep(carried[1], after, t)}
+		prev, _, _, _ := adjointStep(cc, co, l, l.Unpack(unpackAxis(after, 0)), atStep(inv[0], t), atStep(inv[1], t))
+		return []*Node{Stack(l.Pack(prev), 0), putStep(carried[1], after, t)}
 	})
 	return out[1], unpackAxis(out[0], 0)
 }

@@ -32,99 +32,6 @@ type CoefficientGrads struct {
 	Beta, Lambda   []*Node
 }
 
-// layout is the state layout implied by a set of coefficients.
-type layout struct {
-	adapt bool // a is carried (every kind but LIF)
-	m     int  // TS order M; the stages V0…VM are carried when M ≥ 1
-}
-
-func layoutOf(c neuron.Coefficients) layout {
-	if (c.EtaDt == nil) != (c.GammaDt == nil) {
-		panic(fmt.Errorf("scan: EtaDt and GammaDt must both be set or both be nil"))
-	}
-	if len(c.Beta) != len(c.Lambda) {
-		panic(fmt.Errorf("scan: %d Beta but %d Lambda coefficients", len(c.Beta), len(c.Lambda)))
-	}
-	return layout{adapt: c.EtaDt != nil, m: len(c.Beta)}
-}
-
-// components returns the number of state tensors (neuron.StateComponents of the same layer).
-func (l layout) components() int {
-	n := 1
-	if l.adapt {
-		n++
-	}
-	if l.m > 0 {
-		n += l.m + 1
-	}
-	return n
-}
-
-// state is the carried state of Algorithm 1 in one of two shapes: one step ([batch, d…]) or every step of
-// a chunk ([batch, K, d…]).
-type state struct {
-	v, a   *Node   // V (post-reset), a (nil without adaptation)
-	stages []*Node // V0…VM; empty when M = 0
-}
-
-func (l layout) unpack(nodes []*Node) state {
-	if len(nodes) != l.components() {
-		panic(fmt.Errorf("scan: %d state tensors, want %d", len(nodes), l.components()))
-	}
-	s := state{v: nodes[0]}
-	nodes = nodes[1:]
-	if l.adapt {
-		s.a, nodes = nodes[0], nodes[1:]
-	}
-	if l.m > 0 {
-		s.stages = slices.Clone(nodes[:l.m+1])
-	}
-	return s
-}
-
-func (l layout) pack(s state) []*Node {
-	out := []*Node{s.v}
-	if l.adapt {
-		out = append(out, s.a)
-	}
-	return append(out, s.stages...)
-}
-
-// coefs are the coefficients broadcast to a working shape ([batch, d…] or [batch, K, d…]).
-type coefs struct {
-	eta, gamma                *Node // ηΔt, γΔt (nil for LIF)
-	beta, lambda, oneMinusLam []*Node
-}
-
-func broadcastCoefficients(c neuron.Coefficients, l layout, dims []int) coefs {
-	var co coefs
-	if l.adapt {
-		co.eta = broadcastParam(c.EtaDt, dims)
-		co.gamma = broadcastParam(c.GammaDt, dims)
-	}
-	for j := range l.m {
-		co.beta = append(co.beta, broadcastParam(c.Beta[j], dims))
-		co.lambda = append(co.lambda, broadcastParam(c.Lambda[j], dims))
-		co.oneMinusLam = append(co.oneMinusLam, broadcastParam(oneMinus(c.Lambda[j]), dims))
-	}
-	return co
-}
-
-// broadcastParam broadcasts p of the parameter shape P, which must be a suffix of dims (P = [d1, …, dn]
-// or [dn]), to dims.
-func broadcastParam(p *Node, dims []int) *Node {
-	pd := p.Shape().Dimensions
-	if len(pd) > len(dims) || !slices.Equal(pd, dims[len(dims)-len(pd):]) {
-		panic(fmt.Errorf("scan: coefficient of shape %s does not match the trailing axes of %v", p.Shape(), dims))
-	}
-	ones := make([]int, len(dims))
-	for i := range ones {
-		ones[i] = 1
-	}
-	copy(ones[len(dims)-len(pd):], pd)
-	return BroadcastToDims(Reshape(p, ones...), dims...)
-}
-
 // reduceToParam sums x [lead…, P…] over its leading axes, to the parameter shape of p.
 func reduceToParam(x, p *Node) *Node {
 	lead := x.Rank() - p.Rank()
@@ -135,42 +42,14 @@ func reduceToParam(x, p *Node) *Node {
 	return ReduceSum(x, axes...)
 }
 
-// step is one step of Algorithm 1, written with the same operations in the same order as neuron.Layer,
-// so that the two compute the same values. It returns the state after the step, the pre-reset mixed
-// voltage ṼM and the spike S.
-func step(c neuron.Coefficients, co coefs, l layout, s state, in *Node) (next state, mixed, spike *Node) {
-	v0 := Add(mulConst(s.v, c.MuBar), in)
-	next.a = s.a
-	if l.adapt {
-		v0 = Sub(v0, Mul(co.eta, s.a))
-		next.a = Add(mulConst(s.a, c.RhoBar), Mul(co.gamma, v0))
-	}
-	mixed = v0
-	if l.m > 0 {
-		next.stages = make([]*Node, l.m+1)
-		next.stages[0] = v0
-		for j := 1; j <= l.m; j++ {
-			next.stages[j] = Add(Mul(co.beta[j-1], Sub(s.stages[j], next.stages[j-1])), s.stages[j-1])
-			mixed = Add(Mul(co.oneMinusLam[j-1], mixed), Mul(co.lambda[j-1], next.stages[j]))
-		}
-	}
-	spike = neuron.Heaviside(subConst(mixed, c.Vth), c.StrictSpike)
-	next.v = Sub(mixed, mulConst(spike, c.Vth))
-	return next, mixed, spike
-}
-
-// mulConst, subConst and oneMinus are MulScalar(x, v), SubScalar(x, v) and OneMinus(x) with constants
-// that GoMLX's graph does not cache: the functions that build a step run inside While loop bodies too,
-// and a cached scalar belongs to whichever function first asked for it (GoMLX v0.28.16 keeps one cache
-// per graph, not per function), which a loop body cannot read.
+// mulConst and subConst are MulScalar(x, v) and SubScalar(x, v) with constants that GoMLX's graph does
+// not cache, as the adjoint runs inside While loop bodies too (see neuron.Heaviside).
 func mulConst(x *Node, v float64) *Node { return Mul(x, ConstAs(x, v)) }
 
 func subConst(x *Node, v float64) *Node { return Sub(x, ConstAs(x, v)) }
 
-func oneMinus(x *Node) *Node { return Sub(ConstAs(x, 1), x) }
-
 // barrier packs nodes (all of one shape [batch, d…]) into one tensor [len(nodes), batch, d…], divides
-// it by one (see fusionBarrierOne) and returns it and its parts.
+// it by one (see neuron.FusionBarrierOne) and returns it and its parts.
 func barrier(nodes []*Node, one *Node) (packed *Node, parts []*Node) {
 	packed = Div(Stack(nodes, 0), one)
 	return packed, unpackAxis(packed, 0)
@@ -190,16 +69,7 @@ func swapBatchTime(x *Node) *Node {
 	return Transpose(x, 0, 1)
 }
 
-// fusionBarrierOne returns a scalar equal to 1 that the compiler cannot prove to be 1: 1 + 0·max|x|
-// (floating-point 0·y is not folded, since it is NaN for infinite y). Dividing the values carried from
-// one unrolled step to the next by it is exact and keeps XLA from duplicating the cheap elementwise chain
-// of all earlier steps into every step's output (compile and run time would grow as K²); package neuron
-// uses the same device. If x holds an infinite or NaN value, every output is NaN.
-func fusionBarrierOne(x *Node) *Node {
-	return StopGradient(OnePlus(MulScalar(ReduceAllMax(Abs(x)), 0)))
-}
-
-func checkInputs(where string, l layout, current *Node, st []*Node) (stepDims []int) {
+func checkInputs(where string, l neuron.StateLayout, current *Node, st []*Node) (stepDims []int) {
 	if current.Rank() < 3 {
 		panic(fmt.Errorf("scan.%s: current must be [batch, K, d1, …, dn], got %s", where, current.Shape()))
 	}
@@ -209,8 +79,8 @@ func checkInputs(where string, l layout, current *Node, st []*Node) (stepDims []
 	dims := current.Shape().Dimensions
 	stepDims = append([]int{dims[0]}, dims[2:]...)
 	if st != nil {
-		if len(st) != l.components() {
-			panic(fmt.Errorf("scan.%s: %d state tensors, want %d", where, len(st), l.components()))
+		if len(st) != l.Components() {
+			panic(fmt.Errorf("scan.%s: %d state tensors, want %d", where, len(st), l.Components()))
 		}
 		for i, s := range st {
 			if s != nil && !slices.Equal(s.Shape().Dimensions, stepDims) {
@@ -247,29 +117,29 @@ func Forward(c neuron.Coefficients, current *Node, st []*Node) (spikes *Node, fi
 }
 
 func forward(c neuron.Coefficients, current *Node, st []*Node, loop bool) (spikes *Node, final []*Node, saved []*Node) {
-	l := layoutOf(c)
+	l := c.Layout()
 	stepDims := checkInputs("Forward", l, current, st)
 	g := current.Graph()
-	n := l.components()
-	s := l.unpack(orZeros(st, n, g, shapes.Make(current.DType(), stepDims...)))
+	n := l.Components()
+	s := l.Unpack(orZeros(st, n, g, shapes.Make(current.DType(), stepDims...)))
 	if loop {
 		return forwardLoop(c, l, s, current)
 	}
-	co := broadcastCoefficients(c, l, stepDims)
-	one := fusionBarrierOne(current)
+	co := c.Broadcast(stepDims)
+	one := neuron.FusionBarrierOne(current)
 	k := current.Shape().Dimensions[1]
 	packs := make([]*Node, k)    // [components + 1, batch, d…] per step
 	spikeSeq := make([]*Node, k) // [batch, d…] per step
 	for t := range k {
-		next, _, spike := step(c, co, l, s, Squeeze(SliceAxis(current, 1, AxisElem(t)), 1))
+		next, _, spike := c.Step(co, s, Squeeze(SliceAxis(current, 1, AxisElem(t)), 1), false)
 		var parts []*Node
-		packs[t], parts = barrier(append(l.pack(next), spike), one)
-		s = l.unpack(parts[:n])
+		packs[t], parts = barrier(append(l.Pack(next), spike), one)
+		s = l.Unpack(parts[:n])
 		spikeSeq[t] = parts[n]
 	}
 	// The spikes are stacked on their own, so that a caller that drops saved (XLA removes what no output
 	// uses) pays for no more than neuron.LayerFrom does.
-	return Stack(spikeSeq, 1), l.pack(s), []*Node{Stack(packs, 0)}
+	return Stack(spikeSeq, 1), l.Pack(s), []*Node{Stack(packs, 0)}
 }
 
 // Backward returns the vector-Jacobian product of Forward over one chunk: given the cotangents cotSpikes
@@ -289,7 +159,7 @@ func Backward(c neuron.Coefficients, current *Node, state0 []*Node, saved []*Nod
 
 func backward(c neuron.Coefficients, current *Node, state0 []*Node, saved []*Node, cotSpikes *Node, cotFinal []*Node, loop bool) (
 	cotState0 []*Node, cotCurrent *Node, cot CoefficientGrads) {
-	l := layoutOf(c)
+	l := c.Layout()
 	stepDims := checkInputs("Backward", l, current, state0)
 	if cotFinal != nil {
 		checkInputs("Backward", l, current, cotFinal)
@@ -301,7 +171,7 @@ func backward(c neuron.Coefficients, current *Node, state0 []*Node, saved []*Nod
 		_, _, saved = forward(c, current, state0, loop)
 	}
 	g := current.Graph()
-	n := l.components()
+	n := l.Components()
 	k := current.Shape().Dimensions[1]
 	stepShape := shapes.Make(current.DType(), stepDims...)
 	wantSaved := append([]int{k, n + 1}, stepDims...)
@@ -318,69 +188,47 @@ func backward(c neuron.Coefficients, current *Node, state0 []*Node, saved []*Nod
 	if k > 1 {
 		preAll = Concatenate([]*Node{preAll, Slice(saved[0], AxisRange(0, k-1), AxisRange(0, n))}, 0)
 	}
-	pre := l.unpack(unpackAxis(preAll, 1))
+	pre := l.Unpack(unpackAxis(preAll, 1))
 	seqDims := append([]int{k}, stepDims...)
 	cur, cotS := swapBatchTime(current), swapBatchTime(cotSpikes)
-	cs := broadcastCoefficients(c, l, seqDims)
-	loc := localsOf(c, cs, l, pre, cur)
+	cs := c.Broadcast(seqDims)
+	loc := c.Locals(cs, pre, cur)
+	surr := neuron.SurrogateDerivative(subConst(loc.Mixes[len(c.Beta)], c.Vth), c.Surrogate.Width, c.Surrogate.Scale)
 
 	// The cotangent of the state through the K steps in reverse: postAll[t] holds the cotangent of the
 	// state after step t, [K, components, batch, d…].
 	var postAll *Node
 	var adj []*Node
 	if loop {
-		postAll, adj = reverseLoop(c, l, loc.surr, cotS, Stack(cotEnd, 0))
+		postAll, adj = reverseLoop(c, l, surr, cotS, Stack(cotEnd, 0))
 	} else {
-		co := broadcastCoefficients(c, l, stepDims)
-		postAll, adj = reverseUnrolled(c, co, l, loc.surr, cotS, cotEnd, fusionBarrierOne(current))
+		co := c.Broadcast(stepDims)
+		postAll, adj = reverseUnrolled(c, co, l, surr, cotS, cotEnd, neuron.FusionBarrierOne(current))
 	}
 
 	// Every step's local cotangents at once, [K, batch, d…], and the coefficient cotangents.
-	post := l.unpack(unpackAxis(postAll, 1))
-	_, uBar, v0Bar, nBar := adjointStep(c, cs, l, post, loc.surr, cotS)
+	post := l.Unpack(unpackAxis(postAll, 1))
+	_, uBar, v0Bar, nBar := adjointStep(c, cs, l, post, surr, cotS)
 	return adj, swapBatchTime(v0Bar), coefficientCotangents(c, cs, l, pre, post, loc, uBar, v0Bar, nBar)
-}
-
-// locals are a step's values recomputed from the state before it (in either working shape): V0 = n0, the
-// new stage values n0…nM, the mixed voltages Ṽ0…ṼM and the surrogate derivative σ′ at ṼM − Vth.
-type locals struct {
-	v0           *Node
-	nodes, mixes []*Node
-	surr         *Node
-}
-
-// localsOf recomputes a step's local values from the state pre before it and its current cur, with the
-// same operations as step.
-func localsOf(c neuron.Coefficients, co coefs, l layout, pre state, cur *Node) locals {
-	v0 := Add(mulConst(pre.v, c.MuBar), cur)
-	if l.adapt {
-		v0 = Sub(v0, Mul(co.eta, pre.a))
-	}
-	loc := locals{v0: v0, nodes: []*Node{v0}, mixes: []*Node{v0}}
-	for j := 1; j <= l.m; j++ {
-		loc.nodes = append(loc.nodes, Add(Mul(co.beta[j-1], Sub(pre.stages[j], loc.nodes[j-1])), pre.stages[j-1]))
-		loc.mixes = append(loc.mixes, Add(Mul(co.oneMinusLam[j-1], loc.mixes[j-1]), Mul(co.lambda[j-1], loc.nodes[j])))
-	}
-	loc.surr = neuron.SurrogateDerivative(subConst(loc.mixes[l.m], c.Vth), c.Surrogate.Width, c.Surrogate.Scale)
-	return loc
 }
 
 // coefficientCotangents returns the coefficient cotangents of the steps, summed to the parameter shape:
 // ē = −Σ a·V̄0, ḡ = Σ V0·ā′, β̄m = Σ (Vm − n(m−1))·n̄m, λ̄m = Σ (nm − Ṽ(m−1))·m̄m, from the states before
 // (pre) and the cotangents after (post) the steps, their local values and adjointStep's ū, V̄0 and n̄m.
-func coefficientCotangents(c neuron.Coefficients, co coefs, l layout, pre, post state, loc locals, uBar, v0Bar *Node, nBar []*Node) (cot CoefficientGrads) {
-	if l.adapt {
-		cot.EtaDt = Neg(reduceToParam(Mul(pre.a, v0Bar), c.EtaDt))
-		cot.GammaDt = reduceToParam(Mul(loc.v0, post.a), c.GammaDt)
+func coefficientCotangents(c neuron.Coefficients, co neuron.Broadcast, l neuron.StateLayout, pre, post neuron.State, loc neuron.Locals, uBar, v0Bar *Node, nBar []*Node) (cot CoefficientGrads) {
+	m := len(co.Beta)
+	if l.Adaptation {
+		cot.EtaDt = Neg(reduceToParam(Mul(pre.A, v0Bar), c.EtaDt))
+		cot.GammaDt = reduceToParam(Mul(loc.Stages[0], post.A), c.GammaDt)
 	}
-	if l.m > 0 {
-		cot.Beta = make([]*Node, l.m)
-		cot.Lambda = make([]*Node, l.m)
+	if m > 0 {
+		cot.Beta = make([]*Node, m)
+		cot.Lambda = make([]*Node, m)
 		mBar := uBar // m̄M
-		for j := l.m; j >= 1; j-- {
-			cot.Beta[j-1] = reduceToParam(Mul(Sub(pre.stages[j], loc.nodes[j-1]), nBar[j]), c.Beta[j-1])
-			cot.Lambda[j-1] = reduceToParam(Mul(Sub(loc.nodes[j], loc.mixes[j-1]), mBar), c.Lambda[j-1])
-			mBar = Mul(co.oneMinusLam[j-1], mBar)
+		for j := m; j >= 1; j-- {
+			cot.Beta[j-1] = reduceToParam(Mul(Sub(pre.Stages[j], loc.Stages[j-1]), nBar[j]), c.Beta[j-1])
+			cot.Lambda[j-1] = reduceToParam(Mul(Sub(loc.Stages[j], loc.Mixes[j-1]), mBar), c.Lambda[j-1])
+			mBar = Mul(co.OneMinusLambda[j-1], mBar)
 		}
 	}
 	return cot
@@ -390,15 +238,15 @@ func coefficientCotangents(c neuron.Coefficients, co coefs, l layout, pre, post 
 // cotangent of the state after the last step, one tensor per component) given every step's surrogate
 // derivative surr and spike cotangent cotS ([K, batch, d…]). It returns the cotangent of the state after
 // each step, [K, components, batch, d…], and that of the state before the first step.
-func reverseUnrolled(c neuron.Coefficients, co coefs, l layout, surr, cotS *Node, adj []*Node, one *Node) (postAll *Node, before []*Node) {
+func reverseUnrolled(c neuron.Coefficients, co neuron.Broadcast, l neuron.StateLayout, surr, cotS *Node, adj []*Node, one *Node) (postAll *Node, before []*Node) {
 	k := surr.Shape().Dimensions[0]
 	surrSteps, cotSteps := unpackAxis(surr, 0), unpackAxis(cotS, 0)
 	packs := make([]*Node, k)
 	packs[k-1] = Stack(adj, 0)
 	for t := k - 1; t >= 0; t-- {
-		prev, _, _, _ := adjointStep(c, co, l, l.unpack(adj), surrSteps[t], cotSteps[t])
+		prev, _, _, _ := adjointStep(c, co, l, l.Unpack(adj), surrSteps[t], cotSteps[t])
 		var packed *Node
-		packed, adj = barrier(l.pack(prev), one)
+		packed, adj = barrier(l.Pack(prev), one)
 		if t > 0 {
 			packs[t-1] = packed
 		}
@@ -410,38 +258,39 @@ func reverseUnrolled(c neuron.Coefficients, co coefs, l layout, surr, cotS *Node
 // the cotangent of the state after the step, the surrogate derivative σ′ at ṼM − Vth and the cotangent of
 // the step's spike, it returns the cotangent of the state before the step and the step's ū, V̄0 (= Ī) and
 // n̄m (nBar[m], m = 1..M; nBar[0] is unused).
-func adjointStep(c neuron.Coefficients, co coefs, l layout, after state, surr, spikeBar *Node) (
-	before state, uBar, v0Bar *Node, nBar []*Node) {
+func adjointStep(c neuron.Coefficients, co neuron.Broadcast, l neuron.StateLayout, after neuron.State, surr, spikeBar *Node) (
+	before neuron.State, uBar, v0Bar *Node, nBar []*Node) {
+	m := len(co.Beta)
 	if !c.DetachReset {
-		spikeBar = Sub(spikeBar, mulConst(after.v, c.Vth))
+		spikeBar = Sub(spikeBar, mulConst(after.V, c.Vth))
 	}
-	uBar = Add(after.v, Mul(surr, spikeBar))
+	uBar = Add(after.V, Mul(surr, spikeBar))
 	v0Bar = uBar
-	if l.m > 0 {
-		nBar = make([]*Node, l.m+1)
+	if m > 0 {
+		nBar = make([]*Node, m+1)
 		mBar := uBar // m̄m, from m = M down
-		for j := l.m; j >= 1; j-- {
-			nBar[j] = Add(after.stages[j], Mul(co.lambda[j-1], mBar))
-			if j < l.m {
-				nBar[j] = Sub(nBar[j], Mul(co.beta[j], nBar[j+1]))
+		for j := m; j >= 1; j-- {
+			nBar[j] = Add(after.Stages[j], Mul(co.Lambda[j-1], mBar))
+			if j < m {
+				nBar[j] = Sub(nBar[j], Mul(co.Beta[j], nBar[j+1]))
 			}
-			mBar = Mul(co.oneMinusLam[j-1], mBar)
+			mBar = Mul(co.OneMinusLambda[j-1], mBar)
 		}
-		v0Bar = Sub(Add(mBar, after.stages[0]), Mul(co.beta[0], nBar[1]))
-		before.stages = make([]*Node, l.m+1)
-		before.stages[0] = nBar[1]
-		for j := 1; j <= l.m; j++ {
-			before.stages[j] = Mul(co.beta[j-1], nBar[j])
-			if j < l.m {
-				before.stages[j] = Add(before.stages[j], nBar[j+1])
+		v0Bar = Sub(Add(mBar, after.Stages[0]), Mul(co.Beta[0], nBar[1]))
+		before.Stages = make([]*Node, m+1)
+		before.Stages[0] = nBar[1]
+		for j := 1; j <= m; j++ {
+			before.Stages[j] = Mul(co.Beta[j-1], nBar[j])
+			if j < m {
+				before.Stages[j] = Add(before.Stages[j], nBar[j+1])
 			}
 		}
 	}
-	if l.adapt {
-		v0Bar = Add(v0Bar, Mul(co.gamma, after.a))
-		before.a = Sub(mulConst(after.a, c.RhoBar), Mul(co.eta, v0Bar))
+	if l.Adaptation {
+		v0Bar = Add(v0Bar, Mul(co.GammaDt, after.A))
+		before.A = Sub(mulConst(after.A, c.RhoBar), Mul(co.EtaDt, v0Bar))
 	}
-	before.v = mulConst(v0Bar, c.MuBar)
+	before.V = mulConst(v0Bar, c.MuBar)
 	return before, uBar, v0Bar, nBar
 }
 

@@ -3,8 +3,6 @@ package sim
 import (
 	"math"
 	"math/rand/v2"
-
-	"github.com/fits-snn/fits/fits/theory"
 )
 
 // Names of the coupling variables η and γ (1/s) of the kinds that learn them directly.
@@ -36,8 +34,7 @@ func (t adaptLIFTwin) Params(l Layer, v Vars) (Params, error) {
 		return Params{}, err
 	}
 	if !l.AdaptLIFLearnable {
-		k := l.Constants()
-		p.Eta = math.Sqrt(theory.KappaStar(k.Mu(), k.Rho(), 0))
+		p.Eta = math.Sqrt(l.Constants().AdaptLIFKappa())
 		p.Gamma = p.Eta
 		return p, p.Validate()
 	}

@@ -67,24 +67,7 @@ func (l Layer) targetValue(fHz float64) float64 {
 // MaxTargetHz returns the largest target frequency in Hz that the layer realizes: the target (CT, or DT
 // with DTExact) at κ = KappaMax().
 func (l Layer) MaxTargetHz() (float64, error) {
-	kappa, err := l.KappaMax()
-	if err != nil {
-		return 0, err
-	}
-	k := l.Constants()
-	var (
-		f  float64
-		ok bool
-	)
-	if l.DTExact {
-		f, ok = k.DTTargetHz(kappa)
-	} else {
-		f, ok = k.TargetHz(kappa)
-	}
-	if !ok {
-		return 0, fmt.Errorf("no target frequency at kappa = %g 1/s^2", kappa)
-	}
-	return f, nil
+	return l.Constants().MaxTargetHz(l.KappaFraction, l.DTExact)
 }
 
 // targetParams returns μ, ρ, Δt, Vth, η and γ of a neuron parameterized by its target frequency.
@@ -109,16 +92,9 @@ func targetParams(l Layer, v Vars) (Params, error) {
 		}
 		w = math.Min(math.Max(w, 0), theory.RadPerSecFromHz(fmax))
 	}
-	k := l.Constants()
-	var kappa float64
-	if l.DTExact {
-		kb, err := theory.KappaBarForTarget(k.MuBar(), k.RhoBar(), w*l.Dt)
-		if err != nil {
-			return Params{}, err
-		}
-		kappa = k.KappaFromBar(kb)
-	} else {
-		kappa = theory.KappaStar(k.Mu(), k.Rho(), w)
+	kappa, err := l.Constants().KappaForTarget(w, l.DTExact)
+	if err != nil {
+		return Params{}, err
 	}
 	p.Eta, p.Gamma = math.Sqrt(kappa*r), math.Sqrt(kappa/r)
 	return p, nil

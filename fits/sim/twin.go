@@ -71,14 +71,7 @@ func (l Layer) Ratio() float64 {
 // KappaMax returns the clamp on κ = ηγ in 1/s²: KappaFraction times the Jury bound of the semi-implicit
 // update, μρ + 4/Δt² − 2(μ + ρ)/Δt (Appendix A.2, Eq. of the κ bounds).
 func (l Layer) KappaMax() (float64, error) {
-	k := l.Constants()
-	if err := k.Validate(); err != nil {
-		return 0, err
-	}
-	if !(l.KappaFraction > 0 && l.KappaFraction <= 1) {
-		return 0, fmt.Errorf("kappa fraction must lie in (0, 1], got %g", l.KappaFraction)
-	}
-	return l.KappaFraction * theory.KappaMaxSemiImplicit(k.Mu(), k.Rho(), l.Dt), nil
+	return l.Constants().KappaMax(l.KappaFraction)
 }
 
 // base returns the kind-independent constants μ, ρ, Δt and Vth.

@@ -145,3 +145,51 @@ func (c Constants) KappaDTExact(fstar float64) (float64, error) {
 	}
 	return c.KappaFromBar(kb), nil
 }
+
+// KappaForTarget returns κ in 1/s² that puts a layer's target frequency at omega = Ω* ≥ 0 rad/s, the
+// map from a (clamped) target variable to the coupling: κ* of Theorem 1's inverse (Eq. 5; 0 at Ω* = 0)
+// or, with dtExact, the κ whose realized discrete-time target (Theorem 2) is ω = Ω*Δt rad/sample
+// (KappaBarForTarget, an error for ω = 0 or ω ≥ π).
+func (c Constants) KappaForTarget(omega float64, dtExact bool) (float64, error) {
+	if !dtExact {
+		return KappaStar(c.Mu(), c.Rho(), omega), nil
+	}
+	kb, err := KappaBarForTarget(c.MuBar(), c.RhoBar(), omega*c.Dt)
+	if err != nil {
+		return 0, err
+	}
+	return c.KappaFromBar(kb), nil
+}
+
+// AdaptLIFKappa returns κ_CT(0) = κ*(Ω* = 0) in 1/s² (Eq. 5 at Ω* = 0), the fixed coupling κ = ηγ of
+// the released code's adaptive LIF (η = γ = √κ_CT(0)).
+func (c Constants) AdaptLIFKappa() float64 { return KappaStar(c.Mu(), c.Rho(), 0) }
+
+// KappaMax returns the clamp on κ = ηγ in 1/s² at frac ∈ (0, 1] of the semi-implicit update's Jury bound
+// (KappaMaxSemiImplicit, Appendix A.2). It fails for invalid constants or frac outside (0, 1].
+func (c Constants) KappaMax(frac float64) (float64, error) {
+	if err := c.Validate(); err != nil {
+		return 0, err
+	}
+	if !(frac > 0 && frac <= 1) {
+		return 0, fmt.Errorf("kappa fraction must lie in (0, 1], got %g", frac)
+	}
+	return frac * KappaMaxSemiImplicit(c.Mu(), c.Rho(), c.Dt), nil
+}
+
+// MaxTargetHz returns the largest target frequency in Hz that a layer realizes, the target at
+// κ = KappaMax(frac): continuous-time (Theorem 1) or, with dtExact, realized discrete-time (Theorem 2).
+func (c Constants) MaxTargetHz(frac float64, dtExact bool) (float64, error) {
+	kappa, err := c.KappaMax(frac)
+	if err != nil {
+		return 0, err
+	}
+	f, ok := c.TargetHz(kappa)
+	if dtExact {
+		f, ok = c.DTTargetHz(kappa)
+	}
+	if !ok {
+		return 0, fmt.Errorf("no target frequency at %g of the stability bound (kappa = %g 1/s^2)", frac, kappa)
+	}
+	return f, nil
+}
