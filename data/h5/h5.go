@@ -493,46 +493,34 @@ func (f *File) Len(name string) (_ int, err error) {
 }
 
 // ReadInts reads a 1-D integer dataset of any width as int64.
-func (f *File) ReadInts(name string) (_ []int64, err error) {
-	defer enter()()
-	defer markBadFile(&err)
-	ds, info, err := f.open1D(name, Integer)
-	if err != nil {
-		return nil, err
-	}
-	defer ds.Close()
-	out := make([]int64, info.Dims[0])
-	if len(out) == 0 {
-		return out, nil
-	}
-	buf := C.malloc(C.size_t(8 * len(out)))
-	defer C.free(buf)
-	if C.fits_h5_read(C.hid_t(ds.ID()), memInt64.hid(), buf) < 0 {
-		return nil, f.errorf(name, "%v", lastError("read failed"))
-	}
-	copy(out, unsafe.Slice((*int64)(buf), len(out)))
-	return out, nil
+func (f *File) ReadInts(name string) ([]int64, error) {
+	return read1D[int64](f, name, memInt64, Integer)
 }
 
 // ReadFloats reads a 1-D float or integer dataset as float64.
-func (f *File) ReadFloats(name string) (_ []float64, err error) {
+func (f *File) ReadFloats(name string) ([]float64, error) {
+	return read1D[float64](f, name, memFloat64, Float, Integer)
+}
+
+// read1D reads a 1-D dataset of one of classes as 8-byte values T, converted by HDF5 to the memory type mem.
+func read1D[T int64 | float64](f *File, name string, mem Type, classes ...Class) (_ []T, err error) {
 	defer enter()()
 	defer markBadFile(&err)
-	ds, info, err := f.open1D(name, Float, Integer)
+	ds, info, err := f.open1D(name, classes...)
 	if err != nil {
 		return nil, err
 	}
 	defer ds.Close()
-	out := make([]float64, info.Dims[0])
+	out := make([]T, info.Dims[0])
 	if len(out) == 0 {
 		return out, nil
 	}
 	buf := C.malloc(C.size_t(8 * len(out)))
 	defer C.free(buf)
-	if C.fits_h5_read(C.hid_t(ds.ID()), memFloat64.hid(), buf) < 0 {
+	if C.fits_h5_read(C.hid_t(ds.ID()), mem.hid(), buf) < 0 {
 		return nil, f.errorf(name, "%v", lastError("read failed"))
 	}
-	copy(out, unsafe.Slice((*float64)(buf), len(out)))
+	copy(out, unsafe.Slice((*T)(buf), len(out)))
 	return out, nil
 }
 
@@ -617,27 +605,24 @@ func (f *File) readVLen(name string, start, count int, mem Type, want []Class, c
 // ReadVLenFloats reads rows [start, start+count) of a 1-D VLEN dataset of floats (any width) as one
 // flat float64 slice: row i is vals[offs[i]:offs[i+1]], len(offs) == count+1.
 func (f *File) ReadVLenFloats(name string, start, count int) (vals []float64, offs []int, err error) {
-	defer enter()()
-	defer markBadFile(&err)
-	offs = make([]int, 1, count+1)
-	err = f.readVLen(name, start, count, memFloat64, []Class{Float}, func(i int, p unsafe.Pointer, n int) {
-		if n > 0 {
-			vals = append(vals, unsafe.Slice((*float64)(p), n)...)
-		}
-		offs = append(offs, len(vals))
-	})
-	return vals, offs, err
+	return readVLen[float64](f, name, start, count, memFloat64, Float)
 }
 
 // ReadVLenInts reads rows [start, start+count) of a 1-D VLEN dataset of integers (any width) as one
 // flat int64 slice, laid out like ReadVLenFloats.
 func (f *File) ReadVLenInts(name string, start, count int) (vals []int64, offs []int, err error) {
+	return readVLen[int64](f, name, start, count, memInt64, Integer)
+}
+
+// readVLen reads rows [start, start+count) of a 1-D VLEN dataset of class as one flat slice of 8-byte
+// values T (memory type mem) and the rows' offsets into it.
+func readVLen[T int64 | float64](f *File, name string, start, count int, mem Type, class Class) (vals []T, offs []int, err error) {
 	defer enter()()
 	defer markBadFile(&err)
 	offs = make([]int, 1, count+1)
-	err = f.readVLen(name, start, count, memInt64, []Class{Integer}, func(i int, p unsafe.Pointer, n int) {
+	err = f.readVLen(name, start, count, mem, []Class{class}, func(i int, p unsafe.Pointer, n int) {
 		if n > 0 {
-			vals = append(vals, unsafe.Slice((*int64)(p), n)...)
+			vals = append(vals, unsafe.Slice((*T)(p), n)...)
 		}
 		offs = append(offs, len(vals))
 	})
@@ -684,26 +669,27 @@ func (f *File) write(name string, ftype, mtype Type, n int, buf unsafe.Pointer) 
 
 // WriteInts writes a 1-D dataset of integer file type t (U8..I64).
 func (f *File) WriteInts(name string, t Type, vals []int64) error {
-	defer enter()()
 	if t.isFloat() || t < U8 || t > I64 {
 		return f.errorf(name, "WriteInts needs an integer type")
 	}
-	buf := C.malloc(C.size_t(8*len(vals) + 8))
-	defer C.free(buf)
-	copy(unsafe.Slice((*int64)(buf), len(vals)), vals)
-	return f.write(name, t, memInt64, len(vals), buf)
+	return write1D(f, name, t, memInt64, vals)
 }
 
 // WriteFloats writes a 1-D dataset of float file type t (F32 or F64).
 func (f *File) WriteFloats(name string, t Type, vals []float64) error {
-	defer enter()()
 	if !t.isFloat() {
 		return f.errorf(name, "WriteFloats needs a float type")
 	}
+	return write1D(f, name, t, memFloat64, vals)
+}
+
+// write1D writes vals, 8-byte values of memory type mem, as a 1-D dataset of file type t.
+func write1D[T int64 | float64](f *File, name string, t, mem Type, vals []T) error {
+	defer enter()()
 	buf := C.malloc(C.size_t(8*len(vals) + 8))
 	defer C.free(buf)
-	copy(unsafe.Slice((*float64)(buf), len(vals)), vals)
-	return f.write(name, t, memFloat64, len(vals), buf)
+	copy(unsafe.Slice((*T)(buf), len(vals)), vals)
+	return f.write(name, t, mem, len(vals), buf)
 }
 
 // WriteStrings writes a 1-D dataset of variable-length strings.
