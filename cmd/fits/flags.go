@@ -214,6 +214,31 @@ func tsMixFlag(fs *flag.FlagSet) *string {
 	return fs.String("ts-mix", string(neuron.TSMixOfficial), "nesting of the TS module's lambda-mix: official (the released code: innermost first, a spike when V > Vth) or paper (Eq. 10, outermost first, V >= Vth); for M <= 1 the same neuron")
 }
 
+// tsFlags are the TS cascade's flags of simulate and response: --beta, --lambda and --ts-mix.
+type tsFlags struct{ beta, lambda, mix *string }
+
+// addTSFlags defines --beta, --lambda and --ts-mix on fs.
+func addTSFlags(fs *flag.FlagSet) tsFlags {
+	return tsFlags{
+		beta:   listFlag(fs, "beta", "", "comma-separated all-pass coefficients β_1..β_M, |β| < 1 (empty: M = 0)"),
+		lambda: listFlag(fs, "lambda", "", "comma-separated mixing weights λ_1..λ_M in [0, 1] (same length as --beta)"),
+		mix:    tsMixFlag(fs),
+	}
+}
+
+// parse returns β_1..β_M, λ_1..λ_M and the nesting; a value that is not a finite number or a nesting is bad
+// input (the lengths are the caller's to check).
+func (t tsFlags) parse() (beta, lambda []float64, mix neuron.TSMix, err error) {
+	if beta, err = parseFloatList("beta", *t.beta); err != nil {
+		return
+	}
+	if lambda, err = parseFloatList("lambda", *t.lambda); err != nil {
+		return
+	}
+	mix, err = parseTSMix(*t.mix)
+	return
+}
+
 // parseTSMix returns the nesting named by --ts-mix (bad input otherwise).
 func parseTSMix(s string) (neuron.TSMix, error) {
 	m, err := neuron.ParseTSMix(s)

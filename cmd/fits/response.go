@@ -58,10 +58,8 @@ func runResponse(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("response", stderr)
 	cf := addConstantsFlags(fs)
 	fstarFlag := fs.String("fstar", "10", "continuous-time target frequency f* in Hz (κ by Theorem 1)")
-	betaFlag := listFlag(fs, "beta", "", "comma-separated all-pass coefficients β_1..β_M, |β| < 1 (empty: M = 0)")
-	lambdaFlag := listFlag(fs, "lambda", "", "comma-separated mixing weights λ_1..λ_M in [0, 1] (same length as --beta)")
+	tsf := addTSFlags(fs)
 	omegaFlag := listFlag(fs, "omega", "", "comma-separated ω in rad/sample within [0, π] (default: 31 points log-spaced over [π/1000, π])")
-	mixFlag := tsMixFlag(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -77,15 +75,7 @@ func runResponse(args []string, stdout, stderr io.Writer) error {
 	if err := checkTarget(c, c.Jury(), f); err != nil {
 		return err
 	}
-	beta, err := parseFloatList("beta", *betaFlag)
-	if err != nil {
-		return err
-	}
-	lambda, err := parseFloatList("lambda", *lambdaFlag)
-	if err != nil {
-		return err
-	}
-	mix, err := parseTSMix(*mixFlag)
+	beta, lambda, mix, err := tsf.parse()
 	if err != nil {
 		return err
 	}

@@ -33,15 +33,13 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("simulate", stderr)
 	cf := addConstantsFlags(fs)
 	fstarFlag := fs.String("fstar", "", "continuous-time target frequency f* in Hz (required except for --model=lif; κ by Theorem 1, η = γ = √κ)")
-	betaFlag := listFlag(fs, "beta", "", "comma-separated all-pass coefficients β_1..β_M, |β| < 1 (empty: M = 0)")
-	lambdaFlag := listFlag(fs, "lambda", "", "comma-separated mixing weights λ_1..λ_M in [0, 1] (same length as --beta)")
+	tsf := addTSFlags(fs)
 	vthFlag := fs.String("vth", "1", "firing threshold Vth")
 	inputFlag := fs.String("input", "", "file with one input current I[k] per line (required; blank lines are skipped)")
 	modelFlag := fs.String("model", "", "neuron kind with a target frequency: "+strings.Join(targetKindNames(), ", ")+
 		" (default fs, or fsts when --beta is given; all give the same neuron for the same f*, beta, lambda), "+
 		"or lif (Eq. 1, η = γ = 0: no --fstar, --beta, --lambda; reference engine only)")
 	engineFlag := fs.String("engine", "reference", `"reference" (float64 fits/sim) or "graph" (the GoMLX layer, float32, on the active backend, in compiled chunks of 16 steps: memory and compile time do not grow with the input length)`)
-	mixFlag := tsMixFlag(fs)
 	backend := backendFlag(fs)
 	asJSON := fs.Bool("json", false, `print one JSON object {"spikes":[...],"v_pre":[...]}`)
 	if err := parseFlags(fs, args); err != nil {
@@ -51,15 +49,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	mix, err := parseTSMix(*mixFlag)
-	if err != nil {
-		return err
-	}
-	beta, err := parseFloatList("beta", *betaFlag)
-	if err != nil {
-		return err
-	}
-	lambda, err := parseFloatList("lambda", *lambdaFlag)
+	beta, lambda, mix, err := tsf.parse()
 	if err != nil {
 		return err
 	}
