@@ -2,7 +2,6 @@ package espeak
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -81,53 +80,31 @@ func ReadManifest(outDir, split string) (_ []gsc.Clip, err error) {
 // missing, unreadable or made by another recipe (saying so on w), first generating the audio (needs
 // espeak-ng) when dir holds no manifest, and returns the cache paths by split.
 func EnsureMelCaches(dir string, c Config, f gsc.FrontEnd, w io.Writer) (map[string]string, error) {
-	out := map[string]string{}
-	for _, split := range []string{"train", "test"} {
-		dst := MelCachePath(dir, split, f)
-		if ok, why := cache.Reusable(dst, f.ID()); ok {
-			out[split] = dst
-			continue
-		} else if err := cache.CheckReplace(dst); err != nil {
-			return nil, err
-		} else if why != nil && w != nil {
-			fmt.Fprintf(w, "%v; converting again\n", why)
-		}
-		if _, err := os.Stat(ManifestPath(dir, split)); err != nil {
-			if err := Generate(context.Background(), c, dir, w); err != nil {
-				return nil, fmt.Errorf("generating %s: %w", dir, err)
+	return ensureSplits(dir, c, w, splitCache{
+		path:     func(split string) string { return MelCachePath(dir, split, f) },
+		reusable: func(dst string) (bool, error) { return cache.Reusable(dst, f.ID()) },
+		source:   func(split string) string { return ManifestPath(dir, split) },
+		convert: func(split, dst string) error {
+			clips, err := ReadManifest(dir, split)
+			if err != nil {
+				return err
 			}
-		}
-		clips, err := ReadManifest(dir, split)
-		if err != nil {
-			return nil, err
-		}
-		meta := gsc.CacheMeta{Dataset: "espeak", Split: split, Words: Keys()}
-		if err := gsc.ConvertClips(filepath.Join(dir, "wav"), clips, dst, meta, Classes, f, w); err != nil {
-			return nil, err
-		}
-		out[split] = dst
-	}
-	return out, nil
+			meta := gsc.CacheMeta{Dataset: "espeak", Split: split, Words: Keys()}
+			return gsc.ConvertClips(filepath.Join(dir, "wav"), clips, dst, meta, Classes, f, w)
+		},
+	})
 }
 
 // LoadMelDataset is LoadDataset through a GSC front end: [T = f.Frames(), F = f.Bands()] float32
 // features; with the log-Mel front end each band is standardised with the training split's mean and
 // standard deviation, the released recipe's features are z-scored per clip already.
 func LoadMelDataset(o data.Options, c Config, f gsc.FrontEnd, w io.Writer) (*data.Dataset, error) {
-	dir := download.ResolveDir(o.Dir, "espeak")
-	paths, err := EnsureMelCaches(dir, c, f, w)
+	paths, err := EnsureMelCaches(download.ResolveDir(o.Dir, "espeak"), c, f, w)
 	if err != nil {
 		return nil, err
 	}
-	limit := 0
-	if o.Small {
-		limit = smallN
-	}
-	d := &data.Dataset{Name: MelName, Classes: Classes, Dt: f.Dt()}
-	if d.Train, err = cache.LoadSet(paths["train"], limit); err != nil {
-		return nil, err
-	}
-	if d.Test, err = cache.LoadSet(paths["test"], limit); err != nil {
+	d, err := loadSplits(o, MelName, f.Dt(), paths)
+	if err != nil {
 		return nil, err
 	}
 	if f.StandardizeBands() {

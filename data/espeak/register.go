@@ -29,10 +29,41 @@ func init() {
 // EnsureCaches generates the HDF5 files in dir when missing (needs espeak-ng), converts them with
 // the SHD binning once, and returns the cache paths by split.
 func EnsureCaches(dir string, c Config, b shd.Binning, w io.Writer) (map[string]string, error) {
+	return ensureSplits(dir, c, w, splitCache{
+		path:     func(split string) string { return shd.CachePath(dir, "espeak", split, b) },
+		reusable: func(dst string) (bool, error) { return cache.ReusableAs(dst, b.FrontEnd(), b.CacheType()) },
+		source:   func(split string) string { return filepath.Join(dir, FileName(split)) },
+		convert: func(split, dst string) error {
+			st, err := shd.Convert(filepath.Join(dir, FileName(split)), dst, "espeak", split, Classes, b, w)
+			if err != nil {
+				return err
+			}
+			if w != nil {
+				fmt.Fprintln(w, shd.ReportStats(dst, b, st))
+			}
+			return nil
+		},
+	})
+}
+
+// splitCache is how one front end names, checks and writes the cache of a split: path is the
+// cache file, reusable says whether a file there can stay, source is the generated file that must
+// exist before convert writes the cache.
+type splitCache struct {
+	path     func(split string) string
+	reusable func(dst string) (bool, error)
+	source   func(split string) string
+	convert  func(split, dst string) error
+}
+
+// ensureSplits is EnsureCaches and EnsureMelCaches: for the train and test splits it keeps a
+// reusable cache, otherwise (saying why on w) generates the audio when its source is missing and
+// converts it; it returns the cache paths by split.
+func ensureSplits(dir string, c Config, w io.Writer, sc splitCache) (map[string]string, error) {
 	out := map[string]string{}
 	for _, split := range []string{"train", "test"} {
-		dst := shd.CachePath(dir, "espeak", split, b)
-		if ok, why := cache.ReusableAs(dst, b.FrontEnd(), b.CacheType()); ok {
+		dst := sc.path(split)
+		if ok, why := sc.reusable(dst); ok {
 			out[split] = dst
 			continue
 		} else if err := cache.CheckReplace(dst); err != nil {
@@ -40,18 +71,13 @@ func EnsureCaches(dir string, c Config, b shd.Binning, w io.Writer) (map[string]
 		} else if why != nil && w != nil {
 			fmt.Fprintf(w, "%v; converting again\n", why)
 		}
-		src := filepath.Join(dir, FileName(split))
-		if _, err := os.Stat(src); err != nil {
+		if _, err := os.Stat(sc.source(split)); err != nil {
 			if err := Generate(context.Background(), c, dir, w); err != nil {
 				return nil, fmt.Errorf("generating %s: %w", dir, err)
 			}
 		}
-		st, err := shd.Convert(src, dst, "espeak", split, Classes, b, w)
-		if err != nil {
+		if err := sc.convert(split, dst); err != nil {
 			return nil, err
-		}
-		if w != nil {
-			fmt.Fprintln(w, shd.ReportStats(dst, b, st))
 		}
 		out[split] = dst
 	}
@@ -62,16 +88,22 @@ func EnsureCaches(dir string, c Config, b shd.Binning, w io.Writer) (map[string]
 // (download.ResolveDir; default download.DefaultDir("espeak")) — generating and converting it on
 // first use. It has train and test splits only.
 func LoadDataset(o data.Options, c Config, b shd.Binning, w io.Writer) (*data.Dataset, error) {
-	dir := download.ResolveDir(o.Dir, "espeak")
-	paths, err := EnsureCaches(dir, c, b, w)
+	paths, err := EnsureCaches(download.ResolveDir(o.Dir, "espeak"), c, b, w)
 	if err != nil {
 		return nil, err
 	}
+	return loadSplits(o, Name, b.Dt(), paths)
+}
+
+// loadSplits reads the train and test caches in paths (the first smallN examples of each with
+// o.Small) into a dataset called name with time bins of dt seconds.
+func loadSplits(o data.Options, name string, dt float64, paths map[string]string) (*data.Dataset, error) {
 	limit := 0
 	if o.Small {
 		limit = smallN
 	}
-	d := &data.Dataset{Name: Name, Classes: Classes, Dt: b.Dt()}
+	d := &data.Dataset{Name: name, Classes: Classes, Dt: dt}
+	var err error
 	if d.Train, err = cache.LoadSet(paths["train"], limit); err != nil {
 		return nil, err
 	}
