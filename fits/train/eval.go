@@ -82,15 +82,8 @@ func evaluateCheckpoint(dir string, opts Options, modify func(scope *mlmodel.Sco
 			return nil, fmt.Errorf("modifying checkpoint %s: %w", dir, err)
 		}
 	}
-	ds, err := loadDataset(cfg, opts)
+	ds, sp, err := loadRunData(cfg, opts)
 	if err != nil {
-		return nil, err
-	}
-	sp, err := protocolSplits(cfg, ds)
-	if err != nil {
-		return nil, &InputError{Err: err}
-	}
-	if err := checkRun(cfg, ds, sp); err != nil {
 		return nil, err
 	}
 	net, err := NewNetwork(cfg, ds)

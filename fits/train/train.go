@@ -518,6 +518,23 @@ func loadDataset(cfg Config, opts Options) (*data.Dataset, error) {
 	return &out, nil
 }
 
+// loadRunData loads the dataset of a run (loadDataset), splits it by the run's protocol and checks
+// that the run fits it (checkRun); a protocol the dataset cannot serve is an InputError.
+func loadRunData(cfg Config, opts Options) (*data.Dataset, splits, error) {
+	ds, err := loadDataset(cfg, opts)
+	if err != nil {
+		return nil, splits{}, err
+	}
+	sp, err := protocolSplits(cfg, ds)
+	if err != nil {
+		return nil, splits{}, &InputError{Err: err}
+	}
+	if err := checkRun(cfg, ds, sp); err != nil {
+		return nil, splits{}, err
+	}
+	return ds, sp, nil
+}
+
 // backendOf returns the backend of opts and its name for result files (Options.BackendName, else the
 // backend's own name). Libraries do not choose a backend: the caller (the CLI, a notebook) does.
 func backendOf(opts Options) (compute.Backend, string, error) {
@@ -611,15 +628,8 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	ds, err := loadDataset(cfg, opts)
+	ds, sp, err := loadRunData(cfg, opts)
 	if err != nil {
-		return nil, err
-	}
-	sp, err := protocolSplits(cfg, ds)
-	if err != nil {
-		return nil, &InputError{Err: err}
-	}
-	if err := checkRun(cfg, ds, sp); err != nil {
 		return nil, err
 	}
 	net, err := NewNetwork(cfg, ds)
