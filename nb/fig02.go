@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/fits-snn/fits/fits/theory"
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -187,13 +186,9 @@ func CTvsDTTarget(c theory.Constants, fmax float64, n int) (*Figure, error) {
 	); err != nil {
 		return nil, err
 	}
-	return &Figure{
-		Name:    "02_ct_vs_dt_target",
-		Caption: "Theorem 2: the realized DT target of the semi-implicit FS module against the CT target (closed form and sweep), and the DT-exact inverse.",
-		Panels:  [][]*plot.Plot{{left, right}},
-		Width:   12 * vg.Inch,
-		Height:  4.5 * vg.Inch,
-	}, nil
+	return sideBySide("02_ct_vs_dt_target",
+		"Theorem 2: the realized DT target of the semi-implicit FS module against the CT target (closed form and sweep), and the DT-exact inverse.",
+		left, right, 4.5*vg.Inch), nil
 }
 
 // minMax returns the smallest and largest finite values over all slices.

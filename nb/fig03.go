@@ -237,11 +237,7 @@ func TSvsClosedLoop(c theory.Constants, fstar float64, ts theory.TS) (*Figure, e
 	mag.Y.Min, mag.Y.Max = math.Max(lo, hi-60), hi+0.35*(hi-math.Max(lo, hi-60))
 	mag.Legend.Left = true
 	gd.Legend.Top = false
-	return &Figure{
-		Name:    "03_ts_vs_closed_loop",
-		Caption: "TS alone, FS alone, their open cascade and the closed-loop neuron of Algorithm 1 (magnitude and group delay); the closed loop is not G·H_d.",
-		Panels:  [][]*plot.Plot{{mag, gd}},
-		Width:   12 * vg.Inch,
-		Height:  4.5 * vg.Inch,
-	}, nil
+	return sideBySide("03_ts_vs_closed_loop",
+		"TS alone, FS alone, their open cascade and the closed-loop neuron of Algorithm 1 (magnitude and group delay); the closed loop is not G·H_d.",
+		mag, gd, 4.5*vg.Inch), nil
 }

@@ -121,11 +121,7 @@ func PoleVsTarget(c theory.Constants) (*Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Figure{
-		Name:    "04_pole_vs_target",
-		Caption: "Appendix A.6: the response-level target frequency is not the pole frequency; at μ=4, ρ=1, κ=2 the poles are real but Ω* ≈ 1.98 rad/s.",
-		Panels:  [][]*plot.Plot{{left, right}},
-		Width:   12 * vg.Inch,
-		Height:  4.5 * vg.Inch,
-	}, nil
+	return sideBySide("04_pole_vs_target",
+		"Appendix A.6: the response-level target frequency is not the pole frequency; at μ=4, ρ=1, κ=2 the poles are real but Ω* ≈ 1.98 rad/s.",
+		left, right, 4.5*vg.Inch), nil
 }

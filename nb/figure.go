@@ -44,6 +44,11 @@ func single(name, caption string, p *plot.Plot) *Figure {
 	return &Figure{Name: name, Caption: caption, Panels: [][]*plot.Plot{{p}}}
 }
 
+// sideBySide returns a figure of two panels in one row, 12 in wide and height tall.
+func sideBySide(name, caption string, left, right *plot.Plot, height vg.Length) *Figure {
+	return &Figure{Name: name, Caption: caption, Panels: [][]*plot.Plot{{left, right}}, Width: 12 * vg.Inch, Height: height}
+}
+
 // Size returns the canvas size, filling in the defaults (6 in × 4 in per panel), plus the height of the
 // legends drawn below each row of panels.
 func (f *Figure) Size() (w, h vg.Length) {

@@ -209,13 +209,9 @@ func NeuronRaster(a *analysis.Activity, layer, neuronIndex int) (*Figure, error)
 		right.Add(sc)
 		right.Legend.Add(fmt.Sprintf("neuron %d", neuronIndex), sc)
 	}
-	return &Figure{
-		Name:    "13_neuron_raster",
-		Caption: "Spikes of the inspected neuron on several test examples (left) and its whole layer on the first example (right), from the trained network without dropout.",
-		Panels:  [][]*plot.Plot{{left, right}},
-		Width:   12 * vg.Inch,
-		Height:  4 * vg.Inch,
-	}, nil
+	return sideBySide("13_neuron_raster",
+		"Spikes of the inspected neuron on several test examples (left) and its whole layer on the first example (right), from the trained network without dropout.",
+		left, right, 4*vg.Inch), nil
 }
 
 // MostShifted returns the neuron of a layer whose learned target moved furthest from its initial value

@@ -100,13 +100,9 @@ func TrainingCurves(runs []Curves, epochs int) (*Figure, error) {
 	}
 	acc.Y.Min, acc.Y.Max = 0, 100
 	loss.Legend.Top, loss.Legend.Left = false, true // losses fall: the lower left is where they are not
-	return &Figure{
-		Name:    "05_training_curves",
-		Caption: "Training curves: loss per epoch (left) and accuracy after each epoch (right; train solid, validation dashed, test dotted), one colour per neuron model.",
-		Panels:  [][]*plot.Plot{{loss, acc}},
-		Width:   12 * vg.Inch,
-		Height:  4.2 * vg.Inch,
-	}, nil
+	return sideBySide("05_training_curves",
+		"Training curves: loss per epoch (left) and accuracy after each epoch (right; train solid, validation dashed, test dotted), one colour per neuron model.",
+		loss, acc, 4.2*vg.Inch), nil
 }
 
 // epochTicks puts ticks on whole epochs, at most about ten of them.
