@@ -643,6 +643,19 @@ func (f *File) parent(name string) (C.hid_t, string, func(), error) {
 	return C.hid_t(g.ID()), name[i+1:], func() { g.Close() }, nil
 }
 
+// atParent runs do with the location id of the group holding name and the last path component as a C
+// string, both valid only during the call.
+func (f *File) atParent(name string, do func(loc C.hid_t, base *C.char) error) error {
+	loc, base, done, err := f.parent(name)
+	if err != nil {
+		return err
+	}
+	defer done()
+	cname := C.CString(base)
+	defer C.free(unsafe.Pointer(cname))
+	return do(loc, cname)
+}
+
 // CreateGroup creates a group; its parent must exist.
 func (f *File) CreateGroup(name string) error {
 	defer enter()()
@@ -654,17 +667,12 @@ func (f *File) CreateGroup(name string) error {
 }
 
 func (f *File) write(name string, ftype, mtype Type, n int, buf unsafe.Pointer) error {
-	loc, base, done, err := f.parent(name)
-	if err != nil {
-		return err
-	}
-	defer done()
-	cname := C.CString(base)
-	defer C.free(unsafe.Pointer(cname))
-	if C.fits_h5_write(loc, cname, ftype.hid(), mtype.hid(), C.hsize_t(n), buf) < 0 {
-		return f.errorf(name, "%v", lastError("write failed"))
-	}
-	return nil
+	return f.atParent(name, func(loc C.hid_t, cname *C.char) error {
+		if C.fits_h5_write(loc, cname, ftype.hid(), mtype.hid(), C.hsize_t(n), buf) < 0 {
+			return f.errorf(name, "%v", lastError("write failed"))
+		}
+		return nil
+	})
 }
 
 // WriteInts writes a 1-D dataset of integer file type t (U8..I64).
@@ -740,17 +748,12 @@ func (f *File) WriteVLen(name string, t Type, vals []float64, offs []int) error 
 		hs[i].len = C.size_t(offs[i+1] - offs[i])
 		hs[i].p = unsafe.Add(data, 8*offs[i])
 	}
-	loc, base, done, err := f.parent(name)
-	if err != nil {
-		return err
-	}
-	defer done()
-	cname := C.CString(base)
-	defer C.free(unsafe.Pointer(cname))
-	if C.fits_h5_write_vlen(loc, cname, t.hid(), memFloat64.hid(), C.hsize_t(rows), hv) < 0 {
-		return f.errorf(name, "%v", lastError("write failed"))
-	}
-	return nil
+	return f.atParent(name, func(loc C.hid_t, cname *C.char) error {
+		if C.fits_h5_write_vlen(loc, cname, t.hid(), memFloat64.hid(), C.hsize_t(rows), hv) < 0 {
+			return f.errorf(name, "%v", lastError("write failed"))
+		}
+		return nil
+	})
 }
 
 // VLenWriter writes the rows of a 1-D VLEN dataset a block at a time (CreateVLen), so that a dataset
@@ -769,16 +772,15 @@ func (f *File) CreateVLen(name string, t Type, rows int) (*VLenWriter, error) {
 	if rows < 0 {
 		return nil, f.errorf(name, "%d rows", rows)
 	}
-	loc, base, done, err := f.parent(name)
+	var d C.hid_t
+	err := f.atParent(name, func(loc C.hid_t, cname *C.char) error {
+		if d = C.fits_h5_create_vlen(loc, cname, t.hid(), C.hsize_t(rows)); d < 0 {
+			return f.errorf(name, "%v", lastError("create failed"))
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	defer done()
-	cname := C.CString(base)
-	defer C.free(unsafe.Pointer(cname))
-	d := C.fits_h5_create_vlen(loc, cname, t.hid(), C.hsize_t(rows))
-	if d < 0 {
-		return nil, f.errorf(name, "%v", lastError("create failed"))
 	}
 	return &VLenWriter{f: f, name: name, d: d, rows: rows}, nil
 }
