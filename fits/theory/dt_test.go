@@ -14,6 +14,14 @@ func randomStableTarget(r *rand.Rand) (Constants, float64) {
 	return c, logUniform(r, 0.02*fmax, 0.95*fmax)
 }
 
+// randomStableKappa returns random constants and the κ of a random target below their Jury bound
+// (randomStableTarget, Theorem 1).
+func randomStableKappa(r *rand.Rand) (Constants, float64) {
+	c, f := randomStableTarget(r)
+	k, _ := c.KappaForTargetHz(f)
+	return c, k
+}
+
 func TestTheorem2MatchesSweep(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	both := 0
@@ -67,8 +75,7 @@ func TestTheorem2PaperConstants(t *testing.T) {
 func TestTheorem2Candidates(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for i := range 200 {
-		c, f := randomStableTarget(r)
-		k, _ := c.KappaForTargetHz(f)
+		c, k := randomStableKappa(r)
 		fs := c.FS(k)
 		tg := fs.Target()
 		// x± are the roots of the stationarity quadratic (Eq. app_fs_dt_stationary_quad_bar).
@@ -90,8 +97,7 @@ func TestTheorem2Candidates(t *testing.T) {
 func TestMagnitudeSquaredXAndStationarySign(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for i := range 200 {
-		c, f := randomStableTarget(r)
-		k, _ := c.KappaForTargetHz(f)
+		c, k := randomStableKappa(r)
 		fs := c.FS(k)
 		w := r.Float64() * math.Pi
 		x := math.Cos(w)
@@ -171,8 +177,7 @@ func TestFSNoTargetBelowThreshold(t *testing.T) {
 func TestFSMatchesSimulatedImpulseResponse(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 16))
 	for i := range 20 {
-		c, f := randomStableTarget(r)
-		k, _ := c.KappaForTargetHz(f)
+		c, k := randomStableKappa(r)
 		fs := c.FS(k)
 		l1, l2 := c.SemiImplicitMatrix(EqualGains(k)).Eigenvalues()
 		rad := math.Max(cabs(l1), cabs(l2))
@@ -201,8 +206,7 @@ func TestFSMatchesSimulatedImpulseResponse(t *testing.T) {
 func TestFSGroupDelayMatchesFiniteDifference(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 18))
 	for i := range 300 {
-		c, f := randomStableTarget(r)
-		k, _ := c.KappaForTargetHz(f)
+		c, k := randomStableKappa(r)
 		fs := c.FS(k)
 		w := 0.01 + r.Float64()*(math.Pi-0.02)
 		fd := fdGroupDelay(fs.Response, w, 1e-6)

@@ -61,8 +61,7 @@ func TestSchurStable(t *testing.T) {
 func TestClosedLoopCharacteristic(t *testing.T) {
 	r := rand.New(rand.NewPCG(43, 44))
 	for i := range 300 {
-		c, f := randomStableTarget(r)
-		k, _ := c.KappaForTargetHz(f)
+		c, k := randomStableKappa(r)
 		cl := ClosedLoop{FS: c.FS(k), TS: randomTS(r, r.IntN(5))}
 		p := cl.Characteristic()
 		if len(p) != cl.TS.M()+3 || p[0] != 1 {
@@ -91,8 +90,7 @@ func TestClosedLoopStable(t *testing.T) {
 	r := rand.New(rand.NewPCG(45, 46))
 	decays, grows := 0, 0
 	for i := range 400 {
-		c, f := randomStableTarget(r)
-		k, _ := c.KappaForTargetHz(f)
+		c, k := randomStableKappa(r)
 		cl := ClosedLoop{FS: c.FS(k), TS: randomTS(r, r.IntN(4))}
 		h := simulateNoSpikes(cl.FS, cl.TS, impulse(1<<14))
 		tail := 0.0
