@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -158,15 +159,10 @@ func runDataDownload(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("data download", stderr)
 	name := fs.String("dataset", "", "dataset: shd, ssc, gsc, dvs, mnist")
 	dir := fs.String("dir", "", "target folder (default $FITS_DATA/NAME)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	ds, err := canonicalDataset(*name)
+	ds, m, d, err := parseDatasetFlags(fs, args, name, dir)
 	if err != nil {
 		return err
 	}
-	m, _ := download.Lookup(ds)
-	d := datasetDir(ds, *dir)
 	if err := checkOutDir("dir", d); err != nil {
 		return err
 	}
@@ -180,6 +176,20 @@ func runDataDownload(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%s: downloaded and verified in %s\n", ds, d)
 	return nil
+}
+
+// parseDatasetFlags parses args with fs and returns the dataset its --dataset flag (name) names, that
+// dataset's manifest and its folder (the --dir flag, dir, default $FITS_DATA/NAME).
+func parseDatasetFlags(fs *flag.FlagSet, args []string, name, dir *string) (string, download.Manifest, string, error) {
+	if err := parseFlags(fs, args); err != nil {
+		return "", download.Manifest{}, "", err
+	}
+	ds, err := canonicalDataset(*name)
+	if err != nil {
+		return "", download.Manifest{}, "", err
+	}
+	m, _ := download.Lookup(ds)
+	return ds, m, datasetDir(ds, *dir), nil
 }
 
 // dataHTTPClient is the client of downloads; nil means the package default. Tests replace it.
@@ -198,15 +208,10 @@ func runDataVerify(args []string, stdout, stderr io.Writer) error {
 	name := fs.String("dataset", "", "dataset: shd, ssc, gsc, dvs, mnist")
 	dir := fs.String("dir", "", "dataset folder (default $FITS_DATA/NAME)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	ds, err := canonicalDataset(*name)
+	ds, m, d, err := parseDatasetFlags(fs, args, name, dir)
 	if err != nil {
 		return err
 	}
-	m, _ := download.Lookup(ds)
-	d := datasetDir(ds, *dir)
 	if ds == "mnist" && strings.TrimSpace(*dir) == "" {
 		if md, err := mnist.DefaultDir(); err == nil {
 			d = md

@@ -61,10 +61,7 @@ func runResponse(args []string, stdout, stderr io.Writer) error {
 	tsf := addTSFlags(fs)
 	omegaFlag := listFlag(fs, "omega", "", "comma-separated ω in rad/sample within [0, π] (default: 31 points log-spaced over [π/1000, π])")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	c, err := cf.parse()
+	c, err := cf.parseArgs(fs, args)
 	if err != nil {
 		return err
 	}

@@ -42,10 +42,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	engineFlag := fs.String("engine", "reference", `"reference" (float64 fits/sim) or "graph" (the GoMLX layer, float32, on the active backend, in compiled chunks of 16 steps: memory and compile time do not grow with the input length)`)
 	backend := backendFlag(fs)
 	asJSON := fs.Bool("json", false, `print one JSON object {"spikes":[...],"v_pre":[...]}`)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	c, err := cf.parse()
+	c, err := cf.parseArgs(fs, args)
 	if err != nil {
 		return err
 	}

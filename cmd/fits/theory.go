@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -90,6 +91,14 @@ func (f constantsFlags) parse() (theory.Constants, error) {
 	return c, nil
 }
 
+// parseArgs parses args with fs (which holds these flags) and returns the constants, as parse.
+func (f constantsFlags) parseArgs(fs *flag.FlagSet, args []string) (theory.Constants, error) {
+	if err := parseFlags(fs, args); err != nil {
+		return theory.Constants{}, err
+	}
+	return f.parse()
+}
+
 // checkTarget rejects a CT target frequency that is not positive or not below the semi-implicit
 // Jury bound, naming the bound.
 func checkTarget(c theory.Constants, j theory.Jury, f float64) error {
@@ -111,10 +120,7 @@ func runTheory(args []string, stdout, stderr io.Writer) error {
 	cf := addConstantsFlags(fs)
 	fstarFlag := listFlag(fs, "fstar", "1,5,10,20,50", "comma-separated continuous-time target frequencies f* in Hz")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	c, err := cf.parse()
+	c, err := cf.parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
