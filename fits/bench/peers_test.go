@@ -71,14 +71,8 @@ func TestParsePeers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := parsePeers([]byte(tc.json))
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("error %v, want one mentioning %q", err, tc.wantErr)
-				}
+			if !succeeds(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if out.Torch != "2.15.0+cu132" || out.SnnTorch == nil || *out.SnnTorch != "1.0.0" || out.Threads != 2 || !out.Isolated || out.Machine.CPUs != 2 {
 				t.Errorf("header not parsed: %+v", out)
@@ -254,14 +248,8 @@ func TestRunPeers(t *testing.T) {
 			if !strings.Contains(stderr.String(), stderrLine) {
 				t.Errorf("stderr not passed through: %q", stderr.String())
 			}
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("error %v, want one mentioning %q", err, tc.wantErr)
-				}
+			if !succeeds(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if len(out.Rows) != tc.rows {
 				t.Errorf("%d rows, want %d", len(out.Rows), tc.rows)
@@ -313,14 +301,8 @@ func TestParsePeerWhole(t *testing.T) {
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			cells, all, err := ParsePeerWhole(tc.in)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("error %v, want one mentioning %q", err, tc.wantErr)
-				}
+			if !succeeds(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if all != tc.all || !reflect.DeepEqual(cells, tc.cells) {
 				t.Errorf("got %v, all %v; want %v, all %v", cells, all, tc.cells, tc.all)
@@ -450,4 +432,20 @@ func TestPeersBenchPyReleasedLoop(t *testing.T) {
 			t.Errorf("M=%d: dropout %v, readout %q; want 0 and sum", m, loop.Dropout, loop.Readout)
 		}
 	}
+}
+
+// succeeds fails t unless err mentions wantErr (when non-empty) or is nil (when empty); it reports
+// whether the call succeeded as wanted, so that the caller goes on to check its result.
+func succeeds(t *testing.T, err error, wantErr string) bool {
+	t.Helper()
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("error %v, want one mentioning %q", err, wantErr)
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return true
 }
