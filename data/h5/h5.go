@@ -735,6 +735,20 @@ func (f *File) WriteVLen(name string, t Type, vals []float64, offs []int) error 
 		return f.errorf(name, "offsets must run from 0 to len(vals)")
 	}
 	rows := len(offs) - 1
+	return f.withRows(name, vals, offs, func(hv *C.hvl_t) error {
+		return f.atParent(name, func(loc C.hid_t, cname *C.char) error {
+			if C.fits_h5_write_vlen(loc, cname, t.hid(), memFloat64.hid(), C.hsize_t(rows), hv) < 0 {
+				return f.errorf(name, "%v", lastError("write failed"))
+			}
+			return nil
+		})
+	})
+}
+
+// withRows runs do with the rows of vals as a C array of rows = len(offs)-1 hvl_t: row i points at
+// vals[offs[i]:offs[i+1]] in a C copy of vals. Decreasing offsets are an error of dataset name.
+func (f *File) withRows(name string, vals []float64, offs []int, do func(hv *C.hvl_t) error) error {
+	rows := len(offs) - 1
 	data := C.malloc(C.size_t(8*len(vals) + 8))
 	defer C.free(data)
 	copy(unsafe.Slice((*float64)(data), len(vals)), vals)
@@ -748,12 +762,7 @@ func (f *File) WriteVLen(name string, t Type, vals []float64, offs []int) error 
 		hs[i].len = C.size_t(offs[i+1] - offs[i])
 		hs[i].p = unsafe.Add(data, 8*offs[i])
 	}
-	return f.atParent(name, func(loc C.hid_t, cname *C.char) error {
-		if C.fits_h5_write_vlen(loc, cname, t.hid(), memFloat64.hid(), C.hsize_t(rows), hv) < 0 {
-			return f.errorf(name, "%v", lastError("write failed"))
-		}
-		return nil
-	})
+	return do(hv)
 }
 
 // VLenWriter writes the rows of a 1-D VLEN dataset a block at a time (CreateVLen), so that a dataset
@@ -799,23 +808,12 @@ func (w *VLenWriter) WriteRows(start int, vals []float64, offs []int) error {
 	if rows == 0 {
 		return nil
 	}
-	data := C.malloc(C.size_t(8*len(vals) + 8))
-	defer C.free(data)
-	copy(unsafe.Slice((*float64)(data), len(vals)), vals)
-	hv := (*C.hvl_t)(C.calloc(C.size_t(rows+1), C.size_t(unsafe.Sizeof(C.hvl_t{}))))
-	defer C.free(unsafe.Pointer(hv))
-	hs := unsafe.Slice(hv, rows)
-	for i := range hs {
-		if offs[i+1] < offs[i] {
-			return w.f.errorf(w.name, "offsets decrease at row %d", i)
+	return w.f.withRows(w.name, vals, offs, func(hv *C.hvl_t) error {
+		if C.fits_h5_vlen_rows(w.d, memFloat64.hid(), C.hsize_t(start), C.hsize_t(rows), hv, 1) < 0 {
+			return w.f.errorf(w.name, "%v", lastError("write failed"))
 		}
-		hs[i].len = C.size_t(offs[i+1] - offs[i])
-		hs[i].p = unsafe.Add(data, 8*offs[i])
-	}
-	if C.fits_h5_vlen_rows(w.d, memFloat64.hid(), C.hsize_t(start), C.hsize_t(rows), hv, 1) < 0 {
-		return w.f.errorf(w.name, "%v", lastError("write failed"))
-	}
-	return nil
+		return nil
+	})
 }
 
 // Close closes the dataset.
