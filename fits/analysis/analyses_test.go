@@ -749,21 +749,8 @@ func TestTrainingTimesAndFindRuns(t *testing.T) {
 
 func copyRun(t *testing.T, from, to string) {
 	t.Helper()
-	if err := os.MkdirAll(to, 0o755); err != nil {
+	if err := os.CopyFS(to, os.DirFS(from)); err != nil {
 		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 

@@ -401,18 +401,8 @@ func listDir(t *testing.T, dir string) []string {
 
 func copyDir(t *testing.T, from, to string) {
 	t.Helper()
-	entries, err := os.ReadDir(from)
-	if err != nil {
+	if err := os.CopyFS(to, os.DirFS(from)); err != nil {
 		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 
