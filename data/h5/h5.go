@@ -703,11 +703,6 @@ func write1D[T int64 | float64](f *File, name string, t, mem Type, vals []T) err
 // WriteStrings writes a 1-D dataset of variable-length strings.
 func (f *File) WriteStrings(name string, vals []string) error {
 	defer enter()()
-	loc, base, done, err := f.parent(name)
-	if err != nil {
-		return err
-	}
-	defer done()
 	ptrs := (**C.char)(C.calloc(C.size_t(len(vals)+1), C.size_t(unsafe.Sizeof(uintptr(0)))))
 	defer C.free(unsafe.Pointer(ptrs))
 	ps := unsafe.Slice(ptrs, len(vals))
@@ -719,12 +714,12 @@ func (f *File) WriteStrings(name string, vals []string) error {
 			C.free(unsafe.Pointer(p))
 		}
 	}()
-	cname := C.CString(base)
-	defer C.free(unsafe.Pointer(cname))
-	if C.fits_h5_write_vstrings(loc, cname, C.hsize_t(len(vals)), ptrs) < 0 {
-		return f.errorf(name, "%v", lastError("write failed"))
-	}
-	return nil
+	return f.atParent(name, func(loc C.hid_t, cname *C.char) error {
+		if C.fits_h5_write_vstrings(loc, cname, C.hsize_t(len(vals)), ptrs) < 0 {
+			return f.errorf(name, "%v", lastError("write failed"))
+		}
+		return nil
+	})
 }
 
 // WriteVLen writes a 1-D VLEN dataset with base file type t: row i holds vals[offs[i]:offs[i+1]]
