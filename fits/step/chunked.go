@@ -118,14 +118,13 @@ type blockExecs struct {
 // newChunked returns the engine name that runs each block's recurrence as rec says, chunk steps per call
 // (0: DefaultChunk(T)).
 func newChunked(name string, backend compute.Backend, scope *mlmodel.Scope, net model.Net, chunk int, rec recurrence) (*chunked, error) {
-	fused := rec.kernel
 	e := &chunked{name: name, backend: backend, net: net, scope: scope, chunk: chunk, rec: rec, times: timer{}, withDropout: net.Dropout > 0}
 	for i, b := range net.Blocks {
 		be, err := e.buildBlock(backend, i, b)
-		if err == nil && fused {
+		if err == nil && rec.kernel {
 			err = e.buildFused(backend, be)
 		}
-		if err == nil && fused && b.Dense {
+		if err == nil && rec.kernel && b.Dense {
 			err = e.buildEvents(backend, i, be)
 		}
 		if err != nil {
@@ -137,7 +136,7 @@ func newChunked(name string, backend compute.Backend, scope *mlmodel.Scope, net 
 	var err error
 	// The fused kernel takes a cotangent that is constant over time as [batch, N], so the head need not
 	// write (nor the kernel read) the [batch, T, N] broadcast of it: 205 MB a step at the sMNIST shape.
-	e.constCot = fused && timeConstantCotangent(net)
+	e.constCot = rec.kernel && timeConstantCotangent(net)
 	// (h, labels, mask) -> (lossSum, correct, cot h [batch, T, d...] or [batch, 1, d...] (constCot), readout
 	// gradients...).
 	e.head, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, h, labels, mask *Node) []*Node {
