@@ -220,9 +220,10 @@ func FidelityReading(t *FidelityResult) string {
 // line. name is the file stem (e.g. "14_released_vs_paper").
 func FidelityFigure(name string, t *FidelityResult) (*Figure, error) {
 	var rows []FidelityRow
+	var variants []string
 	for _, r := range t.Rows {
 		if r.Variant != experiment.VariantBaseline && r.DeltaAcc.N > 0 {
-			rows = append(rows, r)
+			rows, variants = append(rows, r), append(variants, r.Variant)
 		}
 	}
 	if len(rows) == 0 {
@@ -250,15 +251,7 @@ func FidelityFigure(name string, t *FidelityResult) (*Figure, error) {
 		if err := addErrorPoints(p, xs, ys, es, fmt.Sprintf("mean ± std over seeds %s", seedList(t.Seeds)), colorAt(0), draw.BoxGlyph{}); err != nil {
 			return nil, err
 		}
-		ticks := make([]plot.Tick, len(rows))
-		for i, r := range rows {
-			ticks[i] = plot.Tick{Value: float64(i), Label: r.Variant}
-		}
-		p.X.Tick.Marker = plot.ConstantTicks(ticks)
-		p.X.Tick.Label.Rotation = math.Pi / 7
-		p.X.Tick.Label.XAlign = draw.XRight
-		p.X.Tick.Label.YAlign = draw.YCenter
-		p.X.Min, p.X.Max = -0.6, float64(len(rows))-0.4
+		categoryAxis(p, variants)
 		pad := 0.08 * math.Max(hi-lo, 1e-9)
 		p.Y.Min, p.Y.Max = lo-pad, hi+0.35*(hi-lo)+pad
 		p.Legend.Top, p.Legend.Left = true, true

@@ -97,7 +97,7 @@ func rowLegendHeight(row []*plot.Plot) vg.Length {
 }
 
 // PanelLayout is where a panel's parts land on the canvas: its data area and its legend (empty without
-// entries). Figure.Layout returns them for checks; draw uses the same split.
+// entries). Figure.place computes them for drawing and for checks.
 type PanelLayout struct {
 	Data, Legend vg.Rectangle
 }
@@ -138,16 +138,6 @@ func (f *Figure) validate() error {
 func (f *Figure) draw(c vg.CanvasSizer) (err error) {
 	_, err = f.place(c, true)
 	return err
-}
-
-// Layout returns where each panel's data area and legend land on a canvas of the figure's size,
-// Layout()[row][col] (zero for empty cells).
-func (f *Figure) Layout() ([][]PanelLayout, error) {
-	if err := f.validate(); err != nil {
-		return nil, err
-	}
-	w, h := f.Size()
-	return f.place(vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(36)), false)
 }
 
 // place computes the layout of every panel on c and, with paint, draws them.

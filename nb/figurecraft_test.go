@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // The figure craft every static figure follows (checked on the catalog and on a figure of each generic
@@ -173,4 +174,14 @@ func TestStepTicksPassZeroExactly(t *testing.T) {
 	if want := []string{"-0.2", "-0.1", "0", "0.1", "0.2", "0.3", "0.4"}; !slices.Equal(labels, want) {
 		t.Errorf("labels %q, want %q", labels, want)
 	}
+}
+
+// Layout returns where each panel's data area and legend land on a canvas of the figure's size,
+// Layout()[row][col] (zero for empty cells).
+func (f *Figure) Layout() ([][]PanelLayout, error) {
+	if err := f.validate(); err != nil {
+		return nil, err
+	}
+	w, h := f.Size()
+	return f.place(vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(36)), false)
 }

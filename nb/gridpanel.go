@@ -7,7 +7,6 @@ import (
 	"html/template"
 	"math"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -186,7 +185,7 @@ func NewGridPanel(spec GridPanelSpec) (*GridPanel, error) {
 				return nil, fmt.Errorf("panel: plot %s: series %s has unknown kind %q", p.Name, s.Name, s.Kind)
 			}
 		}
-		p.Grid = g.roundAll(p.Grid)
+		p.Grid = roundedAll(p.Grid, g.digits)
 		g.plots = append(g.plots, p)
 	}
 	at := make([]int, len(g.controls))
@@ -206,7 +205,7 @@ func NewGridPanel(spec GridPanelSpec) (*GridPanel, error) {
 			for s := range ss {
 				d := &ss[s]
 				kind := g.plots[p].Series[s].Kind
-				d.X, d.Y = g.roundAll(d.X), g.roundAll(d.Y)
+				d.X, d.Y = roundedAll(d.X, g.digits), roundedAll(d.Y, g.digits)
 				if kind != SeriesLine && d.X == nil {
 					d.X = []float64{} // only line series take the plot's grid: no X is no marks
 				}
@@ -224,9 +223,6 @@ func NewGridPanel(spec GridPanelSpec) (*GridPanel, error) {
 	}
 	return g, nil
 }
-
-// Len returns the number of frames (the product of the controls' sizes).
-func (g *GridPanel) Len() int { return len(g.frames) }
 
 // Index returns the frame index of grid position at: row-major over the controls, the last fastest.
 func (g *GridPanel) Index(at []int) (int, error) {
@@ -294,56 +290,14 @@ func (g *GridPanel) Series(plotName, name string, at ...int) (PanelData, error) 
 	return PanelData{}, fmt.Errorf("panel: no series %s/%s", plotName, name)
 }
 
-// Set returns the grid position a reader reaches from the panel's initial position by moving the named
-// controls to the given values (control name → value, as in the root's data-state); the other controls
-// keep their initial positions. A name that is not a control, or a value that is not one of its stops,
-// is an error: that setting cannot be reached with the panel's own controls.
-func (g *GridPanel) Set(values map[string]float64) ([]int, error) {
-	at := make([]int, len(g.controls))
-	for i, c := range g.controls {
-		at[i] = c.Initial
-	}
-	for name, v := range values {
-		i := slices.IndexFunc(g.controls, func(c PanelControl) bool { return c.Name == name })
-		if i < 0 {
-			return nil, fmt.Errorf("panel: no control %q", name)
-		}
-		c := g.controls[i]
-		k := slices.IndexFunc(c.Values, func(x float64) bool { return math.Abs(x-v) <= 1e-9*math.Max(1, math.Abs(v)) })
-		if k < 0 {
-			return nil, fmt.Errorf("panel: control %s has no stop at %g (stops %v)", name, v, c.Values)
-		}
-		at[i] = k
-	}
-	return at, nil
-}
-
-// Initial returns the panel's initial values (control name → value), as data-state reports them.
-func (g *GridPanel) Initial() map[string]float64 {
-	out := map[string]float64{}
-	for _, c := range g.controls {
-		out[c.Name] = c.Values[c.Initial]
-	}
-	return out
-}
-
-// Control returns the control called name.
-func (g *GridPanel) Control(name string) (PanelControl, bool) {
-	for _, c := range g.controls {
-		if c.Name == name {
-			return c, true
-		}
-	}
-	return PanelControl{}, false
-}
-
-func (g *GridPanel) roundAll(v []float64) []float64 {
+// roundedAll rounds every value of v to d significant digits (roundSig); nil stays nil.
+func roundedAll(v []float64, d int) []float64 {
 	if v == nil {
 		return nil
 	}
 	out := make([]float64, len(v))
 	for i, x := range v {
-		out[i] = roundSig(x, g.digits)
+		out[i] = roundSig(x, d)
 	}
 	return out
 }

@@ -2,8 +2,10 @@ package nb
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -211,4 +213,40 @@ func TestAutoTicks(t *testing.T) {
 	if got := autoTicks(PanelAxis{Min: -1, Max: 1}); len(got) != 5 || got[2] != 0 {
 		t.Errorf("linear ticks %v", got)
 	}
+}
+
+// Len returns the number of frames (the product of the controls' sizes).
+func (g *GridPanel) Len() int { return len(g.frames) }
+
+// Set returns the grid position a reader reaches from the panel's initial position by moving the named
+// controls to the given values (control name → value, as in the root's data-state); the other controls
+// keep their initial positions. A name that is not a control, or a value that is not one of its stops,
+// is an error: that setting cannot be reached with the panel's own controls.
+func (g *GridPanel) Set(values map[string]float64) ([]int, error) {
+	at := make([]int, len(g.controls))
+	for i, c := range g.controls {
+		at[i] = c.Initial
+	}
+	for name, v := range values {
+		i := slices.IndexFunc(g.controls, func(c PanelControl) bool { return c.Name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("panel: no control %q", name)
+		}
+		c := g.controls[i]
+		k := slices.IndexFunc(c.Values, func(x float64) bool { return math.Abs(x-v) <= 1e-9*math.Max(1, math.Abs(v)) })
+		if k < 0 {
+			return nil, fmt.Errorf("panel: control %s has no stop at %g (stops %v)", name, v, c.Values)
+		}
+		at[i] = k
+	}
+	return at, nil
+}
+
+// Initial returns the panel's initial values (control name → value), as data-state reports them.
+func (g *GridPanel) Initial() map[string]float64 {
+	out := map[string]float64{}
+	for _, c := range g.controls {
+		out[c.Name] = c.Values[c.Initial]
+	}
+	return out
 }

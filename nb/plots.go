@@ -42,15 +42,7 @@ type HistogramPanel struct {
 
 // HistogramFigure draws the panels in rows of cols (cols ≤ 0: all in one row).
 func HistogramFigure(name, caption string, panels []HistogramPanel, cols int) (*Figure, error) {
-	var plots []*plot.Plot
-	for _, hp := range panels {
-		p, err := histogramPanel(hp)
-		if err != nil {
-			return nil, fmt.Errorf("figure %s: %w", name, err)
-		}
-		plots = append(plots, p)
-	}
-	return gridFigure(name, caption, plots, cols, 5.5, 3.6)
+	return panelFigure(name, caption, panels, cols, 5.5, 3.6, histogramPanel)
 }
 
 func histogramPanel(hp HistogramPanel) (*plot.Plot, error) {
@@ -108,28 +100,18 @@ func histogramPanel(hp HistogramPanel) (*plot.Plot, error) {
 	}
 	top := 0.0
 	for i, h := range hp.Hists {
-		counts := make([]float64, bins)
-		n := 0
-		for _, v := range h.Values {
-			if math.IsNaN(v) {
-				continue
-			}
-			n++
-			j := 0
-			for j < bins-1 && v >= edges[j+1] {
-				j++
-			}
-			counts[j]++
-		}
-		if hp.Normalize && n > 0 {
-			for j := range counts {
-				counts[j] /= float64(n)
-			}
-		}
+		counts, _ := LogHistogram(h.Values, edges) // every value but NaN, in its bin
+		n := 0.0
 		for _, c := range counts {
-			top = math.Max(top, c)
+			n += c
 		}
-		if err := addStep(p, edges, counts, fmt.Sprintf("%s (n = %d)", h.Label, n), colorAt(i), vg.Points(1.8)); err != nil {
+		for j := range counts {
+			if hp.Normalize && n > 0 {
+				counts[j] /= n
+			}
+			top = math.Max(top, counts[j])
+		}
+		if err := addStep(p, edges, counts, fmt.Sprintf("%s (n = %d)", h.Label, int(n)), colorAt(i), vg.Points(1.8)); err != nil {
 			return nil, err
 		}
 	}
@@ -162,15 +144,7 @@ type CurvePanel struct {
 
 // CurveFigure draws the panels in rows of cols (cols ≤ 0: all in one row).
 func CurveFigure(name, caption string, panels []CurvePanel, cols int) (*Figure, error) {
-	var plots []*plot.Plot
-	for _, cp := range panels {
-		p, err := curvePanel(cp)
-		if err != nil {
-			return nil, fmt.Errorf("figure %s: %w", name, err)
-		}
-		plots = append(plots, p)
-	}
-	return gridFigure(name, caption, plots, cols, 6, 4)
+	return panelFigure(name, caption, panels, cols, 6, 4, curvePanel)
 }
 
 func curvePanel(cp CurvePanel) (*plot.Plot, error) {
@@ -293,50 +267,64 @@ type ScatterPanel struct {
 
 // ScatterFigure draws the panels in rows of cols (cols ≤ 0: all in one row).
 func ScatterFigure(name, caption string, panels []ScatterPanel, cols int) (*Figure, error) {
+	return panelFigure(name, caption, panels, cols, 5.5, 4.5, scatterPanel)
+}
+
+func scatterPanel(sp ScatterPanel) (*plot.Plot, error) {
+	if len(sp.Points) == 0 {
+		return nil, fmt.Errorf("panel %q has no points", sp.Title)
+	}
+	p := newPlot(sp.Title, sp.XLabel, sp.YLabel)
+	if sp.LogX {
+		logX(p)
+		p.X.Tick.Marker = plot.LogTicks{Prec: 1}
+	}
+	if sp.LogY {
+		logY(p)
+		p.Y.Tick.Marker = plot.LogTicks{Prec: 1}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	glyphs := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.BoxGlyph{}, draw.CrossGlyph{}}
+	for i, s := range sp.Points {
+		xs, ys := make([]float64, 0, len(s.X)), make([]float64, 0, len(s.Y))
+		if len(s.X) != len(s.Y) {
+			return nil, fmt.Errorf("points %q: %d x values, %d y values", s.Label, len(s.X), len(s.Y))
+		}
+		for j := range s.X {
+			if (sp.LogX && s.X[j] <= 0) || (sp.LogY && s.Y[j] <= 0) {
+				continue
+			}
+			xs, ys = append(xs, s.X[j]), append(ys, s.Y[j])
+			if isFinite(s.X[j]) && isFinite(s.Y[j]) {
+				lo, hi = math.Min(lo, math.Min(s.X[j], s.Y[j])), math.Max(hi, math.Max(s.X[j], s.Y[j]))
+			}
+		}
+		if err := addPoints(p, xs, ys, fmt.Sprintf("%s (n = %d)", s.Label, len(xs)), colorAt(i), glyphs[i%len(glyphs)], vg.Points(2)); err != nil {
+			return nil, err
+		}
+	}
+	if sp.Identity && lo < hi {
+		if err := addCurve(p, []float64{lo, hi}, []float64{lo, hi}, "y = x", grey, dashed, vg.Points(1)); err != nil {
+			return nil, err
+		}
+	}
+	// Points along y = x leave the lower right empty.
+	p.Legend.Top, p.Legend.Left = !sp.Identity, !sp.Identity
+	return p, nil
+}
+
+// panelFigure builds one plot per panel and tiles them in rows of cols panels of w × h inches (cols ≤ 0:
+// all in one row); an error names the figure.
+func panelFigure[P any](name, caption string, panels []P, cols int, w, h float64, build func(P) (*plot.Plot, error)) (*Figure, error) {
 	var plots []*plot.Plot
-	for _, sp := range panels {
-		if len(sp.Points) == 0 {
-			return nil, fmt.Errorf("figure %s: panel %q has no points", name, sp.Title)
+	for _, panel := range panels {
+		p, err := build(panel)
+		if err != nil {
+			return nil, fmt.Errorf("figure %s: %w", name, err)
 		}
-		p := newPlot(sp.Title, sp.XLabel, sp.YLabel)
-		if sp.LogX {
-			logX(p)
-			p.X.Tick.Marker = plot.LogTicks{Prec: 1}
-		}
-		if sp.LogY {
-			logY(p)
-			p.Y.Tick.Marker = plot.LogTicks{Prec: 1}
-		}
-		lo, hi := math.Inf(1), math.Inf(-1)
-		glyphs := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.BoxGlyph{}, draw.CrossGlyph{}}
-		for i, s := range sp.Points {
-			xs, ys := make([]float64, 0, len(s.X)), make([]float64, 0, len(s.Y))
-			if len(s.X) != len(s.Y) {
-				return nil, fmt.Errorf("figure %s: points %q: %d x values, %d y values", name, s.Label, len(s.X), len(s.Y))
-			}
-			for j := range s.X {
-				if (sp.LogX && s.X[j] <= 0) || (sp.LogY && s.Y[j] <= 0) {
-					continue
-				}
-				xs, ys = append(xs, s.X[j]), append(ys, s.Y[j])
-				if isFinite(s.X[j]) && isFinite(s.Y[j]) {
-					lo, hi = math.Min(lo, math.Min(s.X[j], s.Y[j])), math.Max(hi, math.Max(s.X[j], s.Y[j]))
-				}
-			}
-			if err := addPoints(p, xs, ys, fmt.Sprintf("%s (n = %d)", s.Label, len(xs)), colorAt(i), glyphs[i%len(glyphs)], vg.Points(2)); err != nil {
-				return nil, fmt.Errorf("figure %s: %w", name, err)
-			}
-		}
-		if sp.Identity && lo < hi {
-			if err := addCurve(p, []float64{lo, hi}, []float64{lo, hi}, "y = x", grey, dashed, vg.Points(1)); err != nil {
-				return nil, err
-			}
-		}
-		// Points along y = x leave the lower right empty.
-		p.Legend.Top, p.Legend.Left = !sp.Identity, !sp.Identity
 		plots = append(plots, p)
 	}
-	return gridFigure(name, caption, plots, cols, 5.5, 4.5)
+	return gridFigure(name, caption, plots, cols, w, h)
 }
 
 // gridFigure tiles plots in rows of cols panels of w × h inches each.
@@ -378,59 +366,65 @@ type CategoryPanel struct {
 // (black squares first, then the palette), side by side within each category, with error bars, and a
 // legend above the data.
 func CategoryFigure(name, caption string, panels []CategoryPanel, cols int) (*Figure, error) {
-	var plots []*plot.Plot
-	glyphs := []draw.GlyphDrawer{draw.BoxGlyph{}, draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{}}
-	for _, cp := range panels {
-		if len(cp.Categories) == 0 || len(cp.Series) == 0 {
-			return nil, fmt.Errorf("figure %s: panel %q has no categories or no series", name, cp.Title)
-		}
-		p := newPlot(cp.Title, cp.XLabel, cp.YLabel)
-		lo, hi := math.Inf(1), math.Inf(-1)
-		n := len(cp.Series)
-		for i, s := range cp.Series {
-			if len(s.Values) != len(cp.Categories) || (s.Errs != nil && len(s.Errs) != len(s.Values)) {
-				return nil, fmt.Errorf("figure %s: series %q has %d values for %d categories", name, s.Label, len(s.Values), len(cp.Categories))
-			}
-			var xs, ys, es []float64
-			for j, v := range s.Values {
-				if !isFinite(v) {
-					continue
-				}
-				e := 0.0
-				if s.Errs != nil && isFinite(s.Errs[j]) {
-					e = s.Errs[j]
-				}
-				xs = append(xs, float64(j)+0.25*(float64(i)-float64(n-1)/2))
-				ys, es = append(ys, v), append(es, e)
-				lo, hi = math.Min(lo, v-e), math.Max(hi, v+e)
-			}
-			var c color.Color = black
-			if i > 0 {
-				c = colorAt(i)
-			}
-			if err := addErrorPoints(p, xs, ys, es, s.Label, c, glyphs[i%len(glyphs)]); err != nil {
-				return nil, err
-			}
-		}
-		ticks := make([]plot.Tick, len(cp.Categories))
-		for j, l := range cp.Categories {
-			ticks[j] = plot.Tick{Value: float64(j), Label: l}
-		}
-		p.X.Tick.Marker = plot.ConstantTicks(ticks)
-		p.X.Tick.Label.Rotation = math.Pi / 7
-		p.X.Tick.Label.XAlign = draw.XRight
-		p.X.Tick.Label.YAlign = draw.YCenter
-		p.X.Min, p.X.Max = -0.6, float64(len(cp.Categories))-0.4
-		if lo <= hi {
-			base := math.Min(0, lo)
-			pad := 0.05 * (hi - base)
-			if base < 0 {
-				base -= pad
-			}
-			p.Y.Min, p.Y.Max = base, hi+0.3*(hi-base)+1e-9
-		}
-		p.Legend.Top, p.Legend.Left = true, true
-		plots = append(plots, p)
+	return panelFigure(name, caption, panels, cols, 6, 4.5, categoryPanel)
+}
+
+func categoryPanel(cp CategoryPanel) (*plot.Plot, error) {
+	if len(cp.Categories) == 0 || len(cp.Series) == 0 {
+		return nil, fmt.Errorf("panel %q has no categories or no series", cp.Title)
 	}
-	return gridFigure(name, caption, plots, cols, 6, 4.5)
+	p := newPlot(cp.Title, cp.XLabel, cp.YLabel)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	n := len(cp.Series)
+	for i, s := range cp.Series {
+		if len(s.Values) != len(cp.Categories) || (s.Errs != nil && len(s.Errs) != len(s.Values)) {
+			return nil, fmt.Errorf("series %q has %d values for %d categories", s.Label, len(s.Values), len(cp.Categories))
+		}
+		var xs, ys, es []float64
+		for j, v := range s.Values {
+			if !isFinite(v) {
+				continue
+			}
+			e := 0.0
+			if s.Errs != nil && isFinite(s.Errs[j]) {
+				e = s.Errs[j]
+			}
+			xs = append(xs, float64(j)+0.25*(float64(i)-float64(n-1)/2))
+			ys, es = append(ys, v), append(es, e)
+			lo, hi = math.Min(lo, v-e), math.Max(hi, v+e)
+		}
+		var c color.Color = black
+		if i > 0 {
+			c = colorAt(i)
+		}
+		glyphs := []draw.GlyphDrawer{draw.BoxGlyph{}, draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{}}
+		if err := addErrorPoints(p, xs, ys, es, s.Label, c, glyphs[i%len(glyphs)]); err != nil {
+			return nil, err
+		}
+	}
+	categoryAxis(p, cp.Categories)
+	if lo <= hi {
+		base := math.Min(0, lo)
+		pad := 0.05 * (hi - base)
+		if base < 0 {
+			base -= pad
+		}
+		p.Y.Min, p.Y.Max = base, hi+0.3*(hi-base)+1e-9
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	return p, nil
+}
+
+// categoryAxis labels the x axis of p with the categories at 0, 1, 2, ..., slanted, with half a step
+// of room at either end.
+func categoryAxis(p *plot.Plot, categories []string) {
+	ticks := make([]plot.Tick, len(categories))
+	for i, l := range categories {
+		ticks[i] = plot.Tick{Value: float64(i), Label: l}
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Tick.Label.Rotation = math.Pi / 7
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Tick.Label.YAlign = draw.YCenter
+	p.X.Min, p.X.Max = -0.6, float64(len(categories))-0.4
 }

@@ -102,15 +102,7 @@ func ResultFigure(name string, t *experiment.TableResult) (*Figure, error) {
 		if err := addErrorPoints(p, ox, oy, oe, oursLabel, colorAt(1), draw.CircleGlyph{}); err != nil {
 			return nil, err
 		}
-		ticks := make([]plot.Tick, len(labels))
-		for i, l := range labels {
-			ticks[i] = plot.Tick{Value: float64(i), Label: l}
-		}
-		p.X.Tick.Marker = plot.ConstantTicks(ticks)
-		p.X.Tick.Label.Rotation = math.Pi / 7
-		p.X.Tick.Label.XAlign = draw.XRight
-		p.X.Tick.Label.YAlign = draw.YCenter
-		p.X.Min, p.X.Max = -0.6, float64(len(labels))-0.4
+		categoryAxis(p, labels)
 		// Room above the data for the legend: accuracies reach 100 %.
 		top := 0.0
 		for _, v := range append(append([]float64(nil), py...), oy...) {

@@ -455,14 +455,6 @@ func negativeRealRoot(p []float64) (float64, bool) {
 	return 0, false
 }
 
-func roundedAll(v []float64, d int) []float64 {
-	out := make([]float64, len(v))
-	for i, x := range v {
-		out[i] = roundSig(x, d)
-	}
-	return out
-}
-
 // PolePanelConfig is the grid of notebook 04's panel (rad/s and 1/s² units, as Appendix A.6).
 type PolePanelConfig struct {
 	Mu, Rho, Kappa []float64
