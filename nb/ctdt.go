@@ -1,6 +1,7 @@
 package nb
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -91,10 +92,7 @@ func figure3(rep *analysis.CTDTReport, mode experiment.Mode) (*Output, error) {
 			{Title: "Figure 3 · CT vs DT frequency (FS module, semi-implicit Euler)", XLabel: "learned f*_CT (Hz)", YLabel: "realized f*_DT (Hz)", Identity: true, Points: scatter},
 			{Title: "errors against the realized DT target", XLabel: "learned f*_CT (Hz)", YLabel: "absolute error (Hz)", LogY: true, Points: []Points{ctErr, cfErr}},
 		}, 0)
-	if err != nil {
-		return nil, err
-	}
-	return &Output{Figures: []*Figure{fig}}, nil
+	return figureOutput(fig, err)
 }
 
 // Table5 is Table 5 from runs: per group of seeds and comparison of analysis.CTDT, the number of neurons
@@ -139,10 +137,7 @@ func table5(rep *analysis.CTDTReport, layers []analysis.Layer, mode experiment.M
 		if p, ok := published[row.Comparison]; ok {
 			pm, px = fmt.Sprintf("%.4f", p.MAEHz), fmt.Sprintf("%.4f", p.MaxHz)
 		}
-		name := names[row.Comparison]
-		if name == "" {
-			name = row.Comparison
-		}
+		name := cmp.Or(names[row.Comparison], row.Comparison)
 		t.Rows = append(t.Rows, []string{name, row.Key.String(), fmt.Sprint(row.N), pm, fmt.Sprintf("%.4g", row.MAEHz), px, fmt.Sprintf("%.4g", row.MaxHz)})
 		mae[row.Comparison] = row.MAEHz
 	}

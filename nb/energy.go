@@ -87,10 +87,7 @@ func table4(cells []energyCell, mode experiment.Mode) (*Output, error) {
 	fig, err := CategoryFigure("11_table4_energy",
 		fmt.Sprintf("Table 4 as a figure: theoretical energy per example, spike-driven linear layers, neuron-internal updates and total (ours: %s mode).", mode),
 		[]CategoryPanel{panel("E_layer (synaptic)", pl, ol), panel("E_neuron (neuron-internal)", pn, on), panel("E_total", pt, ot)}, 3)
-	if err != nil {
-		return nil, err
-	}
-	return &Output{Tables: []Table{t}, Figures: []*Figure{fig}}, nil
+	return figureOutput(fig, err, t)
 }
 
 // DocsDir is the repository's docs/ folder, which holds the `fits bench` measurements of Table A.3
@@ -179,8 +176,5 @@ func TableA3(docs string) (*Output, error) {
 	}
 	fig, err := CurveFigure("11_tableA3_kernel_runtime",
 		"Table A.3 as a figure: one training iteration, median ms, by width and TS order: the paper's GPU numbers (dashed) and this toolkit's engines as measured by fits bench (solid).", panels, 3)
-	if err != nil {
-		return nil, err
-	}
-	return &Output{Tables: []Table{t}, Figures: []*Figure{fig}}, nil
+	return figureOutput(fig, err, t)
 }

@@ -1,6 +1,7 @@
 package nb
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -27,14 +28,7 @@ func FidelityDifferences(ds []experiment.Difference) Table {
 		Header:  []string{"aspect", "paper", "paper's text / first form", "released code", "released file", "option for the other form", "default (why)", "measured by"},
 	}
 	for _, d := range ds {
-		opt := d.Option
-		if opt == "" {
-			opt = "—"
-		}
-		v := d.Variant
-		if v == "" {
-			v = "— (not on this stand-in)"
-		}
+		opt, v := cmp.Or(d.Option, "—"), cmp.Or(d.Variant, "— (not on this stand-in)")
 		t.Rows = append(t.Rows, []string{d.Aspect, d.Paper, d.PaperForm, d.Released, d.ReleasedFile, opt,
 			d.Default + " (" + d.Why + ")", v})
 	}
@@ -56,11 +50,7 @@ func FidelityVariants(mode experiment.Mode) (Table, error) {
 		mode, c.Dataset, c.Model, c.M, c.Width, c.Epochs, c.Batch, c.LR, c.Dropout, c.Protocol, c.Resolved().Readout),
 		Header: []string{"variant", "options of fits train", "what changes"}}
 	for _, v := range experiment.Variants() {
-		flags := v.Flags
-		if flags == "" {
-			flags = "(none)"
-		}
-		t.Rows = append(t.Rows, []string{v.Name, flags, v.Summary})
+		t.Rows = append(t.Rows, []string{v.Name, cmp.Or(v.Flags, "(none)"), v.Summary})
 	}
 	return t, nil
 }
@@ -157,11 +147,7 @@ func FidelityTable(t *FidelityResult) Table {
 			"f* travel (ln units)", "Δ f* travel", "Δ travel reading"},
 	}
 	for _, r := range t.Rows {
-		flags := r.Flags
-		if flags == "" {
-			flags = "(released defaults)"
-		}
-		row := []string{r.Variant, flags, fmt.Sprint(r.TestAcc.N), pm(r.TestAcc, 100, 2)}
+		row := []string{r.Variant, cmp.Or(r.Flags, "(released defaults)"), fmt.Sprint(r.TestAcc.N), pm(r.TestAcc, 100, 2)}
 		if r.Variant == experiment.VariantBaseline {
 			row = append(row, "", "", pm(r.Travel, 1, 3), "", "")
 		} else {

@@ -5,10 +5,11 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -310,14 +311,7 @@ func layerTravel(l analysis.Layer) (mean float64, n, atZero int, err error) {
 	return sum / float64(n), n, atZero, nil
 }
 
-func sortedSeeds[T any](m map[int64]T) []int64 {
-	var s []int64
-	for k := range m {
-		s = append(s, k)
-	}
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s
-}
+func sortedSeeds[T any](m map[int64]T) []int64 { return slices.Sorted(maps.Keys(m)) }
 
 // File names of FidelityResult.Write.
 const (
@@ -329,8 +323,6 @@ const (
 // CSV returns the table as CSV, one line per variant: accuracies and their differences in percentage
 // points, f* travel and its differences in natural-log units, mean and standard deviation over seeds.
 func (t *FidelityResult) CSV() ([]byte, error) {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
 	rows := [][]string{{"variant", "flags", "seeds", "test_acc_pct_mean", "test_acc_pct_std", "paired_seeds",
 		"delta_acc_pp_mean", "delta_acc_pp_std", "delta_acc_clear", "travel_mean", "travel_std",
 		"delta_travel_mean", "delta_travel_std", "delta_travel_clear"}}
@@ -339,17 +331,12 @@ func (t *FidelityResult) CSV() ([]byte, error) {
 			strconv.Itoa(r.DeltaAcc.N), csvNum(100 * r.DeltaAcc.Mean), csvNum(100 * r.DeltaAcc.Std), strconv.FormatBool(r.DeltaAcc.Clear()),
 			csvNum(r.Travel.Mean), csvNum(r.Travel.Std), csvNum(r.DeltaTravel.Mean), csvNum(r.DeltaTravel.Std), strconv.FormatBool(r.DeltaTravel.Clear())})
 	}
-	if err := w.WriteAll(rows); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return csvBytes(rows)
 }
 
 // RunsCSV returns one line per measured run: the selected test accuracy (%), its epoch, the f* travel
 // (natural-log units, and per layer), the guard's projections and the wall time (s).
 func (t *FidelityResult) RunsCSV() ([]byte, error) {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
 	rows := [][]string{{"variant", "seed", "test_acc_pct", "epoch", "travel", "layer_travel", "at_zero", "freq_projected", "seconds", "dir"}}
 	for _, m := range t.Runs {
 		layers := make([]string, len(m.LayerTravel))
@@ -360,7 +347,13 @@ func (t *FidelityResult) RunsCSV() ([]byte, error) {
 			csvNum(m.Travel), strings.Join(layers, " "), strconv.Itoa(m.AtZero), strconv.FormatInt(m.FreqProjected, 10),
 			csvNum(m.Seconds), m.Dir})
 	}
-	if err := w.WriteAll(rows); err != nil {
+	return csvBytes(rows)
+}
+
+// csvBytes writes rows as CSV.
+func csvBytes(rows [][]string) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := csv.NewWriter(&buf).WriteAll(rows); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

@@ -98,11 +98,7 @@ func PhasePlane(c theory.Constants, fstar, v0, a0 float64, maxSteps int) (*Figur
 	vs, as := c.SemiImplicitMatrix(eta, gamma).Trajectory(v0, a0, steps)
 	p := newPlot(fmt.Sprintf("Appendix A.2 · FS module alone, zero input\nphase plane at f* = %g Hz (κ = %.4g 1/s², %d steps)", fstar, kappa, steps),
 		"V", "a")
-	th := theory.LinSpace(0, 2*math.Pi, 361)
-	cx, cy := make([]float64, len(th)), make([]float64, len(th))
-	for i, t := range th {
-		cx[i], cy[i] = math.Cos(t), math.Sin(t)
-	}
+	cx, cy := unitCircle(361)
 	if err := firstErr(
 		addCurve(p, cx, cy, "unit circle", grey, dashed, vg.Points(1)),
 		addCurve(p, ve, ae, "explicit Euler (diverges)", colorAt(1), solid, vg.Points(1)),
@@ -189,6 +185,14 @@ func CTvsDTTarget(c theory.Constants, fmax float64, n int) (*Figure, error) {
 	return sideBySide("02_ct_vs_dt_target",
 		"Theorem 2: the realized DT target of the semi-implicit FS module against the CT target (closed form and sweep), and the DT-exact inverse.",
 		left, right, 4.5*vg.Inch), nil
+}
+
+// unitCircle returns n points of the unit circle, the first and the last at (1, 0).
+func unitCircle(n int) (x, y []float64) {
+	for _, t := range theory.LinSpace(0, 2*math.Pi, n) {
+		x, y = append(x, math.Cos(t)), append(y, math.Sin(t))
+	}
+	return x, y
 }
 
 // minMax returns the smallest and largest finite values over all slices.

@@ -2,6 +2,7 @@ package nb
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -56,13 +57,7 @@ func (f *Figure) Size() (w, h vg.Length) {
 	for _, r := range f.Panels {
 		cols = max(cols, len(r))
 	}
-	w, h = f.Width, f.Height
-	if w == 0 {
-		w = vg.Length(cols) * 6 * vg.Inch
-	}
-	if h == 0 {
-		h = vg.Length(rows) * 4 * vg.Inch
-	}
+	w, h = cmp.Or(f.Width, vg.Length(cols)*6*vg.Inch), cmp.Or(f.Height, vg.Length(rows)*4*vg.Inch)
 	for _, r := range f.Panels {
 		h += rowLegendHeight(r)
 	}
@@ -241,9 +236,7 @@ func Save(fig *Figure, dir, name string) (svgPath, pngPath string, err error) {
 	if fig == nil {
 		return "", "", errors.New("nil figure")
 	}
-	if name == "" {
-		name = fig.Name
-	}
+	name = cmp.Or(name, fig.Name)
 	if !validName.MatchString(name) {
 		return "", "", fmt.Errorf("figure file name %q: use letters, digits, '_', '-', '.'", name)
 	}

@@ -2,6 +2,7 @@ package nb
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"html/template"
@@ -127,10 +128,7 @@ func NewGridPanel(spec GridPanelSpec) (*GridPanel, error) {
 	if len(spec.Controls) == 0 || len(spec.Plots) == 0 || spec.Frame == nil {
 		return nil, fmt.Errorf("panel: need controls, plots and a frame function")
 	}
-	g := &GridPanel{ID: "fits-panel-" + randomHex(6), digits: spec.Digits, stack: spec.Stack}
-	if g.digits == 0 {
-		g.digits = 4
-	}
+	g := &GridPanel{ID: "fits-panel-" + randomHex(6), digits: cmp.Or(spec.Digits, 4), stack: spec.Stack}
 	seen := map[string]bool{}
 	n := 1
 	for _, c := range spec.Controls {
@@ -167,12 +165,7 @@ func NewGridPanel(spec GridPanelSpec) (*GridPanel, error) {
 		if p.Top != nil && len(p.Top.Labels) != len(p.Top.Ticks) {
 			return nil, fmt.Errorf("panel: plot %s: %d top-axis labels for %d ticks", p.Name, len(p.Top.Labels), len(p.Top.Ticks))
 		}
-		if p.Width == 0 {
-			p.Width = 440
-		}
-		if p.Height == 0 {
-			p.Height = 260
-		}
+		p.Width, p.Height = cmp.Or(p.Width, 440), cmp.Or(p.Height, 260)
 		for i, s := range p.Series {
 			if !panelName.MatchString(s.Name) {
 				return nil, fmt.Errorf("panel: plot %s: series name %q is not an identifier", p.Name, s.Name)
@@ -677,10 +670,7 @@ func (g *GridPanel) HTML() (string, error) {
 			}
 			switch se.Kind {
 			case SeriesBands:
-				sv.Fill, sv.Width, sv.Opacity = se.Color, 0, se.Opacity
-				if sv.Opacity == 0 {
-					sv.Opacity = 0.18
-				}
+				sv.Fill, sv.Width, sv.Opacity = se.Color, 0, cmp.Or(se.Opacity, 0.18)
 			case SeriesPoints:
 				sv.Fill = se.Color
 			}

@@ -11,9 +11,7 @@ import (
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/theory"
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
 
 // The neuron inspector of notebook 13: one trained neuron's parameters, its subthreshold responses
@@ -167,24 +165,18 @@ func NeuronRaster(a *analysis.Activity, layer, neuronIndex int) (*Figure, error)
 	}
 	ms := 1000 * a.Dt
 	left := newPlot(fmt.Sprintf("layer %d, neuron %d: spikes on %d %s examples", layer+1, neuronIndex, len(h), a.Split), "time (ms)", "example")
-	var pts plotter.XYs
+	var xs, ys []float64
 	ticks := make([]plot.Tick, len(h))
 	for s := range h {
 		ticks[s] = plot.Tick{Value: float64(s), Label: fmt.Sprintf("#%d (class %d)", a.Index[s], a.Labels[s])}
 		for k, row := range h[s] {
 			if row[neuronIndex] != 0 {
-				pts = append(pts, plotter.XY{X: float64(k) * ms, Y: float64(s)})
+				xs, ys = append(xs, float64(k)*ms), append(ys, float64(s))
 			}
 		}
 	}
-	if len(pts) > 0 {
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
-			return nil, err
-		}
-		sc.GlyphStyle = draw.GlyphStyle{Shape: draw.BoxGlyph{}, Radius: vg.Points(1.5), Color: colorAt(1)}
-		left.Add(sc)
-		left.Legend.Add(fmt.Sprintf("spikes (%d)", len(pts)), sc)
+	if err := addBoxes(left, xs, ys, fmt.Sprintf("spikes (%d)", len(xs)), colorAt(1), vg.Points(1.5)); err != nil {
+		return nil, err
 	}
 	left.Y.Tick.Marker = plot.ConstantTicks(ticks)
 	left.Y.Min, left.Y.Max = -0.5, float64(len(h))-0.5
@@ -194,20 +186,14 @@ func NeuronRaster(a *analysis.Activity, layer, neuronIndex int) (*Figure, error)
 	if err != nil {
 		return nil, err
 	}
-	var mine plotter.XYs
+	xs, ys = nil, nil
 	for k, row := range h[0] {
 		if row[neuronIndex] != 0 {
-			mine = append(mine, plotter.XY{X: float64(k) * ms, Y: float64(neuronIndex)})
+			xs, ys = append(xs, float64(k)*ms), append(ys, float64(neuronIndex))
 		}
 	}
-	if len(mine) > 0 {
-		sc, err := plotter.NewScatter(mine)
-		if err != nil {
-			return nil, err
-		}
-		sc.GlyphStyle = draw.GlyphStyle{Shape: draw.BoxGlyph{}, Radius: vg.Points(2), Color: colorAt(1)}
-		right.Add(sc)
-		right.Legend.Add(fmt.Sprintf("neuron %d", neuronIndex), sc)
+	if err := addBoxes(right, xs, ys, fmt.Sprintf("neuron %d", neuronIndex), colorAt(1), vg.Points(2)); err != nil {
+		return nil, err
 	}
 	return sideBySide("13_neuron_raster",
 		"Spikes of the inspected neuron on several test examples (left) and its whole layer on the first example (right), from the trained network without dropout.",

@@ -160,10 +160,7 @@ func figure2Right(reps []*analysis.DelayReport, source, protocol string) (*Outpu
 	fig, err := CurveFigure("08_fig2_right_delay_shifts",
 		fmt.Sprintf("Figure 2, right (%s): learned group-delay shifts per hidden layer, mean ± std over seeds; TS module alone (left) and the closed-loop neuron (right), against the identity (top) and the initialization (bottom).", source),
 		panels, 2)
-	if err != nil {
-		return nil, err
-	}
-	return &Output{Tables: []Table{summary}, Figures: []*Figure{fig}}, nil
+	return figureOutput(fig, err, summary)
 }
 
 // FigureA2 is Figure A.2 from runs (analysis.TSParams): the histograms of β ∈ (−1, 1) and λ ∈ (0, 1)

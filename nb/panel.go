@@ -1,6 +1,7 @@
 package nb
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -68,12 +69,7 @@ func NewPanel(cfg PanelConfig) (*Panel, error) {
 	if !(cfg.FloorDB < 0) {
 		return nil, fmt.Errorf("panel: FloorDB %g must be negative", cfg.FloorDB)
 	}
-	if cfg.Width == 0 {
-		cfg.Width = 680
-	}
-	if cfg.Height == 0 {
-		cfg.Height = 340
-	}
+	cfg.Width, cfg.Height = cmp.Or(cfg.Width, 680), cmp.Or(cfg.Height, 340)
 	f := theory.LogSpace(cfg.FMin, cfg.FMax, cfg.Points)
 	frame := func(at []int) (PanelFrame, error) {
 		tm, ta, fs := cfg.TauM[at[0]], cfg.TauA[at[1]], cfg.FStar[at[2]]
@@ -94,26 +90,10 @@ func NewPanel(cfg PanelConfig) (*Panel, error) {
 		}
 		ref := ct.Magnitude(theory.RadPerSecFromHz(fs))
 		ctdb := make([]float64, len(fx))
-		dtmag := make([]float64, len(fx))
-		dtref := 0.0
 		for i, x := range fx {
 			ctdb[i] = round(db(ct.Magnitude(theory.RadPerSecFromHz(x))/ref), 2)
-			dtmag[i] = math.NaN()
-			if x < c.NyquistHz() {
-				dtmag[i] = fsm.Magnitude(c.RadPerSampleFromHz(x))
-				dtref = math.Max(dtref, dtmag[i])
-			}
 		}
-		if hasDT {
-			dtref = math.Max(dtref, fsm.Magnitude(c.RadPerSampleFromHz(fdt)))
-		}
-		dtdb := make([]float64, len(fx))
-		for i, m := range dtmag {
-			dtdb[i] = math.NaN()
-			if isFinite(m) && dtref > 0 {
-				dtdb[i] = round(db(m/dtref), 2)
-			}
-		}
+		dtdb := dtMagnitudeDB(c, fsm, fx, fdt, hasDT)
 		fdtText, fdtMark := "none", []float64{}
 		if hasDT {
 			fdtText, fdtMark = fmt.Sprintf("%.2f Hz", fdt), []float64{fdt}
@@ -126,18 +106,11 @@ func NewPanel(cfg PanelConfig) (*Panel, error) {
 			{X: []float64{fs}}, {X: fdtMark}, {X: fx, Y: ctdb}, {X: fx, Y: dtdb, Alt: !fsm.Stable()},
 		}}}, nil
 	}
-	labels := func(v []float64, scale float64, unit string) []string {
-		var out []string
-		for _, x := range v {
-			out = append(out, fmt.Sprintf("%g %s", roundSig(x*scale, 6), unit))
-		}
-		return out
-	}
 	g, err := NewGridPanel(GridPanelSpec{
 		Controls: []PanelControl{
-			{Name: "taum", Label: "τm", Values: cfg.TauM, Labels: labels(cfg.TauM, 1000, "ms"), Initial: cfg.Initial[0]},
-			{Name: "taua", Label: "τa", Values: cfg.TauA, Labels: labels(cfg.TauA, 1000, "ms"), Initial: cfg.Initial[1]},
-			{Name: "fstar", Label: "f*", Values: cfg.FStar, Labels: labels(cfg.FStar, 1, "Hz"), Initial: cfg.Initial[2]},
+			{Name: "taum", Label: "τm", Values: cfg.TauM, Labels: scaledLabels(cfg.TauM, 1000, "ms"), Initial: cfg.Initial[0]},
+			{Name: "taua", Label: "τa", Values: cfg.TauA, Labels: scaledLabels(cfg.TauA, 1000, "ms"), Initial: cfg.Initial[1]},
+			{Name: "fstar", Label: "f*", Values: cfg.FStar, Labels: scaledLabels(cfg.FStar, 1, "Hz"), Initial: cfg.Initial[2]},
 		},
 		Plots: []PanelPlot{{
 			Name: "mag", Title: "Theorem 1 (FS module alone): CT |H(jΩ)| and semi-implicit DT |H_d| (Theorem 2)",
@@ -181,6 +154,46 @@ func (p *Panel) Curves(i, j, k int) (f, ct, dt []float64, err error) {
 		return nil, nil, nil, err
 	}
 	return c.X, c.Y, d.Y, nil
+}
+
+// dtMagnitudeDB returns |H_d| of the semi-implicit FS module fsm at the frequencies f (Hz), in dB re its
+// maximum over f and, with hasDT, over f*_DT = fdt (Theorem 2's peak), rounded to 0.01 dB; NaN at and
+// above Nyquist.
+func dtMagnitudeDB(c theory.Constants, fsm theory.FS, f []float64, fdt float64, hasDT bool) []float64 {
+	out := make([]float64, len(f))
+	ref := 0.0
+	if hasDT {
+		ref = fsm.Magnitude(c.RadPerSampleFromHz(fdt))
+	}
+	for i, x := range f {
+		out[i] = math.NaN()
+		if x < c.NyquistHz() {
+			out[i] = fsm.Magnitude(c.RadPerSampleFromHz(x))
+			ref = math.Max(ref, out[i])
+		}
+	}
+	for i := range out {
+		out[i] = round(db(out[i]/ref), 2)
+	}
+	return out
+}
+
+// scaledLabels writes each value times scale to 6 significant digits, followed by the unit ("40 ms").
+func scaledLabels(v []float64, scale float64, unit string) []string {
+	var out []string
+	for _, x := range v {
+		out = append(out, fmt.Sprintf("%g %s", roundSig(x*scale, 6), unit))
+	}
+	return out
+}
+
+// nans returns n NaNs: a curve with nothing to draw until its values are set.
+func nans(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = math.NaN()
+	}
+	return v
 }
 
 // clipDB returns v rounded to 0.01 dB and raised to floor (for spectra whose floor means "nothing here").

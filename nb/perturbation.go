@@ -90,8 +90,5 @@ func tableA8(cells []perturbCell, mode experiment.Mode) (*Output, error) {
 	fig, err := CategoryFigure("09_tableA8_paired_changes",
 		fmt.Sprintf("Table A.8 as a figure: paired change of test accuracy when the learned f* are reset (left) or shuffled within each layer (right), paper and ours (%s mode).", mode),
 		[]CategoryPanel{panel("reset f* to the initial log-scale values", pR, pRe, oR, oRe), panel("shuffle f* within each layer", pS, pSe, oS, oSe)}, 0)
-	if err != nil {
-		return nil, err
-	}
-	return &Output{Tables: []Table{t, long}, Figures: []*Figure{fig}}, nil
+	return figureOutput(fig, err, t, long)
 }

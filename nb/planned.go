@@ -1,6 +1,7 @@
 package nb
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -84,11 +85,7 @@ func DVSCheck(runs []PlannedRun, mode experiment.Mode) (*Output, error) {
 		for i, v := range res.FinalFiringRates {
 			rates[i] = fmt.Sprintf("%.2f", 100*v)
 		}
-		pub := published[r.Experiment.ID]
-		if pub == "" {
-			pub = "—"
-		}
-		t.Rows = append(t.Rows, []string{r.Experiment.ID, fmt.Sprint(r.Seed), fmt.Sprint(res.Classes), fmt.Sprintf("%.2f", 100*res.FinalTestAcc), pub,
+		t.Rows = append(t.Rows, []string{r.Experiment.ID, fmt.Sprint(r.Seed), fmt.Sprint(res.Classes), fmt.Sprintf("%.2f", 100*res.FinalTestAcc), cmp.Or(published[r.Experiment.ID], "—"),
 			fmt.Sprintf("%.2f", 100*chance), fmt.Sprintf("%.1f", res.FinalTestAcc/chance), strings.Join(rates, ", ")})
 		curves = append(curves, Curves{Label: fmt.Sprintf("%s (seed %d)", r.Experiment.Row, r.Seed), Epochs: res.Epochs})
 	}
@@ -97,8 +94,5 @@ func DVSCheck(runs []PlannedRun, mode experiment.Mode) (*Output, error) {
 	}
 	fig, err := LearningCurves("12_dvs_learning_curves",
 		fmt.Sprintf("DVS Gesture (%s mode): loss (left) and accuracy per epoch (right; train solid, test dotted); the protocol reports the last epoch's test accuracy.", mode), curves)
-	if err != nil {
-		return nil, err
-	}
-	return &Output{Tables: []Table{t}, Figures: []*Figure{fig}}, nil
+	return figureOutput(fig, err, t)
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/fits-snn/fits/data/synth"
 	"github.com/fits-snn/fits/fits/sim"
@@ -20,15 +21,20 @@ func TSPanelStep(c theory.Constants, fstar float64, ts theory.TS, steps int) ([]
 	if err != nil {
 		return nil, err
 	}
-	in := make([]float64, steps)
-	for k := range in {
-		in[k] = 1
-	}
-	tr, err := sim.Run(p, in)
+	tr, err := sim.Run(p, slices.Repeat([]float64{1}, steps))
 	if err != nil {
 		return nil, err
 	}
 	return tr.VPre, nil
+}
+
+// stepTimes returns the times (k+1)·dt, k = 0..n−1, in s: when the voltages Ṽ[k+1] of n steps are reached.
+func stepTimes(n int, dt float64) []float64 {
+	t := make([]float64, n)
+	for k := range t {
+		t[k] = float64(k+1) * dt
+	}
+	return t
 }
 
 // Playground inputs: the names of PlaygroundInput's kinds.
@@ -101,11 +107,16 @@ func playgroundReach(c theory.Constants, u []float64) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return peakAbs(tr.VPre), nil
+}
+
+// peakAbs returns the largest |v| over v (0 for none).
+func peakAbs(v []float64) float64 {
 	peak := 0.0
-	for _, v := range tr.VPre {
-		peak = math.Max(peak, math.Abs(v))
+	for _, x := range v {
+		peak = math.Max(peak, math.Abs(x))
 	}
-	return peak, nil
+	return peak
 }
 
 // playgroundRawInput is the input of kind before the scaling of PlaygroundInput: the chirp and the tones
@@ -119,12 +130,11 @@ func playgroundRawInput(kind int, dt float64, steps int) (u []float64, label str
 		}
 		return u, PlaygroundInputs[0], nil
 	case 1:
-		peak := 0.0
 		for k := range u {
 			t := float64(k) * dt
 			u[k] = math.Sin(2*math.Pi*6*t) + math.Sin(2*math.Pi*25*t)
-			peak = math.Max(peak, math.Abs(u[k]))
 		}
+		peak := peakAbs(u)
 		for k := range u {
 			u[k] /= peak
 		}
@@ -160,12 +170,10 @@ func playgroundRawInput(kind int, dt float64, steps int) (u []float64, label str
 			}
 			mean += u[k] / float64(steps)
 		}
-		peak := 0.0
 		for k := range u {
 			u[k] -= mean
-			peak = math.Max(peak, math.Abs(u[k]))
 		}
-		if peak > 0 {
+		if peak := peakAbs(u); peak > 0 {
 			for k := range u {
 				u[k] /= peak
 			}
@@ -295,10 +303,7 @@ func tukey(n int, alpha float64) []float64 {
 func PlaygroundPanel(cfg PlaygroundConfig) (*GridPanel, error) {
 	c := cfg.Constants
 	dur := float64(cfg.Steps) * c.Dt
-	tGrid := make([]float64, cfg.Steps)
-	for k := range tGrid {
-		tGrid[k] = float64(k+1) * c.Dt
-	}
+	tGrid := stepTimes(cfg.Steps, c.Dt)
 	fGrid := theory.LogSpace(0.5, c.NyquistHz()*0.999, 90)
 	inputs := make([][]float64, len(PlaygroundInputs))
 	labels := make([]string, len(PlaygroundInputs))
@@ -351,10 +356,7 @@ func PlaygroundPanel(cfg PlaygroundConfig) (*GridPanel, error) {
 		kappa, _ := c.KappaForTargetHz(fstar)
 		fsm := c.FS(kappa)
 		// Above the Jury limit the update is unstable: fits/sim refuses the neuron, and nothing is drawn.
-		vpre := make([]float64, cfg.Steps)
-		for k := range vpre {
-			vpre[k] = math.NaN()
-		}
+		vpre := nans(cfg.Steps)
 		var spikes []float64
 		if fsm.Stable() {
 			p, err := nc.Params()
@@ -406,9 +408,7 @@ func PlaygroundPanel(cfg PlaygroundConfig) (*GridPanel, error) {
 		switch {
 		case !fsm.Stable():
 			readout += fmt.Sprintf("  ·  UNSTABLE: f* is above the semi-implicit Jury limit (%.1f Hz, Appendix A.2); the voltage would grow without bound, so the neuron is not simulated and has no frequency response", jury)
-			for i := range h {
-				h[i] = math.NaN()
-			}
+			h = nans(len(h))
 		case !cl.Stable():
 			readout += "  ·  UNSTABLE closed loop: the voltage grows without bound"
 		default:
@@ -444,7 +444,7 @@ func PlaygroundPanel(cfg PlaygroundConfig) (*GridPanel, error) {
 			{Name: "m", Label: "M (stages)", Values: []float64{0, 1, 2}},
 			{Name: "beta", Label: "β (every stage)", Values: cfg.Beta, Initial: indexOf(cfg.Beta, 0.5, 0)},
 			{Name: "lambda", Label: "λ (every stage)", Values: cfg.Lambda, Initial: indexOf(cfg.Lambda, 0.2, 0)},
-			{Name: "nesting", Label: "Eq. 10 nesting", Values: []float64{0, 1}, Labels: []string{"off: released code (innermost first)", "on: paper (outermost first)"}, Toggle: true},
+			nestingControl,
 		},
 		Plots: []PanelPlot{
 			{Name: "input", Title: fmt.Sprintf("Input drive a·u[k] (a = 1: every input stays just below Vth with f* = %g Hz, FS alone)", PlaygroundReferenceHz),

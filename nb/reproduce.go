@@ -2,6 +2,7 @@ package nb
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -230,10 +231,7 @@ func EnsureRuns(root string, mode experiment.Mode, tables []string, opts EnsureO
 			missing = append(missing, r)
 		}
 	}
-	log := opts.Log
-	if log == nil {
-		log = io.Discard
-	}
+	log := cmp.Or(opts.Log, io.Discard)
 	if len(missing) == 0 || (mode == experiment.Full && !opts.Train) {
 		return runs, staleError(stale)
 	}

@@ -153,6 +153,14 @@ type Output struct {
 	Notes   []string
 }
 
+// figureOutput is the Output of fig and tables, or err when it is not nil.
+func figureOutput(fig *Figure, err error, tables ...Table) (*Output, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &Output{Tables: tables, Figures: []*Figure{fig}}, nil
+}
+
 // Show shows o; a non-nil error in err ends the cell instead, as in Table (s.Show(f()) takes a function
 // returning (*Output, error)).
 func (s *Session) Show(o *Output, err ...error) {

@@ -155,17 +155,6 @@ func addHLine(p *plot.Plot, y, x0, x1 float64, label string, c color.Color, styl
 	return addCurve(p, []float64{x0, x1}, []float64{y, y}, label, c, style, vg.Points(1))
 }
 
-// addLabel writes text at data coordinates (x, y).
-func addLabel(p *plot.Plot, x, y float64, text string) error {
-	l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: x, Y: y}}, Labels: []string{text}})
-	if err != nil {
-		return err
-	}
-	l.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(4)}
-	p.Add(l)
-	return nil
-}
-
 // db returns 20·log10(x), the magnitude in decibels (−Inf for 0).
 func db(x float64) float64 { return 20 * math.Log10(x) }
 

@@ -1,6 +1,7 @@
 package nb
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"os"
@@ -175,13 +176,7 @@ func AblationTable(runs []*analysis.Run) (Table, error) {
 			rates[i] = fmt.Sprintf("%.1f", v/ds.Dt)
 		}
 		label := RunLabel(res.Model, res.M)
-		name, pub := names[label], published[label]
-		if name == "" {
-			name = label
-		}
-		if pub == "" {
-			pub = "—"
-		}
+		name, pub := cmp.Or(names[label], label), cmp.Or(published[label], "—")
 		t.Rows = append(t.Rows, []string{name, fmt.Sprint(res.M), fmt.Sprint(res.ParameterCount),
 			fmt.Sprintf("%.2f", 100**res.TestAccAtBestVal), fmt.Sprintf("%.2f", 100**res.BestValAcc), fmt.Sprint(res.BestEpoch),
 			strings.Join(rates, ", "), pub})

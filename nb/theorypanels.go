@@ -12,14 +12,6 @@ const (
 	cBlue, cOrange, cGreen, cPink, cSky, cGrey, cBlack, cYellow = "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#999999", "#222222", "#E69F00"
 )
 
-func msLabels(v []float64) []string {
-	var out []string
-	for _, x := range v {
-		out = append(out, fmt.Sprintf("%g ms", roundSig(1000*x, 6)))
-	}
-	return out
-}
-
 func unitLabels(v []float64, unit string) []string {
 	var out []string
 	for _, x := range v {
@@ -37,6 +29,10 @@ func indexOf(vs []float64, v float64, def int) int {
 	}
 	return def
 }
+
+// nestingControl toggles the nesting of Eq. 10's stages: the released code's or the paper's (theory.Nesting).
+var nestingControl = PanelControl{Name: "nesting", Label: "Eq. 10 nesting", Values: []float64{0, 1},
+	Labels: []string{"off: released code (innermost first)", "on: paper (outermost first)"}, Toggle: true}
 
 // Frequencies of the zero-input trajectories and the f* axis of the discretization panel.
 const (
@@ -76,11 +72,7 @@ func DiscretizationPanel(cfg DiscretizationPanelConfig) (*GridPanel, error) {
 	kbGrid := theory.LogSpace(1e-4, 10, 120)
 	fGrid := theory.LinSpace(0.5, discFMax, 120)
 	magGrid := theory.LogSpace(0.5, discFMax, 90)
-	th := theory.LinSpace(0, 2*math.Pi, 73)
-	cx, cy := make([]float64, len(th)), make([]float64, len(th))
-	for i, t := range th {
-		cx[i], cy[i] = math.Cos(t), math.Sin(t)
-	}
+	cx, cy := unitCircle(73)
 	frame := func(at []int) (PanelFrame, error) {
 		c := theory.Constants{Dt: cfg.Dt[at[0]], TauM: cfg.TauM[at[1]], TauA: cfg.TauA[at[2]]}
 		fs, exact := cfg.FStar[at[3]], at[4] == 1
@@ -99,10 +91,7 @@ func DiscretizationPanel(cfg DiscretizationPanelConfig) (*GridPanel, error) {
 		kbE, kbS := c.KappaBar(j.KappaMaxExplicit), c.KappaBar(j.KappaMaxSemiImplicit)
 		var mark, pts, ptsY []float64
 		var ve, ae, vs, as []float64
-		magX, magY := magGrid, make([]float64, len(magGrid))
-		for i := range magY {
-			magY[i] = math.NaN()
-		}
+		magX, magY := magGrid, nans(len(magGrid))
 		fdt, hasDT := math.NaN(), false
 		stableE, stableS := false, false
 		if exactErr == nil {
@@ -115,31 +104,15 @@ func DiscretizationPanel(cfg DiscretizationPanelConfig) (*GridPanel, error) {
 			ve, ae = me.Trajectory(1, 0, discSteps)
 			vs, as = ms.Trajectory(1, 0, discSteps)
 			fdt, hasDT = c.DTTargetHz(kappa)
-			fsm := c.FS(kappa)
 			// Refined around f*_DT, so that the drawn peak is Theorem 2's.
 			if hasDT {
 				magX = RefineGrid(magGrid, fdt)
-				magY = make([]float64, len(magX))
 			}
-			ref := 0.0
-			for i, f := range magX {
-				magY[i] = math.NaN()
-				if f < c.NyquistHz() {
-					magY[i] = fsm.Magnitude(c.RadPerSampleFromHz(f))
-					ref = math.Max(ref, magY[i])
-				}
-			}
-			if hasDT {
-				ref = math.Max(ref, fsm.Magnitude(c.RadPerSampleFromHz(fdt)))
-			}
-			for i := range magY {
-				magY[i] = round(db(magY[i]/ref), 2)
-			}
+			magY = dtMagnitudeDB(c, c.FS(kappa), magX, fdt, hasDT)
 		}
 		// target: the realized target over requested targets, in the current mode.
-		realized := make([]float64, len(fGrid))
+		realized := nans(len(fGrid))
 		for i, f := range fGrid {
-			realized[i] = math.NaN()
 			if k, err := DiscretizationKappa(c, f, exact); err == nil && c.FS(k).Stable() {
 				if v, ok := c.DTTargetHz(k); ok {
 					realized[i] = v
@@ -176,9 +149,9 @@ func DiscretizationPanel(cfg DiscretizationPanelConfig) (*GridPanel, error) {
 	}
 	return NewGridPanel(GridPanelSpec{
 		Controls: []PanelControl{
-			{Name: "dt", Label: "Δt", Values: cfg.Dt, Labels: msLabels(cfg.Dt), Initial: indexOf(cfg.Dt, 0.004, 0)},
-			{Name: "taum", Label: "τm", Values: cfg.TauM, Labels: msLabels(cfg.TauM), Initial: indexOf(cfg.TauM, 0.04, 0)},
-			{Name: "taua", Label: "τa", Values: cfg.TauA, Labels: msLabels(cfg.TauA), Initial: indexOf(cfg.TauA, 0.2, 0)},
+			{Name: "dt", Label: "Δt", Values: cfg.Dt, Labels: scaledLabels(cfg.Dt, 1000, "ms"), Initial: indexOf(cfg.Dt, 0.004, 0)},
+			{Name: "taum", Label: "τm", Values: cfg.TauM, Labels: scaledLabels(cfg.TauM, 1000, "ms"), Initial: indexOf(cfg.TauM, 0.04, 0)},
+			{Name: "taua", Label: "τa", Values: cfg.TauA, Labels: scaledLabels(cfg.TauA, 1000, "ms"), Initial: indexOf(cfg.TauA, 0.2, 0)},
 			{Name: "fstar", Label: "f*", Values: cfg.FStar, Labels: unitLabels(cfg.FStar, " Hz"), Initial: indexOf(cfg.FStar, 10, 0)},
 			{Name: "exact", Label: "exact DT", Values: []float64{0, 1}, Labels: []string{"off: κ by Eq. 5", "on: DT-exact κ"}, Toggle: true},
 		},
@@ -313,10 +286,7 @@ func TSPanel(cfg TSPanelConfig) (*GridPanel, error) {
 	for i := range fsMag {
 		fsMag[i] = db(fsMag[i] / fsRef)
 	}
-	tGrid := make([]float64, cfg.StepT)
-	for k := range tGrid {
-		tGrid[k] = float64(k+1) * c.Dt
-	}
+	tGrid := stepTimes(cfg.StepT, c.Dt)
 	fsStep, err := TSPanelStep(c, cfg.FStar, theory.TS{}, cfg.StepT)
 	if err != nil {
 		return nil, err
@@ -367,7 +337,6 @@ func TSPanel(cfg TSPanelConfig) (*GridPanel, error) {
 			{{Y: fsStep}, {Y: step}},
 		}}, nil
 	}
-	nest := []float64{0, 1}
 	return NewGridPanel(GridPanelSpec{
 		Controls: []PanelControl{
 			{Name: "m", Label: "M (stages)", Values: []float64{0, 1, 2}, Initial: 1},
@@ -375,7 +344,7 @@ func TSPanel(cfg TSPanelConfig) (*GridPanel, error) {
 			{Name: "lambda1", Label: "λ₁", Values: cfg.Lambda, Initial: indexOf(cfg.Lambda, 0.3, 0)},
 			{Name: "beta2", Label: "β₂ (M = 2)", Values: cfg.Beta, Initial: indexOf(cfg.Beta, 0.5, 0)},
 			{Name: "lambda2", Label: "λ₂ (M = 2)", Values: cfg.Lambda, Initial: indexOf(cfg.Lambda, 0.5, 0)},
-			{Name: "nesting", Label: "Eq. 10 nesting", Values: nest, Labels: []string{"off: released code (innermost first)", "on: paper (outermost first)"}, Toggle: true},
+			nestingControl,
 		},
 		Plots: []PanelPlot{
 			{Name: "delay", Title: "Eq. 7, Proposition 1: group delay (shaded: TS delay < 0)",

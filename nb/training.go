@@ -33,11 +33,6 @@ func RunLabel(model string, m int) string {
 	return model
 }
 
-// CurvesOf returns the curves of a finished run, labelled RunLabel(r.Model, r.M).
-func CurvesOf(r *train.Result) Curves {
-	return Curves{Label: RunLabel(r.Model, r.M), Epochs: r.Epochs}
-}
-
 // TrainingCurves is figure 05_training_curves. Left: the mean training cross-entropy of every epoch.
 // Right: accuracy (%) after every epoch on the training examples (solid, measured during the epoch, in
 // training mode), the validation split (dashed, when the protocol has one) and the test split (dotted).
@@ -174,29 +169,30 @@ func SpikeRasters(runs []RasterRun, s int) (*Figure, error) {
 // rasterPanel plots a dot at (time in ms, unit) for every nonzero value of x [time][unit].
 func rasterPanel(title, unit string, x [][]float32, dt float64, c color.Color) (*plot.Plot, error) {
 	p := newPlot(title, "time (ms)", unit)
-	var pts plotter.XYs
+	var xs, ys []float64
 	units := 0
 	for k, row := range x {
 		units = max(units, len(row))
 		for n, v := range row {
 			if v != 0 {
-				pts = append(pts, plotter.XY{X: 1000 * float64(k) * dt, Y: float64(n)})
+				xs, ys = append(xs, 1000*float64(k)*dt), append(ys, float64(n))
 			}
 		}
 	}
-	if len(pts) > 0 {
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
-			return nil, err
-		}
-		sc.GlyphStyle.Shape = draw.BoxGlyph{}
-		sc.GlyphStyle.Radius = vg.Points(math.Max(0.6, math.Min(1.6, 100/float64(max(units, 1)))))
-		sc.GlyphStyle.Color = c
-		p.Add(sc)
+	if err := addBoxes(p, xs, ys, "", c, vg.Points(math.Max(0.6, math.Min(1.6, 100/float64(max(units, 1)))))); err != nil {
+		return nil, err
 	}
 	p.X.Min, p.X.Max = 0, 1000*float64(len(x))*dt
 	p.Y.Min, p.Y.Max = -0.5, float64(units)-0.5
 	return p, nil
+}
+
+// addBoxes marks spikes: a small square of the given radius at every (x, y), none without points.
+func addBoxes(p *plot.Plot, xs, ys []float64, label string, c color.Color, radius vg.Length) error {
+	if len(xs) == 0 {
+		return nil
+	}
+	return addPoints(p, xs, ys, label, c, draw.BoxGlyph{}, radius)
 }
 
 // TargetRun is what the hidden layers of one run learned, with its label.

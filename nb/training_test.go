@@ -257,3 +257,8 @@ func TestFigureHTML(t *testing.T) {
 		t.Error("figure without panels accepted")
 	}
 }
+
+// CurvesOf returns the curves of a finished run, labelled RunLabel(r.Model, r.M).
+func CurvesOf(r *train.Result) Curves {
+	return Curves{Label: RunLabel(r.Model, r.M), Epochs: r.Epochs}
+}

@@ -9,27 +9,22 @@
 package gonbdisplay
 
 import (
-	"encoding/base64"
 	"fmt"
-	"html"
 	"os"
 
 	"github.com/fits-snn/fits/nb"
 	"github.com/janpfeifer/gonb/gonbui"
-	"gonum.org/v1/plot/vg"
 )
 
 // Figure shows fig inline as a PNG rendered at 2×96 dpi and drawn at the figure's size (96 CSS pixels
 // per inch, never wider than the output area). PNG keeps gonum/plot's own font metrics, so labels and
 // legends look exactly like the saved files whatever fonts the browser has.
 func Figure(fig *nb.Figure) error {
-	png, err := fig.PNG(192)
+	h, err := nb.FigureHTML(fig)
 	if err != nil {
 		return err
 	}
-	w, _ := fig.Size()
-	HTML(fmt.Sprintf(`<img alt="%s" style="width:%.0fpx;max-width:100%%" src="data:image/png;base64,%s">`,
-		html.EscapeString(fig.Name), float64(w/vg.Inch)*96, base64.StdEncoding.EncodeToString(png)))
+	HTML(h)
 	return nil
 }
 
