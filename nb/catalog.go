@@ -71,27 +71,20 @@ func Select(only []string) ([]Entry, error) {
 	if len(only) == 0 {
 		return all, nil
 	}
-	var out []Entry
-	for _, want := range only {
-		want = strings.TrimSpace(want)
-		found := false
-		for _, e := range all {
-			if e.Group == want || e.Name == want {
-				found = true
-				if !slices.ContainsFunc(out, func(o Entry) bool { return o.Name == e.Name }) {
-					out = append(out, e)
-				}
-			}
+	want := map[string]bool{}
+	for _, w := range only {
+		w = strings.TrimSpace(w)
+		if !slices.ContainsFunc(all, func(e Entry) bool { return e.Group == w || e.Name == w }) {
+			return nil, fmt.Errorf("no figure or group %q (groups: %s)", w, strings.Join(Groups(), ", "))
 		}
-		if !found {
-			return nil, fmt.Errorf("no figure or group %q (groups: %s)", want, strings.Join(Groups(), ", "))
+		want[w] = true
+	}
+	var out []Entry // in catalog order
+	for _, e := range all {
+		if want[e.Group] || want[e.Name] {
+			out = append(out, e)
 		}
 	}
-	// Keep catalog order.
-	slices.SortStableFunc(out, func(a, b Entry) int {
-		return slices.IndexFunc(all, func(e Entry) bool { return e.Name == a.Name }) -
-			slices.IndexFunc(all, func(e Entry) bool { return e.Name == b.Name })
-	})
 	return out, nil
 }
 

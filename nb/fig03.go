@@ -208,6 +208,7 @@ func TSvsClosedLoop(c theory.Constants, fstar float64, ts theory.TS) (*Figure, e
 	gd := newPlot("TS alone vs closed-loop neuron · group delay\n"+desc, "f (Hz)", "group delay (samples)")
 	logX(mag)
 	logX(gd)
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, cv := range curves {
 		ym := make([]float64, len(ws))
 		yg := make([]float64, len(ws))
@@ -215,6 +216,8 @@ func TSvsClosedLoop(c theory.Constants, fstar float64, ts theory.TS) (*Figure, e
 			ym[i] = db(cv.mag(w))
 			yg[i] = cv.gd(w)
 		}
+		l, h := minMax(ym)
+		lo, hi = math.Min(lo, l), math.Max(hi, h)
 		if err := firstErr(
 			addCurve(mag, freqs, ym, cv.label, cv.col, cv.style, cv.linWidth),
 			addCurve(gd, freqs, yg, cv.label, cv.col, cv.style, cv.linWidth),
@@ -224,15 +227,6 @@ func TSvsClosedLoop(c theory.Constants, fstar float64, ts theory.TS) (*Figure, e
 	}
 	if err := addVLine(mag, fstar, -40, 40, "", grey, dotted); err != nil {
 		return nil, err
-	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, w := range ws {
-		for _, cv := range curves {
-			v := db(cv.mag(w))
-			if isFinite(v) {
-				lo, hi = math.Min(lo, v), math.Max(hi, v)
-			}
-		}
 	}
 	mag.Y.Min, mag.Y.Max = math.Max(lo, hi-60), hi+0.35*(hi-math.Max(lo, hi-60))
 	mag.Legend.Left = true

@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -129,13 +130,11 @@ func NewGridPanel(spec GridPanelSpec) (*GridPanel, error) {
 		return nil, fmt.Errorf("panel: need controls, plots and a frame function")
 	}
 	g := &GridPanel{ID: "fits-panel-" + randomHex(6), digits: cmp.Or(spec.Digits, 4), stack: spec.Stack}
-	seen := map[string]bool{}
 	n := 1
 	for _, c := range spec.Controls {
-		if !panelName.MatchString(c.Name) || seen[c.Name] {
+		if !panelName.MatchString(c.Name) || slices.ContainsFunc(g.controls, func(d PanelControl) bool { return d.Name == c.Name }) {
 			return nil, fmt.Errorf("panel: control name %q is not a fresh identifier", c.Name)
 		}
-		seen[c.Name] = true
 		if len(c.Values) == 0 || (c.Toggle && len(c.Values) != 2) {
 			return nil, fmt.Errorf("panel: control %s has %d values", c.Name, len(c.Values))
 		}
@@ -431,15 +430,7 @@ func autoTicks(ax PanelAxis) []float64 {
 		}
 		return ts
 	}
-	raw := (ax.Max - ax.Min) / 5
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := mag
-	for _, m := range []float64{1, 2, 5, 10} {
-		if m*mag >= raw {
-			step = m * mag
-			break
-		}
-	}
+	step := niceStep(ax.Min, ax.Max, 5)
 	for v := math.Ceil(ax.Min/step) * step; v <= ax.Max+step*1e-9; v += step {
 		ts = append(ts, roundSig(v, 10)+0) // +0 turns −0 into 0
 	}

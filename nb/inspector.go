@@ -116,12 +116,7 @@ func InspectorFigure(title string, cfg neuron.Config, before, after NeuronParams
 	marks := []float64{before.FHz, after.FHz}
 	// panel leaves room above the curves for the legend.
 	panel := func(what, ylabel string, yb, ya []float64, zero bool) CurvePanel {
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, v := range append(append([]float64(nil), yb...), ya...) {
-			if isFinite(v) {
-				lo, hi = math.Min(lo, v), math.Max(hi, v)
-			}
-		}
+		lo, hi := minMax(yb, ya)
 		if zero {
 			lo, hi = math.Min(lo, 0), math.Max(hi, 0)
 		}

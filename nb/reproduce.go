@@ -334,14 +334,11 @@ func sweepGroups(runs []PlannedRun) []sweepGroup {
 		planned[r.Experiment.ID] = append(planned[r.Experiment.ID], strconv.FormatInt(r.Seed, 10))
 	}
 	var groups []sweepGroup
-	index := map[string]int{}
 	for _, id := range ids {
 		seeds := strings.Join(planned[id], ",")
-		i, ok := index[seeds]
-		if !ok {
-			i = len(groups)
-			index[seeds] = i
-			groups = append(groups, sweepGroup{seeds: seeds})
+		i := slices.IndexFunc(groups, func(g sweepGroup) bool { return g.seeds == seeds })
+		if i < 0 {
+			i, groups = len(groups), append(groups, sweepGroup{seeds: seeds})
 		}
 		groups[i].ids = append(groups[i].ids, id)
 	}

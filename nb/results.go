@@ -104,10 +104,7 @@ func ResultFigure(name string, t *experiment.TableResult) (*Figure, error) {
 		}
 		categoryAxis(p, labels)
 		// Room above the data for the legend: accuracies reach 100 %.
-		top := 0.0
-		for _, v := range append(append([]float64(nil), py...), oy...) {
-			top = math.Max(top, v)
-		}
+		top := 0.0 // the means and the bars over them (the stds are ≥ 0)
 		for i := range py {
 			top = math.Max(top, py[i]+pe[i])
 		}
@@ -235,18 +232,14 @@ func LadderTable(t *experiment.TableResult) (Table, error) {
 				continue
 			}
 			found = true
-			f := func(x float64) string {
+			num := func(format string, x float64) string {
 				if math.IsNaN(x) {
 					return "—"
 				}
-				return fmt.Sprintf("%.2f", x)
+				return fmt.Sprintf(format, x)
 			}
-			d := func(x float64) string {
-				if math.IsNaN(x) {
-					return "—"
-				}
-				return fmt.Sprintf("%+.2f", x)
-			}
+			f := func(x float64) string { return num("%.2f", x) }
+			d := func(x float64) string { return num("%+.2f", x) }
 			holds := math.Abs(ad-lif) <= 1 && fr > math.Max(lif, ad) && fs >= fr && (math.IsNaN(bestTS) || bestTS >= fs)
 			verdict := "no"
 			if holds {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/fits-snn/fits/fits/analysis"
@@ -239,16 +240,13 @@ var ErrNoRuns = errors.New("no finished run")
 // FinishedByExperiment groups the finished runs of a plan by experiment, in the plan's order: the run
 // folders of each experiment that has at least one.
 func FinishedByExperiment(runs []PlannedRun) (exps []experiment.Experiment, dirs [][]string) {
-	index := map[string]int{}
 	for _, r := range runs {
 		if !r.Finished {
 			continue
 		}
-		i, ok := index[r.Experiment.ID]
-		if !ok {
-			i = len(exps)
-			index[r.Experiment.ID] = i
-			exps, dirs = append(exps, r.Experiment), append(dirs, nil)
+		i := slices.IndexFunc(exps, func(e experiment.Experiment) bool { return e.ID == r.Experiment.ID })
+		if i < 0 {
+			i, exps, dirs = len(exps), append(exps, r.Experiment), append(dirs, nil)
 		}
 		dirs[i] = append(dirs[i], r.Dir)
 	}

@@ -62,9 +62,9 @@ func (s stepTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
-// niceStep is the 1-2-5 step that puts five to sixteen labels on [lo, hi].
-func niceStep(lo, hi float64) float64 {
-	raw := (hi - lo) / 8
+// niceStep is the smallest 1-2-5 step at least (hi − lo)/n: with n = 8, five to sixteen labels on [lo, hi].
+func niceStep(lo, hi, n float64) float64 {
+	raw := (hi - lo) / n
 	mag := math.Pow(10, math.Floor(math.Log10(raw)))
 	for _, m := range []float64{1, 2, 5, 10} {
 		if m*mag >= raw {
@@ -92,19 +92,9 @@ func tickText(v float64) string {
 	return strconv.FormatFloat(roundSig(v, 6), 'f', -1, 64)
 }
 
-func superscript(n int) string {
-	const digits = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-	s := strconv.Itoa(n)
-	var b strings.Builder
-	for _, r := range s {
-		if r == '-' {
-			b.WriteString("⁻")
-			continue
-		}
-		b.WriteString(string([]rune(digits)[r-'0']))
-	}
-	return b.String()
-}
+var superscripts = strings.NewReplacer("-", "⁻", "0", "⁰", "1", "¹", "2", "²", "3", "³", "4", "⁴", "5", "⁵", "6", "⁶", "7", "⁷", "8", "⁸", "9", "⁹")
+
+func superscript(n int) string { return superscripts.Replace(strconv.Itoa(n)) }
 
 // isDBAxis reports whether an axis is in decibels (its label says "dB").
 func isDBAxis(a plot.Axis) bool { return strings.Contains(a.Label.Text, "dB") }
@@ -126,6 +116,6 @@ func figureTicks(p *plot.Plot) {
 			a.Tick.Marker = stepTicks{Step: 10}
 			continue
 		}
-		a.Tick.Marker = plot.TickerFunc(func(lo, hi float64) []plot.Tick { return stepTicks{Step: niceStep(lo, hi)}.Ticks(lo, hi) })
+		a.Tick.Marker = plot.TickerFunc(func(lo, hi float64) []plot.Tick { return stepTicks{Step: niceStep(lo, hi, 8)}.Ticks(lo, hi) })
 	}
 }
