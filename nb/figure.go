@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -115,15 +116,7 @@ func (f *Figure) validate() error {
 	if !validName.MatchString(f.Name) {
 		return fmt.Errorf("figure name %q: use letters, digits, '_', '-', '.'", f.Name)
 	}
-	n := 0
-	for _, r := range f.Panels {
-		for _, p := range r {
-			if p != nil {
-				n++
-			}
-		}
-	}
-	if n == 0 {
+	if !slices.ContainsFunc(f.Panels, func(r []*plot.Plot) bool { return slices.ContainsFunc(r, func(p *plot.Plot) bool { return p != nil }) }) {
 		return fmt.Errorf("figure %s has no panels", f.Name)
 	}
 	return nil

@@ -476,7 +476,7 @@ func (g *GridPanel) encode() (string, error) {
 		Series []ser    `json:"series"`
 	}
 	arrays := map[string]int{}
-	var arrList []string
+	var arrList []json.RawMessage
 	intern := func(v []float64) int {
 		var b strings.Builder
 		b.WriteByte('[')
@@ -492,7 +492,7 @@ func (g *GridPanel) encode() (string, error) {
 			return i
 		}
 		arrays[s] = len(arrList)
-		arrList = append(arrList, s)
+		arrList = append(arrList, json.RawMessage(s))
 		return len(arrList) - 1
 	}
 	readouts := map[string]int{}
@@ -541,30 +541,16 @@ func (g *GridPanel) encode() (string, error) {
 		frames.WriteByte(']')
 	}
 	frames.WriteByte(']')
-	head, err := json.Marshal(map[string]any{"controls": cs, "plots": ps})
-	if err != nil {
-		return "", err
-	}
-	rd, err := json.Marshal(readList)
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	b.Write(head[:len(head)-1])
-	b.WriteString(`,"arrays":[`)
-	b.WriteString(strings.Join(arrList, ","))
-	b.WriteString(`],"readouts":`)
-	b.Write(rd)
-	notes, err := json.Marshal(map[string]string{"above": offScaleAbove, "below": offScaleBelow})
-	if err != nil {
-		return "", err
-	}
-	b.WriteByte(',')
-	b.Write(notes[1 : len(notes)-1])
-	b.WriteString(`,"frames":`)
-	b.WriteString(frames.String())
-	b.WriteString("}")
-	return b.String(), nil
+	js, err := json.Marshal(struct {
+		Controls []ctl             `json:"controls"`
+		Plots    []plt             `json:"plots"`
+		Arrays   []json.RawMessage `json:"arrays"`
+		Readouts []string          `json:"readouts"`
+		Above    string            `json:"above"`
+		Below    string            `json:"below"`
+		Frames   json.RawMessage   `json:"frames"`
+	}{cs, ps, arrList, readList, offScaleAbove, offScaleBelow, json.RawMessage(frames.String())})
+	return string(js), err
 }
 
 type gridTick struct {

@@ -66,10 +66,7 @@ func ResponsesOf(cfg neuron.Config, p NeuronParams, n int) (*NeuronResponses, er
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	kappa, err := c.KappaForTargetHz(p.FHz)
-	if cfg.DTExact {
-		kappa, err = c.KappaDTExact(p.FHz)
-	}
+	kappa, err := DiscretizationKappa(c, p.FHz, cfg.DTExact)
 	if err != nil {
 		return nil, err
 	}

@@ -439,11 +439,11 @@ func PlaygroundPanel(cfg PlaygroundConfig) (*GridPanel, error) {
 		Stack:  true,
 		Controls: []PanelControl{
 			{Name: "input", Label: "input", Values: []float64{0, 1, 2, 3}, Labels: PlaygroundInputs},
-			{Name: "amp", Label: "amplitude a", Values: cfg.Amp, Initial: indexOf(cfg.Amp, 2, 0)},
-			{Name: "fstar", Label: "f*", Values: cfg.FStar, Labels: fstarLabels, Initial: indexOf(cfg.FStar, 10, 0)},
+			{Name: "amp", Label: "amplitude a", Values: cfg.Amp, Initial: indexOf(cfg.Amp, 2)},
+			{Name: "fstar", Label: "f*", Values: cfg.FStar, Labels: fstarLabels, Initial: indexOf(cfg.FStar, 10)},
 			{Name: "m", Label: "M (stages)", Values: []float64{0, 1, 2}},
-			{Name: "beta", Label: "β (every stage)", Values: cfg.Beta, Initial: indexOf(cfg.Beta, 0.5, 0)},
-			{Name: "lambda", Label: "λ (every stage)", Values: cfg.Lambda, Initial: indexOf(cfg.Lambda, 0.2, 0)},
+			{Name: "beta", Label: "β (every stage)", Values: cfg.Beta, Initial: indexOf(cfg.Beta, 0.5)},
+			{Name: "lambda", Label: "λ (every stage)", Values: cfg.Lambda, Initial: indexOf(cfg.Lambda, 0.2)},
 			nestingControl,
 		},
 		Plots: []PanelPlot{

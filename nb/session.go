@@ -261,12 +261,8 @@ func (s *Session) LoadGroups() []ExperimentRuns {
 	if len(exps) == 0 {
 		return nil
 	}
-	var all []string
-	for _, d := range dirs {
-		all = append(all, d...)
-	}
 	b, _ := s.Backend()
-	runs, err := analysis.LoadRuns(all, analysis.Options{Backend: b})
+	runs, err := analysis.LoadRuns(slices.Concat(dirs...), analysis.Options{Backend: b})
 	s.Check(err)
 	out := make([]ExperimentRuns, len(exps))
 	for i, e := range exps {

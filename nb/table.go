@@ -26,11 +26,7 @@ func (t Table) Markdown() string {
 	cell := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ") }
 	row := func(cells []string) {
 		b.WriteString("|")
-		for i := range t.Header {
-			s := ""
-			if i < len(cells) {
-				s = cells[i]
-			}
+		for _, s := range t.cells(cells) {
 			b.WriteString(" " + cell(s) + " |")
 		}
 		b.WriteString("\n")
@@ -47,6 +43,13 @@ func (t Table) Markdown() string {
 	return b.String()
 }
 
+// cells returns the cells of row r, one per header column ("" where r is short).
+func (t Table) cells(r []string) []string {
+	out := make([]string, len(t.Header))
+	copy(out, r)
+	return out
+}
+
 // HTML renders t as an HTML table with the caption, every cell escaped.
 func (t Table) HTML() string {
 	var b strings.Builder
@@ -61,11 +64,7 @@ func (t Table) HTML() string {
 	b.WriteString("</tr></thead><tbody>")
 	for _, r := range t.Rows {
 		b.WriteString("<tr>")
-		for i := range t.Header {
-			s := ""
-			if i < len(r) {
-				s = r[i]
-			}
+		for _, s := range t.cells(r) {
 			fmt.Fprintf(&b, `<td style="padding:2px 8px">%s</td>`, html.EscapeString(s))
 		}
 		b.WriteString("</tr>")

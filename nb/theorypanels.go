@@ -3,6 +3,7 @@ package nb
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/fits-snn/fits/fits/theory"
 )
@@ -20,15 +21,8 @@ func unitLabels(v []float64, unit string) []string {
 	return out
 }
 
-// indexOf returns the index of v in vs (exact match), or def.
-func indexOf(vs []float64, v float64, def int) int {
-	for i, x := range vs {
-		if x == v {
-			return i
-		}
-	}
-	return def
-}
+// indexOf returns the index of v in vs (exact match), or 0.
+func indexOf(vs []float64, v float64) int { return max(slices.Index(vs, v), 0) }
 
 // nestingControl toggles the nesting of Eq. 10's stages: the released code's or the paper's (theory.Nesting).
 var nestingControl = PanelControl{Name: "nesting", Label: "Eq. 10 nesting", Values: []float64{0, 1},
@@ -149,10 +143,10 @@ func DiscretizationPanel(cfg DiscretizationPanelConfig) (*GridPanel, error) {
 	}
 	return NewGridPanel(GridPanelSpec{
 		Controls: []PanelControl{
-			{Name: "dt", Label: "Δt", Values: cfg.Dt, Labels: scaledLabels(cfg.Dt, 1000, "ms"), Initial: indexOf(cfg.Dt, 0.004, 0)},
-			{Name: "taum", Label: "τm", Values: cfg.TauM, Labels: scaledLabels(cfg.TauM, 1000, "ms"), Initial: indexOf(cfg.TauM, 0.04, 0)},
-			{Name: "taua", Label: "τa", Values: cfg.TauA, Labels: scaledLabels(cfg.TauA, 1000, "ms"), Initial: indexOf(cfg.TauA, 0.2, 0)},
-			{Name: "fstar", Label: "f*", Values: cfg.FStar, Labels: unitLabels(cfg.FStar, " Hz"), Initial: indexOf(cfg.FStar, 10, 0)},
+			{Name: "dt", Label: "Δt", Values: cfg.Dt, Labels: scaledLabels(cfg.Dt, 1000, "ms"), Initial: indexOf(cfg.Dt, 0.004)},
+			{Name: "taum", Label: "τm", Values: cfg.TauM, Labels: scaledLabels(cfg.TauM, 1000, "ms"), Initial: indexOf(cfg.TauM, 0.04)},
+			{Name: "taua", Label: "τa", Values: cfg.TauA, Labels: scaledLabels(cfg.TauA, 1000, "ms"), Initial: indexOf(cfg.TauA, 0.2)},
+			{Name: "fstar", Label: "f*", Values: cfg.FStar, Labels: unitLabels(cfg.FStar, " Hz"), Initial: indexOf(cfg.FStar, 10)},
 			{Name: "exact", Label: "exact DT", Values: []float64{0, 1}, Labels: []string{"off: κ by Eq. 5", "on: DT-exact κ"}, Toggle: true},
 		},
 		Plots: []PanelPlot{
@@ -340,10 +334,10 @@ func TSPanel(cfg TSPanelConfig) (*GridPanel, error) {
 	return NewGridPanel(GridPanelSpec{
 		Controls: []PanelControl{
 			{Name: "m", Label: "M (stages)", Values: []float64{0, 1, 2}, Initial: 1},
-			{Name: "beta1", Label: "β₁", Values: cfg.Beta, Initial: indexOf(cfg.Beta, 0.5, 0)},
-			{Name: "lambda1", Label: "λ₁", Values: cfg.Lambda, Initial: indexOf(cfg.Lambda, 0.3, 0)},
-			{Name: "beta2", Label: "β₂ (M = 2)", Values: cfg.Beta, Initial: indexOf(cfg.Beta, 0.5, 0)},
-			{Name: "lambda2", Label: "λ₂ (M = 2)", Values: cfg.Lambda, Initial: indexOf(cfg.Lambda, 0.5, 0)},
+			{Name: "beta1", Label: "β₁", Values: cfg.Beta, Initial: indexOf(cfg.Beta, 0.5)},
+			{Name: "lambda1", Label: "λ₁", Values: cfg.Lambda, Initial: indexOf(cfg.Lambda, 0.3)},
+			{Name: "beta2", Label: "β₂ (M = 2)", Values: cfg.Beta, Initial: indexOf(cfg.Beta, 0.5)},
+			{Name: "lambda2", Label: "λ₂ (M = 2)", Values: cfg.Lambda, Initial: indexOf(cfg.Lambda, 0.5)},
 			nestingControl,
 		},
 		Plots: []PanelPlot{
@@ -512,9 +506,9 @@ func PolePanel(cfg PolePanelConfig) (*GridPanel, error) {
 	}
 	return NewGridPanel(GridPanelSpec{
 		Controls: []PanelControl{
-			{Name: "mu", Label: "μ = 1/τm", Values: cfg.Mu, Labels: unitLabels(cfg.Mu, " 1/s"), Initial: indexOf(cfg.Mu, 4, 0)},
-			{Name: "rho", Label: "ρ = 1/τa", Values: cfg.Rho, Labels: unitLabels(cfg.Rho, " 1/s"), Initial: indexOf(cfg.Rho, 1, 0)},
-			{Name: "kappa", Label: "κ = ηγ", Values: cfg.Kappa, Labels: unitLabels(cfg.Kappa, " 1/s²"), Initial: indexOf(cfg.Kappa, 2, 0)},
+			{Name: "mu", Label: "μ = 1/τm", Values: cfg.Mu, Labels: unitLabels(cfg.Mu, " 1/s"), Initial: indexOf(cfg.Mu, 4)},
+			{Name: "rho", Label: "ρ = 1/τa", Values: cfg.Rho, Labels: unitLabels(cfg.Rho, " 1/s"), Initial: indexOf(cfg.Rho, 1)},
+			{Name: "kappa", Label: "κ = ηγ", Values: cfg.Kappa, Labels: unitLabels(cfg.Kappa, " 1/s²"), Initial: indexOf(cfg.Kappa, 2)},
 		},
 		Plots: []PanelPlot{
 			{Name: "splane", Title: "Appendix A.6: poles (●) and response peak ±jΩ* (●) in the s-plane",

@@ -91,11 +91,9 @@ func (m *TrainingMonitor) Finish(res *train.Result) {
 	label := m.Runs[len(m.Runs)-1].Label
 	m.Runs[len(m.Runs)-1].Epochs = res.Epochs
 	m.Redraw()
-	sel := ""
+	sel := fmt.Sprintf("best test %.1f%% (epoch %d)", 100*res.BestTestAcc, res.BestEpoch)
 	if res.TestAccAtBestVal != nil {
 		sel = fmt.Sprintf("test %.1f%% at the best validation epoch (%d)", 100**res.TestAccAtBestVal, res.BestEpoch)
-	} else {
-		sel = fmt.Sprintf("best test %.1f%% (epoch %d)", 100*res.BestTestAcc, res.BestEpoch)
 	}
 	gonbui.UpdateHTML(m.lineID, fmt.Sprintf("<code>%s: %s; %.0f s in all</code>", html.EscapeString(label), sel, res.WallSeconds))
 }
