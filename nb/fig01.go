@@ -76,13 +76,11 @@ func TargetVsKappa(c theory.Constants, fmin, fmax float64, n int) (*Figure, erro
 		return nil, err
 	}
 	kappas := theory.LogSpace(k0*1.0001, kmax, 500)
-	fs := make([]float64, len(kappas))
+	fs := nans(len(kappas))
 	for i, k := range kappas {
-		f, ok := c.TargetHz(k)
-		if !ok || f <= 0 {
-			f = math.NaN()
+		if f, ok := c.TargetHz(k); ok && f > 0 {
+			fs[i] = f
 		}
-		fs[i] = f
 	}
 	p := newPlot(fmt.Sprintf("Theorem 1 · FS module alone, continuous time\ntarget frequency against κ  (τm = %g s, τa = %g s)", c.TauM, c.TauA),
 		"κ = ηγ (1/s²)", "f*_CT (Hz)")

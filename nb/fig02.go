@@ -132,16 +132,12 @@ func CTvsDTTarget(c theory.Constants, fmax float64, n int) (*Figure, error) {
 		return nil, fmt.Errorf("fmax %g Hz is not positive and finite", fmax)
 	}
 	fs := theory.LinSpace(fmax/float64(n), fmax, n)
-	closed := make([]float64, n)
-	sweep := make([]float64, n)
-	exactF := make([]float64, n)
-	ratio := make([]float64, n)
+	closed, sweep, exactF, ratio := nans(n), nans(n), nans(n), nans(n)
 	for i, f := range fs {
 		kappa, err := c.KappaForTargetHz(f)
 		if err != nil {
 			return nil, err
 		}
-		closed[i], sweep[i], exactF[i], ratio[i] = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 		if v, ok := c.DTTargetHz(kappa); ok {
 			closed[i] = v
 		}

@@ -45,11 +45,9 @@ func poleVsTargetPanel(title, unit string, mu, rho, kmin, kmax, scale float64, l
 	} else {
 		kappas = theory.LinSpace(kmin, kmax, 600)
 	}
-	target := make([]float64, len(kappas))
-	pole := make([]float64, len(kappas))
+	target, pole := nans(len(kappas)), nans(len(kappas))
 	for i, k := range kappas {
 		ct := theory.CT{Mu: mu, Rho: rho, Kappa: k}
-		target[i], pole[i] = math.NaN(), math.NaN()
 		if w, ok := ct.Target(); ok {
 			target[i] = w * scale
 		}

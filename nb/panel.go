@@ -160,13 +160,11 @@ func (p *Panel) Curves(i, j, k int) (f, ct, dt []float64, err error) {
 // maximum over f and, with hasDT, over f*_DT = fdt (Theorem 2's peak), rounded to 0.01 dB; NaN at and
 // above Nyquist.
 func dtMagnitudeDB(c theory.Constants, fsm theory.FS, f []float64, fdt float64, hasDT bool) []float64 {
-	out := make([]float64, len(f))
-	ref := 0.0
+	out, ref := nans(len(f)), 0.0
 	if hasDT {
 		ref = fsm.Magnitude(c.RadPerSampleFromHz(fdt))
 	}
 	for i, x := range f {
-		out[i] = math.NaN()
 		if x < c.NyquistHz() {
 			out[i] = fsm.Magnitude(c.RadPerSampleFromHz(x))
 			ref = math.Max(ref, out[i])

@@ -463,9 +463,8 @@ func PolePanel(cfg PolePanelConfig) (*GridPanel, error) {
 		for i, w := range wx {
 			mag[i] = round(db(ct.Magnitude(w)/ref), 2)
 		}
-		starK, poleK := make([]float64, len(kGrid)), make([]float64, len(kGrid))
+		starK, poleK := nans(len(kGrid)), nans(len(kGrid))
 		for i, k := range kGrid {
-			starK[i], poleK[i] = math.NaN(), math.NaN()
 			if w, ok := theory.OmegaStar(mu, rho, k); ok {
 				starK[i] = w
 			}
