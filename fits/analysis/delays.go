@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -114,17 +115,11 @@ type DelayReport struct {
 // neurons pooled over seeds (see the comment above for the definitions). Runs without a TS module are an
 // error, as are runs of one group with different time bins.
 func DelayShifts(runs []*Run, opts DelayOptions) (*DelayReport, error) {
-	points := opts.Points
-	if points == 0 {
-		points = 101
-	}
+	points := cmp.Or(opts.Points, 101)
 	if points < 2 {
 		return nil, fmt.Errorf("the frequency grid needs at least 2 points, got %d", opts.Points)
 	}
-	ref := opts.Reference
-	if ref == "" {
-		ref = DelayVsIdentity
-	}
+	ref := cmp.Or(opts.Reference, DelayVsIdentity)
 	if ref != DelayVsIdentity && ref != DelayVsInit {
 		return nil, fmt.Errorf("unknown delay reference %q (valid: %s, %s)", ref, DelayVsIdentity, DelayVsInit)
 	}
@@ -144,19 +139,13 @@ func DelayShifts(runs []*Run, opts DelayOptions) (*DelayReport, error) {
 		var layerInfo []Layer
 		dt := 0.0
 		for _, r := range by[k] {
-			layers, err := r.Layers()
+			layers, err := r.layersWith(hasTS, "TS module")
 			if err != nil {
-				return nil, fmt.Errorf("run %s: %w", r.Dir, err)
-			}
-			if len(layers) == 0 || !layers[0].Neuron.Kind.HasTS() {
-				return nil, fmt.Errorf("run %s: model %s has no TS module", r.Dir, r.Config.Model)
+				return nil, err
 			}
 			if g.FrequencyHz == nil {
 				dt = layers[0].Neuron.Dt
-				fmax := opts.FMaxHz
-				if fmax == 0 {
-					fmax = 1 / (2 * dt)
-				}
+				fmax := cmp.Or(opts.FMaxHz, 1/(2*dt))
 				if fmax > 1/(2*dt) {
 					return nil, fmt.Errorf("grid upper frequency %g Hz is above the Nyquist frequency %g Hz", fmax, 1/(2*dt))
 				}

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 
@@ -239,10 +240,7 @@ type PerturbReport struct {
 // backend), and aggregates the paired changes over the runs of each group. Runs without a target
 // frequency are an error.
 func Perturb(runs []*Run, opts PerturbOptions) (*PerturbReport, error) {
-	seed := opts.Seed
-	if seed == 0 {
-		seed = 1
-	}
+	seed := cmp.Or(opts.Seed, 1)
 	keys, by := groupRuns(runs)
 	rep := &PerturbReport{ShuffleSeed: seed}
 	total, done := 3*len(runs), 0
@@ -250,14 +248,9 @@ func Perturb(runs []*Run, opts PerturbOptions) (*PerturbReport, error) {
 		g := PerturbGroup{Key: k}
 		var full, reset, shuffle, dReset, dShuffle []float64
 		for _, r := range by[k] {
-			layers, err := r.Layers()
+			layers, err := r.layersWith(hasTarget, "target frequency")
 			if err != nil {
-				return nil, fmt.Errorf("run %s: %w", r.Dir, err)
-			}
-			for _, l := range layers {
-				if l.TargetHz == nil {
-					return nil, fmt.Errorf("run %s: model %s has no target frequency", r.Dir, r.Config.Model)
-				}
+				return nil, err
 			}
 			res := PerturbResult{Dir: r.Dir, Seed: r.Config.Seed}
 			topts := train.Options{Backend: r.opts.Backend, Dataset: r.opts.Dataset, DataDir: r.opts.DataDir}

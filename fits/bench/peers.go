@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -305,10 +306,7 @@ func joinInts(v []int) string {
 // wrapping ErrPeersNotSetUp; any other failure of the script (bad arguments, a crash, unreadable output)
 // is an error naming its last line on stderr.
 func runPeers(ctx context.Context, req peerRequest, stderr io.Writer) (peerOutput, error) {
-	root := req.Root
-	if root == "" {
-		root = "."
-	}
+	root := cmp.Or(req.Root, ".")
 	python, script := filepath.Join(root, PeersPython), filepath.Join(root, peersScript)
 	for _, p := range []string{python, script} {
 		if _, err := os.Stat(p); err != nil {

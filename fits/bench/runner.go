@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 
@@ -38,10 +39,7 @@ type Options struct {
 // probability Dropout, and the readout (the sum over time by default) with the cross-entropy (Classes > 0)
 // or the sum of the last layer's spikes as the loss (Classes = 0).
 func (s Spec) Net() model.Net {
-	readout := s.Readout
-	if readout == "" {
-		readout = model.ReadoutSum
-	}
+	readout := cmp.Or(s.Readout, model.ReadoutSum)
 	net := model.Net{InputDims: []int{s.Inputs}, Classes: s.Classes, Readout: readout, Dropout: s.Dropout,
 		DropoutMode: model.DropoutStep}
 	for i, w := range s.Widths {
@@ -105,10 +103,7 @@ func (r *Runner) Chunk() int { return r.chunk }
 func (r *Runner) makeInputs() {
 	s := r.spec
 	rng := rand.New(rand.NewPCG(s.Seed, 0x1a7a))
-	scale := s.InputScale
-	if scale == 0 {
-		scale = 1
-	}
+	scale := cmp.Or(s.InputScale, 1)
 	x := make([]float32, s.Batch*s.Time*s.Inputs)
 	for i := range x {
 		if s.InputRate > 0 {

@@ -1,6 +1,7 @@
 package selftest
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -65,10 +66,7 @@ func oracleNet(kc kindCase) model.Net {
 
 // simLayer returns the layer constants of cfg as the twins of package sim take them.
 func simLayer(cfg neuron.Config) sim.Layer {
-	kf := cfg.KappaFraction
-	if kf == 0 {
-		kf = neuron.DefaultKappaFraction
-	}
+	kf := cmp.Or(cfg.KappaFraction, neuron.DefaultKappaFraction)
 	return sim.Layer{
 		TauM: cfg.TauM, TauA: cfg.TauA, Dt: cfg.Dt, Vth: cfg.Vth,
 		EtaGammaRatio: cfg.EtaGammaRatio, Order: cfg.Order, DTExact: cfg.DTExact, KappaFraction: kf,
