@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/fits-snn/fits/fits/theory"
 )
@@ -177,20 +178,18 @@ func DelayShifts(runs []*Run, opts DelayOptions) (*DelayReport, error) {
 			var tsAll, clAll [][]float64
 			var tsSeed, clSeed [][]float64 // [seed][point] layer means
 			for _, c := range seeds {
-				kept := 0
 				var tsKept, clKept [][]float64
 				for i := range c.ts {
-					if finiteAll(c.ts[i]) && finiteAll(c.cl[i]) {
-						tsKept, clKept = append(tsKept, c.ts[i]), append(clKept, c.cl[i])
-						kept++
-						if c.unstable[i] {
-							ld.Unstable++
-						}
-					} else {
+					if !finiteAll(c.ts[i]) || !finiteAll(c.cl[i]) {
 						ld.Skipped++
+						continue
+					}
+					tsKept, clKept = append(tsKept, c.ts[i]), append(clKept, c.cl[i])
+					if c.unstable[i] {
+						ld.Unstable++
 					}
 				}
-				ld.Neurons += kept
+				ld.Neurons += len(tsKept)
 				tsAll, clAll = append(tsAll, tsKept...), append(clAll, clKept...)
 				tsSeed, clSeed = append(tsSeed, columnMeans(tsKept, len(g.FrequencyHz))), append(clSeed, columnMeans(clKept, len(g.FrequencyHz)))
 			}
@@ -231,12 +230,7 @@ func neuronDelayShifts(l Layer, i int, fHz []float64, ref DelayReference) (ts, c
 }
 
 func finiteAll(v []float64) bool {
-	for _, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(v, func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) })
 }
 
 // columnMeans returns the mean over rows of each column of rows [row][column] (NaN when there is no row).

@@ -113,11 +113,7 @@ func (r *Run) Spikes(split Split, idx []int) (*Activity, error) {
 			return nil, err
 		}
 		dims := t.Shape().Dimensions
-		units := 1
-		for _, d := range dims[2:] {
-			units *= d
-		}
-		a.Hidden = append(a.Hidden, split3(v, dims[0], dims[1], units))
+		a.Hidden = append(a.Hidden, split3(v, dims[0], dims[1], size(dims[2:])))
 	}
 	return a, nil
 }

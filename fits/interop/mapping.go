@@ -2,6 +2,7 @@ package interop
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -95,15 +96,20 @@ func (r *configReader) required(key string) float64 {
 	return r.float(key, 0)
 }
 
-func (r *configReader) int(key string, def int) int {
+func (r *configReader) int(key string, def int) int { return readAs(r, key, def, "an integer") }
+
+func (r *configReader) string(key, def string) string { return readAs(r, key, def, "a string") }
+
+// readAs returns key's value when it is a T, def when the key is absent or null.
+func readAs[T any](r *configReader, key string, def T, what string) T {
 	v, ok := r.get(key)
 	if !ok {
 		return def
 	}
-	if x, ok := v.(int); ok {
+	if x, ok := v.(T); ok {
 		return x
 	}
-	r.fail("configuration key %s is %v, not an integer", key, v)
+	r.fail("configuration key %s is %v, not %s", key, v, what)
 	return def
 }
 
@@ -124,18 +130,6 @@ func (r *configReader) bool(key string, def bool) bool {
 		}
 	}
 	r.fail("configuration key %s is %v, not a boolean", key, v)
-	return def
-}
-
-func (r *configReader) string(key, def string) string {
-	v, ok := r.get(key)
-	if !ok {
-		return def
-	}
-	if x, ok := v.(string); ok {
-		return x
-	}
-	r.fail("configuration key %s is %v, not a string", key, v)
 	return def
 }
 
@@ -223,11 +217,11 @@ func mapConfig(c map[string]any, datasetFlag string) (train.Config, netKeys, err
 		return cfg, net, fmt.Errorf("the configuration names no dataset (give --dataset)")
 	case name == "psmnist" || task == "psmnist":
 		return cfg, net, fmt.Errorf("dataset psmnist (permuted sMNIST) has no counterpart in this toolkit")
-	case !ok && contains(data.Names(), name):
+	case !ok && slices.Contains(data.Names(), name):
 		ds = name
 	case !ok:
 		return cfg, net, fmt.Errorf("dataset %q is neither one of the released code's (%s) nor a dataset of this toolkit (give --dataset)",
-			name, strings.Join(sortedKeys(releasedDatasets), ", "))
+			name, strings.Join(slices.Sorted(maps.Keys(releasedDatasets)), ", "))
 	}
 	cfg.Dataset = ds
 	cfg.Readout = string(model.ReadoutSum)
@@ -349,7 +343,7 @@ func mapConfig(c map[string]any, datasetFlag string) (train.Config, netKeys, err
 	if r.err != nil {
 		return cfg, net, r.err
 	}
-	for _, k := range sortedKeys(c) {
+	for _, k := range slices.Sorted(maps.Keys(c)) {
 		if !r.used[k] {
 			return cfg, net, fmt.Errorf("configuration key %q is not one the released code writes", k)
 		}
@@ -473,7 +467,7 @@ func (m *Mapped) mapState(state map[string]*Tensor, net netKeys) error {
 	}
 	m.add(model.ReadoutScope+"/dense/weights", transpose(w), true)
 	m.add(model.ReadoutScope+"/dense/biases", b, true)
-	for _, k := range sortedKeys(state) {
+	for _, k := range slices.Sorted(maps.Keys(state)) {
 		if !used[k] {
 			return fmt.Errorf("its state dict holds the tensor %s, which a %s network of %d layers with M = %d does not have",
 				k, kind, layers, order)
