@@ -63,12 +63,7 @@ func NeuronConstantsFor(dataset string) (NeuronConstants, bool) {
 	if dataset == "SHD*" {
 		dataset = "SHD"
 	}
-	for _, c := range NeuronConstantsTable() {
-		if c.Dataset == dataset {
-			return c, true
-		}
-	}
-	return NeuronConstants{}, false
+	return find(NeuronConstantsTable(), func(c NeuronConstants) bool { return c.Dataset == dataset })
 }
 
 // LRDropout is one cell of Table A.2: the selected peak learning rate and dropout probability of a
@@ -116,10 +111,5 @@ func LRDropoutFor(dataset string, order, width int) (LRDropout, bool) {
 	if dataset == "SHD*" {
 		dataset = "SHD"
 	}
-	for _, c := range LRDropoutTable() {
-		if c.Dataset == dataset && c.Order == order && c.Width == width {
-			return c, true
-		}
-	}
-	return LRDropout{}, false
+	return find(LRDropoutTable(), func(c LRDropout) bool { return c.Dataset == dataset && c.Order == order && c.Width == width })
 }
