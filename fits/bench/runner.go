@@ -16,12 +16,10 @@ import (
 // Spec with one engine of package fits/step: the same engine, network (model.Net) and variable
 // initialization that training uses. It builds no graph of its own.
 type Runner struct {
-	spec    Spec
-	variant Variant
-	chunk   int
-	engine  step.Engine
-	scope   *mlmodel.Scope
-	batch   step.Batch
+	spec   Spec
+	chunk  int
+	engine step.Engine
+	batch  step.Batch
 
 	// Outputs of the last Iterate.
 	loss  float64
@@ -58,7 +56,7 @@ func NewRunner(backend compute.Backend, spec Spec, variant Variant, opts Options
 	if _, err := ParseVariant(string(variant)); err != nil {
 		return nil, err
 	}
-	r := &Runner{spec: spec, variant: variant}
+	r := &Runner{spec: spec}
 	switch variant {
 	case Stepwise:
 		r.chunk = 1
@@ -73,27 +71,21 @@ func NewRunner(backend compute.Backend, spec Spec, variant Variant, opts Options
 	if r.chunk < 0 || (r.chunk > 0 && spec.Time%r.chunk != 0) {
 		return nil, fmt.Errorf("bench: chunk %d does not divide T = %d", r.chunk, spec.Time)
 	}
-	r.scope = mlmodel.NewStore().RootScope()
-	if err := r.scope.Store().SetRNGStateFromSeed(int64(spec.Seed)); err != nil {
+	scope := mlmodel.NewStore().RootScope()
+	if err := scope.Store().SetRNGStateFromSeed(int64(spec.Seed)); err != nil {
 		return nil, err
 	}
 	net := spec.Net()
-	if err := step.InitVariables(backend, r.scope, net); err != nil {
+	if err := step.InitVariables(backend, scope, net); err != nil {
 		return nil, err
 	}
 	var err error
-	if r.engine, err = step.New(string(variant), backend, r.scope, net, step.Options{Chunk: r.chunk}); err != nil {
+	if r.engine, err = step.New(string(variant), backend, scope, net, step.Options{Chunk: r.chunk}); err != nil {
 		return nil, err
 	}
 	r.makeInputs()
 	return r, nil
 }
-
-// Spec returns the runner's network.
-func (r *Runner) Spec() Spec { return r.spec }
-
-// Variant returns the runner's variant.
-func (r *Runner) Variant() Variant { return r.variant }
 
 // Chunk returns the steps per call: 1 for Stepwise, K for Chunked and Scan, T for Loop, 0 for Unrolled and
 // Fused.
