@@ -18,7 +18,6 @@ const (
 	CheckpointFile = "best.pth"
 	ConfigFile     = "config.json"
 	MetricsFile    = "metrics.json"
-	SummaryFile    = "summary.json"
 )
 
 // maxJSONBytes caps config.json and metrics.json (a psMNIST config carries a 784-entry permutation).

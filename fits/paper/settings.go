@@ -10,22 +10,11 @@ const (
 	Seeds = 5
 	// OrganisationSeeds is the number of seeds of the learned-organisation analysis (Figure 2, Figure A.2).
 	OrganisationSeeds = 20
-	// Threshold is the firing threshold V_th of every benchmark.
-	Threshold = 1.0
 	// EtaGammaRatio is the adaptation current scale ratio η/γ of every dataset.
 	EtaGammaRatio = 1.0
 	// BetaHatInit and LambdaHatInit initialize the TS coordinates: β = tanh(β̂) = 0, λ = σ(λ̂) ≈ 0.047.
 	BetaHatInit   = 0.0
 	LambdaHatInit = -3.0
-	// ValSplitFraction is the fraction of the SHD training set that the SHD* protocol holds out.
-	ValSplitFraction = 0.2
-	// SpikeFeatures and SpikeBins are the SHD/SSC input representation: 700 channels binned in groups
-	// of 5, 250 bins of 4 ms over 1 s.
-	SpikeFeatures = 140
-	SpikeBins     = 250
-	// MelBands and MelFrames are the GSC input representation: 40-band log-Mel, 100 frames of 10 ms.
-	MelBands  = 40
-	MelFrames = 100
 )
 
 // DVS Gesture 128 (Appendix C.4): T = 50 bins of Δt = 20 ms, two polarities resized to 64×64, target
@@ -56,14 +45,6 @@ func NeuronConstantsTable() []NeuronConstants {
 		{"SSC", 0.04, 0.20, 0.004, 1, 50},
 		{"GSC", 0.10, 0.50, 0.010, 1, 30},
 	}
-}
-
-// NeuronConstantsFor returns the Table A.1 column of a dataset ("SHD", "SSC" or "GSC"; SHD* is SHD).
-func NeuronConstantsFor(dataset string) (NeuronConstants, bool) {
-	if dataset == "SHD*" {
-		dataset = "SHD"
-	}
-	return find(NeuronConstantsTable(), func(c NeuronConstants) bool { return c.Dataset == dataset })
 }
 
 // LRDropout is one cell of Table A.2: the selected peak learning rate and dropout probability of a
