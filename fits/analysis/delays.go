@@ -9,36 +9,14 @@ import (
 	"github.com/fits-snn/fits/fits/theory"
 )
 
-// Learned group-delay shifts Δτ(ω) (the paper's Figure 2, right: "group-delay shifts learned by the TS
-// module across random seeds", Section 5.1), computed from each neuron's learned β, λ (and f*) with the
-// closed forms of fits/theory. Group delays are −dφ/dω of the subthreshold frequency response, in
-// samples (multiply by Δt for seconds), evaluated analytically (theory.GroupDelay).
-//
-// Two systems are reported, because Algorithm 1 puts the TS module inside the FS feedback loop (the
-// carried state is the mixed voltage), so the neuron's response is not the FS response times the TS one:
-//
-//   - TS module alone, G(z) of Eqs. 8–10 (theory.TS) with the neuron's learned β_m, λ_m:
-//     Δτ_TS(ω) = τ_G(ω) − τ_ref(ω). With DelayVsIdentity the reference is the identity (M = 0, G ≡ 1,
-//     τ = 0), so Δτ_TS = τ_G: the delay the TS module adds in the paper's cascade view (Section 3.2: the
-//     delays of cascaded filters add, and TS "reshapes the group delay induced by the FS module").
-//   - The closed-loop neuron, H(z) = G(z)(z − ρ̄)/((z − μ̄G(z))(z − ρ̄) + κ̄z) (theory.ClosedLoop), with
-//     the neuron's learned f* (κ̄ from FSModule) and learned β, λ: Δτ_CL(ω) = τ_H(ω) − τ_ref(ω). With
-//     DelayVsIdentity the reference is the same neuron with the TS module removed (G ≡ 1, H = H_d, the
-//     FS module alone with the same learned κ̄), so Δτ_CL is the change of the whole neuron's delay that
-//     its TS module causes.
-//
-// With DelayVsInit both references instead keep the TS module at its initialization (β = tanh(β̂₀),
-// λ = σ(λ̂₀) in every stage, Appendix B), so Δτ is the change that training of β, λ caused, like Δf*.
-//
-// Which one the paper's figure shows: the paper does not give the formula; its caption ("group-delay
-// shifts learned by the TS module") and Section 3.2 read as the TS module alone against the identity,
-// DelayVsIdentity's Δτ_TS. The closed-loop shift is what the implemented neuron (Algorithm 1) does; the
-// two differ wherever the FS loop gain is large (near the target frequency).
-//
-// The closed loop is not guaranteed stable for every learned (β, λ) (see fits/neuron's package
-// documentation); its group delay is then still the frequency response's, but not a delay of a decaying
-// response. LayerDelays.Unstable counts those neurons (theory.ClosedLoop.Stable); they stay in the
-// curves.
+// Learned group-delay shifts Δτ(ω) (the paper's Figure 2, right), in samples, from each neuron's learned
+// β, λ (and f*) with the closed forms of fits/theory (theory.GroupDelay), of two systems: the TS module
+// alone, G(z) of Eqs. 8–10 (theory.TS), and the closed-loop neuron H(z) of Algorithm 1, whose TS module
+// sits inside the FS loop (theory.ClosedLoop). DelayVsIdentity measures the TS module against the
+// identity and the closed loop against the FS module alone; DelayVsInit measures both against the same
+// system with the TS module at its initialization. Unstable closed loops stay in the curves
+// (LayerDelays.Unstable counts them). docs/analysis.md ("Group-delay shifts") gives the definitions and
+// which one the paper's figure shows.
 
 // DelayReference selects what Δτ is measured against (see above).
 type DelayReference string
@@ -113,8 +91,8 @@ type DelayReport struct {
 
 // DelayShifts returns, for each group of FS+TS runs and each layer, the learned group-delay shifts of
 // the TS module alone and of the closed-loop neuron on a frequency grid, summarized over the layer's
-// neurons pooled over seeds (see the comment above for the definitions). Runs without a TS module are an
-// error, as are runs of one group with different time bins.
+// neurons pooled over seeds (see above and docs/analysis.md for the definitions). Runs without a TS module
+// are an error, as are runs of one group with different time bins.
 func DelayShifts(runs []*Run, opts DelayOptions) (*DelayReport, error) {
 	points := cmp.Or(opts.Points, 101)
 	if points < 2 {
