@@ -209,9 +209,9 @@ func (r peerRequest) args() []string {
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}
-	a := []string{"--cells=" + joinCells(r.Cells), "--on-n=" + joinInts(r.ONNeurons), "--threads=" + strconv.Itoa(threads)}
+	a := []string{"--cells=" + join(r.Cells, PeerCell.arg), "--on-n=" + join(r.ONNeurons, strconv.Itoa), "--threads=" + strconv.Itoa(threads)}
 	if r.ONOrders != nil {
-		a = append(a, "--on-m="+joinInts(r.ONOrders))
+		a = append(a, "--on-m="+join(r.ONOrders, strconv.Itoa))
 	}
 	if r.NoONLIF {
 		a = append(a, "--on-lif=false")
@@ -223,7 +223,7 @@ func (r peerRequest) args() []string {
 	case r.WholeAll:
 		a = append(a, "--whole-cells=all")
 	case r.WholeCells != nil:
-		a = append(a, "--whole-cells="+joinCells(r.WholeCells))
+		a = append(a, "--whole-cells="+join(r.WholeCells, PeerCell.arg))
 	}
 	if r.Dropout != nil {
 		a = append(a, "--dropout="+strconv.FormatFloat(*r.Dropout, 'g', -1, 64))
@@ -254,13 +254,17 @@ func (r peerRequest) args() []string {
 	return a
 }
 
-func joinCells(cells []PeerCell) string {
-	s := make([]string, len(cells))
-	for i, c := range cells {
-		s[i] = fmt.Sprintf("%d:%d", c.Width, c.M)
+// join formats each of v with f, comma-separated.
+func join[T any](v []T, f func(T) string) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = f(x)
 	}
 	return strings.Join(s, ",")
 }
+
+// arg is the cell as bench.py's --cells and --whole-cells take it, W:M.
+func (c PeerCell) arg() string { return fmt.Sprintf("%d:%d", c.Width, c.M) }
 
 // ParsePeerWhole parses the kernel cells of torch-compile-whole (RunOptions.WholeCells, fits bench
 // --peer-whole): W:M pairs, comma-separated; "all" for every cell; "" or "none" for none.
@@ -290,14 +294,6 @@ func ParsePeerWhole(s string) (cells []PeerCell, all bool, err error) {
 		cells = append(cells, PeerCell{wi, mi})
 	}
 	return cells, false, nil
-}
-
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
 }
 
 // runPeers runs peers/bench.py for req with the interpreter of .venv-peers under req.Root, passes its

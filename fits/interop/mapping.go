@@ -133,9 +133,17 @@ func (r *configReader) bool(key string, def bool) bool {
 	return def
 }
 
-// want fails unless key (default def) has the value the toolkit supports.
+// wantFloat and wantInt fail unless key (default def) has the value the toolkit supports.
 func (r *configReader) wantFloat(key string, def, supported float64, why string) {
-	if v := r.float(key, def); v != supported {
+	want(r, key, r.float(key, def), supported, why)
+}
+
+func (r *configReader) wantInt(key string, def, supported int, why string) {
+	want(r, key, r.int(key, def), supported, why)
+}
+
+func want[T comparable](r *configReader, key string, v, supported T, why string) {
+	if v != supported {
 		r.fail("configuration key %s = %v is not supported: %s", key, v, why)
 	}
 }
@@ -235,9 +243,7 @@ func mapConfig(c map[string]any, datasetFlag string) (train.Config, netKeys, err
 	case mode == "valid_split":
 		cfg.Protocol = train.ValSplit
 		r.wantFloat("valid_frac", 0.2, 0.2, "this toolkit's SHD* split holds out 20%")
-		if s := r.int("valid_split_seed", 0); s != 0 {
-			r.fail("configuration key valid_split_seed = %d is not supported: this toolkit's SHD* split uses seed 0", s)
-		}
+		r.wantInt("valid_split_seed", 0, 0, "this toolkit's SHD* split uses seed 0")
 	case mode == "" || mode == "test_only":
 		cfg.Protocol = train.BestTest
 	default:
@@ -246,23 +252,15 @@ func mapConfig(c map[string]any, datasetFlag string) (train.Config, netKeys, err
 	r.float("valid_frac", 0.2)
 	r.int("valid_split_seed", 0)
 	if ds == "shd" || ds == "ssc" {
-		if t := r.int("time_window", 250); t != 250 {
-			r.fail("configuration key time_window = %d is not supported: this toolkit bins %s into 250 steps", t, ds)
-		}
-		if f := r.int("in_features", 140); f != 140 {
-			r.fail("configuration key in_features = %d is not supported: this toolkit bins %s into 140 channels", f, ds)
-		}
+		r.wantInt("time_window", 250, 250, "this toolkit bins "+ds+" into 250 steps")
+		r.wantInt("in_features", 140, 140, "this toolkit bins "+ds+" into 140 channels")
 	} else {
 		r.int("time_window", 0)
 		net.features = r.int("in_features", 0)
 	}
 	if ds == "gsc" {
-		if n := r.int("mel_max_len", 100); n != 100 {
-			r.fail("configuration key mel_max_len = %d is not supported: this toolkit's GSC front end keeps 100 frames", n)
-		}
-		if sr := r.int("audio_sr", 16000); sr != 16000 {
-			r.fail("configuration key audio_sr = %d is not supported: this toolkit reads GSC at 16 kHz", sr)
-		}
+		r.wantInt("mel_max_len", 100, 100, "this toolkit's GSC front end keeps 100 frames")
+		r.wantInt("audio_sr", 16000, 16000, "this toolkit reads GSC at 16 kHz")
 	}
 
 	// The network.
