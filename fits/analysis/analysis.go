@@ -133,10 +133,3 @@ func (r *Run) Set(split Split) (*data.Set, error) {
 	}
 	return s, nil
 }
-
-func (r *Run) backend() (compute.Backend, error) {
-	if r.opts.Backend == nil {
-		return nil, errors.New("analysis: no backend given (Options.Backend)")
-	}
-	return r.opts.Backend, nil
-}

@@ -210,46 +210,33 @@ func (r peerRequest) args() []string {
 		threads = runtime.NumCPU()
 	}
 	a := []string{"--cells=" + join(r.Cells, PeerCell.arg), "--on-n=" + join(r.ONNeurons, strconv.Itoa), "--threads=" + strconv.Itoa(threads)}
-	if r.ONOrders != nil {
-		a = append(a, "--on-m="+join(r.ONOrders, strconv.Itoa))
-	}
-	if r.NoONLIF {
-		a = append(a, "--on-lif=false")
-	}
-	if len(r.Variants) > 0 {
-		a = append(a, "--variants="+strings.Join(r.Variants, ","))
-	}
-	switch {
-	case r.WholeAll:
-		a = append(a, "--whole-cells=all")
-	case r.WholeCells != nil:
-		a = append(a, "--whole-cells="+join(r.WholeCells, PeerCell.arg))
-	}
+	dropout := ""
 	if r.Dropout != nil {
-		a = append(a, "--dropout="+strconv.FormatFloat(*r.Dropout, 'g', -1, 64))
-	}
-	if r.Readout != "" {
-		a = append(a, "--readout="+r.Readout)
-	}
-	if r.Iters > 0 {
-		a = append(a, "--iters="+strconv.Itoa(r.Iters))
-	}
-	if r.Warmup >= 0 {
-		a = append(a, "--warmup="+strconv.Itoa(r.Warmup))
+		dropout = strconv.FormatFloat(*r.Dropout, 'g', -1, 64)
 	}
 	for _, f := range []struct {
-		name string
-		v    int
-	}{{"batch", r.Batch}, {"time", r.Time}, {"inputs", r.Inputs}, {"seed", r.Seed}} {
-		if f.v > 0 {
-			a = append(a, fmt.Sprintf("--%s=%d", f.name, f.v))
+		set  bool
+		flag string
+	}{
+		{r.ONOrders != nil, "--on-m=" + join(r.ONOrders, strconv.Itoa)},
+		{r.NoONLIF, "--on-lif=false"},
+		{len(r.Variants) > 0, "--variants=" + strings.Join(r.Variants, ",")},
+		{r.WholeAll, "--whole-cells=all"},
+		{!r.WholeAll && r.WholeCells != nil, "--whole-cells=" + join(r.WholeCells, PeerCell.arg)},
+		{r.Dropout != nil, "--dropout=" + dropout},
+		{r.Readout != "", "--readout=" + r.Readout},
+		{r.Iters > 0, "--iters=" + strconv.Itoa(r.Iters)},
+		{r.Warmup >= 0, "--warmup=" + strconv.Itoa(r.Warmup)},
+		{r.Batch > 0, "--batch=" + strconv.Itoa(r.Batch)},
+		{r.Time > 0, "--time=" + strconv.Itoa(r.Time)},
+		{r.Inputs > 0, "--inputs=" + strconv.Itoa(r.Inputs)},
+		{r.Seed > 0, "--seed=" + strconv.Itoa(r.Seed)},
+		{r.Classes >= 0, "--classes=" + strconv.Itoa(r.Classes)},
+		{r.Shared, "--isolate=false"},
+	} {
+		if f.set {
+			a = append(a, f.flag)
 		}
-	}
-	if r.Classes >= 0 {
-		a = append(a, "--classes="+strconv.Itoa(r.Classes))
-	}
-	if r.Shared {
-		a = append(a, "--isolate=false")
 	}
 	return a
 }
