@@ -367,21 +367,34 @@ const (
 func (m *Mapped) mapState(state map[string]*Tensor, net netKeys) error {
 	layers := net.layers
 	used := map[string]bool{}
-	take := func(name string, shape ...int) (*Tensor, error) {
+	var err error
+	// take returns the tensor name, checking its shape and values; after the first problem, kept in err, it
+	// returns zeros of the shape.
+	take := func(name string, shape ...int) *Tensor {
 		t, ok := state[name]
-		if !ok {
-			return nil, fmt.Errorf("its state dict has no tensor %s", name)
-		}
-		used[name] = true
-		if !slices.Equal(t.Shape, shape) {
-			return nil, fmt.Errorf("tensor %s has shape %v, want %v", name, t.Shape, shape)
-		}
-		for i, v := range t.Data {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return nil, fmt.Errorf("tensor %s holds a value that is not finite (element %d)", name, i)
+		switch {
+		case err != nil:
+		case !ok:
+			err = fmt.Errorf("its state dict has no tensor %s", name)
+		case !slices.Equal(t.Shape, shape):
+			err = fmt.Errorf("tensor %s has shape %v, want %v", name, t.Shape, shape)
+		default:
+			used[name] = true
+			for i, v := range t.Data {
+				if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+					err = fmt.Errorf("tensor %s holds a value that is not finite (element %d)", name, i)
+					break
+				}
 			}
 		}
-		return t, nil
+		if err != nil {
+			n := 1
+			for _, d := range shape {
+				n *= d
+			}
+			return &Tensor{Shape: shape, Data: make([]float32, n)}
+		}
+		return t
 	}
 	cfg := m.Config
 	w0, ok := state[fmt.Sprintf(stateWeight, 0)]
@@ -403,68 +416,37 @@ func (m *Mapped) mapState(state map[string]*Tensor, net netKeys) error {
 	in := m.Features
 	for i := range layers {
 		scope := fmt.Sprintf("hidden_%d/", i)
-		w, err := take(fmt.Sprintf(stateWeight, i), width, in)
-		if err != nil {
-			return err
-		}
-		b, err := take(fmt.Sprintf(stateBias, i), width)
-		if err != nil {
-			return err
-		}
-		m.add(scope+"dense/weights", transpose(w), true)
-		m.add(scope+"dense/biases", b, true)
+		m.add(scope+"dense/weights", transpose(take(fmt.Sprintf(stateWeight, i), width, in)), true)
+		m.add(scope+"dense/biases", take(fmt.Sprintf(stateBias, i), width), true)
 		switch kind {
 		case neuron.FS, neuron.FSTS, neuron.FSFrozen:
-			f, err := take(fmt.Sprintf(stateFRaw, i), width)
-			if err != nil {
-				return err
-			}
-			m.add(scope+"neuron/"+neuron.VarLogTargetHz, f, kind != neuron.FSFrozen)
+			m.add(scope+"neuron/"+neuron.VarLogTargetHz, take(fmt.Sprintf(stateFRaw, i), width), kind != neuron.FSFrozen)
 		case neuron.LIF, neuron.AdaptLIF:
-			k, err := take(fmt.Sprintf(stateKappa, i), width)
-			if err != nil {
-				return err
-			}
-			if err := checkFixedKappa(k, kind, cfg); err != nil {
-				return fmt.Errorf("tensor %s: %v", fmt.Sprintf(stateKappa, i), err)
+			if k := take(fmt.Sprintf(stateKappa, i), width); err == nil {
+				if e := checkFixedKappa(k, kind, cfg); e != nil {
+					err = fmt.Errorf("tensor %s: %v", fmt.Sprintf(stateKappa, i), e)
+				}
 			}
 		}
 		if order > 0 {
-			beta, err := take(fmt.Sprintf(stateBeta, i), order, width)
-			if err != nil {
-				return err
-			}
-			m.add(scope+"neuron/"+neuron.VarBetaHat, beta, true)
+			m.add(scope+"neuron/"+neuron.VarBetaHat, take(fmt.Sprintf(stateBeta, i), order, width), true)
 			lam := &Tensor{Shape: []int{order, width}}
 			if order <= 2 {
 				for _, name := range []string{stateLam1, stateLam2}[:order] {
-					t, err := take(fmt.Sprintf(name, i), width)
-					if err != nil {
-						return err
-					}
-					lam.Data = append(lam.Data, t.Data...)
+					lam.Data = append(lam.Data, take(fmt.Sprintf(name, i), width).Data...)
 				}
 			} else {
-				t, err := take(fmt.Sprintf(stateLamAll, i), order, width)
-				if err != nil {
-					return err
-				}
-				lam.Data = t.Data
+				lam.Data = take(fmt.Sprintf(stateLamAll, i), order, width).Data
 			}
 			m.add(scope+"neuron/"+neuron.VarLambdaHat, lam, true)
 		}
 		in = width
 	}
-	w, err := take(stateOutWeight, m.Classes, width)
+	m.add(model.ReadoutScope+"/dense/weights", transpose(take(stateOutWeight, m.Classes, width)), true)
+	m.add(model.ReadoutScope+"/dense/biases", take(stateOutBias, m.Classes), true)
 	if err != nil {
 		return err
 	}
-	b, err := take(stateOutBias, m.Classes)
-	if err != nil {
-		return err
-	}
-	m.add(model.ReadoutScope+"/dense/weights", transpose(w), true)
-	m.add(model.ReadoutScope+"/dense/biases", b, true)
 	for _, k := range slices.Sorted(maps.Keys(state)) {
 		if !used[k] {
 			return fmt.Errorf("its state dict holds the tensor %s, which a %s network of %d layers with M = %d does not have",
