@@ -213,11 +213,3 @@ func TestScoreString(t *testing.T) {
 		}
 	}
 }
-
-// NeuronConstantsFor returns the Table A.1 column of a dataset ("SHD", "SSC" or "GSC"; SHD* is SHD).
-func NeuronConstantsFor(dataset string) (NeuronConstants, bool) {
-	if dataset == "SHD*" {
-		dataset = "SHD"
-	}
-	return find(NeuronConstantsTable(), func(c NeuronConstants) bool { return c.Dataset == dataset })
-}

@@ -47,6 +47,14 @@ func NeuronConstantsTable() []NeuronConstants {
 	}
 }
 
+// NeuronConstantsFor returns the Table A.1 column of a dataset ("SHD", "SSC" or "GSC"; SHD* is SHD).
+func NeuronConstantsFor(dataset string) (NeuronConstants, bool) {
+	if dataset == "SHD*" {
+		dataset = "SHD"
+	}
+	return find(NeuronConstantsTable(), func(c NeuronConstants) bool { return c.Dataset == dataset })
+}
+
 // LRDropout is one cell of Table A.2: the selected peak learning rate and dropout probability of a
 // dataset, TS cascade order M (0: FS only) and hidden width W.
 type LRDropout struct {
