@@ -812,3 +812,14 @@ func TestStats(t *testing.T) {
 		t.Errorf("histogram of equal values %+v", h)
 	}
 }
+
+// Edges returns the Bins+1 bin edges, from Lo to Hi.
+func (h *Histogram) Edges() []float64 {
+	n := len(h.Counts)
+	e := make([]float64, n+1)
+	for i := range e {
+		e[i] = h.Lo + (h.Hi-h.Lo)*float64(i)/float64(n)
+	}
+	e[n] = h.Hi
+	return e
+}

@@ -124,26 +124,12 @@ func (r *Run) Set(split Split) (*data.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	var s *data.Set
-	switch split {
-	case SplitTrain:
-		s = tr
-	case SplitVal:
-		s = val
-	case SplitTest:
-		s = test
-	default:
+	s, ok := map[Split]*data.Set{SplitTrain: tr, SplitVal: val, SplitTest: test}[split]
+	if !ok {
 		return nil, fmt.Errorf("unknown split %q (valid: %s, %s, %s)", split, SplitTrain, SplitVal, SplitTest)
 	}
 	if s == nil {
 		return nil, fmt.Errorf("protocol %s has no %s split", r.Config.Protocol, split)
 	}
 	return s, nil
-}
-
-func (r *Run) backend() (compute.Backend, error) {
-	if r.opts.Backend == nil {
-		return nil, errors.New("analysis: no backend given (Options.Backend)")
-	}
-	return r.opts.Backend, nil
 }

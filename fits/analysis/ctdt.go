@@ -8,25 +8,11 @@ import (
 )
 
 // CT–DT fidelity of a trained model's learned target frequencies (the paper's Figure 3 scatter and
-// Table 5, Section 5.3). For every neuron (parameter set) with learned target f* (Layer.TargetHz) and
-// its FS module H_d (FSModule: κ̄ as the graph computes it):
-//
-//   - f*_CT = Ω*/(2π), the learned continuous-time target (Theorem 1), the trained coordinate of the
-//     paper's parameterization; for a DT-exact layer (neuron.Config.DTExact) the CT target of its κ;
-//   - f*_DT, the realized discrete-time target: the global maximizer of |H_d(e^{jω})| over (0, π), found
-//     numerically by theory.SweepPeak without any closed form — a dense grid (8192 uniform points over
-//     [0, π], i.e. 3.8·10⁻⁴ rad/sample or 0.0153 Hz at Δt = 4 ms, merged with 1024 log-spaced points
-//     over [10⁻⁶, 0.1] rad/sample for narrow low-frequency peaks), then the best grid cell refined by
-//     bisection on the sign of the analytic slope d ln|H_d|/dω down to float64 resolution;
-//   - f̂*_DT, the closed-form realized target of Theorem 2 (theory.FS.Target);
-//   - for a DT-exact layer, the learned coordinate itself, which is the realized DT target by
-//     construction (the beyond-the-paper third row, zero gap up to the sweep's resolution);
-//   - for FS+TS neurons, beyond the paper, the peak of the closed-loop neuron H(z) (theory.ClosedLoop,
-//     found by the same sweep): where the whole neuron's magnitude response peaks once its TS module sits
-//     in the FS loop.
-//
-// Errors are absolute differences in Hz; neurons without a realized target (f* clamped to 0, or a
-// maximum at ω = 0) are counted apart and left out of the errors.
+// Table 5, Section 5.3): for every neuron, its learned CT target f*_CT (Theorem 1), its realized DT target
+// f*_DT (the global maximizer of |H_d(e^{jω})| over (0, π), found numerically by theory.SweepPeak), the
+// closed form f̂*_DT of Theorem 2 and, beyond the paper, the learned target of a DT-exact layer and the
+// closed-loop peak of FS+TS neurons. Errors are absolute differences in Hz; neurons without a realized
+// target are counted apart. docs/analysis.md ("CT–DT fidelity") gives each quantity and the sweep.
 
 // Comparisons of CTDTRow.
 const (

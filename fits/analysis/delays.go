@@ -1,42 +1,22 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/fits-snn/fits/fits/theory"
 )
 
-// Learned group-delay shifts Δτ(ω) (the paper's Figure 2, right: "group-delay shifts learned by the TS
-// module across random seeds", Section 5.1), computed from each neuron's learned β, λ (and f*) with the
-// closed forms of fits/theory. Group delays are −dφ/dω of the subthreshold frequency response, in
-// samples (multiply by Δt for seconds), evaluated analytically (theory.GroupDelay).
-//
-// Two systems are reported, because Algorithm 1 puts the TS module inside the FS feedback loop (the
-// carried state is the mixed voltage), so the neuron's response is not the FS response times the TS one:
-//
-//   - TS module alone, G(z) of Eqs. 8–10 (theory.TS) with the neuron's learned β_m, λ_m:
-//     Δτ_TS(ω) = τ_G(ω) − τ_ref(ω). With DelayVsIdentity the reference is the identity (M = 0, G ≡ 1,
-//     τ = 0), so Δτ_TS = τ_G: the delay the TS module adds in the paper's cascade view (Section 3.2: the
-//     delays of cascaded filters add, and TS "reshapes the group delay induced by the FS module").
-//   - The closed-loop neuron, H(z) = G(z)(z − ρ̄)/((z − μ̄G(z))(z − ρ̄) + κ̄z) (theory.ClosedLoop), with
-//     the neuron's learned f* (κ̄ from FSModule) and learned β, λ: Δτ_CL(ω) = τ_H(ω) − τ_ref(ω). With
-//     DelayVsIdentity the reference is the same neuron with the TS module removed (G ≡ 1, H = H_d, the
-//     FS module alone with the same learned κ̄), so Δτ_CL is the change of the whole neuron's delay that
-//     its TS module causes.
-//
-// With DelayVsInit both references instead keep the TS module at its initialization (β = tanh(β̂₀),
-// λ = σ(λ̂₀) in every stage, Appendix B), so Δτ is the change that training of β, λ caused, like Δf*.
-//
-// Which one the paper's figure shows: the paper does not give the formula; its caption ("group-delay
-// shifts learned by the TS module") and Section 3.2 read as the TS module alone against the identity,
-// DelayVsIdentity's Δτ_TS. The closed-loop shift is what the implemented neuron (Algorithm 1) does; the
-// two differ wherever the FS loop gain is large (near the target frequency).
-//
-// The closed loop is not guaranteed stable for every learned (β, λ) (see fits/neuron's package
-// documentation); its group delay is then still the frequency response's, but not a delay of a decaying
-// response. LayerDelays.Unstable counts those neurons (theory.ClosedLoop.Stable); they stay in the
-// curves.
+// Learned group-delay shifts Δτ(ω) (the paper's Figure 2, right), in samples, from each neuron's learned
+// β, λ (and f*) with the closed forms of fits/theory (theory.GroupDelay), of two systems: the TS module
+// alone, G(z) of Eqs. 8–10 (theory.TS), and the closed-loop neuron H(z) of Algorithm 1, whose TS module
+// sits inside the FS loop (theory.ClosedLoop). DelayVsIdentity measures the TS module against the
+// identity and the closed loop against the FS module alone; DelayVsInit measures both against the same
+// system with the TS module at its initialization. Unstable closed loops stay in the curves
+// (LayerDelays.Unstable counts them). docs/analysis.md ("Group-delay shifts") gives the definitions and
+// which one the paper's figure shows.
 
 // DelayReference selects what Δτ is measured against (see above).
 type DelayReference string
@@ -111,20 +91,14 @@ type DelayReport struct {
 
 // DelayShifts returns, for each group of FS+TS runs and each layer, the learned group-delay shifts of
 // the TS module alone and of the closed-loop neuron on a frequency grid, summarized over the layer's
-// neurons pooled over seeds (see the comment above for the definitions). Runs without a TS module are an
-// error, as are runs of one group with different time bins.
+// neurons pooled over seeds (see above and docs/analysis.md for the definitions). Runs without a TS module
+// are an error, as are runs of one group with different time bins.
 func DelayShifts(runs []*Run, opts DelayOptions) (*DelayReport, error) {
-	points := opts.Points
-	if points == 0 {
-		points = 101
-	}
+	points := cmp.Or(opts.Points, 101)
 	if points < 2 {
 		return nil, fmt.Errorf("the frequency grid needs at least 2 points, got %d", opts.Points)
 	}
-	ref := opts.Reference
-	if ref == "" {
-		ref = DelayVsIdentity
-	}
+	ref := cmp.Or(opts.Reference, DelayVsIdentity)
 	if ref != DelayVsIdentity && ref != DelayVsInit {
 		return nil, fmt.Errorf("unknown delay reference %q (valid: %s, %s)", ref, DelayVsIdentity, DelayVsInit)
 	}
@@ -144,19 +118,13 @@ func DelayShifts(runs []*Run, opts DelayOptions) (*DelayReport, error) {
 		var layerInfo []Layer
 		dt := 0.0
 		for _, r := range by[k] {
-			layers, err := r.Layers()
+			layers, err := r.layersWith(hasTS, "TS module")
 			if err != nil {
-				return nil, fmt.Errorf("run %s: %w", r.Dir, err)
-			}
-			if len(layers) == 0 || !layers[0].Neuron.Kind.HasTS() {
-				return nil, fmt.Errorf("run %s: model %s has no TS module", r.Dir, r.Config.Model)
+				return nil, err
 			}
 			if g.FrequencyHz == nil {
 				dt = layers[0].Neuron.Dt
-				fmax := opts.FMaxHz
-				if fmax == 0 {
-					fmax = 1 / (2 * dt)
-				}
+				fmax := cmp.Or(opts.FMaxHz, 1/(2*dt))
 				if fmax > 1/(2*dt) {
 					return nil, fmt.Errorf("grid upper frequency %g Hz is above the Nyquist frequency %g Hz", fmax, 1/(2*dt))
 				}
@@ -188,20 +156,18 @@ func DelayShifts(runs []*Run, opts DelayOptions) (*DelayReport, error) {
 			var tsAll, clAll [][]float64
 			var tsSeed, clSeed [][]float64 // [seed][point] layer means
 			for _, c := range seeds {
-				kept := 0
 				var tsKept, clKept [][]float64
 				for i := range c.ts {
-					if finiteAll(c.ts[i]) && finiteAll(c.cl[i]) {
-						tsKept, clKept = append(tsKept, c.ts[i]), append(clKept, c.cl[i])
-						kept++
-						if c.unstable[i] {
-							ld.Unstable++
-						}
-					} else {
+					if !finiteAll(c.ts[i]) || !finiteAll(c.cl[i]) {
 						ld.Skipped++
+						continue
+					}
+					tsKept, clKept = append(tsKept, c.ts[i]), append(clKept, c.cl[i])
+					if c.unstable[i] {
+						ld.Unstable++
 					}
 				}
-				ld.Neurons += kept
+				ld.Neurons += len(tsKept)
 				tsAll, clAll = append(tsAll, tsKept...), append(clAll, clKept...)
 				tsSeed, clSeed = append(tsSeed, columnMeans(tsKept, len(g.FrequencyHz))), append(clSeed, columnMeans(clKept, len(g.FrequencyHz)))
 			}
@@ -242,12 +208,7 @@ func neuronDelayShifts(l Layer, i int, fHz []float64, ref DelayReference) (ts, c
 }
 
 func finiteAll(v []float64) bool {
-	for _, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(v, func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) })
 }
 
 // columnMeans returns the mean over rows of each column of rows [row][column] (NaN when there is no row).

@@ -11,48 +11,11 @@ import (
 
 // Theoretical inference energy (the paper's Table 4, Section 5.2): operation counts of one example's
 // forward pass (T time steps) weighted by the 45 nm CMOS costs of Horowitz (2014) that the paper uses,
-// E_AC = 0.9 pJ per accumulate (32-bit float add) and E_MAC = 4.6 pJ per multiply-accumulate (32-bit
-// float multiply 3.7 pJ + add 0.9 pJ). They are operation-level estimates, not measured hardware energy.
-//
-// Counting rules, per example:
-//
-// Linear (synaptic) layers, E_layer:
-//   - A dense layer whose input is spikes (a hidden layer's spikes, or an event-count input such as
-//     SHD, SSC, the synthetic task or DVS frames) is event-driven: every input event adds one weight to
-//     each of its fan-out targets, so ACs = Σ_t Σ_i x_i[t] · fan-out = r_in · n_in · n_out · T, with r_in
-//     the mean input value per unit per time step (spikes per neuron per bin for hidden layers; events
-//     per channel per bin for count inputs, a count of k being k events).
-//   - A dense layer whose input is not spikes (real-valued features such as GSC's log-Mel energies or
-//     sMNIST pixels) is a dense matrix product: MACs = n_in · n_out · T. An input counts as spikes when
-//     every value of the split is a non-negative integer.
-//   - A convolution on spikes: every input event reaches K²·C_out outputs ("same" padding; the few
-//     targets that fall outside the border at the edges are counted too, an upper bound), so ACs =
-//     r_in · H·W·C_in · K²·C_out · T; on non-spiking input, MACs = H·W·C_out · K²·C_in · T. The mean
-//     pooling that follows adds each convolution output into its window once, H·W·C_out ACs per step
-//     (the 1/P² scale folds into the convolution weights); it is not event-driven (the convolution
-//     outputs are real-valued).
-//   - The readout is a linear layer on the last hidden layer's spikes (counted as above; the mean
-//     readout's time average, Σ_t z[t]/T, folds into the weights). Biases are not counted: a constant
-//     input current per neuron can be absorbed into the neuron's update.
-//
-// Neuron-internal updates, E_neuron, per spiking unit per time step, following the update as Algorithm 1
-// (Appendix A.5) writes it, every multiplication counted as one MAC and every addition or subtraction as
-// one AC (the threshold comparison is not counted; the soft reset V[k+1] = Ṽ_M[k+1] − S[k+1]·V_th is
-// evaluated every step, one multiplication and one subtraction):
-//   - LIF: V0 = μ̄·V + I (1 MAC, 1 AC), reset (1 MAC, 1 AC): 2 MAC + 2 AC.
-//   - Adaptive LIF and FS (Eq. 6): V0 = μ̄·V − ηΔt·a + I (2 MAC, 2 AC), a = ρ̄·a + γΔt·V0 (2 MAC, 1 AC),
-//     reset (1 MAC, 1 AC): 5 MAC + 4 AC. The adaptive LIF runs the same update as FS (its η, γ are
-//     variables that happen to stay at zero), so it costs the same.
-//   - TS, per stage m: the all-pass recurrence of Eq. 9 in the direct form of the first-order all-pass
-//     filter A(z) = (z⁻¹ − β)/(1 − βz⁻¹) (Eq. 8), V_m[k+1] = β·V_m[k] − β·V_{m−1}[k+1] + V_{m−1}[k]
-//     (2 MAC, 2 AC), and the mixing of Eq. 10, Ṽ_m = (1 − λ)·Ṽ_{m−1} + λ·V_m (2 MAC, 1 AC; 1 − λ is a
-//     per-neuron constant): 4 MAC + 3 AC per stage, so FS+TS costs (5 + 4M) MAC + (4 + 3M) AC.
-//
-// At the paper's SSC setting (two hidden layers of W = 512, T = 250 steps) these rules give the
-// neuron-internal energies 2.8 µJ (LIF), 6.8 µJ (FS), 12.2 µJ (FS+TS M = 1) and 17.6 µJ (M = 2) of
-// Table 4 exactly; the paper's adaptive row (4.5 µJ) is lower than these rules give (6.8 µJ, the FS
-// update): the paper does not state its rule for that baseline. E_layer depends on the firing rates and
-// the input's event rate, which the paper does not list.
+// E_AC = 0.9 pJ per accumulate and E_MAC = 4.6 pJ per multiply-accumulate: operation-level estimates, not
+// measured hardware energy. A linear layer (dense, or convolution with its mean pooling; the readout too)
+// on spiking input is event-driven, r_in · n_in · fan-out · T ACs; on real-valued input it is a dense
+// product, in MACs; biases are not counted. Neuron updates are counted by NeuronOps. docs/analysis.md
+// ("Theoretical energy") gives the counting rules, their derivation and their check against Table 4.
 //
 // Firing rates are those of the selected checkpoint on the validation split (the protocol's selection
 // split: validation, or test where the protocol has none): the rates train records for the selected

@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/theory"
@@ -76,6 +77,23 @@ func (r *Run) Layers() ([]Layer, error) {
 	}
 	return out, nil
 }
+
+// layersWith returns the run's layers (Layers); it is an error, naming what, when the run has none or has
+// fails for one of them.
+func (r *Run) layersWith(has func(Layer) bool, what string) ([]Layer, error) {
+	layers, err := r.Layers()
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", r.Dir, err)
+	}
+	if len(layers) == 0 || slices.ContainsFunc(layers, func(l Layer) bool { return !has(l) }) {
+		return nil, fmt.Errorf("run %s: model %s has no %s", r.Dir, r.Config.Model, what)
+	}
+	return layers, nil
+}
+
+// hasTS and hasTarget report a layer with the TS module and one with a target frequency.
+func hasTS(l Layer) bool     { return l.Beta != nil }
+func hasTarget(l Layer) bool { return l.TargetHz != nil }
 
 // InitialTargetsHz returns the target frequencies f* in Hz with which neuron.Layer initializes n
 // neurons of configuration cfg: log-spaced over [cfg.FMinHz, cfg.FMaxHz] in neuron order, clamped to

@@ -59,13 +59,7 @@ type Layout struct {
 // Spiking returns the blocks with spiking neurons (all but the readout), in order: the hidden layers
 // whose spikes Spikes returns and whose firing rates train.Result reports.
 func (l *Layout) Spiking() []Block {
-	var out []Block
-	for _, b := range l.Blocks {
-		if b.Neuron != nil {
-			out = append(out, b)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(l.Blocks), func(b Block) bool { return b.Neuron == nil })
 }
 
 // Layout returns the architecture of the run's network: the blocks of the model.Net that

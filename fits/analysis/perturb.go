@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 
@@ -60,28 +61,9 @@ func InitialTargetValues(cfg neuron.Config, n int) ([]float64, error) {
 // converted to the variable's dtype as neuron.Layer converts them), keeping its shape. Layers without a
 // target frequency are an error.
 func ResetTargets(scope *model.Scope, layers []Layer) error {
-	for _, l := range layers {
-		v, err := targetVariable(scope, l)
-		if err != nil {
-			return err
-		}
-		t, err := v.Value()
-		if err != nil {
-			return fmt.Errorf("layer %s: %w", l.Name, err)
-		}
-		init, err := InitialTargetValues(l.Neuron, t.Shape().Size())
-		if err != nil {
-			return fmt.Errorf("layer %s: %w", l.Name, err)
-		}
-		nt, err := tensorLike(t, init)
-		if err != nil {
-			return fmt.Errorf("layer %s: %w", l.Name, err)
-		}
-		if err := v.SetValue(nt); err != nil {
-			return fmt.Errorf("layer %s: %w", l.Name, err)
-		}
-	}
-	return nil
+	return setTargets(scope, layers, func(l Layer, old []float64) ([]float64, error) {
+		return InitialTargetValues(l.Neuron, len(old))
+	})
 }
 
 // ShufflePermutation returns the permutation that ShuffleTargets applies to layer index of n parameter
@@ -97,34 +79,53 @@ func ShufflePermutation(seed uint64, index, n int) []int {
 // error.
 func ShuffleTargets(scope *model.Scope, layers []Layer, seed uint64) ([][]int, error) {
 	var perms [][]int
-	for _, l := range layers {
-		v, err := targetVariable(scope, l)
-		if err != nil {
-			return nil, err
-		}
-		t, err := v.Value()
-		if err != nil {
-			return nil, fmt.Errorf("layer %s: %w", l.Name, err)
-		}
-		old, err := tensorFloat64(t)
-		if err != nil {
-			return nil, fmt.Errorf("layer %s: %w", l.Name, err)
-		}
+	err := setTargets(scope, layers, func(l Layer, old []float64) ([]float64, error) {
 		perm := ShufflePermutation(seed, l.Index, len(old))
 		shuffled := make([]float64, len(old))
 		for i, j := range perm {
 			shuffled[i] = old[j]
 		}
-		nt, err := tensorLike(t, shuffled)
-		if err != nil {
-			return nil, fmt.Errorf("layer %s: %w", l.Name, err)
-		}
-		if err := v.SetValue(nt); err != nil {
-			return nil, fmt.Errorf("layer %s: %w", l.Name, err)
-		}
 		perms = append(perms, perm)
+		return shuffled, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return perms, nil
+}
+
+// setTargets sets the target variable of every layer (in scope) to what values returns for the layer and
+// the variable's current values, in the variable's dtype and shape.
+func setTargets(scope *model.Scope, layers []Layer, values func(l Layer, old []float64) ([]float64, error)) error {
+	for _, l := range layers {
+		v, err := targetVariable(scope, l)
+		if err != nil {
+			return err
+		}
+		err = func() error {
+			t, err := v.Value()
+			if err != nil {
+				return err
+			}
+			old, err := tensorFloat64(t)
+			if err != nil {
+				return err
+			}
+			nv, err := values(l, old)
+			if err != nil {
+				return err
+			}
+			nt, err := tensorLike(t, nv)
+			if err != nil {
+				return err
+			}
+			return v.SetValue(nt)
+		}()
+		if err != nil {
+			return fmt.Errorf("layer %s: %w", l.Name, err)
+		}
+	}
+	return nil
 }
 
 // tensorFloat64 returns the values of a float32 or float64 tensor as float64.
@@ -239,10 +240,7 @@ type PerturbReport struct {
 // backend), and aggregates the paired changes over the runs of each group. Runs without a target
 // frequency are an error.
 func Perturb(runs []*Run, opts PerturbOptions) (*PerturbReport, error) {
-	seed := opts.Seed
-	if seed == 0 {
-		seed = 1
-	}
+	seed := cmp.Or(opts.Seed, 1)
 	keys, by := groupRuns(runs)
 	rep := &PerturbReport{ShuffleSeed: seed}
 	total, done := 3*len(runs), 0
@@ -250,14 +248,9 @@ func Perturb(runs []*Run, opts PerturbOptions) (*PerturbReport, error) {
 		g := PerturbGroup{Key: k}
 		var full, reset, shuffle, dReset, dShuffle []float64
 		for _, r := range by[k] {
-			layers, err := r.Layers()
+			layers, err := r.layersWith(hasTarget, "target frequency")
 			if err != nil {
-				return nil, fmt.Errorf("run %s: %w", r.Dir, err)
-			}
-			for _, l := range layers {
-				if l.TargetHz == nil {
-					return nil, fmt.Errorf("run %s: model %s has no target frequency", r.Dir, r.Config.Model)
-				}
+				return nil, err
 			}
 			res := PerturbResult{Dir: r.Dir, Seed: r.Config.Seed}
 			topts := train.Options{Backend: r.opts.Backend, Dataset: r.opts.Dataset, DataDir: r.opts.DataDir}

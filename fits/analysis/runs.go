@@ -25,17 +25,11 @@ func FindRuns(root string) ([]string, error) {
 	}
 	var dirs []string
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
+		if err != nil || !d.IsDir() || !isRunDir(path) {
 			return err
 		}
-		if !d.IsDir() {
-			return nil
-		}
-		if isRunDir(path) {
-			dirs = append(dirs, path)
-			return filepath.SkipDir
-		}
-		return nil
+		dirs = append(dirs, path)
+		return filepath.SkipDir
 	})
 	if err != nil {
 		return nil, err

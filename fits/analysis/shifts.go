@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 )
@@ -77,10 +78,7 @@ type ShiftReport struct {
 // aggregates over the seeds of each group (see GroupKey). Runs whose neurons have no target frequency
 // (LIF, adaptive LIF) are an error.
 func TargetShifts(runs []*Run, opts ShiftOptions) (*ShiftReport, error) {
-	bins := opts.Bins
-	if bins == 0 {
-		bins = 30
-	}
+	bins := cmp.Or(opts.Bins, 30)
 	if bins < 1 {
 		return nil, fmt.Errorf("histogram bins must be positive, got %d", opts.Bins)
 	}
@@ -89,15 +87,12 @@ func TargetShifts(runs []*Run, opts ShiftOptions) (*ShiftReport, error) {
 	for _, k := range keys {
 		g := ShiftGroup{Key: k}
 		for _, r := range by[k] {
-			layers, err := r.Layers()
+			layers, err := r.layersWith(hasTarget, "target frequency")
 			if err != nil {
-				return nil, fmt.Errorf("run %s: %w", r.Dir, err)
+				return nil, err
 			}
 			rs := RunShifts{Dir: r.Dir, Seed: r.Config.Seed}
 			for _, l := range layers {
-				if l.TargetHz == nil {
-					return nil, fmt.Errorf("run %s: model %s has no target frequency", r.Dir, r.Config.Model)
-				}
 				ls := LayerShifts{Layer: l.Index, Name: l.Name, InitialHz: l.InitialHz, LearnedHz: l.TargetHz}
 				for i, f := range l.TargetHz {
 					ls.DeltaHz = append(ls.DeltaHz, f-l.InitialHz[i])

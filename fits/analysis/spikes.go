@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/fits-snn/fits/data"
@@ -62,11 +63,10 @@ func (r *Run) Spikes(split Split, idx []int) (*Activity, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := r.backend()
-	if err != nil {
-		return nil, err
+	if r.opts.Backend == nil {
+		return nil, errors.New("analysis: no backend given (Options.Backend)")
 	}
-	exec, err := model.NewExec(b, r.Context.Store(), func(_ *model.Scope, x *graph.Node) []*graph.Node {
+	exec, err := model.NewExec(r.opts.Backend, r.Context.Store(), func(_ *model.Scope, x *graph.Node) []*graph.Node {
 		scope := r.Context
 		neuron.SetTraining(scope, x.Graph(), false)
 		out := net.Build(scope.At("%s", train.ModelScope), x)
@@ -113,11 +113,7 @@ func (r *Run) Spikes(split Split, idx []int) (*Activity, error) {
 			return nil, err
 		}
 		dims := t.Shape().Dimensions
-		units := 1
-		for _, d := range dims[2:] {
-			units *= d
-		}
-		a.Hidden = append(a.Hidden, split3(v, dims[0], dims[1], units))
+		a.Hidden = append(a.Hidden, split3(v, dims[0], dims[1], size(dims[2:])))
 	}
 	return a, nil
 }
@@ -179,9 +175,6 @@ func (tr Trains) MeanRate() float64 {
 	if len(r) == 0 {
 		return 0
 	}
-	s := 0.0
-	for _, v := range r {
-		s += v
-	}
-	return s / float64(len(r))
+	m, _ := MeanStd(r)
+	return m
 }

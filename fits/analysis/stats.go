@@ -118,17 +118,6 @@ func (h *Histogram) Add(v ...float64) {
 	}
 }
 
-// Edges returns the Bins+1 bin edges, from Lo to Hi.
-func (h *Histogram) Edges() []float64 {
-	n := len(h.Counts)
-	e := make([]float64, n+1)
-	for i := range e {
-		e[i] = h.Lo + (h.Hi-h.Lo)*float64(i)/float64(n)
-	}
-	e[n] = h.Hi
-	return e
-}
-
 // histogramOf returns a histogram of v with bins bins over [lo, hi], or, when lo ≥ hi, over the range
 // of v (widened by one unit either side when all values are equal or v is empty).
 func histogramOf(v []float64, lo, hi float64, bins int) (*Histogram, error) {

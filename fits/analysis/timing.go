@@ -1,11 +1,13 @@
 package analysis
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/fits-snn/fits/fits/train"
 )
@@ -173,24 +175,8 @@ func KernelRuntimesRead(files []string, read func(path string) ([]byte, error)) 
 		return nil, fmt.Errorf("no kernel-suite row in %d bench file(s)", len(files))
 	}
 	slices.SortStableFunc(rep.Rows, func(a, b KernelRuntimeRow) int {
-		for _, d := range []int{a.Width - b.Width, a.M - b.M} {
-			if d != 0 {
-				return d
-			}
-		}
-		if a.Variant != b.Variant {
-			if a.Variant < b.Variant {
-				return -1
-			}
-			return 1
-		}
-		if a.File < b.File {
-			return -1
-		}
-		if a.File > b.File {
-			return 1
-		}
-		return 0
+		return cmp.Or(cmp.Compare(a.Width, b.Width), cmp.Compare(a.M, b.M), strings.Compare(a.Variant, b.Variant),
+			strings.Compare(a.File, b.File))
 	})
 	return rep, nil
 }

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 )
 
@@ -58,10 +59,7 @@ type TSParamReport struct {
 // TSParams returns the learned β and λ of every FS+TS run per layer and stage, with summaries and
 // histograms, and the same pooled over the seeds of each group. Runs without a TS module are an error.
 func TSParams(runs []*Run, opts TSParamOptions) (*TSParamReport, error) {
-	bins := opts.Bins
-	if bins == 0 {
-		bins = 20
-	}
+	bins := cmp.Or(opts.Bins, 20)
 	if bins < 1 {
 		return nil, fmt.Errorf("histogram bins must be positive, got %d", opts.Bins)
 	}
@@ -82,15 +80,12 @@ func TSParams(runs []*Run, opts TSParamOptions) (*TSParamReport, error) {
 	for _, k := range keys {
 		g := TSParamGroup{Key: k}
 		for _, r := range by[k] {
-			layers, err := r.Layers()
+			layers, err := r.layersWith(hasTS, "TS module")
 			if err != nil {
-				return nil, fmt.Errorf("run %s: %w", r.Dir, err)
+				return nil, err
 			}
 			rt := RunTSParams{Dir: r.Dir, Seed: r.Config.Seed}
 			for _, l := range layers {
-				if l.Beta == nil {
-					return nil, fmt.Errorf("run %s: model %s has no TS module", r.Dir, r.Config.Model)
-				}
 				lt := LayerTSParams{Layer: l.Index, Name: l.Name}
 				for m := range l.Beta {
 					s, err := stage(m+1, l.Beta[m], l.Lambda[m], true)

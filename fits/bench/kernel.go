@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/fits-snn/fits/fits/dropmask"
@@ -65,12 +66,7 @@ func MeasureKernel(layer KernelLayer, iters int) (KernelMeasurement, error) {
 		drop = &fused.Dropout{Key: dropmask.Key(1, 0, 0), P: layer.Dropout}
 	}
 	out, cotCur := make([]float32, len(cur)), make([]float32, len(cur))
-	var isas []fused.ISA
-	for _, isa := range fused.ISAs() {
-		if isa.Supported() {
-			isas = append(isas, isa)
-		}
-	}
+	isas := slices.DeleteFunc(slices.Clone(fused.ISAs()), func(isa fused.ISA) bool { return !isa.Supported() })
 	prev := fused.ActiveISA()
 	defer func() { _, _ = fused.SetISA(prev) }()
 	fwd, bwd := make([][]float64, len(isas)), make([][]float64, len(isas))

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -101,8 +101,7 @@ func Median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
 	}
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
+	s := slices.Sorted(slices.Values(v))
 	n := len(s)
 	if n%2 == 1 {
 		return s[n/2]

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -208,58 +209,49 @@ func (r peerRequest) args() []string {
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}
-	a := []string{"--cells=" + joinCells(r.Cells), "--on-n=" + joinInts(r.ONNeurons), "--threads=" + strconv.Itoa(threads)}
-	if r.ONOrders != nil {
-		a = append(a, "--on-m="+joinInts(r.ONOrders))
-	}
-	if r.NoONLIF {
-		a = append(a, "--on-lif=false")
-	}
-	if len(r.Variants) > 0 {
-		a = append(a, "--variants="+strings.Join(r.Variants, ","))
-	}
-	switch {
-	case r.WholeAll:
-		a = append(a, "--whole-cells=all")
-	case r.WholeCells != nil:
-		a = append(a, "--whole-cells="+joinCells(r.WholeCells))
-	}
+	a := []string{"--cells=" + join(r.Cells, PeerCell.arg), "--on-n=" + join(r.ONNeurons, strconv.Itoa), "--threads=" + strconv.Itoa(threads)}
+	dropout := ""
 	if r.Dropout != nil {
-		a = append(a, "--dropout="+strconv.FormatFloat(*r.Dropout, 'g', -1, 64))
-	}
-	if r.Readout != "" {
-		a = append(a, "--readout="+r.Readout)
-	}
-	if r.Iters > 0 {
-		a = append(a, "--iters="+strconv.Itoa(r.Iters))
-	}
-	if r.Warmup >= 0 {
-		a = append(a, "--warmup="+strconv.Itoa(r.Warmup))
+		dropout = strconv.FormatFloat(*r.Dropout, 'g', -1, 64)
 	}
 	for _, f := range []struct {
-		name string
-		v    int
-	}{{"batch", r.Batch}, {"time", r.Time}, {"inputs", r.Inputs}, {"seed", r.Seed}} {
-		if f.v > 0 {
-			a = append(a, fmt.Sprintf("--%s=%d", f.name, f.v))
+		set  bool
+		flag string
+	}{
+		{r.ONOrders != nil, "--on-m=" + join(r.ONOrders, strconv.Itoa)},
+		{r.NoONLIF, "--on-lif=false"},
+		{len(r.Variants) > 0, "--variants=" + strings.Join(r.Variants, ",")},
+		{r.WholeAll, "--whole-cells=all"},
+		{!r.WholeAll && r.WholeCells != nil, "--whole-cells=" + join(r.WholeCells, PeerCell.arg)},
+		{r.Dropout != nil, "--dropout=" + dropout},
+		{r.Readout != "", "--readout=" + r.Readout},
+		{r.Iters > 0, "--iters=" + strconv.Itoa(r.Iters)},
+		{r.Warmup >= 0, "--warmup=" + strconv.Itoa(r.Warmup)},
+		{r.Batch > 0, "--batch=" + strconv.Itoa(r.Batch)},
+		{r.Time > 0, "--time=" + strconv.Itoa(r.Time)},
+		{r.Inputs > 0, "--inputs=" + strconv.Itoa(r.Inputs)},
+		{r.Seed > 0, "--seed=" + strconv.Itoa(r.Seed)},
+		{r.Classes >= 0, "--classes=" + strconv.Itoa(r.Classes)},
+		{r.Shared, "--isolate=false"},
+	} {
+		if f.set {
+			a = append(a, f.flag)
 		}
-	}
-	if r.Classes >= 0 {
-		a = append(a, "--classes="+strconv.Itoa(r.Classes))
-	}
-	if r.Shared {
-		a = append(a, "--isolate=false")
 	}
 	return a
 }
 
-func joinCells(cells []PeerCell) string {
-	s := make([]string, len(cells))
-	for i, c := range cells {
-		s[i] = fmt.Sprintf("%d:%d", c.Width, c.M)
+// join formats each of v with f, comma-separated.
+func join[T any](v []T, f func(T) string) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = f(x)
 	}
 	return strings.Join(s, ",")
 }
+
+// arg is the cell as bench.py's --cells and --whole-cells take it, W:M.
+func (c PeerCell) arg() string { return fmt.Sprintf("%d:%d", c.Width, c.M) }
 
 // ParsePeerWhole parses the kernel cells of torch-compile-whole (RunOptions.WholeCells, fits bench
 // --peer-whole): W:M pairs, comma-separated; "all" for every cell; "" or "none" for none.
@@ -291,24 +283,13 @@ func ParsePeerWhole(s string) (cells []PeerCell, all bool, err error) {
 	return cells, false, nil
 }
 
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
-}
-
 // runPeers runs peers/bench.py for req with the interpreter of .venv-peers under req.Root, passes its
 // progress lines through to stderr, and returns its parsed output. Rows that failed inside bench.py
 // (exit status 1) come back with their Error set and no error here; a missing virtualenv gives an error
 // wrapping ErrPeersNotSetUp; any other failure of the script (bad arguments, a crash, unreadable output)
 // is an error naming its last line on stderr.
 func runPeers(ctx context.Context, req peerRequest, stderr io.Writer) (peerOutput, error) {
-	root := req.Root
-	if root == "" {
-		root = "."
-	}
+	root := cmp.Or(req.Root, ".")
 	python, script := filepath.Join(root, PeersPython), filepath.Join(root, peersScript)
 	for _, p := range []string{python, script} {
 		if _, err := os.Stat(p); err != nil {

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -98,10 +99,7 @@ type RunOptions struct {
 // returns an error instead when an isolated cell's process reports bad input (*InputError), the peers
 // cannot run or the host kernel fails.
 func Run(suite string, cells []Cell, opts RunOptions) (out Report, failed int, err error) {
-	log := opts.Log
-	if log == nil {
-		log = io.Discard
-	}
+	log := cmp.Or(opts.Log, io.Discard)
 	out = Report{Suite: suite, Date: time.Now().UTC().Format(time.RFC3339), Machine: thisHost(),
 		Iteration: IterationNote, Isolated: opts.Isolate}
 	if opts.Isolate {

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 
@@ -15,12 +16,10 @@ import (
 // Spec with one engine of package fits/step: the same engine, network (model.Net) and variable
 // initialization that training uses. It builds no graph of its own.
 type Runner struct {
-	spec    Spec
-	variant Variant
-	chunk   int
-	engine  step.Engine
-	scope   *mlmodel.Scope
-	batch   step.Batch
+	spec   Spec
+	chunk  int
+	engine step.Engine
+	batch  step.Batch
 
 	// Outputs of the last Iterate.
 	loss  float64
@@ -38,10 +37,7 @@ type Options struct {
 // probability Dropout, and the readout (the sum over time by default) with the cross-entropy (Classes > 0)
 // or the sum of the last layer's spikes as the loss (Classes = 0).
 func (s Spec) Net() model.Net {
-	readout := s.Readout
-	if readout == "" {
-		readout = model.ReadoutSum
-	}
+	readout := cmp.Or(s.Readout, model.ReadoutSum)
 	net := model.Net{InputDims: []int{s.Inputs}, Classes: s.Classes, Readout: readout, Dropout: s.Dropout,
 		DropoutMode: model.DropoutStep}
 	for i, w := range s.Widths {
@@ -60,7 +56,7 @@ func NewRunner(backend compute.Backend, spec Spec, variant Variant, opts Options
 	if _, err := ParseVariant(string(variant)); err != nil {
 		return nil, err
 	}
-	r := &Runner{spec: spec, variant: variant}
+	r := &Runner{spec: spec}
 	switch variant {
 	case Stepwise:
 		r.chunk = 1
@@ -75,27 +71,21 @@ func NewRunner(backend compute.Backend, spec Spec, variant Variant, opts Options
 	if r.chunk < 0 || (r.chunk > 0 && spec.Time%r.chunk != 0) {
 		return nil, fmt.Errorf("bench: chunk %d does not divide T = %d", r.chunk, spec.Time)
 	}
-	r.scope = mlmodel.NewStore().RootScope()
-	if err := r.scope.Store().SetRNGStateFromSeed(int64(spec.Seed)); err != nil {
+	scope := mlmodel.NewStore().RootScope()
+	if err := scope.Store().SetRNGStateFromSeed(int64(spec.Seed)); err != nil {
 		return nil, err
 	}
 	net := spec.Net()
-	if err := step.InitVariables(backend, r.scope, net); err != nil {
+	if err := step.InitVariables(backend, scope, net); err != nil {
 		return nil, err
 	}
 	var err error
-	if r.engine, err = step.New(string(variant), backend, r.scope, net, step.Options{Chunk: r.chunk}); err != nil {
+	if r.engine, err = step.New(string(variant), backend, scope, net, step.Options{Chunk: r.chunk}); err != nil {
 		return nil, err
 	}
 	r.makeInputs()
 	return r, nil
 }
-
-// Spec returns the runner's network.
-func (r *Runner) Spec() Spec { return r.spec }
-
-// Variant returns the runner's variant.
-func (r *Runner) Variant() Variant { return r.variant }
 
 // Chunk returns the steps per call: 1 for Stepwise, K for Chunked and Scan, T for Loop, 0 for Unrolled and
 // Fused.
@@ -105,10 +95,7 @@ func (r *Runner) Chunk() int { return r.chunk }
 func (r *Runner) makeInputs() {
 	s := r.spec
 	rng := rand.New(rand.NewPCG(s.Seed, 0x1a7a))
-	scale := s.InputScale
-	if scale == 0 {
-		scale = 1
-	}
+	scale := cmp.Or(s.InputScale, 1)
 	x := make([]float32, s.Batch*s.Time*s.Inputs)
 	for i := range x {
 		if s.InputRate > 0 {

@@ -1,19 +1,8 @@
 // Package bench times one training iteration of FiTS networks: the forward pass, the loss and the backward
 // pass to the gradients of every trainable parameter (no optimizer update), on a GoMLX backend, with each
-// engine of package fits/step (Variant): the engine that trains is the engine that is benchmarked, on the
-// network of the same model.Net builders and variable initialization. It builds no graph of its own.
-//
-//   - Stepwise: one compiled graph runs one time step of one layer; Go calls it T times, carrying the neuron
-//     state, and a one-step vector-Jacobian product T times in reverse: the analogue of a PyTorch
-//     timestep loop.
-//   - Unrolled: the whole iteration as one graph, the time recurrence unrolled (the tests' oracle).
-//   - Chunked: K steps per call instead of one (T/K calls per layer and direction); the backward pass
-//     recomputes each chunk's forward from its saved starting state (the training default).
-//   - Scan: Chunked with each chunk's backward from the hand-derived adjoint of Algorithm 1 (fits/scan).
-//   - Fused: each layer's recurrence as one call of the host kernel of fits/fused forward and one backward
-//     (the hand-derived adjoint), whatever T is; the dense maps and the readout as in Chunked.
-//   - Loop: each layer's recurrence as one XLA While loop forward and the hand-derived adjoint as one While
-//     loop backward (fits/scan), on the device, whatever T is; the dense maps and the readout as in Chunked.
+// engine of package fits/step (Variant; docs/engines.md describes each, stepwise being the analogue of a
+// PyTorch timestep loop): the engine that trains is the engine that is benchmarked, on the network of the
+// same model.Net builders and variable initialization. It builds no graph of its own.
 //
 // Shapes follow the toolkit: inputs [batch, time, features], hidden spikes [batch, time, width]. Times are
 // wall-clock seconds or milliseconds as the field names say; memory is bytes.

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -177,10 +178,7 @@ type TrainingOptions struct {
 // (Epochs epochs of the cell's experiment, seed 0, its run folder in a temporary folder removed after),
 // and returns the report. A run that fails keeps its error in its row; failed counts those rows.
 func RunTraining(cells []TrainingCell, opts TrainingOptions) (out TrainingReport, failed int, err error) {
-	log := opts.Log
-	if log == nil {
-		log = io.Discard
-	}
+	log := cmp.Or(opts.Log, io.Discard)
 	engines := opts.Engines
 	if len(engines) == 0 {
 		engines = []string{""}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
@@ -93,17 +94,22 @@ func ExportReleased(runDir, outDir string, opts train.Options) error {
 		return tensorFromGoMLX(t)
 	}
 	state := map[string]*Tensor{}
+	// dense puts the dense map under prefix (weights transposed to PyTorch's [out, in]) under the names
+	// weight and bias.
+	dense := func(prefix, weight, bias string) error {
+		w, err := get(prefix + "dense/weights")
+		if err != nil {
+			return err
+		}
+		b, err := get(prefix + "dense/biases")
+		state[weight], state[bias] = transpose(w), b
+		return err
+	}
 	for i := range 2 {
 		p := fmt.Sprintf("hidden_%d/", i)
-		w, err := get(p + "dense/weights")
-		if err != nil {
+		if err := dense(p, fmt.Sprintf(stateWeight, i), fmt.Sprintf(stateBias, i)); err != nil {
 			return err
 		}
-		b, err := get(p + "dense/biases")
-		if err != nil {
-			return err
-		}
-		state[fmt.Sprintf(stateWeight, i)], state[fmt.Sprintf(stateBias, i)] = transpose(w), b
 		switch kind {
 		case neuron.FS, neuron.FSTS, neuron.FSFrozen:
 			f, err := get(p + "neuron/" + neuron.TargetVariable(n))
@@ -121,7 +127,7 @@ func ExportReleased(runDir, outDir string, opts train.Options) error {
 			if kind == neuron.AdaptLIF {
 				k = n.Constants().AdaptLIFKappa()
 			}
-			state[fmt.Sprintf(stateKappa, i)] = &Tensor{Shape: []int{cfg.Width}, Data: fill32(cfg.Width, float32(k))}
+			state[fmt.Sprintf(stateKappa, i)] = &Tensor{Shape: []int{cfg.Width}, Data: slices.Repeat([]float32{float32(k)}, cfg.Width)}
 		}
 		if order > 0 {
 			beta, err := get(p + "neuron/" + neuron.VarBetaHat)
@@ -142,16 +148,9 @@ func ExportReleased(runDir, outDir string, opts train.Options) error {
 			}
 		}
 	}
-	w, err := get(model.ReadoutScope + "/dense/weights")
-	if err != nil {
+	if err := dense(model.ReadoutScope+"/", stateOutWeight, stateOutBias); err != nil {
 		return err
 	}
-	b, err := get(model.ReadoutScope + "/dense/biases")
-	if err != nil {
-		return err
-	}
-	state[stateOutWeight], state[stateOutBias] = transpose(w), b
-
 	if err := writeSafetensors(filepath.Join(outDir, WeightsFile), state); err != nil {
 		return err
 	}
@@ -213,23 +212,13 @@ func exportConfig(cfg train.Config, n neuron.Config, features, classes int) map[
 	return c
 }
 
-func fill32(n int, v float32) []float32 {
-	out := make([]float32, n)
-	for i := range out {
-		out[i] = v
-	}
-	return out
-}
-
 // tensorFromGoMLX copies a float32 GoMLX tensor.
 func tensorFromGoMLX(t *tensors.Tensor) (*Tensor, error) {
-	out := &Tensor{Shape: append([]int(nil), t.Shape().Dimensions...)}
 	flat, err := tensors.CopyFlatData[float32](t)
 	if err != nil {
 		return nil, err
 	}
-	out.Data = flat
-	return out, nil
+	return &Tensor{Shape: slices.Clone(t.Shape().Dimensions), Data: flat}, nil
 }
 
 // writeSafetensors writes state as float32 tensors in the safetensors format.

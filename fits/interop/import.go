@@ -71,49 +71,39 @@ func Epochs(history []map[string]any) ([]train.Epoch, error) {
 	out := make([]train.Epoch, 0, len(history))
 	testAtBest := 0.0
 	for i, rec := range history {
-		num := func(key string, required bool) (float64, bool, error) {
+		// num returns the record's number under key and whether it has one; the first problem sticks in err.
+		var err error
+		num := func(key string, required bool) (float64, bool) {
 			v, ok := rec[key]
-			if !ok || v == nil {
+			switch f, isNum := v.(float64); {
+			case err != nil:
+			case !ok || v == nil:
 				if required {
-					return 0, false, fmt.Errorf("epoch %d has no %s", i+1, key)
+					err = fmt.Errorf("epoch %d has no %s", i+1, key)
 				}
-				return 0, false, nil
+			case !isNum || math.IsNaN(f) || math.IsInf(f, 0):
+				err = fmt.Errorf("epoch %d: %s is %v, not a finite number", i+1, key, v)
+			default:
+				return f, true
 			}
-			f, ok := v.(float64)
-			if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
-				return 0, false, fmt.Errorf("epoch %d: %s is %v, not a finite number", i+1, key, v)
-			}
-			return f, true, nil
+			return 0, false
 		}
 		e := train.Epoch{Epoch: i + 1}
-		var err error
-		if e.Loss, _, err = num("train_loss", true); err != nil {
-			return nil, err
-		}
-		if e.TrainAcc, _, err = num("train_acc", true); err != nil {
-			return nil, err
-		}
-		if e.LR, _, err = num("lr", false); err != nil {
-			return nil, err
-		}
-		if v, ok, err := num("valid_acc", false); err != nil {
-			return nil, err
-		} else if ok {
+		e.Loss, _ = num("train_loss", true)
+		e.TrainAcc, _ = num("train_acc", true)
+		e.LR, _ = num("lr", false)
+		if v, ok := num("valid_acc", false); ok {
 			e.ValAcc = &v
 		}
-		t, measured, err := num("test_acc", e.ValAcc == nil)
-		if err != nil {
-			return nil, err
-		}
-		if measured {
+		if t, measured := num("test_acc", e.ValAcc == nil); measured {
 			testAtBest = t
 		}
 		e.TestAcc = testAtBest
-		p, _, err := num("freq_projected", false)
+		p, _ := num("freq_projected", false)
+		e.FreqProjected = int64(p)
 		if err != nil {
 			return nil, err
 		}
-		e.FreqProjected = int64(p)
 		out = append(out, e)
 	}
 	return out, nil

@@ -2,6 +2,7 @@ package interop
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -95,15 +96,20 @@ func (r *configReader) required(key string) float64 {
 	return r.float(key, 0)
 }
 
-func (r *configReader) int(key string, def int) int {
+func (r *configReader) int(key string, def int) int { return readAs(r, key, def, "an integer") }
+
+func (r *configReader) string(key, def string) string { return readAs(r, key, def, "a string") }
+
+// readAs returns key's value when it is a T, def when the key is absent or null.
+func readAs[T any](r *configReader, key string, def T, what string) T {
 	v, ok := r.get(key)
 	if !ok {
 		return def
 	}
-	if x, ok := v.(int); ok {
+	if x, ok := v.(T); ok {
 		return x
 	}
-	r.fail("configuration key %s is %v, not an integer", key, v)
+	r.fail("configuration key %s is %v, not %s", key, v, what)
 	return def
 }
 
@@ -127,21 +133,17 @@ func (r *configReader) bool(key string, def bool) bool {
 	return def
 }
 
-func (r *configReader) string(key, def string) string {
-	v, ok := r.get(key)
-	if !ok {
-		return def
-	}
-	if x, ok := v.(string); ok {
-		return x
-	}
-	r.fail("configuration key %s is %v, not a string", key, v)
-	return def
+// wantFloat and wantInt fail unless key (default def) has the value the toolkit supports.
+func (r *configReader) wantFloat(key string, def, supported float64, why string) {
+	want(r, key, r.float(key, def), supported, why)
 }
 
-// want fails unless key (default def) has the value the toolkit supports.
-func (r *configReader) wantFloat(key string, def, supported float64, why string) {
-	if v := r.float(key, def); v != supported {
+func (r *configReader) wantInt(key string, def, supported int, why string) {
+	want(r, key, r.int(key, def), supported, why)
+}
+
+func want[T comparable](r *configReader, key string, v, supported T, why string) {
+	if v != supported {
 		r.fail("configuration key %s = %v is not supported: %s", key, v, why)
 	}
 }
@@ -223,11 +225,11 @@ func mapConfig(c map[string]any, datasetFlag string) (train.Config, netKeys, err
 		return cfg, net, fmt.Errorf("the configuration names no dataset (give --dataset)")
 	case name == "psmnist" || task == "psmnist":
 		return cfg, net, fmt.Errorf("dataset psmnist (permuted sMNIST) has no counterpart in this toolkit")
-	case !ok && contains(data.Names(), name):
+	case !ok && slices.Contains(data.Names(), name):
 		ds = name
 	case !ok:
 		return cfg, net, fmt.Errorf("dataset %q is neither one of the released code's (%s) nor a dataset of this toolkit (give --dataset)",
-			name, strings.Join(sortedKeys(releasedDatasets), ", "))
+			name, strings.Join(slices.Sorted(maps.Keys(releasedDatasets)), ", "))
 	}
 	cfg.Dataset = ds
 	cfg.Readout = string(model.ReadoutSum)
@@ -241,9 +243,7 @@ func mapConfig(c map[string]any, datasetFlag string) (train.Config, netKeys, err
 	case mode == "valid_split":
 		cfg.Protocol = train.ValSplit
 		r.wantFloat("valid_frac", 0.2, 0.2, "this toolkit's SHD* split holds out 20%")
-		if s := r.int("valid_split_seed", 0); s != 0 {
-			r.fail("configuration key valid_split_seed = %d is not supported: this toolkit's SHD* split uses seed 0", s)
-		}
+		r.wantInt("valid_split_seed", 0, 0, "this toolkit's SHD* split uses seed 0")
 	case mode == "" || mode == "test_only":
 		cfg.Protocol = train.BestTest
 	default:
@@ -252,23 +252,15 @@ func mapConfig(c map[string]any, datasetFlag string) (train.Config, netKeys, err
 	r.float("valid_frac", 0.2)
 	r.int("valid_split_seed", 0)
 	if ds == "shd" || ds == "ssc" {
-		if t := r.int("time_window", 250); t != 250 {
-			r.fail("configuration key time_window = %d is not supported: this toolkit bins %s into 250 steps", t, ds)
-		}
-		if f := r.int("in_features", 140); f != 140 {
-			r.fail("configuration key in_features = %d is not supported: this toolkit bins %s into 140 channels", f, ds)
-		}
+		r.wantInt("time_window", 250, 250, "this toolkit bins "+ds+" into 250 steps")
+		r.wantInt("in_features", 140, 140, "this toolkit bins "+ds+" into 140 channels")
 	} else {
 		r.int("time_window", 0)
 		net.features = r.int("in_features", 0)
 	}
 	if ds == "gsc" {
-		if n := r.int("mel_max_len", 100); n != 100 {
-			r.fail("configuration key mel_max_len = %d is not supported: this toolkit's GSC front end keeps 100 frames", n)
-		}
-		if sr := r.int("audio_sr", 16000); sr != 16000 {
-			r.fail("configuration key audio_sr = %d is not supported: this toolkit reads GSC at 16 kHz", sr)
-		}
+		r.wantInt("mel_max_len", 100, 100, "this toolkit's GSC front end keeps 100 frames")
+		r.wantInt("audio_sr", 16000, 16000, "this toolkit reads GSC at 16 kHz")
 	}
 
 	// The network.
@@ -349,7 +341,7 @@ func mapConfig(c map[string]any, datasetFlag string) (train.Config, netKeys, err
 	if r.err != nil {
 		return cfg, net, r.err
 	}
-	for _, k := range sortedKeys(c) {
+	for _, k := range slices.Sorted(maps.Keys(c)) {
 		if !r.used[k] {
 			return cfg, net, fmt.Errorf("configuration key %q is not one the released code writes", k)
 		}
@@ -375,21 +367,34 @@ const (
 func (m *Mapped) mapState(state map[string]*Tensor, net netKeys) error {
 	layers := net.layers
 	used := map[string]bool{}
-	take := func(name string, shape ...int) (*Tensor, error) {
+	var err error
+	// take returns the tensor name, checking its shape and values; after the first problem, kept in err, it
+	// returns zeros of the shape.
+	take := func(name string, shape ...int) *Tensor {
 		t, ok := state[name]
-		if !ok {
-			return nil, fmt.Errorf("its state dict has no tensor %s", name)
-		}
-		used[name] = true
-		if !slices.Equal(t.Shape, shape) {
-			return nil, fmt.Errorf("tensor %s has shape %v, want %v", name, t.Shape, shape)
-		}
-		for i, v := range t.Data {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return nil, fmt.Errorf("tensor %s holds a value that is not finite (element %d)", name, i)
+		switch {
+		case err != nil:
+		case !ok:
+			err = fmt.Errorf("its state dict has no tensor %s", name)
+		case !slices.Equal(t.Shape, shape):
+			err = fmt.Errorf("tensor %s has shape %v, want %v", name, t.Shape, shape)
+		default:
+			used[name] = true
+			for i, v := range t.Data {
+				if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+					err = fmt.Errorf("tensor %s holds a value that is not finite (element %d)", name, i)
+					break
+				}
 			}
 		}
-		return t, nil
+		if err != nil {
+			n := 1
+			for _, d := range shape {
+				n *= d
+			}
+			return &Tensor{Shape: shape, Data: make([]float32, n)}
+		}
+		return t
 	}
 	cfg := m.Config
 	w0, ok := state[fmt.Sprintf(stateWeight, 0)]
@@ -411,69 +416,38 @@ func (m *Mapped) mapState(state map[string]*Tensor, net netKeys) error {
 	in := m.Features
 	for i := range layers {
 		scope := fmt.Sprintf("hidden_%d/", i)
-		w, err := take(fmt.Sprintf(stateWeight, i), width, in)
-		if err != nil {
-			return err
-		}
-		b, err := take(fmt.Sprintf(stateBias, i), width)
-		if err != nil {
-			return err
-		}
-		m.add(scope+"dense/weights", transpose(w), true)
-		m.add(scope+"dense/biases", b, true)
+		m.add(scope+"dense/weights", transpose(take(fmt.Sprintf(stateWeight, i), width, in)), true)
+		m.add(scope+"dense/biases", take(fmt.Sprintf(stateBias, i), width), true)
 		switch kind {
 		case neuron.FS, neuron.FSTS, neuron.FSFrozen:
-			f, err := take(fmt.Sprintf(stateFRaw, i), width)
-			if err != nil {
-				return err
-			}
-			m.add(scope+"neuron/"+neuron.VarLogTargetHz, f, kind != neuron.FSFrozen)
+			m.add(scope+"neuron/"+neuron.VarLogTargetHz, take(fmt.Sprintf(stateFRaw, i), width), kind != neuron.FSFrozen)
 		case neuron.LIF, neuron.AdaptLIF:
-			k, err := take(fmt.Sprintf(stateKappa, i), width)
-			if err != nil {
-				return err
-			}
-			if err := checkFixedKappa(k, kind, cfg); err != nil {
-				return fmt.Errorf("tensor %s: %v", fmt.Sprintf(stateKappa, i), err)
+			if k := take(fmt.Sprintf(stateKappa, i), width); err == nil {
+				if e := checkFixedKappa(k, kind, cfg); e != nil {
+					err = fmt.Errorf("tensor %s: %v", fmt.Sprintf(stateKappa, i), e)
+				}
 			}
 		}
 		if order > 0 {
-			beta, err := take(fmt.Sprintf(stateBeta, i), order, width)
-			if err != nil {
-				return err
-			}
-			m.add(scope+"neuron/"+neuron.VarBetaHat, beta, true)
+			m.add(scope+"neuron/"+neuron.VarBetaHat, take(fmt.Sprintf(stateBeta, i), order, width), true)
 			lam := &Tensor{Shape: []int{order, width}}
 			if order <= 2 {
 				for _, name := range []string{stateLam1, stateLam2}[:order] {
-					t, err := take(fmt.Sprintf(name, i), width)
-					if err != nil {
-						return err
-					}
-					lam.Data = append(lam.Data, t.Data...)
+					lam.Data = append(lam.Data, take(fmt.Sprintf(name, i), width).Data...)
 				}
 			} else {
-				t, err := take(fmt.Sprintf(stateLamAll, i), order, width)
-				if err != nil {
-					return err
-				}
-				lam.Data = t.Data
+				lam.Data = take(fmt.Sprintf(stateLamAll, i), order, width).Data
 			}
 			m.add(scope+"neuron/"+neuron.VarLambdaHat, lam, true)
 		}
 		in = width
 	}
-	w, err := take(stateOutWeight, m.Classes, width)
+	m.add(model.ReadoutScope+"/dense/weights", transpose(take(stateOutWeight, m.Classes, width)), true)
+	m.add(model.ReadoutScope+"/dense/biases", take(stateOutBias, m.Classes), true)
 	if err != nil {
 		return err
 	}
-	b, err := take(stateOutBias, m.Classes)
-	if err != nil {
-		return err
-	}
-	m.add(model.ReadoutScope+"/dense/weights", transpose(w), true)
-	m.add(model.ReadoutScope+"/dense/biases", b, true)
-	for _, k := range sortedKeys(state) {
+	for _, k := range slices.Sorted(maps.Keys(state)) {
 		if !used[k] {
 			return fmt.Errorf("its state dict holds the tensor %s, which a %s network of %d layers with M = %d does not have",
 				k, kind, layers, order)

@@ -33,15 +33,6 @@ type Tensor struct {
 	Data  []float32
 }
 
-// Size is the number of elements the shape holds.
-func (t *Tensor) Size() int {
-	n := 1
-	for _, d := range t.Shape {
-		n *= d
-	}
-	return n
-}
-
 // pthClasses are the only Python classes a checkpoint of the released code names: the state dict's
 // OrderedDict, the tensor rebuilder and the storages of float tensors. Any other class makes the file
 // foreign (it is refused by name, never instantiated).
@@ -211,47 +202,42 @@ func convert(v any, depth int) (any, error) {
 		return nil, errors.New("containers nested too deeply")
 	}
 	switch x := v.(type) {
-	case nil, string, bool, float64:
-		return x, nil
-	case int:
+	case nil, string, bool, float64, int:
 		return x, nil
 	case *pytorch.Tensor:
 		return tensorOf(x)
 	case *types.Dict:
-		out := make(map[string]any, x.Len())
-		for _, e := range *x {
-			k, ok := e.Key.(string)
-			if !ok {
-				return nil, fmt.Errorf("a dict has the key %v, not a string", e.Key)
-			}
-			c, err := convert(e.Value, depth+1)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", k, err)
-			}
-			out[k] = c
-		}
-		return out, nil
+		return convertDict(*x, depth)
 	case *types.OrderedDict:
-		out := make(map[string]any, x.Len())
+		entries := make([]types.DictEntry, 0, x.Len())
 		for el := x.List.Front(); el != nil; el = el.Next() {
 			e := el.Value.(*types.OrderedDictEntry)
-			ks, ok := e.Key.(string)
-			if !ok {
-				return nil, fmt.Errorf("a dict has the key %v, not a string", e.Key)
-			}
-			c, err := convert(e.Value, depth+1)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", ks, err)
-			}
-			out[ks] = c
+			entries = append(entries, types.DictEntry{Key: e.Key, Value: e.Value})
 		}
-		return out, nil
+		return convertDict(entries, depth)
 	case *types.List:
 		return convertList(*x, depth)
 	case *types.Tuple:
 		return convertList(*x, depth)
 	}
 	return nil, fmt.Errorf("it holds a value of Python type %T that no checkpoint of the released code holds", v)
+}
+
+// convertDict converts a dict's entries, whose keys must be strings.
+func convertDict(entries []types.DictEntry, depth int) (any, error) {
+	out := make(map[string]any, len(entries))
+	for _, e := range entries {
+		k, ok := e.Key.(string)
+		if !ok {
+			return nil, fmt.Errorf("a dict has the key %v, not a string", e.Key)
+		}
+		c, err := convert(e.Value, depth+1)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+		out[k] = c
+	}
+	return out, nil
 }
 
 func convertList(items []any, depth int) (any, error) {

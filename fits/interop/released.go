@@ -3,9 +3,10 @@ package interop
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/fits-snn/fits/internal/filesafe"
@@ -17,7 +18,6 @@ const (
 	CheckpointFile = "best.pth"
 	ConfigFile     = "config.json"
 	MetricsFile    = "metrics.json"
-	SummaryFile    = "summary.json"
 )
 
 // maxJSONBytes caps config.json and metrics.json (a psMNIST config carries a 784-entry permutation).
@@ -73,8 +73,8 @@ func ReadReleased(from, configFile string) (*Released, error) {
 	if !ok {
 		return nil, inputErrorf("%s holds a pickled %s, not the dict {epoch, state, config, ...} of the released code", ckpt, typeName(obj))
 	}
-	for _, k := range sortedKeys(top) {
-		if !contains(checkpointKeys, k) {
+	for _, k := range slices.Sorted(maps.Keys(top)) {
+		if !slices.Contains(checkpointKeys, k) {
 			return nil, inputErrorf("%s holds the key %q, which the released code does not save (keys: %s)", ckpt, k, strings.Join(checkpointKeys, ", "))
 		}
 	}
@@ -245,22 +245,4 @@ func typeName(v any) string {
 		return "bool"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -1,5 +1,7 @@
 package paper
 
+import "slices"
+
 // KernelRuntime is one cell of Table A.3 (runtime of the temporal FiTS update): one training iteration
 // (forward and backward passes) of a network of two hidden FiTS layers of width W with TS order M on
 // SSC-like tensor shapes, as the median milliseconds per iteration on one NVIDIA RTX A5000 GPU, for a
@@ -20,30 +22,33 @@ const KernelRuntimeGPU = "NVIDIA RTX A5000"
 // KernelRuntimes returns the twelve cells of Table A.3, W ∈ {64, 128, 256, 512}
 // and M ∈ {0, 1, 2}, in the paper's order (by W, then M).
 func KernelRuntimes() []KernelRuntime {
-	return []KernelRuntime{
-		{64, 0, 426.7, 8.3, 51.16},
-		{64, 1, 627.1, 7.3, 86.35},
-		{64, 2, 861.8, 6.7, 129.04},
-		{128, 0, 521.8, 7.3, 71.13},
-		{128, 1, 704.2, 12.8, 54.81},
-		{128, 2, 876.6, 10.4, 84.35},
-		{256, 0, 537.8, 17.3, 31.09},
-		{256, 1, 933.3, 6.9, 134.56},
-		{256, 2, 1099.9, 20.6, 53.30},
-		{512, 0, 1079.4, 33.5, 32.20},
-		{512, 1, 1385.9, 25.0, 55.41},
-		{512, 2, 1437.2, 33.0, 43.51},
+	cells := [4][3][3]float64{ // by W as Widths, then M: PyTorch ms, Triton ms, speedup
+		{{426.7, 8.3, 51.16}, {627.1, 7.3, 86.35}, {861.8, 6.7, 129.04}},
+		{{521.8, 7.3, 71.13}, {704.2, 12.8, 54.81}, {876.6, 10.4, 84.35}},
+		{{537.8, 17.3, 31.09}, {933.3, 6.9, 134.56}, {1099.9, 20.6, 53.30}},
+		{{1079.4, 33.5, 32.20}, {1385.9, 25.0, 55.41}, {1437.2, 33.0, 43.51}},
 	}
+	var out []KernelRuntime
+	for i, w := range Widths() {
+		for m, c := range cells[i] {
+			out = append(out, KernelRuntime{w, m, c[0], c[1], c[2]})
+		}
+	}
+	return out
 }
 
 // KernelRuntimeFor returns the paper's cell for width W and order M, and whether the table has it.
 func KernelRuntimeFor(width, order int) (KernelRuntime, bool) {
-	for _, k := range KernelRuntimes() {
-		if k.Width == width && k.Order == order {
-			return k, true
-		}
+	return find(KernelRuntimes(), func(k KernelRuntime) bool { return k.Width == width && k.Order == order })
+}
+
+// find returns the first of rows that match accepts, and whether there is one.
+func find[T any](rows []T, match func(T) bool) (T, bool) {
+	if i := slices.IndexFunc(rows, match); i >= 0 {
+		return rows[i], true
 	}
-	return KernelRuntime{}, false
+	var zero T
+	return zero, false
 }
 
 // FrameworkRuntime is one published result of the Open Neuromorphic SNN library benchmark: one linear

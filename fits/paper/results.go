@@ -57,21 +57,12 @@ type BenchmarkRow struct {
 	Note string `json:"note,omitempty"`
 }
 
-var yes, no = true, false
-
 // learnableDt is the footnote † of Tables 1 and 2.
 const learnableDt = "uses a learnable neuron-wise discretization timestep instead of the shared timestep tied to the input-bin resolution"
 
 // bench1 builds a Table 1 row.
 func bench1(dataset, method string, ours, rec, del bool, res string, params float64, acc Score) BenchmarkRow {
-	r, d := &no, &no
-	if rec {
-		r = &yes
-	}
-	if del {
-		d = &yes
-	}
-	return BenchmarkRow{Table: Table1, Dataset: dataset, Method: method, Ours: ours, Recurrent: r, Delays: d,
+	return BenchmarkRow{Table: Table1, Dataset: dataset, Method: method, Ours: ours, Recurrent: &rec, Delays: &del,
 		Resolution: res, ParamsM: params, Acc: acc}
 }
 

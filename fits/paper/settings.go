@@ -10,22 +10,11 @@ const (
 	Seeds = 5
 	// OrganisationSeeds is the number of seeds of the learned-organisation analysis (Figure 2, Figure A.2).
 	OrganisationSeeds = 20
-	// Threshold is the firing threshold V_th of every benchmark.
-	Threshold = 1.0
 	// EtaGammaRatio is the adaptation current scale ratio η/γ of every dataset.
 	EtaGammaRatio = 1.0
 	// BetaHatInit and LambdaHatInit initialize the TS coordinates: β = tanh(β̂) = 0, λ = σ(λ̂) ≈ 0.047.
 	BetaHatInit   = 0.0
 	LambdaHatInit = -3.0
-	// ValSplitFraction is the fraction of the SHD training set that the SHD* protocol holds out.
-	ValSplitFraction = 0.2
-	// SpikeFeatures and SpikeBins are the SHD/SSC input representation: 700 channels binned in groups
-	// of 5, 250 bins of 4 ms over 1 s.
-	SpikeFeatures = 140
-	SpikeBins     = 250
-	// MelBands and MelFrames are the GSC input representation: 40-band log-Mel, 100 frames of 10 ms.
-	MelBands  = 40
-	MelFrames = 100
 )
 
 // DVS Gesture 128 (Appendix C.4): T = 50 bins of Δt = 20 ms, two polarities resized to 64×64, target
@@ -63,12 +52,7 @@ func NeuronConstantsFor(dataset string) (NeuronConstants, bool) {
 	if dataset == "SHD*" {
 		dataset = "SHD"
 	}
-	for _, c := range NeuronConstantsTable() {
-		if c.Dataset == dataset {
-			return c, true
-		}
-	}
-	return NeuronConstants{}, false
+	return find(NeuronConstantsTable(), func(c NeuronConstants) bool { return c.Dataset == dataset })
 }
 
 // LRDropout is one cell of Table A.2: the selected peak learning rate and dropout probability of a
@@ -116,10 +100,5 @@ func LRDropoutFor(dataset string, order, width int) (LRDropout, bool) {
 	if dataset == "SHD*" {
 		dataset = "SHD"
 	}
-	for _, c := range LRDropoutTable() {
-		if c.Dataset == dataset && c.Order == order && c.Width == width {
-			return c, true
-		}
-	}
-	return LRDropout{}, false
+	return find(LRDropoutTable(), func(c LRDropout) bool { return c.Dataset == dataset && c.Order == order && c.Width == width })
 }

@@ -3,6 +3,7 @@
 package paper
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -29,10 +30,7 @@ type Row struct {
 // Match reports whether ours agrees with the paper's printed value: within Tol, or by default within half
 // a unit of the paper's last printed digit.
 func (r Row) Match() bool {
-	tol := r.Tol
-	if tol == 0 {
-		tol = 0.5*math.Pow(10, -float64(r.Digits)) + 1e-12
-	}
+	tol := cmp.Or(r.Tol, 0.5*math.Pow(10, -float64(r.Digits))+1e-12)
 	return math.Abs(r.Ours-r.Paper) <= tol
 }
 

@@ -62,11 +62,11 @@ func tryTinyEngine(backend compute.Backend, name string) error {
 	return err
 }
 
-// toFloat64 widens a gradient to float64.
-func toFloat64(g []float32) []float64 {
-	out := make([]float64, len(g))
-	for i, x := range g {
-		out[i] = float64(x)
+// convertFloats converts values between float32 and float64.
+func convertFloats[To, From float32 | float64](v []From) []To {
+	out := make([]To, len(v))
+	for i, x := range v {
+		out[i] = To(x)
 	}
 	return out
 }

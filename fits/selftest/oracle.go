@@ -1,10 +1,12 @@
 package selftest
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
@@ -65,10 +67,7 @@ func oracleNet(kc kindCase) model.Net {
 
 // simLayer returns the layer constants of cfg as the twins of package sim take them.
 func simLayer(cfg neuron.Config) sim.Layer {
-	kf := cfg.KappaFraction
-	if kf == 0 {
-		kf = neuron.DefaultKappaFraction
-	}
+	kf := cmp.Or(cfg.KappaFraction, neuron.DefaultKappaFraction)
 	return sim.Layer{
 		TauM: cfg.TauM, TauA: cfg.TauA, Dt: cfg.Dt, Vth: cfg.Vth,
 		EtaGammaRatio: cfg.EtaGammaRatio, Order: cfg.Order, DTExact: cfg.DTExact, KappaFraction: kf,
@@ -125,7 +124,7 @@ func runKindCase(backend compute.Backend, kc kindCase, engines []string, perturb
 	}
 	want := map[string][]float64{}
 	for path, g := range ref.grads {
-		want[path] = toFloat64(g)
+		want[path] = convertFloats[float64](g)
 	}
 	var rows []Row
 	for _, e := range engines {
@@ -287,7 +286,7 @@ func (d *oracleData) forward(params [][]sim.Params) (bool, error) {
 	ro := len(params)
 	d.loss = 0
 	for b := range oracleValid {
-		logits := slicesClone(d.biases[ro])
+		logits := slices.Clone(d.biases[ro])
 		for t := range oracleTime {
 			for i := range in {
 				s := h[(b*oracleTime+t)*in+i]
@@ -310,8 +309,6 @@ func (d *oracleData) forward(params [][]sim.Params) (bool, error) {
 	return true, nil
 }
 
-func slicesClone(s []float64) []float64 { return append([]float64(nil), s...) }
-
 // setDense writes the drawn weights and biases into the dense maps' variables.
 func setDense(store *mlmodel.Store, net model.Net, d oracleData) error {
 	scopes := make([]string, 0, len(net.Blocks)+1)
@@ -328,10 +325,7 @@ func setDense(store *mlmodel.Store, net model.Net, d oracleData) error {
 			if v == nil {
 				return fmt.Errorf("no variable /model/%s/dense/%s", s, p.name)
 			}
-			vals := make([]float32, len(p.vals))
-			for j, x := range p.vals {
-				vals[j] = float32(x)
-			}
+			vals := convertFloats[float32](p.vals)
 			if v.Shape().Size() != len(vals) {
 				return fmt.Errorf("variable %s holds %d values, drew %d", v.Path(), v.Shape().Size(), len(vals))
 			}
@@ -345,10 +339,7 @@ func setDense(store *mlmodel.Store, net model.Net, d oracleData) error {
 
 // oracleBatchOf returns the batch of d: the last example is padding.
 func oracleBatchOf(d oracleData) step.Batch {
-	x := make([]float32, len(d.x))
-	for i, v := range d.x {
-		x[i] = float32(v)
-	}
+	x := convertFloats[float32](d.x)
 	mask := make([]float32, oracleBatch)
 	for i := range oracleValid {
 		mask[i] = 1

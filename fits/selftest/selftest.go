@@ -72,13 +72,7 @@ func (r Report) OK() bool { return r.Failed == 0 && len(r.Rows) > 0 }
 
 // FailedRows returns the rows that did not pass.
 func (r Report) FailedRows() []Row {
-	var out []Row
-	for _, row := range r.Rows {
-		if !row.Pass {
-			out = append(out, row)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(r.Rows), func(row Row) bool { return row.Pass })
 }
 
 // Options configure Run.
@@ -197,34 +191,28 @@ func Run(backend compute.Backend, opts Options) (Report, error) {
 		workers = min(runtime.NumCPU(), 8)
 	}
 	results := make([][]Row, len(jobs))
+	next := make(chan int, len(jobs))
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
-		next     int
 		finished int
 	)
 	for range min(workers, len(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
+		wg.Go(func() {
+			for i := range next {
+				results[i] = jobs[i].run()
 				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= len(jobs) {
-					return
-				}
-				rows := jobs[i].run()
-				mu.Lock()
-				results[i] = rows
 				finished++
 				if opts.Progress != nil {
 					opts.Progress(finished, len(jobs))
 				}
 				mu.Unlock()
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	for _, rows := range results {
@@ -286,11 +274,8 @@ func gradError(got map[string][]float32, want map[string][]float64, floor float6
 	return worst
 }
 
+// oneLine returns the first line of s.
 func oneLine(s string) string {
-	for i, r := range s {
-		if r == '\n' {
-			return s[:i]
-		}
-	}
-	return s
+	first, _, _ := strings.Cut(s, "\n")
+	return first
 }
