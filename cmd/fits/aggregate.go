@@ -10,14 +10,6 @@ import (
 	"github.com/fits-snn/fits/fits/experiment"
 )
 
-func init() {
-	register(&command{
-		name:    "aggregate",
-		summary: "a paper table from finished runs: mean ± std over seeds beside the paper's numbers (Markdown, CSV)",
-		run:     runAggregate,
-	})
-}
-
 func runAggregate(args []string, stdout, stderr io.Writer) error {
 	fset := newFlagSet("aggregate", stderr)
 	table := fset.String("table", "", "the table: "+strings.Join(experiment.AggregatedTables(), ", ")+` (also "3", "A.7", ...)`)

@@ -17,14 +17,6 @@ import (
 	"github.com/fits-snn/fits/internal/filesafe"
 )
 
-func init() {
-	register(&command{
-		name:    "analyze",
-		summary: "analyses of trained runs: shifts, delays, ts-params, perturb, ctdt, energy, training-time",
-		run:     runAnalyze,
-	})
-}
-
 // analysisInfo describes one analysis of `fits analyze`: what it reproduces and the flags it takes
 // besides the common ones.
 type analysisInfo struct {

@@ -17,14 +17,6 @@ import (
 	"github.com/gomlx/compute"
 )
 
-func init() {
-	register(&command{
-		name:    "bench",
-		summary: "time one training iteration (forward + backward) per variant: the paper's kernel table or the Open Neuromorphic shape",
-		run:     runBench,
-	})
-}
-
 // runBench runs `fits bench`: it checks the flags and runs the suite (bench.Run, bench.RunTraining), or,
 // with --internal-cell, the one cell of an isolated cell's process (bench.MeasureChild).
 func runBench(args []string, stdout, stderr io.Writer) error {

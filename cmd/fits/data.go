@@ -7,10 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,14 +26,6 @@ import (
 	"github.com/fits-snn/fits/data/shd"
 	"github.com/fits-snn/fits/fits/bench"
 )
-
-func init() {
-	register(&command{
-		name:    "data",
-		summary: "datasets: list, download, verify, convert, synth (fixtures and full-size stand-ins in the official formats), features, load, split",
-		run:     runData,
-	})
-}
 
 const dataUsage = `usage: fits data <verb> [--flag=value ...]
 
@@ -92,14 +85,7 @@ func runData(args []string, stdout, stderr io.Writer) error {
 }
 
 // dataVerbNames lists the verbs of fits data, sorted.
-func dataVerbNames() []string {
-	out := make([]string, 0, len(dataVerbs))
-	for v := range dataVerbs {
-		out = append(out, v)
-	}
-	sort.Strings(out)
-	return out
-}
+func dataVerbNames() []string { return slices.Sorted(maps.Keys(dataVerbs)) }
 
 // canonicalDataset maps accepted dataset names to the manifest names.
 func canonicalDataset(name string) (string, error) {
@@ -140,11 +126,7 @@ func runDataList(args []string, stdout, stderr io.Writer) error {
 	var out []dataListEntry
 	for _, n := range download.Datasets() {
 		m, _ := download.Lookup(n)
-		e := dataListEntry{Dataset: n, Dir: download.DefaultDir(n), Page: m.Page, Note: m.Note}
-		for _, f := range m.Files {
-			e.Files = append(e.Files, f.Name)
-		}
-		out = append(out, e)
+		out = append(out, dataListEntry{Dataset: n, Dir: download.DefaultDir(n), Files: fileNames(m), Page: m.Page, Note: m.Note})
 	}
 	if *asJSON {
 		return writeJSON(stdout, map[string]any{"datasets": out})
@@ -305,12 +287,7 @@ func runDataConvert(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		return writeJSON(stdout, map[string]any{"dataset": ds, "caches": paths})
 	}
-	splits := make([]string, 0, len(paths))
-	for s := range paths {
-		splits = append(splits, s)
-	}
-	sort.Strings(splits)
-	for _, s := range splits {
+	for _, s := range slices.Sorted(maps.Keys(paths)) {
 		fmt.Fprintf(stdout, "%-6s %s\n", s, paths[s])
 	}
 	return nil
@@ -621,12 +598,6 @@ func synthSpikes(ds, out string, sizes map[string]int, full bool, spikes int, se
 // splitTrainSizes are the training-set sizes that fits data split defaults --n to.
 var splitTrainSizes = map[string]int{"shd": 8156}
 
-// dataSplit is the JSON of fits data split: validation first, as the released code slices it.
-type dataSplit struct {
-	Validation []int `json:"validation"`
-	Train      []int `json:"train"`
-}
-
 func runDataSplit(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("data split", stderr)
 	name := fs.String("dataset", "shd", "dataset whose training set is split (shd: --n defaults to its 8156 examples)")
@@ -667,8 +638,9 @@ func runDataSplit(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// writeSplitJSON writes {"validation": [...], "train": [...]} (dataSplit's JSON, the bytes json.Marshal
-// gives) as it goes, so that memory does not grow with the output beyond the two index lists.
+// writeSplitJSON writes {"validation": [...], "train": [...]} (validation first, as the released code
+// slices it; the bytes json.Marshal gives) as it goes, so that memory does not grow with the output
+// beyond the two index lists.
 func writeSplitJSON(w io.Writer, val, train []int) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	num := make([]byte, 0, 24)

@@ -12,14 +12,6 @@ import (
 	"github.com/fits-snn/fits/fits/train"
 )
 
-func init() {
-	register(&command{
-		name:    "demo",
-		summary: "paper-vs-ours tables: theory numbers, and the ablation ladder trained on the synthetic task",
-		run:     runDemo,
-	})
-}
-
 // The demo's recipe on the synthetic task: enough for the ablation ordering to show in a short run on a CPU
 // (measured: docs/performance-notes.md). The model is selected on the
 // task's validation split and the test accuracy at that epoch is reported (protocol official-val).

@@ -12,14 +12,6 @@ import (
 	"github.com/fits-snn/fits/fits/train"
 )
 
-func init() {
-	register(&command{
-		name:    "eval",
-		summary: "evaluate a training checkpoint on its validation and test splits",
-		run:     runEval,
-	})
-}
-
 func runEval(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("eval", stderr)
 	dir := fs.String("checkpoint", "", "run directory written by `fits train` (required); its newest intact checkpoint is evaluated")

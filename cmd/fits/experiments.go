@@ -9,14 +9,6 @@ import (
 	"github.com/fits-snn/fits/fits/experiment"
 )
 
-func init() {
-	register(&command{
-		name:    "experiments",
-		summary: "the paper's table cells as experiments: ids, tables fed, full and quick recipes (--table filters)",
-		run:     runExperiments,
-	})
-}
-
 // experimentsOutput is the JSON form of `fits experiments --json`.
 type experimentsOutput struct {
 	Table       string                  `json:"table,omitempty"`

@@ -9,14 +9,6 @@ import (
 	"github.com/fits-snn/fits/fits/train"
 )
 
-func init() {
-	register(&command{
-		name:    "export",
-		summary: "write a run of this toolkit in the layout of the authors' released PyTorch code (--format=released)",
-		run:     runExport,
-	})
-}
-
 func runExport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("export", stderr)
 	format := fs.String("format", "", "layout to write: released (model.safetensors with the released state-dict names, config.json, checkpoint.json, metrics.json; python peers/released_fixture.py convert --run=DIR adds best.pth)")

@@ -15,14 +15,6 @@ type figuresOutput struct {
 	Files   []string `json:"files"`   // paths written, SVG then PNG per figure
 }
 
-func init() {
-	register(&command{
-		name:    "figures",
-		summary: "write the theory figures (notebooks 01-04) as SVG and PNG",
-		run:     runFigures,
-	})
-}
-
 // runFigures builds the catalog figures of package nb (all, or the groups/names in --only) and
 // writes each as <out>/<name>.svg and <out>/<name>.png.
 func runFigures(args []string, stdout, stderr io.Writer) error {

@@ -9,14 +9,6 @@ import (
 	"github.com/fits-snn/fits/fits/train"
 )
 
-func init() {
-	register(&command{
-		name:    "import",
-		summary: "turn a run folder of the authors' released PyTorch code (best.pth, config.json, metrics.json) into a run of this toolkit",
-		run:     runImport,
-	})
-}
-
 func runImport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("import", stderr)
 	from := fs.String("from", "", "run folder of the released code (holding best.pth) or a .pth checkpoint (required)")

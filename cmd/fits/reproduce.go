@@ -12,14 +12,6 @@ import (
 	"github.com/fits-snn/fits/nb"
 )
 
-func init() {
-	register(&command{
-		name:    "reproduce",
-		summary: "the runs the result notebooks read: quick mode trains every missing stand-in run, full mode lists finished and missing runs",
-		run:     runReproduce,
-	})
-}
-
 // reproduceRun is one run in the JSON output of `fits reproduce`.
 type reproduceRun struct {
 	Experiment string `json:"experiment"`

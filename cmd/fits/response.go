@@ -9,14 +9,6 @@ import (
 	"github.com/fits-snn/fits/fits/theory"
 )
 
-func init() {
-	register(&command{
-		name:    "response",
-		summary: "frequency responses (magnitude, phase, group delay) of FS, TS and the closed-loop neuron",
-		run:     runResponse,
-	})
-}
-
 // defaultResponseOmega is the default ω grid of `fits response`: 31 points log-spaced over
 // [π/1000, π] rad/sample (10 per decade).
 func defaultResponseOmega() []float64 { return theory.LogSpace(math.Pi/1000, math.Pi, 31) }

@@ -14,14 +14,6 @@ import (
 	"github.com/fits-snn/fits/fits/train"
 )
 
-func init() {
-	register(&command{
-		name:    "simulate",
-		summary: "run one FiTS neuron (Algorithm 1) on input currents from a file: float64 reference or GoMLX graph",
-		run:     runSimulate,
-	})
-}
-
 // simulateOutput is the JSON form of `fits simulate --json`: spikes[k] = S[k+1] and v_pre[k] = ṼM[k+1],
 // the pre-reset mixed voltage, for the input current I[k] on line k of the file.
 type simulateOutput struct {

@@ -18,14 +18,6 @@ import (
 	"github.com/fits-snn/fits/internal/owned"
 )
 
-func init() {
-	register(&command{
-		name:    "sweep",
-		summary: "train a table's grid of experiments x seeds on local workers, or emit a Slurm array job; --collect aggregates",
-		run:     runSweep,
-	})
-}
-
 // sweepUsage completes the flag list of `fits sweep --help`.
 const sweepUsage = `
 Extra flags of 'fits train' for every run go after --, e.g.

@@ -11,14 +11,6 @@ import (
 	"github.com/fits-snn/fits/fits/theory"
 )
 
-func init() {
-	register(&command{
-		name:    "theory",
-		summary: "closed forms: κ for target frequencies (Theorem 1), realized DT targets (Theorem 2), Jury bounds",
-		run:     runTheory,
-	})
-}
-
 // theoryOutput is the JSON form of `fits theory --json`.
 type theoryOutput struct {
 	Mu        float64        `json:"mu"`  // 1/τm, 1/s

@@ -23,14 +23,6 @@ import (
 	"github.com/gomlx/compute"
 )
 
-func init() {
-	register(&command{
-		name:    "train",
-		summary: "train a FiTS network (checkpoint every epoch, --resume, result.json)",
-		run:     runTrain,
-	})
-}
-
 // trainFlags are the flags of `fits train` bound to a configuration.
 type trainFlags struct {
 	cfg                           train.Config
