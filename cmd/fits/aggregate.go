@@ -56,20 +56,9 @@ func runAggregate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *out != "" {
-		if err := checkOutDir("out", *out); err != nil {
-			return err
-		}
-		var paths []string
-		_, inDir, err := writeStaged("out", *out, func(dir string) error {
-			var err error
-			paths, err = experiment.WriteTable(dir, t)
-			return err
-		})
+		paths, err := writeStaged("out", *out, func(dir string) ([]string, error) { return experiment.WriteTable(dir, t) })
 		if err != nil {
 			return err
-		}
-		for i, p := range paths {
-			paths[i] = inDir(p)
 		}
 		for _, p := range paths {
 			fmt.Fprintf(stderr, "wrote %s\n", p)

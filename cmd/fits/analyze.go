@@ -10,7 +10,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/fits-snn/fits/data/progress"
 	"github.com/fits-snn/fits/fits/analysis"
@@ -389,10 +388,7 @@ func writeCSV(path string, t analysis.Table) error {
 func writeNewFile(path string, content []byte) error {
 	tmp, err := filesafe.CreateTemp(path)
 	if err != nil {
-		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
-			return err
-		}
-		return badInput("%s: cannot write a file there: %v", path, err)
+		return badPath(err, "%s: cannot write a file there: %v", path, err)
 	}
 	defer filesafe.Discard(tmp)
 	if _, err := tmp.Write(content); err != nil {

@@ -425,26 +425,23 @@ func runDataSynth(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOutDir("out", *out); err != nil {
-		return err
-	}
 	var progress io.Writer
 	if *full {
 		progress = stderr
 	}
-	_, _, err = writeStaged("out", *out, func(dir string) error {
+	_, err = writeStaged("out", *out, func(dir string) ([]string, error) {
 		switch f {
 		case "shd", "ssc":
-			return synthSpikes(f, dir, sizes, *full, *spikes, *seed, progress)
+			return nil, synthSpikes(f, dir, sizes, *full, *spikes, *seed, progress)
 		case "gsc":
-			return gsc.WriteSynthProgress(dir, gscSynthConfig(*full, *samples, *seed), newBar(progress, "clips", sizes))
+			return nil, gsc.WriteSynthProgress(dir, gscSynthConfig(*full, *samples, *seed), newBar(progress, "clips", sizes))
 		case "mnist":
 			if *full {
-				return mnist.WriteSynthSizes(dir, sizes[mnist.Train], sizes[mnist.Test], *seed)
+				return nil, mnist.WriteSynthSizes(dir, sizes[mnist.Train], sizes[mnist.Test], *seed)
 			}
-			return mnist.WriteSynth(dir, sizes[mnist.Train], *seed)
+			return nil, mnist.WriteSynth(dir, sizes[mnist.Train], *seed)
 		default: // dvs
-			return dvs.WriteSynth(dir, dvsSynthConfig(*full, *samples, *seed))
+			return nil, dvs.WriteSynth(dir, dvsSynthConfig(*full, *samples, *seed))
 		}
 	})
 	if err != nil {

@@ -32,14 +32,14 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if err := checkWritableDir("out", *out); err != nil {
 		return err
 	}
-	written, inDir, err := writeStaged("out", *out, func(dir string) error {
-		return interop.ExportReleased(*from, dir, train.Options{DataDir: *dataDir})
+	written, err := writeStaged("out", *out, func(dir string) ([]string, error) {
+		return nil, interop.ExportReleased(*from, dir, train.Options{DataDir: *dataDir})
 	})
 	if err != nil {
 		return interopInput(err)
 	}
 	for _, f := range written {
-		fmt.Fprintln(stdout, inDir(f))
+		fmt.Fprintln(stdout, f)
 	}
 	return nil
 }

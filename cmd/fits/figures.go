@@ -54,20 +54,9 @@ func runFigures(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	if err := checkOutDir("out", *out); err != nil {
-		return err
-	}
-	var files []string
-	_, inDir, err := writeStaged("out", *out, func(dir string) error {
-		var err error
-		files, err = nb.SaveCatalog(dir, sel)
-		return err
-	})
+	files, err := writeStaged("out", *out, func(dir string) ([]string, error) { return nb.SaveCatalog(dir, sel) })
 	if err != nil {
 		return err
-	}
-	for i, f := range files {
-		files[i] = inDir(f)
 	}
 	if *asJSON {
 		return writeJSON(stdout, figuresOutput{Out: *out, Figures: names, Files: files})

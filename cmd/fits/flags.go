@@ -26,6 +26,20 @@ func badInput(format string, args ...any) error {
 	return &inputError{msg: fmt.Sprintf(format, args...)}
 }
 
+// diskFull reports whether err is a full disk or an exhausted quota: never bad input.
+func diskFull(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}
+
+// badPath is bad input with the formatted message for err, a path that cannot be written, unless err is
+// a full disk (diskFull), which it returns as it is.
+func badPath(err error, format string, args ...any) error {
+	if diskFull(err) {
+		return err
+	}
+	return badInput(format, args...)
+}
+
 // errHelp is returned when --help was requested: usage was printed, exit status 0.
 var errHelp = errors.New("help requested")
 

@@ -42,9 +42,9 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 		return interopInput(err)
 	}
 	var res *train.Result
-	if _, _, err := writeStaged("out", *out, func(dir string) error {
+	if _, err := writeStaged("out", *out, func(dir string) (_ []string, err error) {
 		res, err = interop.ImportRun(rel, mapped, dir)
-		return err
+		return nil, err
 	}); err != nil {
 		return interopInput(err)
 	}

@@ -22,7 +22,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/fits-snn/fits/data"
 	_ "github.com/fits-snn/fits/data/all" // registers every dataset with package data
@@ -117,7 +116,7 @@ func exitStatus(err error) int {
 // as asked (bench.InputError), a file of the user's where a command would write one (owned.ConflictError).
 // A full disk never is.
 func badInputError(err error) bool {
-	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+	if diskFull(err) {
 		return false
 	}
 	var (

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"syscall"
 
 	"github.com/fits-snn/fits/fits/experiment"
 	"github.com/fits-snn/fits/fits/model"
@@ -188,10 +187,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	created := missingDirs(out)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		removeEmptyDirs(created)
-		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
-			return err
-		}
-		return badInput("--out=%s: cannot create it: %v", out, err)
+		return badPath(err, "--out=%s: cannot create it: %v", out, err)
 	}
 	unlock, err := train.LockRun(out, false)
 	if err != nil {
