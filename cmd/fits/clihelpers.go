@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
+	"strings"
 
 	"github.com/fits-snn/fits/internal/jsonraw"
 )
@@ -40,12 +40,22 @@ func optFloat(v float64, ok bool) *float64 {
 	return &v
 }
 
-// fmtOpt formats an optional value for a text table with the given precision, "-" when absent.
-func fmtOpt(v *float64, prec int) string {
+// fmtOpt formats an optional value for a text table with format (e.g. "%.6f"), "-" when absent.
+func fmtOpt(v *float64, format string) string {
 	if v == nil {
 		return "-"
 	}
-	return strconv.FormatFloat(*v, 'f', prec, 64)
+	return fmt.Sprintf(format, *v)
+}
+
+// joinFloats formats each value of v times scale with format, comma-separated: the firing rates of a
+// text table, e.g. joinFloats(rates, 100, "%.2f%%") gives "12.34%, 5.00%".
+func joinFloats(v []float64, scale float64, format string) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprintf(format, scale*x)
+	}
+	return strings.Join(s, ", ")
 }
 
 // writeJSON prints v as exactly one JSON object followed by a newline, with the exact bytes of every

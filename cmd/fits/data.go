@@ -242,7 +242,6 @@ func runDataConvert(args []string, stdout, stderr io.Writer) error {
 	}
 	ds := strings.ToLower(strings.TrimSpace(*name))
 	if ds != "espeak" {
-		var err error
 		if ds, err = canonicalDataset(*name); err != nil {
 			return err
 		}

@@ -185,14 +185,8 @@ func printTrainRows(w io.Writer, rows []demoTrainRow) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "model\ttest acc at best val\tbest test acc\tfiring rate (layer 1, 2)\tparameters\tseconds\tpaper, SSC W=64")
 	for _, r := range rows {
-		rates := ""
-		for i, fr := range r.FiringRates {
-			if i > 0 {
-				rates += ", "
-			}
-			rates += fmt.Sprintf("%.3f", fr)
-		}
-		fmt.Fprintf(tw, "%s\t%.2f %%\t%.2f %%\t%s\t%d\t%.0f\t%.2f %%\n", r.Label, 100*r.TestAtBestVal, 100*r.TestAcc, rates, r.ParameterCount, r.WallSeconds, r.PaperSSC64)
+		fmt.Fprintf(tw, "%s\t%.2f %%\t%.2f %%\t%s\t%d\t%.0f\t%.2f %%\n", r.Label, 100*r.TestAtBestVal, 100*r.TestAcc,
+			joinFloats(r.FiringRates, 1, "%.3f"), r.ParameterCount, r.WallSeconds, r.PaperSSC64)
 	}
 	tw.Flush()
 }

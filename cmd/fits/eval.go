@@ -73,10 +73,6 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "  val acc   %6.2f%%  (loss %.4f)\n", 100**res.ValAcc, *res.ValLoss)
 	}
 	fmt.Fprintf(stdout, "  test acc  %6.2f%%  (loss %.4f)\n", 100*res.TestAcc, res.TestLoss)
-	rates := make([]string, len(res.FiringRates))
-	for i, v := range res.FiringRates {
-		rates[i] = fmt.Sprintf("%.2f%%", 100*v)
-	}
-	fmt.Fprintf(stdout, "  firing rates %s (spikes per neuron per bin, test split)\n", strings.Join(rates, ", "))
+	fmt.Fprintf(stdout, "  firing rates %s (spikes per neuron per bin, test split)\n", joinFloats(res.FiringRates, 100, "%.2f%%"))
 	return nil
 }

@@ -29,14 +29,7 @@ func runFigures(args []string, stdout, stderr io.Writer) error {
 	if strings.TrimSpace(*out) == "" {
 		return badInput("--out: empty folder name")
 	}
-	var sel []string
-	if s := strings.TrimSpace(*only); s != "" {
-		for _, p := range strings.Split(s, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				sel = append(sel, p)
-			}
-		}
-	}
+	sel := splitList(*only)
 	entries, err := nb.Select(sel)
 	if err != nil {
 		return badInput("--only: %v", err)

@@ -88,17 +88,16 @@ func openInputFile(path string, limit int64) (*os.File, error) {
 	st, err := f.Stat()
 	switch {
 	case err != nil:
+	case st.IsDir():
+		err = fmt.Errorf("%s is a directory", path)
+	case !st.Mode().IsRegular():
+		err = fmt.Errorf("%s is not a regular file", path)
+	case st.Size() > limit:
+		err = fmt.Errorf("%s holds %d bytes, more than the %d MiB such a file may", path, st.Size(), limit>>20)
+	}
+	if err != nil {
 		f.Close()
 		return nil, err
-	case st.IsDir():
-		f.Close()
-		return nil, fmt.Errorf("%s is a directory", path)
-	case !st.Mode().IsRegular():
-		f.Close()
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	case st.Size() > limit:
-		f.Close()
-		return nil, fmt.Errorf("%s holds %d bytes, more than the %d MiB such a file may", path, st.Size(), limit>>20)
 	}
 	return f, nil
 }

@@ -61,7 +61,8 @@ func runResponse(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := checkTarget(c, c.Jury(), f); err != nil {
+	k, err := targetKappa(c, c.Jury(), f)
+	if err != nil {
 		return err
 	}
 	beta, lambda, mix, err := tsf.parse()
@@ -83,10 +84,6 @@ func runResponse(args []string, stdout, stderr io.Writer) error {
 		if !(w >= 0 && w <= math.Pi) {
 			return badInput("--omega: %g rad/sample is outside [0, pi]", w)
 		}
-	}
-	k, err := c.KappaForTargetHz(f)
-	if err != nil {
-		return badInput("--fstar: %v", err)
 	}
 	fsm := c.FS(k)
 	out := responseOutput{

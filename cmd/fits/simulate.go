@@ -69,7 +69,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		if fstar, err = parseFloat("fstar", *fstarFlag); err != nil {
 			return err
 		}
-		if err := checkTarget(c, c.Jury(), fstar); err != nil {
+		if _, err := targetKappa(c, c.Jury(), fstar); err != nil {
 			return err
 		}
 	}

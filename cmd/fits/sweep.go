@@ -55,7 +55,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if *emit != "" && *emit != "slurm" {
 		return badInput("--emit: unknown target %q (valid: slurm)", *emit)
 	}
-	if n := btoi(*emit != "") + btoi(*collect) + btoi(*dryRun); n > 1 {
+	if *emit != "" && (*collect || *dryRun) || *collect && *dryRun {
 		return badInput("--emit, --collect and --dry-run exclude each other")
 	}
 	m, err := experiment.ParseMode(*mode)
@@ -137,13 +137,6 @@ func sweepNotes(stderr io.Writer, g *sweep.Grid, table string, extra []string) {
 				r.Experiment, e.QuickFixture)
 		}
 	}
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // sweepDryRun prints one line per run: experiment, seed, state (from its directory) and directory.

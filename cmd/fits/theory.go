@@ -23,6 +23,7 @@ type theoryOutput struct {
 	Targets   []theoryTarget `json:"targets"`
 }
 
+// theoryJury is theory.Jury with the JSON names of its bounds.
 type theoryJury struct {
 	KappaMaxExplicit       float64 `json:"kappa_max_explicit"`
 	KappaMaxSemiImplicit   float64 `json:"kappa_max_semi_implicit"`
@@ -91,17 +92,17 @@ func (f constantsFlags) parseArgs(fs *flag.FlagSet, args []string) (theory.Const
 	return f.parse()
 }
 
-// checkTarget rejects a CT target frequency that is not positive or not below the semi-implicit
-// Jury bound, naming the bound.
-func checkTarget(c theory.Constants, j theory.Jury, f float64) error {
+// targetKappa returns κ in 1/s² for the CT target frequency f in Hz (Theorem 1), rejecting an f that is
+// not positive or not below the semi-implicit Jury bound j, naming the bound.
+func targetKappa(c theory.Constants, j theory.Jury, f float64) (float64, error) {
 	if !(f > 0) {
-		return badInput("--fstar: target frequency must be positive, got %g Hz", f)
+		return 0, badInput("--fstar: target frequency must be positive, got %g Hz", f)
 	}
 	if !(f < j.FStarMaxSemiImplicitHz) {
-		return badInput("--fstar: %g Hz is above the semi-implicit Jury stability bound f*max = %.4g Hz (κ < %.6g 1/s²) at tau-m=%g tau-a=%g dt=%g",
+		return 0, badInput("--fstar: %g Hz is above the semi-implicit Jury stability bound f*max = %.4g Hz (κ < %.6g 1/s²) at tau-m=%g tau-a=%g dt=%g",
 			f, j.FStarMaxSemiImplicitHz, j.KappaMaxSemiImplicit, c.TauM, c.TauA, c.Dt)
 	}
-	return nil
+	return c.KappaForTargetHz(f) // f is positive and finite: no error
 }
 
 // maxTheoryTargets bounds --fstar: about five seconds of sweeps.
@@ -129,20 +130,12 @@ func runTheory(args []string, stdout, stderr io.Writer) error {
 	j := c.Jury()
 	out := theoryOutput{
 		Mu: c.Mu(), Rho: c.Rho(), Dt: c.Dt, TauM: c.TauM, TauA: c.TauA, NyquistHz: c.NyquistHz(),
-		Jury: theoryJury{
-			KappaMaxExplicit:       j.KappaMaxExplicit,
-			KappaMaxSemiImplicit:   j.KappaMaxSemiImplicit,
-			FStarMaxExplicitHz:     j.FStarMaxExplicitHz,
-			FStarMaxSemiImplicitHz: j.FStarMaxSemiImplicitHz,
-		},
+		Jury: theoryJury(j),
 	}
 	for _, f := range fstars {
-		if err := checkTarget(c, j, f); err != nil {
-			return err
-		}
-		k, err := c.KappaForTargetHz(f)
+		k, err := targetKappa(c, j, f)
 		if err != nil {
-			return badInput("--fstar: %v", err)
+			return err
 		}
 		t := theoryTarget{FStarCTHz: f, Kappa: k, OmegaStar: theory.RadPerSecFromHz(f), KappaBar: c.KappaBar(k)}
 		t.FStarDTHz = optFloat(c.DTTargetHz(k))
@@ -162,15 +155,7 @@ func runTheory(args []string, stdout, stderr io.Writer) error {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "f*_CT [Hz]\tkappa [1/s^2] (Thm 1)\tf*_DT [Hz] (Thm 2)\tf*_DT sweep [Hz]\tkappa DT-exact [1/s^2]\t")
 	for _, t := range out.Targets {
-		fmt.Fprintf(tw, "%g\t%.6g\t%s\t%s\t%s\t\n", t.FStarCTHz, t.Kappa, fmtOpt(t.FStarDTHz, 6), fmtOpt(t.FStarDTSweepHz, 6), fmtOptG(t.KappaDTExact))
+		fmt.Fprintf(tw, "%g\t%.6g\t%s\t%s\t%s\t\n", t.FStarCTHz, t.Kappa, fmtOpt(t.FStarDTHz, "%.6f"), fmtOpt(t.FStarDTSweepHz, "%.6f"), fmtOpt(t.KappaDTExact, "%.6g"))
 	}
 	return tw.Flush()
-}
-
-// fmtOptG formats an optional value with %.6g, "-" when absent.
-func fmtOptG(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.6g", *v)
 }

@@ -377,11 +377,7 @@ func printResult(w io.Writer, r *train.Result, dir string) {
 	}
 	fmt.Fprintf(w, "  best test acc     %6.2f%%\n", 100*r.BestTestAcc)
 	fmt.Fprintf(w, "  final test acc    %6.2f%%\n", 100*r.FinalTestAcc)
-	rates := make([]string, len(r.FiringRates))
-	for i, v := range r.FiringRates {
-		rates[i] = fmt.Sprintf("%.2f%%", 100*v)
-	}
-	fmt.Fprintf(w, "  firing rates      %s (spikes per neuron per bin)\n", strings.Join(rates, ", "))
+	fmt.Fprintf(w, "  firing rates      %s (spikes per neuron per bin)\n", joinFloats(r.FiringRates, 100, "%.2f%%"))
 	fmt.Fprintf(w, "  wall time         %.1f s (compile %.1f s)\n", r.WallSeconds, r.CompileSeconds)
 	fmt.Fprintf(w, "  result            %s\n", filepath.Join(dir, train.ResultFile))
 }

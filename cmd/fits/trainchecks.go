@@ -11,10 +11,10 @@ import (
 	"github.com/fits-snn/fits/fits/train"
 )
 
-// trainFlagScope says to which datasets or neuron kinds a flag of `fits train` applies; a flag given on
+// trainFlagScope says to which datasets or neuron kinds flags of `fits train` apply; a flag given on
 // the command line where it does not apply would do nothing, and is refused by name.
 type trainFlagScope struct {
-	flag string
+	flags []string
 	// datasets lists the datasets the flag applies to (nil: every one).
 	datasets []string
 	// kind reports whether the flag applies to a neuron kind (nil: every one); kinds describes them.
@@ -24,32 +24,26 @@ type trainFlagScope struct {
 
 // trainFlagScopes are the flags of `fits train` that apply only to some datasets or neuron kinds.
 var trainFlagScopes = []trainFlagScope{
-	{flag: "input-counts", datasets: []string{"shd", "shd-val", "ssc", "espeak-digits"}},
-	{flag: "frontend", datasets: []string{"gsc", "espeak-digits-mel"}},
-	{flag: "ts-mix", kind: neuron.Kind.HasTS, kinds: "kinds with a TS cascade (fsts)"},
-	{flag: "target-coordinate", kind: neuron.Kind.HasTargetFrequency, kinds: "kinds with a target frequency"},
-	{flag: "f-init", kind: neuron.Kind.HasTargetFrequency, kinds: "kinds with a target frequency"},
-	{flag: "f-min", kind: neuron.Kind.HasTargetFrequency, kinds: "kinds with a target frequency"},
-	{flag: "f-max", kind: neuron.Kind.HasTargetFrequency, kinds: "kinds with a target frequency"},
-	{flag: "freq-guard-safety", kind: neuron.Kind.HasTargetFrequency, kinds: "kinds with a target frequency"},
-	{flag: "forward-clip", kind: neuron.Kind.HasTargetFrequency, kinds: "kinds with a target frequency"},
-	{flag: "target-lr-scale", kind: neuron.Kind.HasTargetFrequency, kinds: "kinds with a target frequency"},
-	{flag: "tau-a", kind: neuron.Kind.HasAdaptation, kinds: "kinds with an adaptation current"},
-	{flag: "adaptlif", kind: func(k neuron.Kind) bool { return k == neuron.AdaptLIF }, kinds: "adaptlif"},
+	{flags: []string{"input-counts"}, datasets: []string{"shd", "shd-val", "ssc", "espeak-digits"}},
+	{flags: []string{"frontend"}, datasets: []string{"gsc", "espeak-digits-mel"}},
+	{flags: []string{"ts-mix"}, kind: neuron.Kind.HasTS, kinds: "kinds with a TS cascade (fsts)"},
+	{flags: []string{"target-coordinate", "f-init", "f-min", "f-max", "freq-guard-safety", "forward-clip", "target-lr-scale"},
+		kind: neuron.Kind.HasTargetFrequency, kinds: "kinds with a target frequency"},
+	{flags: []string{"tau-a"}, kind: neuron.Kind.HasAdaptation, kinds: "kinds with an adaptation current"},
+	{flags: []string{"adaptlif"}, kind: func(k neuron.Kind) bool { return k == neuron.AdaptLIF }, kinds: "adaptlif"},
 }
 
 // checkApplicable refuses a flag given on the command line (set) that does not apply to cfg's dataset or
 // neuron kind.
 func checkApplicable(cfg train.Config, set map[string]bool) error {
 	for _, s := range trainFlagScopes {
-		if !set[s.flag] {
-			continue
-		}
-		if s.datasets != nil && !slices.Contains(s.datasets, cfg.Dataset) {
-			return badInput("--%s applies to %s, not --dataset=%s", s.flag, strings.Join(s.datasets, ", "), cfg.Dataset)
-		}
-		if s.kind != nil && !s.kind(cfg.Kind()) {
-			return badInput("--%s applies to %s, not --model=%s", s.flag, s.kinds, cfg.Model)
+		i := slices.IndexFunc(s.flags, func(f string) bool { return set[f] })
+		switch {
+		case i < 0:
+		case s.datasets != nil && !slices.Contains(s.datasets, cfg.Dataset):
+			return badInput("--%s applies to %s, not --dataset=%s", s.flags[i], strings.Join(s.datasets, ", "), cfg.Dataset)
+		case s.kind != nil && !s.kind(cfg.Kind()):
+			return badInput("--%s applies to %s, not --model=%s", s.flags[i], s.kinds, cfg.Model)
 		}
 	}
 	return nil
