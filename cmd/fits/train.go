@@ -61,8 +61,10 @@ func (fl configFlag) value(c train.Config) string {
 	return fmt.Sprint(reflect.ValueOf(c.Resolved()).Field(fl.field).Interface())
 }
 
-// bindTrainFlags defines the flags of `fits train` on fs with the defaults of d and returns them.
-func bindTrainFlags(fs *flag.FlagSet, d train.Config) (*trainFlags, *string) {
+// bindTrainFlags parses args as the flags of `fits train` with the defaults of d, and returns them and
+// their flag set.
+func bindTrainFlags(args []string, stderr io.Writer, d train.Config) (*trainFlags, *flag.FlagSet, error) {
+	fs := newFlagSet("train", stderr)
 	f := &trainFlags{cfg: d, numbers: map[int]*string{}}
 	fs.StringVar(&f.experiment, "experiment", "", "train one cell of the paper (an id of `fits experiments`, e.g. ssc/fsts-m2/w512) with its recipe; the other flags override it")
 	fs.StringVar(&f.mode, "mode", string(experiment.Full), "with --experiment: full (the paper's recipe) or quick (the stand-in on data this machine has)")
@@ -92,20 +94,23 @@ func bindTrainFlags(fs *flag.FlagSet, d train.Config) (*trainFlags, *string) {
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as one JSON object on stdout")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar on stderr")
 	fs.StringVar(&f.dataDir, "data-dir", "", "dataset folder (default $FITS_DATA/NAME)")
-	return f, backendFlag(fs)
+	backend := backendFlag(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return nil, nil, err
+	}
+	f.backend = *backend
+	f.set = setFlags(fs)
+	return f, fs, nil
 }
 
 // parseTrainFlags parses the flags of `fits train`. With --experiment the flags are parsed a second time
 // with the experiment's recipe (and its first seed) as defaults, so that every flag given explicitly
 // still overrides the recipe. It returns the run folder to use when --out is not given.
 func parseTrainFlags(args []string, stderr io.Writer) (*trainFlags, string, error) {
-	fs := newFlagSet("train", stderr)
-	f, backend := bindTrainFlags(fs, train.DefaultConfig())
-	if err := parseFlags(fs, args); err != nil {
+	f, _, err := bindTrainFlags(args, stderr, train.DefaultConfig())
+	if err != nil {
 		return nil, "", err
 	}
-	f.backend = *backend
-	f.set = setFlags(fs)
 	if f.experiment == "" {
 		if f.set["mode"] {
 			return nil, "", badInput("--mode needs --experiment")
@@ -128,13 +133,10 @@ func parseTrainFlags(args []string, stderr io.Writer) (*trainFlags, string, erro
 	if err != nil {
 		return nil, "", badInput("--experiment: %v", err)
 	}
-	fs = newFlagSet("train", stderr)
-	f, backend = bindTrainFlags(fs, d)
-	if err := parseFlags(fs, args); err != nil {
+	f, fs, err := bindTrainFlags(args, stderr, d)
+	if err != nil {
 		return nil, "", err
 	}
-	f.backend = *backend
-	f.set = setFlags(fs)
 	seed, err := parseInt("seed", fs.Lookup("seed").Value.String())
 	if err != nil {
 		return nil, "", err
@@ -296,13 +298,10 @@ func parseNumber(field reflect.Value, name, text string) error {
 	return err
 }
 
-// checkResume checks a --resume of the run in out: the folder must exist, and the flags given must agree
-// with the configuration saved in its newest intact checkpoint; --epochs above the saved number needs
+// checkResume checks a --resume of the run in out, a folder that exists: the flags given must agree with
+// the configuration saved in its newest intact checkpoint; --epochs above the saved number needs
 // --extend. It returns the number of epochs to extend the run to (0: the saved number).
 func (f *trainFlags) checkResume(out string) (int, error) {
-	if _, err := os.Stat(out); errors.Is(err, os.ErrNotExist) {
-		return 0, badInput("--resume: %s does not exist (to start a new run there, drop --resume)", out)
-	}
 	saved, ck, _, err := train.SavedConfig(out)
 	var ce *train.CheckpointError
 	if errors.As(err, &ce) && !ce.AnyCorrupt() {
@@ -328,7 +327,8 @@ func (f *trainFlags) checkResume(out string) (int, error) {
 	if f.extend && f.set["epochs"] && asked.Epochs > saved.Epochs {
 		extend = asked.Epochs
 	}
-	diffs := contradictions(f.set, asked, saved, func(name string) bool { return name == "epochs" && extend > 0 })
+	diffs := configDiffs(asked, saved, func(name string) bool { return f.set[name] && !(name == "epochs" && extend > 0) },
+		"--%s=%s (saved: %s)")
 	for i, d := range diffs {
 		if strings.HasPrefix(d, "--epochs=") && asked.Epochs > saved.Epochs {
 			diffs[i] += " [add --extend to train on to more epochs]"
@@ -341,16 +341,17 @@ func (f *trainFlags) checkResume(out string) (int, error) {
 	return extend, nil
 }
 
-// contradictions lists, as "--name=given (saved: was)", the flags set on the command line (set) whose
-// values in asked differ from those in saved, except the flags that skip accepts.
-func contradictions(set map[string]bool, asked, saved train.Config, skip func(name string) bool) []string {
+// configDiffs lists, each formatted with format from the flag's name and its values in asked and saved
+// (e.g. "--%s=%s (saved: %s)"), the flags of trainConfigFlags that include accepts (e.g. those given on
+// the command line) whose values in asked and saved differ.
+func configDiffs(asked, saved train.Config, include func(name string) bool, format string) []string {
 	var diffs []string
 	for _, fl := range trainConfigFlags {
-		if !set[fl.name] || skip(fl.name) {
+		if !include(fl.name) {
 			continue
 		}
 		if given, was := fl.value(asked), fl.value(saved); given != was {
-			diffs = append(diffs, fmt.Sprintf("--%s=%s (saved: %s)", fl.name, given, savedValue(fl.name, was)))
+			diffs = append(diffs, fmt.Sprintf(format, fl.name, given, savedValue(fl.name, was)))
 		}
 	}
 	return diffs

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -59,16 +58,9 @@ func (f *trainFlags) checkResumeExperiment(out string, asked, saved train.Config
 	if f.experiment == "" {
 		return nil
 	}
-	var diffs []string
-	for _, fl := range trainConfigFlags {
-		if f.set[fl.name] || !slices.Contains(experimentCellFlags, fl.name) {
-			continue
-		}
-		if given, was := fl.value(asked), fl.value(saved); given != was {
-			diffs = append(diffs, fmt.Sprintf("%s %s (saved: %s)", fl.name, given, savedValue(fl.name, was)))
-		}
-	}
-	if len(diffs) > 0 {
+	if diffs := configDiffs(asked, saved, func(name string) bool {
+		return !f.set[name] && slices.Contains(experimentCellFlags, name)
+	}, "%s %s (saved: %s)"); len(diffs) > 0 {
 		return badInput("--resume: --experiment=%s names another cell than the run saved in %s: %s", f.experiment, out,
 			strings.Join(diffs, ", "))
 	}
@@ -96,7 +88,7 @@ func checkSweepRuns(g *sweep.Grid) error {
 		if st.Status != sweep.Finished {
 			continue
 		}
-		if diffs := contradictions(f.set, cfg, st.Result.Config, func(string) bool { return false }); len(diffs) > 0 {
+		if diffs := configDiffs(cfg, st.Result.Config, func(name string) bool { return f.set[name] }, "--%s=%s (saved: %s)"); len(diffs) > 0 {
 			return badInput("%s finished with another configuration than the extra training flags ask: %s (give another --out to train runs of the new configuration)",
 				r.Dir, strings.Join(diffs, ", "))
 		}
