@@ -200,8 +200,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 	var runs []*analysis.Run
 	if what != "training-time" {
 		if runs, err = analysis.LoadRuns(dirs, opts); err != nil {
-			var bad *inputError
-			if errors.As(err, &bad) || errors.Is(err, os.ErrNotExist) || errors.Is(err, analysis.ErrNoCheckpoint) {
+			if isErr[*inputError](err) || errors.Is(err, os.ErrNotExist) || errors.Is(err, analysis.ErrNoCheckpoint) {
 				return badInput("%v", err)
 			}
 			return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -63,9 +62,7 @@ func joinFloats(v []float64, scale float64, format string) string {
 // cannot tell apart, or a map key that is not UTF-8, are bad input.
 func writeJSON(w io.Writer, v any) error {
 	b, err := jsonraw.Marshal(v)
-	var indistinct *jsonraw.IndistinctError
-	var key *jsonraw.KeyError
-	if errors.As(err, &indistinct) || errors.As(err, &key) {
+	if isErr[*jsonraw.IndistinctError](err) || isErr[*jsonraw.KeyError](err) {
 		return badInput("--json: %v", err)
 	}
 	if err != nil {

@@ -753,8 +753,7 @@ func runDataLoad(args []string, stdout, stderr io.Writer) error {
 	}
 	start := time.Now()
 	d, err := data.Load(*name, data.Options{Dir: *dir, InputCounts: *counts})
-	var unknown *data.UnknownError
-	if errors.As(err, &unknown) {
+	if isErr[*data.UnknownError](err) {
 		return badInput("--dataset: %v", err)
 	}
 	if err != nil {

@@ -93,8 +93,7 @@ func demoTrain(base train.Config, dir string, retrain bool, stderr io.Writer) ([
 			Warn:     func(line string) { fmt.Fprintf(stderr, "fits demo: warning: %s\n", line) }})
 		if err != nil {
 			removeEmptyDirs(created)
-			var nan *train.NaNError
-			if errors.As(err, &nan) {
+			if isErr[*train.NaNError](err) {
 				return nil, fmt.Errorf("%s: %w", dm.Label, err)
 			}
 			return nil, err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -43,8 +42,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	defer unlock()
 	// Which checkpoint will be used: refuse before starting a backend when none is usable.
 	if _, _, _, err := train.SavedConfig(*dir); err != nil {
-		var ce *train.CheckpointError
-		if errors.As(err, &ce) {
+		if isErr[*train.CheckpointError](err) {
 			return badInput("--checkpoint=%s: %v", *dir, err)
 		}
 		return err

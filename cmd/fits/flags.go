@@ -26,6 +26,12 @@ func badInput(format string, args ...any) error {
 	return &inputError{msg: fmt.Sprintf(format, args...)}
 }
 
+// isErr reports whether err's tree holds an error of type E (errors.AsType).
+func isErr[E error](err error) bool {
+	_, ok := errors.AsType[E](err)
+	return ok
+}
+
 // diskFull reports whether err is a full disk or an exhausted quota: never bad input.
 func diskFull(err error) bool {
 	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
@@ -222,12 +228,8 @@ func parseFloatList(name, s string) ([]float64, error) {
 	return out, nil
 }
 
-// tsMixFlag defines --ts-mix, the nesting of the TS module's λ-mix, on fs.
-func tsMixFlag(fs *flag.FlagSet) *string {
-	return fs.String("ts-mix", string(neuron.TSMixOfficial), "nesting of the TS module's lambda-mix: official (the released code: innermost first, a spike when V > Vth) or paper (Eq. 10, outermost first, V >= Vth); for M <= 1 the same neuron")
-}
-
-// tsFlags are the TS cascade's flags of simulate and response: --beta, --lambda and --ts-mix.
+// tsFlags are the TS cascade's flags of simulate and response: --beta, --lambda and --ts-mix (the nesting
+// of the TS module's λ-mix).
 type tsFlags struct{ beta, lambda, mix *string }
 
 // addTSFlags defines --beta, --lambda and --ts-mix on fs.
@@ -235,7 +237,7 @@ func addTSFlags(fs *flag.FlagSet) tsFlags {
 	return tsFlags{
 		beta:   listFlag(fs, "beta", "", "comma-separated all-pass coefficients β_1..β_M, |β| < 1 (empty: M = 0)"),
 		lambda: listFlag(fs, "lambda", "", "comma-separated mixing weights λ_1..λ_M in [0, 1] (same length as --beta)"),
-		mix:    tsMixFlag(fs),
+		mix:    fs.String("ts-mix", string(neuron.TSMixOfficial), "nesting of the TS module's lambda-mix: official (the released code: innermost first, a spike when V > Vth) or paper (Eq. 10, outermost first, V >= Vth); for M <= 1 the same neuron"),
 	}
 }
 
@@ -248,15 +250,8 @@ func (t tsFlags) parse() (beta, lambda []float64, mix neuron.TSMix, err error) {
 	if lambda, err = parseFloatList("lambda", *t.lambda); err != nil {
 		return
 	}
-	mix, err = parseTSMix(*t.mix)
-	return
-}
-
-// parseTSMix returns the nesting named by --ts-mix (bad input otherwise).
-func parseTSMix(s string) (neuron.TSMix, error) {
-	m, err := neuron.ParseTSMix(s)
-	if err != nil {
-		return "", badInput("--ts-mix: %v", err)
+	if mix, err = neuron.ParseTSMix(*t.mix); err != nil {
+		err = badInput("--ts-mix: %v", err)
 	}
-	return m, nil
+	return
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -63,8 +62,7 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 
 // interopInput makes a file that cannot be imported or exported bad input (exit status 2).
 func interopInput(err error) error {
-	var ie *interop.InputError
-	if errors.As(err, &ie) {
+	if isErr[*interop.InputError](err) {
 		return badInput("%v", err)
 	}
 	return err

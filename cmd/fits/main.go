@@ -97,7 +97,7 @@ func runMain(args []string, stdout, stderr io.Writer) (status int) {
 	if err == nil || errors.Is(err, errHelp) {
 		return 0
 	}
-	fmt.Fprintf(stderr, "fits %s: %s\n", args[0], oneLine(err.Error()))
+	fmt.Fprintf(stderr, "fits %s: %s\n", args[0], strings.Join(strings.Fields(err.Error()), " ")) // one line
 	return exitStatus(err)
 }
 
@@ -119,18 +119,9 @@ func badInputError(err error) bool {
 	if diskFull(err) {
 		return false
 	}
-	var (
-		input      *inputError
-		file       *data.FileError
-		unknown    *data.UnknownError
-		run        *train.InputError
-		checkpoint *train.CheckpointError
-		conflict   *owned.ConflictError
-		cell       *bench.InputError
-	)
-	return errors.As(err, &input) || errors.As(err, &file) || errors.As(err, &unknown) ||
-		errors.As(err, &run) || errors.As(err, &checkpoint) || errors.Is(err, train.ErrRunExists) ||
-		errors.As(err, &conflict) || errors.As(err, &cell)
+	return isErr[*inputError](err) || isErr[*data.FileError](err) || isErr[*data.UnknownError](err) ||
+		isErr[*train.InputError](err) || isErr[*train.CheckpointError](err) || errors.Is(err, train.ErrRunExists) ||
+		isErr[*owned.ConflictError](err) || isErr[*bench.InputError](err)
 }
 
 func commandNames() []string { return slices.Sorted(maps.Keys(commands)) }
@@ -142,9 +133,4 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'fits <command> --help' for the flags of one command.")
-}
-
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }

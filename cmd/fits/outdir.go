@@ -87,8 +87,7 @@ func writeStaged(flagName, dir string, write func(staging string) ([]string, err
 		return nil, err
 	}
 	written, err := owned.Publish(staging, dir)
-	var conflict *owned.ConflictError
-	if errors.As(err, &conflict) {
+	if isErr[*owned.ConflictError](err) {
 		removeEmptyDirs(created)
 		return nil, badInput("--%s=%s: %v", flagName, dir, err)
 	}

@@ -142,8 +142,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("graph engine: %w", err)
 		}
 		spikes, vPre, err := g.run(current)
-		var nf *nonFiniteError
-		if errors.As(err, &nf) {
+		if nf, ok := errors.AsType[*nonFiniteError](err); ok {
 			return badInput("--input: %s line %d: %v", *inputFlag, lines[nf.step], err)
 		}
 		if err != nil {

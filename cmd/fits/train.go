@@ -303,8 +303,7 @@ func parseNumber(field reflect.Value, name, text string) error {
 // --extend. It returns the number of epochs to extend the run to (0: the saved number).
 func (f *trainFlags) checkResume(out string) (int, error) {
 	saved, ck, _, err := train.SavedConfig(out)
-	var ce *train.CheckpointError
-	if errors.As(err, &ce) && !ce.AnyCorrupt() {
+	if ce, ok := errors.AsType[*train.CheckpointError](err); ok && !ce.AnyCorrupt() {
 		if _, err := os.Lstat(filepath.Join(out, train.ResultFile)); err == nil {
 			return 0, badInput("--resume: %s holds a %s but no checkpoint to resume from (choose another --out for a new run)", out, train.ResultFile)
 		}
