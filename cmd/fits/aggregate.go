@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/fits-snn/fits/fits/experiment"
@@ -27,7 +26,7 @@ func runAggregate(args []string, stdout, stderr io.Writer) error {
 	if *root == "" {
 		return badInput("--root is required (the folder holding ID/seed-N run folders)")
 	}
-	if st, err := os.Stat(*root); err != nil || !st.IsDir() {
+	if !isDir(*root) {
 		return badInput("--root=%s is not a folder of runs", *root)
 	}
 	mode, err := experiment.ParseMode(*modeName)
@@ -39,14 +38,11 @@ func runAggregate(args []string, stdout, stderr io.Writer) error {
 		return badInput("--table: %v", err)
 	}
 	var shipped []string
-	if *results != "" {
-		st, err := os.Stat(*results)
-		switch {
-		case err == nil && st.IsDir():
-			shipped = append(shipped, *results)
-		case setFlags(fset)["results"]:
-			return badInput("--results=%s is not a folder of runs", *results)
-		}
+	switch {
+	case *results != "" && isDir(*results):
+		shipped = append(shipped, *results)
+	case *results != "" && setFlags(fset)["results"]:
+		return badInput("--results=%s is not a folder of runs", *results)
 	}
 	t, err := experiment.Aggregate(*root, label, mode, shipped...)
 	switch {

@@ -142,7 +142,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 			return badInput("--runs=%s names no run folder", *runsFlag)
 		}
 		for _, d := range dirs {
-			if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			if !isDir(d) {
 				return badInput("--runs: %s is not a folder", d)
 			}
 		}

@@ -179,7 +179,7 @@ func runTrainingSuite(datasets []string, ms, widths []int, opts bench.TrainingOp
 		return err
 	}
 	if opts.DataDir != "" {
-		if st, err := os.Stat(opts.DataDir); err != nil || !st.IsDir() {
+		if !isDir(opts.DataDir) {
 			return badInput("--data-dir: %s is not a folder", shortQuote(opts.DataDir))
 		}
 	}

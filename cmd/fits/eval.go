@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,7 +24,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if *dir == "" {
 		return badInput("--checkpoint is required")
 	}
-	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
+	if !isDir(*dir) {
 		return badInput("--checkpoint=%s is not a run directory", *dir)
 	}
 	if *engine != "" && !slices.Contains(train.Executors(), *engine) {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/fits-snn/fits/fits/interop"
 	"github.com/fits-snn/fits/fits/train"
@@ -26,7 +25,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	case *out == "":
 		return badInput("--out is required")
 	}
-	if st, err := os.Stat(*from); err != nil || !st.IsDir() || !train.HasCheckpoint(*from) {
+	if !isDir(*from) || !train.HasCheckpoint(*from) {
 		return badInput("--from=%s is not a run folder with an intact checkpoint", *from)
 	}
 	if err := checkWritableDir("out", *out); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -22,7 +23,7 @@ func execWithHugePageMalloc() {
 	if runtime.GOOS != "linux" || os.Getenv("FITS_MALLOC_HUGEPAGES") == "0" {
 		return
 	}
-	cur, had := os.LookupEnv("GLIBC_TUNABLES")
+	cur := os.Getenv("GLIBC_TUNABLES")
 	if strings.Contains(cur, "glibc.malloc.hugetlb") {
 		return
 	}
@@ -31,14 +32,9 @@ func execWithHugePageMalloc() {
 		return
 	}
 	value := mallocHugePages
-	if had && cur != "" {
+	if cur != "" {
 		value = cur + ":" + mallocHugePages
 	}
-	env := []string{"GLIBC_TUNABLES=" + value}
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GLIBC_TUNABLES=") {
-			env = append(env, kv)
-		}
-	}
-	_ = syscall.Exec(exe, os.Args, env) // returns only on failure
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GLIBC_TUNABLES=") })
+	_ = syscall.Exec(exe, os.Args, append([]string{"GLIBC_TUNABLES=" + value}, env...)) // returns only on failure
 }

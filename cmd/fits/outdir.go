@@ -43,6 +43,12 @@ func checkOutDir(flagName, dir string) error {
 	}
 }
 
+// isDir reports whether path is a folder (or a link to one).
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
 // missingDirs returns dir and those of its ancestors that do not exist yet, deepest first: the folders
 // a command that writes into dir will create.
 func missingDirs(dir string) []string {
@@ -113,7 +119,7 @@ func checkNewFile(flagName, path string) error {
 	if _, err := os.Lstat(path); err == nil { // a file, a folder, or a link (even a dangling one)
 		return badInput("--%s=%s already exists (choose another file)", flagName, path)
 	}
-	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+	if !isDir(filepath.Dir(path)) {
 		return badInput("--%s=%s: its folder does not exist", flagName, path)
 	}
 	tmp, err := filesafe.CreateTemp(path)
@@ -133,15 +139,8 @@ func checkWritableDir(flagName, dir string) error {
 		return err
 	}
 	p := filepath.Clean(dir)
-	for {
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			break
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			break
-		}
-		p = parent
+	for !isDir(p) && filepath.Dir(p) != p {
+		p = filepath.Dir(p)
 	}
 	f, err := os.CreateTemp(p, ".fits-probe-*")
 	if err != nil {

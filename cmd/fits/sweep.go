@@ -252,7 +252,7 @@ func sweepCollect(g *sweep.Grid, table string, asJSON bool, stdout io.Writer) er
 		tables = []string{table}
 	}
 	written := []string{sweep.IndexFile}
-	for _, l := range collectTables(g, tables) {
+	for _, l := range collectTables(g, table) {
 		stem := experiment.Stem(l)
 		written = append(written, stem+".md", stem+".csv")
 	}
@@ -285,29 +285,18 @@ func sweepCollect(g *sweep.Grid, table string, asJSON bool, stdout io.Writer) er
 	return nil
 }
 
-// collectTables returns the labels of the tables that `sweep.Collect(g, tables)` writes: tables (parsed),
-// or every aggregated table the grid's experiments feed. Labels that do not parse are left to Collect to
-// report.
-func collectTables(g *sweep.Grid, tables []string) []string {
-	var out []string
-	if len(tables) > 0 {
-		for _, t := range tables {
-			if l, err := experiment.ParseLabel(t); err == nil {
-				out = append(out, l)
-			}
+// collectTables returns the labels of the tables that sweep.Collect writes for --table: table (parsed),
+// or when it is empty every aggregated table the grid's experiments feed. A label that does not parse, or
+// a grid whose tables cannot be listed, is left to Collect to report.
+func collectTables(g *sweep.Grid, table string) []string {
+	if table != "" {
+		if l, err := experiment.ParseLabel(table); err == nil {
+			return []string{l}
 		}
-		return out
-	}
-	feeds, err := g.Tables()
-	if err != nil {
 		return nil
 	}
-	for _, l := range experiment.AggregatedTables() {
-		if slices.Contains(feeds, l) {
-			out = append(out, l)
-		}
-	}
-	return out
+	feeds, _ := g.Tables()
+	return slices.DeleteFunc(experiment.AggregatedTables(), func(l string) bool { return !slices.Contains(feeds, l) })
 }
 
 // checkSweepFiles checks, before a sweep writes files beside its runs in root (the --flagName folder),
