@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -329,26 +328,18 @@ func optRange(lo, hi string) (float64, float64, error) {
 	return l, h, nil
 }
 
-// writeCSV writes t as CSV to the new file path (atomically): a file that appeared at path since the flags
-// were checked is not replaced (bad input naming it).
+// writeCSV writes t as CSV to the new file path (atomically), which must not exist: a file that appeared
+// at path since the flags were checked is not replaced (bad input naming it). It writes through a
+// temporary file in the same folder that is hard-linked to path (the link fails when anything is there, so
+// nothing is ever replaced), then removed (where the file system has no hard links: checked again, then
+// renamed).
 func writeCSV(path string, t analysis.Table) error {
-	var b bytes.Buffer
-	if err := t.WriteCSV(&b); err != nil {
-		return err
-	}
-	return writeNewFile(path, b.Bytes())
-}
-
-// writeNewFile writes content to path, which must not exist: through a temporary file in the same folder
-// that is hard-linked to path (the link fails when anything is there, so nothing is ever replaced), then
-// removed (where the file system has no hard links: checked again, then renamed).
-func writeNewFile(path string, content []byte) error {
 	tmp, err := filesafe.CreateTemp(path)
 	if err != nil {
 		return badPath(err, "%s: cannot write a file there: %v", path, err)
 	}
 	defer filesafe.Discard(tmp)
-	if _, err := tmp.Write(content); err != nil {
+	if err := t.WriteCSV(tmp); err != nil {
 		return err
 	}
 	if err := tmp.Sync(); err != nil {

@@ -483,14 +483,12 @@ func runDataEspeak(args []string, stdout, stderr io.Writer) error {
 	if c.Pitches, err = parseIntList("pitches", *pitches, 0, 99); err != nil {
 		return err
 	}
-	if strings.TrimSpace(*classes) != "" {
-		labels, err := parseIntList("classes", *classes, 0, espeak.Classes-1)
-		if err != nil {
-			return err
-		}
-		for _, l := range labels {
-			c.Labels = append(c.Labels, int32(l))
-		}
+	labels, err := parseIntList("classes", *classes, 0, espeak.Classes-1) // none: all 20
+	if err != nil {
+		return err
+	}
+	for _, l := range labels {
+		c.Labels = append(c.Labels, int32(l))
 	}
 	if len(c.Variants) == 0 || len(c.TestVariants) == 0 || len(c.Speeds) == 0 || len(c.Pitches) == 0 {
 		return badInput("--variants, --test-variants, --speeds and --pitches must not be empty")
