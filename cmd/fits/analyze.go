@@ -132,6 +132,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 	}
 
 	var dirs []string
+	var err error
 	switch {
 	case *runsFlag != "" && *root != "":
 		return badInput("give --runs or --root, not both")
@@ -146,7 +147,6 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	case *root != "":
-		var err error
 		if dirs, err = analysis.FindRuns(*root); err != nil {
 			return badInput("--root: %v", err)
 		}
@@ -167,7 +167,6 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 	// The analysis's own flags are checked before any run is loaded.
 	so := analysis.ShiftOptions{Bins: *bins}
 	do := analysis.DelayOptions{Points: *points, Reference: analysis.DelayReference(*reference)}
-	var err error
 	switch what {
 	case "shifts", "ts-params": // ts-params refuses --lo-hz and --hi-hz above
 		if *bins < 0 {

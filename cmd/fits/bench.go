@@ -314,8 +314,8 @@ type engineCheck struct {
 // the pure-Go backend, cheap to start, is started here to ask; the XLA backends run every engine.
 func checkBenchEngines(checks []engineCheck, config string, isolate bool) error {
 	var b compute.Backend
+	var err error
 	if !isolate {
-		var err error
 		if b, err = xla.Backend(); err != nil {
 			return err
 		}
@@ -324,7 +324,6 @@ func checkBenchEngines(checks []engineCheck, config string, isolate bool) error 
 		if name, _, _ := strings.Cut(choice, ":"); name != "go" {
 			return nil
 		}
-		var err error
 		if b, err = xla.New(choice); err != nil {
 			return badInput("--backend: %v", err)
 		}

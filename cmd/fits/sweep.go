@@ -27,7 +27,10 @@ Runs live in OUT/ID/seed-S (checkpoints, result.json, log.txt); the index is OUT
 A sweep restarted with the same flags skips finished runs and resumes interrupted ones.`
 
 func runSweep(args []string, stdout, stderr io.Writer) error {
-	args, extra := splitDashDash(args)
+	var extra []string // the extra flags of fits train, after "--"
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, extra = args[:i], args[i+1:]
+	}
 	fs := newFlagSet("sweep", stderr)
 	table := fs.String("table", "", `table or figure: every experiment feeding it ("Table 3", "3", "A.7", "fig2"; listed by fits experiments)`)
 	ids := listFlag(fs, "experiments", "", "comma-separated experiment IDs (instead of --table)")
@@ -160,14 +163,6 @@ func sweepDryRun(g *sweep.Grid, asJSON bool, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "%s\t%d\t%s\t%s\n", r.Experiment, r.Seed, r.Status, r.Dir)
 	}
 	return nil
-}
-
-// splitDashDash returns the arguments before "--" and those after it.
-func splitDashDash(args []string) (before, after []string) {
-	if i := slices.Index(args, "--"); i >= 0 {
-		return args[:i], args[i+1:]
-	}
-	return args, nil
 }
 
 func sweepLocal(g *sweep.Grid, workers int, quiet, asJSON bool, stdout, stderr io.Writer) error {
