@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -113,14 +114,10 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	var misplaced error
-	fs.Visit(func(f *flag.Flag) {
-		if misplaced == nil && !slices.Contains(commonAnalyzeFlags, f.Name) && !slices.Contains(info.flags, f.Name) {
-			misplaced = badInput("--%s does not apply to %s", f.Name, what)
+	for _, name := range slices.Sorted(maps.Keys(setFlags(fs))) {
+		if !slices.Contains(commonAnalyzeFlags, name) && !slices.Contains(info.flags, name) {
+			return badInput("--%s does not apply to %s", name, what)
 		}
-	})
-	if misplaced != nil {
-		return misplaced
 	}
 	for _, f := range []struct{ name, path string }{{"out", *out}, {"bench-out", *benchOut}} {
 		if f.path == "" {

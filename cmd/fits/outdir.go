@@ -18,8 +18,7 @@ func checkOutDir(flagName, dir string) error {
 	if dir == "" {
 		return badInput("--%s: empty folder name", flagName)
 	}
-	p := filepath.Clean(dir)
-	for {
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
 		st, err := os.Stat(p)
 		switch {
 		case err == nil && !st.IsDir():
@@ -35,11 +34,9 @@ func checkOutDir(flagName, dir string) error {
 		case !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
 			return badInput("--%s=%s: %v", flagName, dir, err)
 		}
-		parent := filepath.Dir(p)
-		if parent == p {
+		if filepath.Dir(p) == p {
 			return nil
 		}
-		p = parent
 	}
 }
 
