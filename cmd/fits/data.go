@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -326,21 +327,15 @@ const fullSizeSpikes = 6180
 // gestures for dvs, images for mnist): the official sizes with full, else those of samples per split (0:
 // the default).
 func synthSplits(format string, full bool, samples int) (map[string]int, error) {
-	n := func(def int) int {
-		if samples == 0 {
-			return def
-		}
-		return samples
-	}
-	switch format {
+	switch f := strings.ToLower(format); f {
 	case "shd", "ssc":
 		if full {
-			return shd.OfficialSizes(format)
+			return shd.OfficialSizes(f)
 		}
-		splits, _ := shd.Splits(format)
+		splits, _ := shd.Splits(f)
 		out := map[string]int{}
 		for _, sp := range splits {
-			out[sp] = n(100)
+			out[sp] = cmp.Or(samples, 100)
 		}
 		return out, nil
 	case "gsc":
@@ -349,7 +344,7 @@ func synthSplits(format string, full bool, samples int) (map[string]int, error) 
 		if full {
 			return map[string]int{mnist.Train: 60000, mnist.Test: 10000}, nil
 		}
-		return map[string]int{mnist.Train: n(100), mnist.Test: n(100)}, nil
+		return map[string]int{mnist.Train: cmp.Or(samples, 100), mnist.Test: cmp.Or(samples, 100)}, nil
 	case "dvs":
 		return dvsSynthConfig(full, samples, 1).SplitSizes(), nil
 	}
@@ -361,11 +356,7 @@ func gscSynthConfig(full bool, samples int, seed uint64) gsc.SynthConfig {
 	if full {
 		return gsc.OfficialSynthConfig(seed)
 	}
-	per := 3
-	if samples > 0 {
-		per = max(3, samples)
-	}
-	return gsc.SynthConfig{PerWord: per, Words: gsc.Classes, Duration: 1.0, Seed: seed}
+	return gsc.SynthConfig{PerWord: max(3, samples), Words: gsc.Classes, Duration: 1.0, Seed: seed}
 }
 
 // dvsSynthConfig is the configuration of fits data synth --format=dvs.
@@ -373,10 +364,7 @@ func dvsSynthConfig(full bool, samples int, seed uint64) dvs.SynthConfig {
 	if full {
 		return dvs.SynthConfig{Gesture: 6, EventsPerSec: 5000, Seed: seed, Recordings: dvs.OfficialRecordings()}
 	}
-	users := 3
-	if samples > 0 {
-		users = max(2, samples)
-	}
+	users := max(2, cmp.Or(samples, 3))
 	return dvs.SynthConfig{Users: users, TrainUsers: users - 1, Gesture: 1.5, EventsPerSec: 5000, Seed: seed}
 }
 
@@ -410,19 +398,15 @@ func runDataSynth(args []string, stdout, stderr io.Writer) error {
 		return badInput("--spikes: %d outside 0..1000000", *spikes)
 	}
 	f := strings.ToLower(*format)
-	switch f {
-	case "shd", "ssc", "gsc", "mnist", "dvs":
-	case "":
+	if f == "" {
 		return badInput("--format is required (valid: shd, ssc, gsc, mnist, dvs)")
-	default:
-		return badInput("--format: unknown format %q (valid: shd, ssc, gsc, mnist, dvs)", *format)
+	}
+	sizes, err := synthSplits(*format, *full, *samples) // an unknown format is bad input
+	if err != nil {
+		return err
 	}
 	if *spikes != 0 && f != "shd" && f != "ssc" {
 		return badInput("--spikes applies to shd and ssc, not %s", f)
-	}
-	sizes, err := synthSplits(f, *full, *samples)
-	if err != nil {
-		return err
 	}
 	var progress io.Writer
 	if *full {
