@@ -79,7 +79,7 @@ func newGraphSimulation(b compute.Backend, cfg neuron.Config, p neuron.NeuronPar
 
 // run simulates the neuron from the zero state over the input currents I[0..T−1], in chunks; the last
 // chunk is padded with zeros, whose outputs are dropped. It returns S[k+1] and ṼM[k+1] for k = 0..T−1, or
-// a *nonFiniteError for the first step whose state is not finite (overflow).
+// up to the first step whose ṼM is not finite (overflow), the last value returned.
 func (g *graphSimulation) run(current []float64) (spikes []int, vPre []float64, err error) {
 	n := neuron.StateComponents(g.cfg)
 	state := make([]*tensors.Tensor, n)
@@ -111,27 +111,14 @@ func (g *graphSimulation) run(current []float64) (spikes []int, vPre []float64, 
 		outs[1].MustFinalizeAll()
 		state = outs[2:]
 		for k := start; k < end; k++ {
-			vk := float64(v[k-start])
-			if math.IsNaN(vk) || math.IsInf(vk, 0) {
-				return nil, nil, &nonFiniteError{step: k, value: vk, engine: "graph (float32)"}
+			spikes[k], vPre[k] = int(s[k-start]), float64(v[k-start])
+			if math.IsNaN(vPre[k]) || math.IsInf(vPre[k], 0) {
+				return spikes[:k+1], vPre[:k+1], nil
 			}
-			spikes[k], vPre[k] = int(s[k-start]), vk
 		}
 	}
 	for _, t := range state {
 		t.MustFinalizeAll()
 	}
 	return spikes, vPre, nil
-}
-
-// nonFiniteError reports the first step at which the neuron's state overflowed.
-type nonFiniteError struct {
-	step   int // 0-based step k: ṼM[k+1] for input I[k]
-	value  float64
-	engine string
-}
-
-func (e *nonFiniteError) Error() string {
-	return fmt.Sprintf("the neuron's state is not finite at step %d: v_pre = %g in the %s engine (the input currents are too large for it)",
-		e.step, e.value, e.engine)
 }

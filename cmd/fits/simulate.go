@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -108,20 +107,16 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	var out simulateOutput
+	var spikes []int
+	var vPre []float64
+	precision := "float64" // of the engine's arithmetic
 	switch engine {
 	case "reference":
 		tr, err := sim.Run(params, current)
 		if err != nil {
 			return badInput("%v", err)
 		}
-		for k, v := range tr.VPre {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return badInput("--input: %s line %d: %v", *inputFlag, lines[k],
-					&nonFiniteError{step: k, value: v, engine: "reference (float64)"})
-			}
-		}
-		out.Spikes, out.VPre = tr.Spikes, jsonFloats(tr.VPre)
+		spikes, vPre = tr.Spikes, tr.VPre
 	case "graph":
 		for k, v := range current {
 			if math.Abs(v) > math.MaxFloat32 {
@@ -141,15 +136,18 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("graph engine: %w", err)
 		}
-		spikes, vPre, err := g.run(current)
-		if nf, ok := errors.AsType[*nonFiniteError](err); ok {
-			return badInput("--input: %s line %d: %v", *inputFlag, lines[nf.step], err)
-		}
-		if err != nil {
+		precision = "float32"
+		if spikes, vPre, err = g.run(current); err != nil {
 			return fmt.Errorf("graph engine: %w", err)
 		}
-		out.Spikes, out.VPre = spikes, jsonFloats(vPre)
 	}
+	for k, v := range vPre { // the first step whose state overflowed (ṼM[k+1] for the input I[k])
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return badInput("--input: %s line %d: the neuron's state is not finite at step %d: v_pre = %g in the %s (%s) engine (the input currents are too large for it)",
+				*inputFlag, lines[k], k, v, engine, precision)
+		}
+	}
+	out := simulateOutput{spikes, jsonFloats(vPre)}
 
 	if *asJSON {
 		return writeJSON(stdout, out)
