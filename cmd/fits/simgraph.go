@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/fits-snn/fits/fits/neuron"
@@ -29,15 +28,9 @@ type graphSimulation struct {
 }
 
 // newGraphSimulation prepares the neuron of configuration cfg with parameters p (the variables set to
-// Ω* = 2πf*, β̂ = atanh β and λ̂ = logit λ, as neuron.SimulateNeuron does) for chunks of steps steps.
+// Ω* = 2πf*, β̂ = atanh β and λ̂ = logit λ, as neuron.SimulateNeuron does) for chunks of steps steps. cfg's
+// kind has a target frequency and p holds cfg.Order betas and lambdas: fits simulate checks both.
 func newGraphSimulation(b compute.Backend, cfg neuron.Config, p neuron.NeuronParams, steps int) (*graphSimulation, error) {
-	if !cfg.Kind.HasTargetFrequency() {
-		return nil, fmt.Errorf("the graph engine needs a kind with a target frequency, got %s", cfg.Kind)
-	}
-	if len(p.Beta) != cfg.Order || len(p.Lambda) != cfg.Order {
-		return nil, fmt.Errorf("need %d betas and lambdas for order M = %d, got %d and %d",
-			cfg.Order, cfg.Order, len(p.Beta), len(p.Lambda))
-	}
 	cfg.FMinHz, cfg.FMaxHz = p.FStarHz, p.FStarHz
 	if err := cfg.Validate(); err != nil {
 		return nil, err
