@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -71,9 +72,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 			labels = append(labels, l)
 		}
 	}
-	if *root == "" {
-		*root = filepath.Join("runs", string(mode))
-	}
+	*root = cmp.Or(*root, filepath.Join("runs", string(mode)))
 	if st, err := os.Stat(*root); err == nil && !st.IsDir() {
 		return badInput("--root=%s is not a folder", *root)
 	}

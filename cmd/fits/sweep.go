@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -65,9 +66,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badInput("--mode: %v", err)
 	}
-	if *out == "" {
-		*out = filepath.Join("runs", string(m))
-	}
+	*out = cmp.Or(*out, filepath.Join("runs", string(m)))
 	spec := sweep.Spec{Table: *table, Mode: m, Root: *out, TrainArgs: extra}
 	if *ids != "" {
 		for _, id := range strings.Split(*ids, ",") {

@@ -164,13 +164,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := checkApplicable(cfg, f.set); err != nil {
 		return err
 	}
-	out := f.out
-	if out == "" {
-		out = defaultOut
-	}
-	if out == "" {
-		out = filepath.Join("runs", fmt.Sprintf("%s-%s-m%d-w%d-s%d", cfg.Dataset, cfg.Model, cfg.M, cfg.Width, cfg.Seed))
-	}
+	out := cmp.Or(f.out, defaultOut, filepath.Join("runs", fmt.Sprintf("%s-%s-m%d-w%d-s%d", cfg.Dataset, cfg.Model, cfg.M, cfg.Width, cfg.Seed)))
 	if err := checkOutDir("out", out); err != nil {
 		return err
 	}
