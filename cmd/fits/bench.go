@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -95,9 +96,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if !(p == -1 || (p >= 0 && p < 1)) {
 		return badInput("--dropout: %g is not -1 or in [0, 1)", p)
 	}
-	if *engines != "" {
-		*variants = *engines
-	}
+	*variants = cmp.Or(*engines, *variants) // --engine, else its earlier name --variant
 	grid, err := benchGrid(*suite, *widths, *neurons, *ms, *variants, *chunk, *batch, *steps, *inputs, *classes, *iters, *warmup)
 	if err != nil {
 		return err

@@ -589,12 +589,9 @@ func runDataSplit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	size := *n
+	size := cmp.Or(*n, splitTrainSizes[ds])
 	if size == 0 {
-		var ok bool
-		if size, ok = splitTrainSizes[ds]; !ok {
-			return badInput("--n is required for %s (its training size is not built in)", ds)
-		}
+		return badInput("--n is required for %s (its training size is not built in)", ds)
 	}
 	if size < 2 || size > 100_000_000 {
 		return badInput("--n: %d outside 2..100000000", size)

@@ -45,14 +45,13 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&base.Epochs, "epochs", demoEpochs, "training epochs per model")
 	fs.IntVar(&base.Width, "width", base.Width, "neurons per hidden layer")
 	fs.IntVar(&base.Batch, "batch", base.Batch, "examples per step")
-	seed := fs.Int64("seed", base.Seed, "random seed")
+	fs.Int64Var(&base.Seed, "seed", base.Seed, "random seed")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if base.Epochs < 1 || base.Width < 1 || base.Batch < 1 {
 		return badInput("--epochs, --width and --batch must be positive")
 	}
-	base.Seed = *seed
 	rows, err := paper.TheoryRows()
 	if err != nil {
 		return err

@@ -24,16 +24,13 @@ func runExperiments(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	out := experimentsOutput{Tables: experiment.Tables()}
-	if *table == "" {
-		out.Experiments = experiment.All()
-	} else {
-		es, err := experiment.ForTable(*table)
-		if err != nil {
+	out := experimentsOutput{Tables: experiment.Tables(), Experiments: experiment.All()}
+	if *table != "" {
+		var err error
+		if out.Experiments, err = experiment.ForTable(*table); err != nil {
 			return badInput("--table: %v", err)
 		}
 		out.Table, _ = experiment.ParseLabel(*table)
-		out.Experiments = es
 	}
 	if *asJSON {
 		return writeJSON(stdout, out)

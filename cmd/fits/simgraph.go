@@ -46,7 +46,6 @@ func newGraphSimulation(b compute.Backend, cfg neuron.Config, p neuron.NeuronPar
 		scope.VariableWithValue(neuron.VarBetaHat, tensors.FromFlatDataAndDimensions(bh, m, 1))
 		scope.VariableWithValue(neuron.VarLambdaHat, tensors.FromFlatDataAndDimensions(lh, m, 1))
 	}
-	vth := cfg.Vth
 	// inputs: the chunk's currents [1, steps, 1] and the carried state (neuron.StateComponents tensors
 	// [1, 1]); outputs: the spikes [1, steps, 1], the pre-reset voltages [1, steps, 1] and the state after
 	// the chunk. Each step is one LayerFrom call of one step, so that its post-reset voltage V is
@@ -57,10 +56,8 @@ func newGraphSimulation(b compute.Backend, cfg neuron.Config, p neuron.NeuronPar
 		vPre := make([]*Node, steps)
 		for k := range steps {
 			xk := Slice(x, AxisRange(), AxisRange(k, k+1), AxisRange())
-			s, final := neuron.LayerFrom(scope, xk, cfg, state)
-			state = final
-			spikes[k] = s
-			vPre[k] = Add(Reshape(final[0], 1, 1, 1), MulScalar(s, vth))
+			spikes[k], state = neuron.LayerFrom(scope, xk, cfg, state)
+			vPre[k] = Add(Reshape(state[0], 1, 1, 1), MulScalar(spikes[k], cfg.Vth))
 		}
 		return append([]*Node{Concatenate(spikes, 1), Concatenate(vPre, 1)}, state...)
 	})
@@ -74,8 +71,7 @@ func newGraphSimulation(b compute.Backend, cfg neuron.Config, p neuron.NeuronPar
 // chunk is padded with zeros, whose outputs are dropped. It returns S[k+1] and ṼM[k+1] for k = 0..T−1, or
 // up to the first step whose ṼM is not finite (overflow), the last value returned.
 func (g *graphSimulation) run(current []float64) (spikes []int, vPre []float64, err error) {
-	n := neuron.StateComponents(g.cfg)
-	state := make([]*tensors.Tensor, n)
+	state := make([]*tensors.Tensor, neuron.StateComponents(g.cfg))
 	for i := range state {
 		state[i] = tensors.FromShape(shapes.Make(dtypes.Float32, 1, 1))
 	}

@@ -137,9 +137,8 @@ func runTheory(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		t := theoryTarget{FStarCTHz: f, Kappa: k, OmegaStar: theory.RadPerSecFromHz(f), KappaBar: c.KappaBar(k)}
-		t.FStarDTHz = optFloat(c.DTTargetHz(k))
-		t.FStarDTSweepHz = optFloat(c.DTSweepTargetHz(k))
+		t := theoryTarget{FStarCTHz: f, Kappa: k, OmegaStar: theory.RadPerSecFromHz(f), KappaBar: c.KappaBar(k),
+			FStarDTHz: optFloat(c.DTTargetHz(k)), FStarDTSweepHz: optFloat(c.DTSweepTargetHz(k))}
 		if ke, err := c.KappaDTExact(f); err == nil {
 			t.KappaDTExact = &ke
 		}
@@ -184,15 +183,11 @@ type responseOutput struct {
 }
 
 func curves(sys theory.ZTransfer, omega []float64) responseCurves {
-	r := responseCurves{
-		Magnitude:  make([]jsonFloat, len(omega)),
-		Phase:      make([]jsonFloat, len(omega)),
-		GroupDelay: make([]jsonFloat, len(omega)),
-	}
-	for i, w := range omega {
-		r.Magnitude[i] = jsonFloat(theory.Magnitude(sys, w))
-		r.Phase[i] = jsonFloat(theory.Phase(sys, w))
-		r.GroupDelay[i] = jsonFloat(theory.GroupDelay(sys, w))
+	var r responseCurves // omega is never empty
+	for _, w := range omega {
+		r.Magnitude = append(r.Magnitude, jsonFloat(theory.Magnitude(sys, w)))
+		r.Phase = append(r.Phase, jsonFloat(theory.Phase(sys, w)))
+		r.GroupDelay = append(r.GroupDelay, jsonFloat(theory.GroupDelay(sys, w)))
 	}
 	return r
 }
