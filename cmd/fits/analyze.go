@@ -1,49 +1,37 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/fits-snn/fits/data/progress"
 	"github.com/fits-snn/fits/fits/analysis"
 	"github.com/fits-snn/fits/internal/filesafe"
 )
 
-func init() {
-	register(&command{
-		name:    "analyze",
-		summary: "analyses of trained runs: shifts, delays, ts-params, perturb, ctdt, energy, training-time",
-		run:     runAnalyze,
-	})
-}
-
-// analysisInfo describes one analysis of `fits analyze`: what it reproduces and the flags it takes
+// analysisKind is one analysis of `fits analyze`: its name, what it reproduces and the flags it takes
 // besides the common ones.
-type analysisInfo struct {
-	what  string
-	flags []string
+type analysisKind struct {
+	name, what string
+	flags      []string
 }
 
 // analyses lists the analyses in the order of the usage text.
-var analyses = []struct {
-	name string
-	info analysisInfo
-}{
-	{"shifts", analysisInfo{"learned target-frequency shifts per layer (Fig. 2 left)", []string{"bins", "lo-hz", "hi-hz"}}},
-	{"delays", analysisInfo{"learned group-delay shifts per layer, TS alone and closed loop (Fig. 2 right)", []string{"points", "fmax-hz", "reference"}}},
-	{"ts-params", analysisInfo{"distributions of the learned beta and lambda per layer (Fig. A.2)", []string{"bins"}}},
-	{"perturb", analysisInfo{"reset and shuffle of the learned f* at inference, paired accuracy changes (Table A.8)", []string{"seed", "backend"}}},
-	{"ctdt", analysisInfo{"CT vs realized DT vs closed-form target of every neuron (Fig. 3, Table 5)", nil}},
-	{"energy", analysisInfo{"theoretical energy from AC/MAC counts and firing rates (Table 4)", []string{"evaluate", "backend"}}},
-	{"training-time", analysisInfo{"median training time per run (Table A.4) and kernel runtimes from fits bench files (Table A.3)", []string{"bench", "bench-out"}}},
+var analyses = []analysisKind{
+	{"shifts", "learned target-frequency shifts per layer (Fig. 2 left)", []string{"bins", "lo-hz", "hi-hz"}},
+	{"delays", "learned group-delay shifts per layer, TS alone and closed loop (Fig. 2 right)", []string{"points", "fmax-hz", "reference"}},
+	{"ts-params", "distributions of the learned beta and lambda per layer (Fig. A.2)", []string{"bins"}},
+	{"perturb", "reset and shuffle of the learned f* at inference, paired accuracy changes (Table A.8)", []string{"seed", "backend"}},
+	{"ctdt", "CT vs realized DT vs closed-form target of every neuron (Fig. 3, Table 5)", nil},
+	{"energy", "theoretical energy from AC/MAC counts and firing rates (Table 4)", []string{"evaluate", "backend"}},
+	{"training-time", "median training time per run (Table A.4) and kernel runtimes from fits bench files (Table A.3)", []string{"bench", "bench-out"}},
 }
 
 func analysisNames() []string {
@@ -78,10 +66,10 @@ func analyzeUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "\nanalyses (runs of one configuration that differ in their seed are aggregated):")
 	for _, a := range analyses {
 		extra := ""
-		if len(a.info.flags) > 0 {
-			extra = " [--" + strings.Join(a.info.flags, ", --") + "]"
+		if len(a.flags) > 0 {
+			extra = " [--" + strings.Join(a.flags, ", --") + "]"
 		}
-		fmt.Fprintf(w, "  %-14s %s%s\n", a.name, a.info.what, extra)
+		fmt.Fprintf(w, "  %-14s %s%s\n", a.name, a.what, extra)
 	}
 	fmt.Fprintln(w, "\nflags:")
 	fs.SetOutput(w)
@@ -115,29 +103,21 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 		return errHelp
 	}
 	what := args[0]
-	var info *analysisInfo
-	for i := range analyses {
-		if analyses[i].name == what {
-			info = &analyses[i].info
-		}
-	}
-	if info == nil {
+	i := slices.IndexFunc(analyses, func(a analysisKind) bool { return a.name == what })
+	if i < 0 {
 		return badInput("unknown analysis %q (valid: %s)", what, strings.Join(analysisNames(), ", "))
 	}
+	info := analyses[i]
 	if err := parseFlags(fs, args[1:]); err != nil {
 		if errors.Is(err, errHelp) {
 			analyzeUsage(stdout, fs)
 		}
 		return err
 	}
-	var misplaced error
-	fs.Visit(func(f *flag.Flag) {
-		if misplaced == nil && !slices.Contains(commonAnalyzeFlags, f.Name) && !slices.Contains(info.flags, f.Name) {
-			misplaced = badInput("--%s does not apply to %s", f.Name, what)
+	for _, name := range slices.Sorted(maps.Keys(setFlags(fs))) {
+		if !slices.Contains(commonAnalyzeFlags, name) && !slices.Contains(info.flags, name) {
+			return badInput("--%s does not apply to %s", name, what)
 		}
-	})
-	if misplaced != nil {
-		return misplaced
 	}
 	for _, f := range []struct{ name, path string }{{"out", *out}, {"bench-out", *benchOut}} {
 		if f.path == "" {
@@ -149,6 +129,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 	}
 
 	var dirs []string
+	var err error
 	switch {
 	case *runsFlag != "" && *root != "":
 		return badInput("give --runs or --root, not both")
@@ -158,12 +139,11 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 			return badInput("--runs=%s names no run folder", *runsFlag)
 		}
 		for _, d := range dirs {
-			if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			if !isDir(d) {
 				return badInput("--runs: %s is not a folder", d)
 			}
 		}
 	case *root != "":
-		var err error
 		if dirs, err = analysis.FindRuns(*root); err != nil {
 			return badInput("--root: %v", err)
 		}
@@ -181,44 +161,18 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 		}
 		opts.Backend = b
 	}
-	loadRuns := func() ([]*analysis.Run, error) {
-		runs, err := analysis.LoadRuns(dirs, opts)
-		if err != nil {
-			var bad *inputError
-			if errors.As(err, &bad) || errors.Is(err, os.ErrNotExist) || errors.Is(err, analysis.ErrNoCheckpoint) {
-				return nil, badInput("%v", err)
-			}
-			return nil, err
-		}
-		return runs, nil
-	}
-
-	var (
-		rep    tabular
-		kernel *analysis.KernelRuntimeReport
-		title  string
-		err    error
-	)
+	// The analysis's own flags are checked before any run is loaded.
+	so := analysis.ShiftOptions{Bins: *bins}
+	do := analysis.DelayOptions{Points: *points, Reference: analysis.DelayReference(*reference)}
 	switch what {
-	case "shifts":
-		so := analysis.ShiftOptions{Bins: *bins}
+	case "shifts", "ts-params": // ts-params refuses --lo-hz and --hi-hz above
 		if *bins < 0 {
 			return badInput("--bins: %d is negative", *bins)
 		}
 		if so.LoHz, so.HiHz, err = optRange(*loHz, *hiHz); err != nil {
 			return err
 		}
-		runs, err := loadRuns()
-		if err != nil {
-			return err
-		}
-		r, err := analysis.TargetShifts(runs, so)
-		if err != nil {
-			return badInput("%v", err)
-		}
-		rep, title = r, "Learned target-frequency shifts Δf* = f*_learned − f*_init (Hz), per layer, pooled over seeds (Fig. 2 left)"
 	case "delays":
-		do := analysis.DelayOptions{Points: *points, Reference: analysis.DelayReference(*reference)}
 		if *points < 2 {
 			return badInput("--points: need at least 2, got %d", *points)
 		}
@@ -233,38 +187,38 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 				return badInput("--fmax-hz: must be positive, got %s", *fmaxHz)
 			}
 		}
-		runs, err := loadRuns()
-		if err != nil {
-			return err
-		}
-		r, err := analysis.DelayShifts(runs, do)
-		if err != nil {
-			return badInput("%v", err)
-		}
-		rep = r
-		title = fmt.Sprintf("Learned group-delay shifts Δτ (reference %s): the frequency of the largest mean shift per layer, "+
-			"TS module alone (Fig. 2 right) and closed-loop neuron; --out or --json give the curves", do.Reference)
-	case "ts-params":
-		if *bins < 0 {
-			return badInput("--bins: %d is negative", *bins)
-		}
-		runs, err := loadRuns()
-		if err != nil {
-			return err
-		}
-		r, err := analysis.TSParams(runs, analysis.TSParamOptions{Bins: *bins})
-		if err != nil {
-			return badInput("%v", err)
-		}
-		rep, title = r, "Learned TS coefficients β ∈ (−1, 1) and λ ∈ (0, 1), per layer and stage, pooled over seeds (Fig. A.2)"
 	case "perturb":
 		if *seed < 1 {
 			return badInput("--seed: must be at least 1, got %d", *seed)
 		}
-		runs, err := loadRuns()
-		if err != nil {
+	}
+	var runs []*analysis.Run
+	if what != "training-time" {
+		if runs, err = analysis.LoadRuns(dirs, opts); err != nil {
+			if isErr[*inputError](err) || errors.Is(err, os.ErrNotExist) || errors.Is(err, analysis.ErrNoCheckpoint) {
+				return badInput("%v", err)
+			}
 			return err
 		}
+	}
+
+	var (
+		rep    tabular
+		kernel *analysis.KernelRuntimeReport
+		title  string
+	)
+	switch what {
+	case "shifts":
+		title = "Learned target-frequency shifts Δf* = f*_learned − f*_init (Hz), per layer, pooled over seeds (Fig. 2 left)"
+		rep, err = analysis.TargetShifts(runs, so)
+	case "delays":
+		title = fmt.Sprintf("Learned group-delay shifts Δτ (reference %s): the frequency of the largest mean shift per layer, "+
+			"TS module alone (Fig. 2 right) and closed-loop neuron; --out or --json give the curves", do.Reference)
+		rep, err = analysis.DelayShifts(runs, do)
+	case "ts-params":
+		title = "Learned TS coefficients β ∈ (−1, 1) and λ ∈ (0, 1), per layer and stage, pooled over seeds (Fig. A.2)"
+		rep, err = analysis.TSParams(runs, analysis.TSParamOptions{Bins: *bins})
+	case "perturb":
 		for _, r := range runs {
 			if !r.Config.Kind().HasTargetFrequency() {
 				return badInput("run %s: model %s has no target frequency to perturb", r.Dir, r.Config.Model)
@@ -279,20 +233,9 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 		}
 		rep, title = r, "Inference-time target-frequency perturbation of the latest checkpoints: test accuracy (%) and paired change (Table A.8)"
 	case "ctdt":
-		runs, err := loadRuns()
-		if err != nil {
-			return err
-		}
-		r, err := analysis.CTDT(runs)
-		if err != nil {
-			return badInput("%v", err)
-		}
-		rep, title = r, "CT-DT fidelity: errors against the realized DT target of the FS module, found by a refined sweep (Table 5)"
+		title = "CT-DT fidelity: errors against the realized DT target of the FS module, found by a refined sweep (Table 5)"
+		rep, err = analysis.CTDT(runs)
 	case "energy":
-		runs, err := loadRuns()
-		if err != nil {
-			return err
-		}
 		r, err := analysis.Energy(runs, analysis.EnergyOptions{Evaluate: *evaluate})
 		if err != nil {
 			return err
@@ -309,12 +252,12 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		if len(dirs) > 0 {
-			r, err := analysis.TrainingTimes(dirs)
-			if err != nil {
-				return badInput("%v", err)
-			}
-			rep, title = r, "Training time per run in minutes, median over the finished runs (Table A.4)"
+			title = "Training time per run in minutes, median over the finished runs (Table A.4)"
+			rep, err = analysis.TrainingTimes(dirs)
 		}
+	}
+	if err != nil { // what the runs hold does not allow the analysis
+		return badInput("%v", err)
 	}
 
 	if *out != "" {
@@ -381,29 +324,18 @@ func optRange(lo, hi string) (float64, float64, error) {
 	return l, h, nil
 }
 
-// writeCSV writes t as CSV to the new file path (atomically): a file that appeared at path since the flags
-// were checked is not replaced (bad input naming it).
+// writeCSV writes t as CSV to the new file path (atomically), which must not exist: a file that appeared
+// at path since the flags were checked is not replaced (bad input naming it). It writes through a
+// temporary file in the same folder that is hard-linked to path (the link fails when anything is there, so
+// nothing is ever replaced), then removed (where the file system has no hard links: checked again, then
+// renamed).
 func writeCSV(path string, t analysis.Table) error {
-	var b bytes.Buffer
-	if err := t.WriteCSV(&b); err != nil {
-		return err
-	}
-	return writeNewFile(path, b.Bytes())
-}
-
-// writeNewFile writes content to path, which must not exist: through a temporary file in the same folder
-// that is hard-linked to path (the link fails when anything is there, so nothing is ever replaced), then
-// removed (where the file system has no hard links: checked again, then renamed).
-func writeNewFile(path string, content []byte) error {
 	tmp, err := filesafe.CreateTemp(path)
 	if err != nil {
-		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
-			return err
-		}
-		return badInput("%s: cannot write a file there: %v", path, err)
+		return badPath(err, "%s: cannot write a file there: %v", path, err)
 	}
 	defer filesafe.Discard(tmp)
-	if _, err := tmp.Write(content); err != nil {
+	if err := t.WriteCSV(tmp); err != nil {
 		return err
 	}
 	if err := tmp.Sync(); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,14 +17,6 @@ import (
 	"github.com/fits-snn/fits/xla"
 	"github.com/gomlx/compute"
 )
-
-func init() {
-	register(&command{
-		name:    "bench",
-		summary: "time one training iteration (forward + backward) per variant: the paper's kernel table or the Open Neuromorphic shape",
-		run:     runBench,
-	})
-}
 
 // runBench runs `fits bench`: it checks the flags and runs the suite (bench.Run, bench.RunTraining), or,
 // with --internal-cell, the one cell of an isolated cell's process (bench.MeasureChild).
@@ -103,9 +96,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if !(p == -1 || (p >= 0 && p < 1)) {
 		return badInput("--dropout: %g is not -1 or in [0, 1)", p)
 	}
-	if *engines != "" {
-		*variants = *engines
-	}
+	*variants = cmp.Or(*engines, *variants) // --engine, else its earlier name --variant
 	grid, err := benchGrid(*suite, *widths, *neurons, *ms, *variants, *chunk, *batch, *steps, *inputs, *classes, *iters, *warmup)
 	if err != nil {
 		return err
@@ -187,7 +178,7 @@ func runTrainingSuite(datasets []string, ms, widths []int, opts bench.TrainingOp
 		return err
 	}
 	if opts.DataDir != "" {
-		if st, err := os.Stat(opts.DataDir); err != nil || !st.IsDir() {
+		if !isDir(opts.DataDir) {
 			return badInput("--data-dir: %s is not a folder", shortQuote(opts.DataDir))
 		}
 	}
@@ -322,8 +313,8 @@ type engineCheck struct {
 // the pure-Go backend, cheap to start, is started here to ask; the XLA backends run every engine.
 func checkBenchEngines(checks []engineCheck, config string, isolate bool) error {
 	var b compute.Backend
+	var err error
 	if !isolate {
-		var err error
 		if b, err = xla.Backend(); err != nil {
 			return err
 		}
@@ -332,7 +323,6 @@ func checkBenchEngines(checks []engineCheck, config string, isolate bool) error 
 		if name, _, _ := strings.Cut(choice, ":"); name != "go" {
 			return nil
 		}
-		var err error
 		if b, err = xla.New(choice); err != nil {
 			return badInput("--backend: %v", err)
 		}

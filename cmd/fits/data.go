@@ -2,15 +2,17 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,14 +27,6 @@ import (
 	"github.com/fits-snn/fits/data/shd"
 	"github.com/fits-snn/fits/fits/bench"
 )
-
-func init() {
-	register(&command{
-		name:    "data",
-		summary: "datasets: list, download, verify, convert, synth (fixtures and full-size stand-ins in the official formats), features, load, split",
-		run:     runData,
-	})
-}
 
 const dataUsage = `usage: fits data <verb> [--flag=value ...]
 
@@ -92,14 +86,7 @@ func runData(args []string, stdout, stderr io.Writer) error {
 }
 
 // dataVerbNames lists the verbs of fits data, sorted.
-func dataVerbNames() []string {
-	out := make([]string, 0, len(dataVerbs))
-	for v := range dataVerbs {
-		out = append(out, v)
-	}
-	sort.Strings(out)
-	return out
-}
+func dataVerbNames() []string { return slices.Sorted(maps.Keys(dataVerbs)) }
 
 // canonicalDataset maps accepted dataset names to the manifest names.
 func canonicalDataset(name string) (string, error) {
@@ -140,11 +127,7 @@ func runDataList(args []string, stdout, stderr io.Writer) error {
 	var out []dataListEntry
 	for _, n := range download.Datasets() {
 		m, _ := download.Lookup(n)
-		e := dataListEntry{Dataset: n, Dir: download.DefaultDir(n), Page: m.Page, Note: m.Note}
-		for _, f := range m.Files {
-			e.Files = append(e.Files, f.Name)
-		}
-		out = append(out, e)
+		out = append(out, dataListEntry{Dataset: n, Dir: download.DefaultDir(n), Files: fileNames(m), Page: m.Page, Note: m.Note})
 	}
 	if *asJSON {
 		return writeJSON(stdout, map[string]any{"datasets": out})
@@ -260,7 +243,6 @@ func runDataConvert(args []string, stdout, stderr io.Writer) error {
 	}
 	ds := strings.ToLower(strings.TrimSpace(*name))
 	if ds != "espeak" {
-		var err error
 		if ds, err = canonicalDataset(*name); err != nil {
 			return err
 		}
@@ -305,12 +287,7 @@ func runDataConvert(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		return writeJSON(stdout, map[string]any{"dataset": ds, "caches": paths})
 	}
-	splits := make([]string, 0, len(paths))
-	for s := range paths {
-		splits = append(splits, s)
-	}
-	sort.Strings(splits)
-	for _, s := range splits {
+	for _, s := range slices.Sorted(maps.Keys(paths)) {
 		fmt.Fprintf(stdout, "%-6s %s\n", s, paths[s])
 	}
 	return nil
@@ -350,21 +327,15 @@ const fullSizeSpikes = 6180
 // gestures for dvs, images for mnist): the official sizes with full, else those of samples per split (0:
 // the default).
 func synthSplits(format string, full bool, samples int) (map[string]int, error) {
-	n := func(def int) int {
-		if samples == 0 {
-			return def
-		}
-		return samples
-	}
-	switch format {
+	switch f := strings.ToLower(format); f {
 	case "shd", "ssc":
 		if full {
-			return shd.OfficialSizes(format)
+			return shd.OfficialSizes(f)
 		}
-		splits, _ := shd.Splits(format)
+		splits, _ := shd.Splits(f)
 		out := map[string]int{}
 		for _, sp := range splits {
-			out[sp] = n(100)
+			out[sp] = cmp.Or(samples, 100)
 		}
 		return out, nil
 	case "gsc":
@@ -373,7 +344,7 @@ func synthSplits(format string, full bool, samples int) (map[string]int, error) 
 		if full {
 			return map[string]int{mnist.Train: 60000, mnist.Test: 10000}, nil
 		}
-		return map[string]int{mnist.Train: n(100), mnist.Test: n(100)}, nil
+		return map[string]int{mnist.Train: cmp.Or(samples, 100), mnist.Test: cmp.Or(samples, 100)}, nil
 	case "dvs":
 		return dvsSynthConfig(full, samples, 1).SplitSizes(), nil
 	}
@@ -385,11 +356,7 @@ func gscSynthConfig(full bool, samples int, seed uint64) gsc.SynthConfig {
 	if full {
 		return gsc.OfficialSynthConfig(seed)
 	}
-	per := 3
-	if samples > 0 {
-		per = max(3, samples)
-	}
-	return gsc.SynthConfig{PerWord: per, Words: gsc.Classes, Duration: 1.0, Seed: seed}
+	return gsc.SynthConfig{PerWord: max(3, samples), Words: gsc.Classes, Duration: 1.0, Seed: seed}
 }
 
 // dvsSynthConfig is the configuration of fits data synth --format=dvs.
@@ -397,10 +364,7 @@ func dvsSynthConfig(full bool, samples int, seed uint64) dvs.SynthConfig {
 	if full {
 		return dvs.SynthConfig{Gesture: 6, EventsPerSec: 5000, Seed: seed, Recordings: dvs.OfficialRecordings()}
 	}
-	users := 3
-	if samples > 0 {
-		users = max(2, samples)
-	}
+	users := max(2, cmp.Or(samples, 3))
 	return dvs.SynthConfig{Users: users, TrainUsers: users - 1, Gesture: 1.5, EventsPerSec: 5000, Seed: seed}
 }
 
@@ -434,40 +398,33 @@ func runDataSynth(args []string, stdout, stderr io.Writer) error {
 		return badInput("--spikes: %d outside 0..1000000", *spikes)
 	}
 	f := strings.ToLower(*format)
-	switch f {
-	case "shd", "ssc", "gsc", "mnist", "dvs":
-	case "":
+	if f == "" {
 		return badInput("--format is required (valid: shd, ssc, gsc, mnist, dvs)")
-	default:
-		return badInput("--format: unknown format %q (valid: shd, ssc, gsc, mnist, dvs)", *format)
 	}
-	if *spikes != 0 && f != "shd" && f != "ssc" {
-		return badInput("--spikes applies to shd and ssc, not %s", f)
-	}
-	sizes, err := synthSplits(f, *full, *samples)
+	sizes, err := synthSplits(*format, *full, *samples) // an unknown format is bad input
 	if err != nil {
 		return err
 	}
-	if err := checkOutDir("out", *out); err != nil {
-		return err
+	if *spikes != 0 && f != "shd" && f != "ssc" {
+		return badInput("--spikes applies to shd and ssc, not %s", f)
 	}
 	var progress io.Writer
 	if *full {
 		progress = stderr
 	}
-	_, _, err = writeStaged("out", *out, func(dir string) error {
+	_, err = writeStaged("out", *out, func(dir string) ([]string, error) {
 		switch f {
 		case "shd", "ssc":
-			return synthSpikes(f, dir, sizes, *full, *spikes, *seed, progress)
+			return nil, synthSpikes(f, dir, sizes, *full, *spikes, *seed, progress)
 		case "gsc":
-			return gsc.WriteSynthProgress(dir, gscSynthConfig(*full, *samples, *seed), newBar(progress, "clips", sizes))
+			return nil, gsc.WriteSynthProgress(dir, gscSynthConfig(*full, *samples, *seed), newBar(progress, "clips", sizes))
 		case "mnist":
 			if *full {
-				return mnist.WriteSynthSizes(dir, sizes[mnist.Train], sizes[mnist.Test], *seed)
+				return nil, mnist.WriteSynthSizes(dir, sizes[mnist.Train], sizes[mnist.Test], *seed)
 			}
-			return mnist.WriteSynth(dir, sizes[mnist.Train], *seed)
+			return nil, mnist.WriteSynth(dir, sizes[mnist.Train], *seed)
 		default: // dvs
-			return dvs.WriteSynth(dir, dvsSynthConfig(*full, *samples, *seed))
+			return nil, dvs.WriteSynth(dir, dvsSynthConfig(*full, *samples, *seed))
 		}
 	})
 	if err != nil {
@@ -510,14 +467,12 @@ func runDataEspeak(args []string, stdout, stderr io.Writer) error {
 	if c.Pitches, err = parseIntList("pitches", *pitches, 0, 99); err != nil {
 		return err
 	}
-	if strings.TrimSpace(*classes) != "" {
-		labels, err := parseIntList("classes", *classes, 0, espeak.Classes-1)
-		if err != nil {
-			return err
-		}
-		for _, l := range labels {
-			c.Labels = append(c.Labels, int32(l))
-		}
+	labels, err := parseIntList("classes", *classes, 0, espeak.Classes-1) // none: all 20
+	if err != nil {
+		return err
+	}
+	for _, l := range labels {
+		c.Labels = append(c.Labels, int32(l))
 	}
 	if len(c.Variants) == 0 || len(c.TestVariants) == 0 || len(c.Speeds) == 0 || len(c.Pitches) == 0 {
 		return badInput("--variants, --test-variants, --speeds and --pitches must not be empty")
@@ -621,12 +576,6 @@ func synthSpikes(ds, out string, sizes map[string]int, full bool, spikes int, se
 // splitTrainSizes are the training-set sizes that fits data split defaults --n to.
 var splitTrainSizes = map[string]int{"shd": 8156}
 
-// dataSplit is the JSON of fits data split: validation first, as the released code slices it.
-type dataSplit struct {
-	Validation []int `json:"validation"`
-	Train      []int `json:"train"`
-}
-
 func runDataSplit(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("data split", stderr)
 	name := fs.String("dataset", "shd", "dataset whose training set is split (shd: --n defaults to its 8156 examples)")
@@ -640,12 +589,9 @@ func runDataSplit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	size := *n
+	size := cmp.Or(*n, splitTrainSizes[ds])
 	if size == 0 {
-		var ok bool
-		if size, ok = splitTrainSizes[ds]; !ok {
-			return badInput("--n is required for %s (its training size is not built in)", ds)
-		}
+		return badInput("--n is required for %s (its training size is not built in)", ds)
 	}
 	if size < 2 || size > 100_000_000 {
 		return badInput("--n: %d outside 2..100000000", size)
@@ -667,8 +613,9 @@ func runDataSplit(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// writeSplitJSON writes {"validation": [...], "train": [...]} (dataSplit's JSON, the bytes json.Marshal
-// gives) as it goes, so that memory does not grow with the output beyond the two index lists.
+// writeSplitJSON writes {"validation": [...], "train": [...]} (validation first, as the released code
+// slices it; the bytes json.Marshal gives) as it goes, so that memory does not grow with the output
+// beyond the two index lists.
 func writeSplitJSON(w io.Writer, val, train []int) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	num := make([]byte, 0, 24)
@@ -785,8 +732,7 @@ func runDataLoad(args []string, stdout, stderr io.Writer) error {
 	}
 	start := time.Now()
 	d, err := data.Load(*name, data.Options{Dir: *dir, InputCounts: *counts})
-	var unknown *data.UnknownError
-	if errors.As(err, &unknown) {
+	if isErr[*data.UnknownError](err) {
 		return badInput("--dataset: %v", err)
 	}
 	if err != nil {

@@ -369,6 +369,12 @@ func TestDataLoad(t *testing.T) {
 	}
 }
 
+// dataSplit is the JSON of fits data split (as writeSplitJSON writes it): validation first, as the released code slices it.
+type dataSplit struct {
+	Validation []int `json:"validation"`
+	Train      []int `json:"train"`
+}
+
 // TestWriteSplitJSON: the streamed JSON of fits data split is the bytes json.Marshal gives dataSplit.
 func TestWriteSplitJSON(t *testing.T) {
 	for _, tc := range []struct{ val, train []int }{

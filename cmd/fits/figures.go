@@ -15,14 +15,6 @@ type figuresOutput struct {
 	Files   []string `json:"files"`   // paths written, SVG then PNG per figure
 }
 
-func init() {
-	register(&command{
-		name:    "figures",
-		summary: "write the theory figures (notebooks 01-04) as SVG and PNG",
-		run:     runFigures,
-	})
-}
-
 // runFigures builds the catalog figures of package nb (all, or the groups/names in --only) and
 // writes each as <out>/<name>.svg and <out>/<name>.png.
 func runFigures(args []string, stdout, stderr io.Writer) error {
@@ -37,14 +29,7 @@ func runFigures(args []string, stdout, stderr io.Writer) error {
 	if strings.TrimSpace(*out) == "" {
 		return badInput("--out: empty folder name")
 	}
-	var sel []string
-	if s := strings.TrimSpace(*only); s != "" {
-		for _, p := range strings.Split(s, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				sel = append(sel, p)
-			}
-		}
-	}
+	sel := splitList(*only)
 	entries, err := nb.Select(sel)
 	if err != nil {
 		return badInput("--only: %v", err)
@@ -62,20 +47,9 @@ func runFigures(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	if err := checkOutDir("out", *out); err != nil {
-		return err
-	}
-	var files []string
-	_, inDir, err := writeStaged("out", *out, func(dir string) error {
-		var err error
-		files, err = nb.SaveCatalog(dir, sel)
-		return err
-	})
+	files, err := writeStaged("out", *out, func(dir string) ([]string, error) { return nb.SaveCatalog(dir, sel) })
 	if err != nil {
 		return err
-	}
-	for i, f := range files {
-		files[i] = inDir(f)
 	}
 	if *asJSON {
 		return writeJSON(stdout, figuresOutput{Out: *out, Figures: names, Files: files})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fits-snn/fits/fits/neuron"
+	"github.com/fits-snn/fits/internal/jsonraw"
 )
 
 // inputError marks an error caused by bad user input: the CLI exits with status 2.
@@ -24,6 +26,26 @@ func (e *inputError) Error() string { return e.msg }
 // badInput returns an inputError with a formatted message.
 func badInput(format string, args ...any) error {
 	return &inputError{msg: fmt.Sprintf(format, args...)}
+}
+
+// isErr reports whether err's tree holds an error of type E (errors.AsType).
+func isErr[E error](err error) bool {
+	_, ok := errors.AsType[E](err)
+	return ok
+}
+
+// diskFull reports whether err is a full disk or an exhausted quota: never bad input.
+func diskFull(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}
+
+// badPath is bad input with the formatted message for err, a path that cannot be written, unless err is
+// a full disk (diskFull), which it returns as it is.
+func badPath(err error, format string, args ...any) error {
+	if diskFull(err) {
+		return err
+	}
+	return badInput(format, args...)
 }
 
 // errHelp is returned when --help was requested: usage was printed, exit status 0.
@@ -74,17 +96,16 @@ func openInputFile(path string, limit int64) (*os.File, error) {
 	st, err := f.Stat()
 	switch {
 	case err != nil:
+	case st.IsDir():
+		err = fmt.Errorf("%s is a directory", path)
+	case !st.Mode().IsRegular():
+		err = fmt.Errorf("%s is not a regular file", path)
+	case st.Size() > limit:
+		err = fmt.Errorf("%s holds %d bytes, more than the %d MiB such a file may", path, st.Size(), limit>>20)
+	}
+	if err != nil {
 		f.Close()
 		return nil, err
-	case st.IsDir():
-		f.Close()
-		return nil, fmt.Errorf("%s is a directory", path)
-	case !st.Mode().IsRegular():
-		f.Close()
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	case st.Size() > limit:
-		f.Close()
-		return nil, fmt.Errorf("%s holds %d bytes, more than the %d MiB such a file may", path, st.Size(), limit>>20)
 	}
 	return f, nil
 }
@@ -209,12 +230,8 @@ func parseFloatList(name, s string) ([]float64, error) {
 	return out, nil
 }
 
-// tsMixFlag defines --ts-mix, the nesting of the TS module's λ-mix, on fs.
-func tsMixFlag(fs *flag.FlagSet) *string {
-	return fs.String("ts-mix", string(neuron.TSMixOfficial), "nesting of the TS module's lambda-mix: official (the released code: innermost first, a spike when V > Vth) or paper (Eq. 10, outermost first, V >= Vth); for M <= 1 the same neuron")
-}
-
-// tsFlags are the TS cascade's flags of simulate and response: --beta, --lambda and --ts-mix.
+// tsFlags are the TS cascade's flags of simulate and response: --beta, --lambda and --ts-mix (the nesting
+// of the TS module's λ-mix).
 type tsFlags struct{ beta, lambda, mix *string }
 
 // addTSFlags defines --beta, --lambda and --ts-mix on fs.
@@ -222,7 +239,7 @@ func addTSFlags(fs *flag.FlagSet) tsFlags {
 	return tsFlags{
 		beta:   listFlag(fs, "beta", "", "comma-separated all-pass coefficients β_1..β_M, |β| < 1 (empty: M = 0)"),
 		lambda: listFlag(fs, "lambda", "", "comma-separated mixing weights λ_1..λ_M in [0, 1] (same length as --beta)"),
-		mix:    tsMixFlag(fs),
+		mix:    fs.String("ts-mix", string(neuron.TSMixOfficial), "nesting of the TS module's lambda-mix: official (the released code: innermost first, a spike when V > Vth) or paper (Eq. 10, outermost first, V >= Vth); for M <= 1 the same neuron"),
 	}
 }
 
@@ -235,15 +252,70 @@ func (t tsFlags) parse() (beta, lambda []float64, mix neuron.TSMix, err error) {
 	if lambda, err = parseFloatList("lambda", *t.lambda); err != nil {
 		return
 	}
-	mix, err = parseTSMix(*t.mix)
+	if mix, err = neuron.ParseTSMix(*t.mix); err != nil {
+		err = badInput("--ts-mix: %v", err)
+	}
 	return
 }
 
-// parseTSMix returns the nesting named by --ts-mix (bad input otherwise).
-func parseTSMix(s string) (neuron.TSMix, error) {
-	m, err := neuron.ParseTSMix(s)
-	if err != nil {
-		return "", badInput("--ts-mix: %v", err)
+// jsonFloat is a float64 that encodes NaN and ±Inf as JSON null (encoding/json rejects them).
+type jsonFloat float64
+
+// MarshalJSON implements json.Marshaler.
+func (f jsonFloat) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return []byte("null"), nil
 	}
-	return m, nil
+	return json.Marshal(v)
+}
+
+// jsonFloats converts a slice to jsonFloat values.
+func jsonFloats(v []float64) []jsonFloat {
+	out := make([]jsonFloat, len(v))
+	for i, x := range v {
+		out[i] = jsonFloat(x)
+	}
+	return out
+}
+
+// optFloat returns &v when ok and v is finite, else nil (encoded as JSON null).
+func optFloat(v float64, ok bool) *float64 {
+	if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// fmtOpt formats an optional value for a text table with format (e.g. "%.6f"), "-" when absent.
+func fmtOpt(v *float64, format string) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf(format, *v)
+}
+
+// joinFloats formats each value of v times scale with format, comma-separated: the firing rates of a
+// text table, e.g. joinFloats(rates, 100, "%.2f%%") gives "12.34%, 5.00%".
+func joinFloats(v []float64, scale float64, format string) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprintf(format, scale*x)
+	}
+	return strings.Join(s, ", ")
+}
+
+// writeJSON prints v as exactly one JSON object followed by a newline, with the exact bytes of every
+// string that is not valid UTF-8 beside it (package jsonraw: the member NAME_base64). Strings that JSON
+// cannot tell apart, or a map key that is not UTF-8, are bad input.
+func writeJSON(w io.Writer, v any) error {
+	b, err := jsonraw.Marshal(v)
+	if isErr[*jsonraw.IndistinctError](err) || isErr[*jsonraw.KeyError](err) {
+		return badInput("--json: %v", err)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
 }

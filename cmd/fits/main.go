@@ -18,8 +18,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -32,20 +34,30 @@ import (
 
 // command is one subcommand of the CLI.
 type command struct {
-	name    string
 	summary string
 	// run executes the subcommand with its own arguments (without the subcommand name).
 	run func(args []string, stdout, stderr io.Writer) error
 }
 
-var commands = map[string]*command{}
-
-// register adds a subcommand; called from init functions of the files that implement them.
-func register(c *command) {
-	if _, dup := commands[c.name]; dup {
-		panic("duplicate command " + c.name)
-	}
-	commands[c.name] = c
+// commands are the subcommands of the CLI, by name.
+var commands = map[string]command{
+	"aggregate":   {"a paper table from finished runs: mean ± std over seeds beside the paper's numbers (Markdown, CSV)", runAggregate},
+	"analyze":     {"analyses of trained runs: shifts, delays, ts-params, perturb, ctdt, energy, training-time", runAnalyze},
+	"bench":       {"time one training iteration (forward + backward) per variant: the paper's kernel table or the Open Neuromorphic shape", runBench},
+	"data":        {"datasets: list, download, verify, convert, synth (fixtures and full-size stand-ins in the official formats), features, load, split", runData},
+	"demo":        {"paper-vs-ours tables: theory numbers, and the ablation ladder trained on the synthetic task", runDemo},
+	"eval":        {"evaluate a training checkpoint on its validation and test splits", runEval},
+	"experiments": {"the paper's table cells as experiments: ids, tables fed, full and quick recipes (--table filters)", runExperiments},
+	"export":      {"write a run of this toolkit in the layout of the authors' released PyTorch code (--format=released)", runExport},
+	"figures":     {"write the theory figures (notebooks 01-04) as SVG and PNG", runFigures},
+	"import":      {"turn a run folder of the authors' released PyTorch code (best.pth, config.json, metrics.json) into a run of this toolkit", runImport},
+	"reproduce":   {"the runs the result notebooks read: quick mode trains every missing stand-in run, full mode lists finished and missing runs", runReproduce},
+	"response":    {"frequency responses (magnitude, phase, group delay) of FS, TS and the closed-loop neuron", runResponse},
+	"selftest":    {"check that this machine and backend compute FiTS correctly: every engine against the float64 oracle and the released code's golden steps", runSelftest},
+	"simulate":    {"run one FiTS neuron (Algorithm 1) on input currents from a file: float64 reference or GoMLX graph", runSimulate},
+	"sweep":       {"train a table's grid of experiments x seeds on local workers, or emit a Slurm array job; --collect aggregates", runSweep},
+	"theory":      {"closed forms: κ for target frequencies (Theorem 1), realized DT targets (Theorem 2), Jury bounds", runTheory},
+	"train":       {"train a FiTS network (checkpoint every epoch, --resume, result.json)", runTrain},
 }
 
 func main() {
@@ -87,7 +99,7 @@ func runMain(args []string, stdout, stderr io.Writer) (status int) {
 	if err == nil || errors.Is(err, errHelp) {
 		return 0
 	}
-	fmt.Fprintf(stderr, "fits %s: %s\n", cmd.name, oneLine(err.Error()))
+	fmt.Fprintf(stderr, "fits %s: %s\n", args[0], strings.Join(strings.Fields(err.Error()), " ")) // one line
 	return exitStatus(err)
 }
 
@@ -106,31 +118,15 @@ func exitStatus(err error) int {
 // as asked (bench.InputError), a file of the user's where a command would write one (owned.ConflictError).
 // A full disk never is.
 func badInputError(err error) bool {
-	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+	if diskFull(err) {
 		return false
 	}
-	var (
-		input      *inputError
-		file       *data.FileError
-		unknown    *data.UnknownError
-		run        *train.InputError
-		checkpoint *train.CheckpointError
-		conflict   *owned.ConflictError
-		cell       *bench.InputError
-	)
-	return errors.As(err, &input) || errors.As(err, &file) || errors.As(err, &unknown) ||
-		errors.As(err, &run) || errors.As(err, &checkpoint) || errors.Is(err, train.ErrRunExists) ||
-		errors.As(err, &conflict) || errors.As(err, &cell)
+	return isErr[*inputError](err) || isErr[*data.FileError](err) || isErr[*data.UnknownError](err) ||
+		isErr[*train.InputError](err) || isErr[*train.CheckpointError](err) || errors.Is(err, train.ErrRunExists) ||
+		isErr[*owned.ConflictError](err) || isErr[*bench.InputError](err)
 }
 
-func commandNames() []string {
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func commandNames() []string { return slices.Sorted(maps.Keys(commands)) }
 
 func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: fits <command> [--flag=value ...]")
@@ -141,7 +137,33 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'fits <command> --help' for the flags of one command.")
 }
 
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+// mallocHugePages is the glibc tunable that makes malloc advise the kernel to back its large allocations
+// with transparent huge pages (glibc ≥ 2.35; older versions ignore it). XLA's CPU runtime allocates every
+// intermediate tensor of a training step afresh (tens of MB at W = 512), and with 4 KiB pages each of
+// them costs one page fault per page; with huge pages it costs one per 2 MiB (measured:
+// docs/performance.md, docs/performance-notes.md).
+const mallocHugePages = "glibc.malloc.hugetlb=1"
+
+// execWithHugePageMalloc re-executes the running binary, same arguments and process id, with
+// mallocHugePages added to GLIBC_TUNABLES, which glibc reads only at process start. It does nothing when
+// the tunable is already set (by the user or a previous re-execution), when FITS_MALLOC_HUGEPAGES=0, or
+// off Linux; if the re-execution fails the command runs as it is.
+func execWithHugePageMalloc() {
+	if runtime.GOOS != "linux" || os.Getenv("FITS_MALLOC_HUGEPAGES") == "0" {
+		return
+	}
+	cur := os.Getenv("GLIBC_TUNABLES")
+	if strings.Contains(cur, "glibc.malloc.hugetlb") {
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return
+	}
+	value := mallocHugePages
+	if cur != "" {
+		value = cur + ":" + mallocHugePages
+	}
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GLIBC_TUNABLES=") })
+	_ = syscall.Exec(exe, os.Args, append([]string{"GLIBC_TUNABLES=" + value}, env...)) // returns only on failure
 }

@@ -18,8 +18,7 @@ func checkOutDir(flagName, dir string) error {
 	if dir == "" {
 		return badInput("--%s: empty folder name", flagName)
 	}
-	p := filepath.Clean(dir)
-	for {
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
 		st, err := os.Stat(p)
 		switch {
 		case err == nil && !st.IsDir():
@@ -35,12 +34,16 @@ func checkOutDir(flagName, dir string) error {
 		case !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
 			return badInput("--%s=%s: %v", flagName, dir, err)
 		}
-		parent := filepath.Dir(p)
-		if parent == p {
+		if filepath.Dir(p) == p {
 			return nil
 		}
-		p = parent
 	}
+}
+
+// isDir reports whether path is a folder (or a link to one).
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
 }
 
 // missingDirs returns dir and those of its ancestors that do not exist yet, deepest first: the folders
@@ -65,39 +68,41 @@ func removeEmptyDirs(dirs []string) {
 	}
 }
 
-// writeStaged runs write with a staging folder inside dir (the --flagName folder, created if missing),
-// then moves what it wrote into dir (package owned): a file of dir that fits did not write is never
-// replaced — the command is refused (bad input naming the file) and dir is left as it was. It returns the
-// paths written in dir, with the staging folder's prefix replaced by dir in what write reports through
-// the returned mapping function.
-func writeStaged(flagName, dir string, write func(staging string) error) (written []string, inDir func(string) string, err error) {
+// writeStaged checks dir (checkOutDir), runs write with a staging folder inside dir (the --flagName
+// folder, created if missing), then moves what it wrote into dir (package owned): a file of dir that fits
+// did not write is never replaced — the command is refused (bad input naming the file) and dir is left as
+// it was. It returns the paths that write reports, in its order, with the staging folder's prefix replaced
+// by dir; where write reports none, the paths written in dir.
+func writeStaged(flagName, dir string, write func(staging string) ([]string, error)) ([]string, error) {
+	if err := checkOutDir(flagName, dir); err != nil {
+		return nil, err
+	}
 	created := missingDirs(dir)
 	staging, err := owned.Stage(dir)
 	if err != nil {
 		removeEmptyDirs(created)
-		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
-			return nil, nil, err
-		}
-		return nil, nil, badInput("--%s=%s: cannot write into it: %v", flagName, dir, err)
+		return nil, badPath(err, "--%s=%s: cannot write into it: %v", flagName, dir, err)
 	}
-	inDir = func(p string) string {
-		if rel, err := filepath.Rel(staging, p); err == nil && !strings.HasPrefix(rel, "..") {
-			return filepath.Join(dir, rel)
-		}
-		return p
-	}
-	if err := write(staging); err != nil {
+	reported, err := write(staging)
+	if err != nil {
 		owned.Discard(staging)
 		removeEmptyDirs(created)
-		return nil, inDir, err
+		return nil, err
 	}
-	written, err = owned.Publish(staging, dir)
-	var conflict *owned.ConflictError
-	if errors.As(err, &conflict) {
+	written, err := owned.Publish(staging, dir)
+	if isErr[*owned.ConflictError](err) {
 		removeEmptyDirs(created)
-		return nil, inDir, badInput("--%s=%s: %v", flagName, dir, err)
+		return nil, badInput("--%s=%s: %v", flagName, dir, err)
 	}
-	return written, inDir, err
+	if err != nil || reported == nil {
+		return written, err
+	}
+	for i, p := range reported {
+		if rel, err := filepath.Rel(staging, p); err == nil && !strings.HasPrefix(rel, "..") {
+			reported[i] = filepath.Join(dir, rel)
+		}
+	}
+	return reported, nil
 }
 
 // checkNewFile checks, before any work, that the --flagName file path can be written as a new file: it
@@ -111,15 +116,12 @@ func checkNewFile(flagName, path string) error {
 	if _, err := os.Lstat(path); err == nil { // a file, a folder, or a link (even a dangling one)
 		return badInput("--%s=%s already exists (choose another file)", flagName, path)
 	}
-	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+	if !isDir(filepath.Dir(path)) {
 		return badInput("--%s=%s: its folder does not exist", flagName, path)
 	}
 	tmp, err := filesafe.CreateTemp(path)
 	if err != nil {
-		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
-			return err
-		}
-		return badInput("--%s=%s: cannot write a file there: %v", flagName, path, err)
+		return badPath(err, "--%s=%s: cannot write a file there: %v", flagName, path, err)
 	}
 	filesafe.Discard(tmp)
 	return nil
@@ -134,22 +136,12 @@ func checkWritableDir(flagName, dir string) error {
 		return err
 	}
 	p := filepath.Clean(dir)
-	for {
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			break
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			break
-		}
-		p = parent
+	for !isDir(p) && filepath.Dir(p) != p {
+		p = filepath.Dir(p)
 	}
 	f, err := os.CreateTemp(p, ".fits-probe-*")
 	if err != nil {
-		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
-			return err
-		}
-		return badInput("--%s=%s: cannot write into %s: %v", flagName, dir, p, err)
+		return badPath(err, "--%s=%s: cannot write into %s: %v", flagName, dir, p, err)
 	}
 	f.Close()
 	os.Remove(f.Name())

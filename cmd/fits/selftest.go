@@ -17,14 +17,6 @@ import (
 	"github.com/fits-snn/fits/xla"
 )
 
-func init() {
-	register(&command{
-		name:    "selftest",
-		summary: "check that this machine and backend compute FiTS correctly: every engine against the float64 oracle and the released code's golden steps",
-		run:     runSelftest,
-	})
-}
-
 // selftestXLAFlags are the XLA_FLAGS of fits selftest when the environment sets none: LLVM's optimization
 // lowered to compile the checks' graphs faster.
 const selftestXLAFlags = "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true"

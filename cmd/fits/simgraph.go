@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/fits-snn/fits/fits/neuron"
@@ -29,15 +28,9 @@ type graphSimulation struct {
 }
 
 // newGraphSimulation prepares the neuron of configuration cfg with parameters p (the variables set to
-// Ω* = 2πf*, β̂ = atanh β and λ̂ = logit λ, as neuron.SimulateNeuron does) for chunks of steps steps.
+// Ω* = 2πf*, β̂ = atanh β and λ̂ = logit λ, as neuron.SimulateNeuron does) for chunks of steps steps. cfg's
+// kind has a target frequency and p holds cfg.Order betas and lambdas: fits simulate checks both.
 func newGraphSimulation(b compute.Backend, cfg neuron.Config, p neuron.NeuronParams, steps int) (*graphSimulation, error) {
-	if !cfg.Kind.HasTargetFrequency() {
-		return nil, fmt.Errorf("the graph engine needs a kind with a target frequency, got %s", cfg.Kind)
-	}
-	if len(p.Beta) != cfg.Order || len(p.Lambda) != cfg.Order {
-		return nil, fmt.Errorf("need %d betas and lambdas for order M = %d, got %d and %d",
-			cfg.Order, cfg.Order, len(p.Beta), len(p.Lambda))
-	}
 	cfg.FMinHz, cfg.FMaxHz = p.FStarHz, p.FStarHz
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -53,7 +46,6 @@ func newGraphSimulation(b compute.Backend, cfg neuron.Config, p neuron.NeuronPar
 		scope.VariableWithValue(neuron.VarBetaHat, tensors.FromFlatDataAndDimensions(bh, m, 1))
 		scope.VariableWithValue(neuron.VarLambdaHat, tensors.FromFlatDataAndDimensions(lh, m, 1))
 	}
-	vth := cfg.Vth
 	// inputs: the chunk's currents [1, steps, 1] and the carried state (neuron.StateComponents tensors
 	// [1, 1]); outputs: the spikes [1, steps, 1], the pre-reset voltages [1, steps, 1] and the state after
 	// the chunk. Each step is one LayerFrom call of one step, so that its post-reset voltage V is
@@ -64,10 +56,8 @@ func newGraphSimulation(b compute.Backend, cfg neuron.Config, p neuron.NeuronPar
 		vPre := make([]*Node, steps)
 		for k := range steps {
 			xk := Slice(x, AxisRange(), AxisRange(k, k+1), AxisRange())
-			s, final := neuron.LayerFrom(scope, xk, cfg, state)
-			state = final
-			spikes[k] = s
-			vPre[k] = Add(Reshape(final[0], 1, 1, 1), MulScalar(s, vth))
+			spikes[k], state = neuron.LayerFrom(scope, xk, cfg, state)
+			vPre[k] = Add(Reshape(state[0], 1, 1, 1), MulScalar(spikes[k], cfg.Vth))
 		}
 		return append([]*Node{Concatenate(spikes, 1), Concatenate(vPre, 1)}, state...)
 	})
@@ -79,10 +69,9 @@ func newGraphSimulation(b compute.Backend, cfg neuron.Config, p neuron.NeuronPar
 
 // run simulates the neuron from the zero state over the input currents I[0..T−1], in chunks; the last
 // chunk is padded with zeros, whose outputs are dropped. It returns S[k+1] and ṼM[k+1] for k = 0..T−1, or
-// a *nonFiniteError for the first step whose state is not finite (overflow).
+// up to the first step whose ṼM is not finite (overflow), the last value returned.
 func (g *graphSimulation) run(current []float64) (spikes []int, vPre []float64, err error) {
-	n := neuron.StateComponents(g.cfg)
-	state := make([]*tensors.Tensor, n)
+	state := make([]*tensors.Tensor, neuron.StateComponents(g.cfg))
 	for i := range state {
 		state[i] = tensors.FromShape(shapes.Make(dtypes.Float32, 1, 1))
 	}
@@ -111,27 +100,14 @@ func (g *graphSimulation) run(current []float64) (spikes []int, vPre []float64, 
 		outs[1].MustFinalizeAll()
 		state = outs[2:]
 		for k := start; k < end; k++ {
-			vk := float64(v[k-start])
-			if math.IsNaN(vk) || math.IsInf(vk, 0) {
-				return nil, nil, &nonFiniteError{step: k, value: vk, engine: "graph (float32)"}
+			spikes[k], vPre[k] = int(s[k-start]), float64(v[k-start])
+			if math.IsNaN(vPre[k]) || math.IsInf(vPre[k], 0) {
+				return spikes[:k+1], vPre[:k+1], nil
 			}
-			spikes[k], vPre[k] = int(s[k-start]), vk
 		}
 	}
 	for _, t := range state {
 		t.MustFinalizeAll()
 	}
 	return spikes, vPre, nil
-}
-
-// nonFiniteError reports the first step at which the neuron's state overflowed.
-type nonFiniteError struct {
-	step   int // 0-based step k: ṼM[k+1] for input I[k]
-	value  float64
-	engine string
-}
-
-func (e *nonFiniteError) Error() string {
-	return fmt.Sprintf("the neuron's state is not finite at step %d: v_pre = %g in the %s engine (the input currents are too large for it)",
-		e.step, e.value, e.engine)
 }

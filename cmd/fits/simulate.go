@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,14 +12,6 @@ import (
 	"github.com/fits-snn/fits/fits/sim"
 	"github.com/fits-snn/fits/fits/train"
 )
-
-func init() {
-	register(&command{
-		name:    "simulate",
-		summary: "run one FiTS neuron (Algorithm 1) on input currents from a file: float64 reference or GoMLX graph",
-		run:     runSimulate,
-	})
-}
 
 // simulateOutput is the JSON form of `fits simulate --json`: spikes[k] = S[k+1] and v_pre[k] = ṼM[k+1],
 // the pre-reset mixed voltage, for the input current I[k] on line k of the file.
@@ -77,7 +68,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		if fstar, err = parseFloat("fstar", *fstarFlag); err != nil {
 			return err
 		}
-		if err := checkTarget(c, c.Jury(), fstar); err != nil {
+		if _, err := targetKappa(c, c.Jury(), fstar); err != nil {
 			return err
 		}
 	}
@@ -116,20 +107,16 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	var out simulateOutput
+	var spikes []int
+	var vPre []float64
+	precision := "float64" // of the engine's arithmetic
 	switch engine {
 	case "reference":
 		tr, err := sim.Run(params, current)
 		if err != nil {
 			return badInput("%v", err)
 		}
-		for k, v := range tr.VPre {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return badInput("--input: %s line %d: %v", *inputFlag, lines[k],
-					&nonFiniteError{step: k, value: v, engine: "reference (float64)"})
-			}
-		}
-		out.Spikes, out.VPre = tr.Spikes, jsonFloats(tr.VPre)
+		spikes, vPre = tr.Spikes, tr.VPre
 	case "graph":
 		for k, v := range current {
 			if math.Abs(v) > math.MaxFloat32 {
@@ -149,16 +136,18 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("graph engine: %w", err)
 		}
-		spikes, vPre, err := g.run(current)
-		var nf *nonFiniteError
-		if errors.As(err, &nf) {
-			return badInput("--input: %s line %d: %v", *inputFlag, lines[nf.step], err)
-		}
-		if err != nil {
+		precision = "float32"
+		if spikes, vPre, err = g.run(current); err != nil {
 			return fmt.Errorf("graph engine: %w", err)
 		}
-		out.Spikes, out.VPre = spikes, jsonFloats(vPre)
 	}
+	for k, v := range vPre { // the first step whose state overflowed (ṼM[k+1] for the input I[k])
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return badInput("--input: %s line %d: the neuron's state is not finite at step %d: v_pre = %g in the %s (%s) engine (the input currents are too large for it)",
+				*inputFlag, lines[k], k, v, engine, precision)
+		}
+	}
+	out := simulateOutput{spikes, jsonFloats(vPre)}
 
 	if *asJSON {
 		return writeJSON(stdout, out)

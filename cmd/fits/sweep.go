@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,15 +17,8 @@ import (
 	"github.com/fits-snn/fits/fits/experiment"
 	"github.com/fits-snn/fits/fits/sweep"
 	"github.com/fits-snn/fits/internal/owned"
+	"github.com/fits-snn/fits/nb"
 )
-
-func init() {
-	register(&command{
-		name:    "sweep",
-		summary: "train a table's grid of experiments x seeds on local workers, or emit a Slurm array job; --collect aggregates",
-		run:     runSweep,
-	})
-}
 
 // sweepUsage completes the flag list of `fits sweep --help`.
 const sweepUsage = `
@@ -35,7 +29,10 @@ Runs live in OUT/ID/seed-S (checkpoints, result.json, log.txt); the index is OUT
 A sweep restarted with the same flags skips finished runs and resumes interrupted ones.`
 
 func runSweep(args []string, stdout, stderr io.Writer) error {
-	args, extra := splitDashDash(args)
+	var extra []string // the extra flags of fits train, after "--"
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, extra = args[:i], args[i+1:]
+	}
 	fs := newFlagSet("sweep", stderr)
 	table := fs.String("table", "", `table or figure: every experiment feeding it ("Table 3", "3", "A.7", "fig2"; listed by fits experiments)`)
 	ids := listFlag(fs, "experiments", "", "comma-separated experiment IDs (instead of --table)")
@@ -63,16 +60,14 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if *emit != "" && *emit != "slurm" {
 		return badInput("--emit: unknown target %q (valid: slurm)", *emit)
 	}
-	if n := btoi(*emit != "") + btoi(*collect) + btoi(*dryRun); n > 1 {
+	if *emit != "" && (*collect || *dryRun) || *collect && *dryRun {
 		return badInput("--emit, --collect and --dry-run exclude each other")
 	}
 	m, err := experiment.ParseMode(*mode)
 	if err != nil {
 		return badInput("--mode: %v", err)
 	}
-	if *out == "" {
-		*out = filepath.Join("runs", string(m))
-	}
+	*out = cmp.Or(*out, filepath.Join("runs", string(m)))
 	spec := sweep.Spec{Table: *table, Mode: m, Root: *out, TrainArgs: extra}
 	if *ids != "" {
 		for _, id := range strings.Split(*ids, ",") {
@@ -147,13 +142,6 @@ func sweepNotes(stderr io.Writer, g *sweep.Grid, table string, extra []string) {
 	}
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // sweepDryRun prints one line per run: experiment, seed, state (from its directory) and directory.
 func sweepDryRun(g *sweep.Grid, asJSON bool, stdout io.Writer) error {
 	type run struct {
@@ -175,14 +163,6 @@ func sweepDryRun(g *sweep.Grid, asJSON bool, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "%s\t%d\t%s\t%s\n", r.Experiment, r.Seed, r.Status, r.Dir)
 	}
 	return nil
-}
-
-// splitDashDash returns the arguments before "--" and those after it.
-func splitDashDash(args []string) (before, after []string) {
-	if i := slices.Index(args, "--"); i >= 0 {
-		return args[:i], args[i+1:]
-	}
-	return args, nil
 }
 
 func sweepLocal(g *sweep.Grid, workers int, quiet, asJSON bool, stdout, stderr io.Writer) error {
@@ -267,7 +247,7 @@ func sweepCollect(g *sweep.Grid, table string, asJSON bool, stdout io.Writer) er
 		tables = []string{table}
 	}
 	written := []string{sweep.IndexFile}
-	for _, l := range collectTables(g, tables) {
+	for _, l := range collectTables(g, table) {
 		stem := experiment.Stem(l)
 		written = append(written, stem+".md", stem+".csv")
 	}
@@ -300,29 +280,18 @@ func sweepCollect(g *sweep.Grid, table string, asJSON bool, stdout io.Writer) er
 	return nil
 }
 
-// collectTables returns the labels of the tables that `sweep.Collect(g, tables)` writes: tables (parsed),
-// or every aggregated table the grid's experiments feed. Labels that do not parse are left to Collect to
-// report.
-func collectTables(g *sweep.Grid, tables []string) []string {
-	var out []string
-	if len(tables) > 0 {
-		for _, t := range tables {
-			if l, err := experiment.ParseLabel(t); err == nil {
-				out = append(out, l)
-			}
+// collectTables returns the labels of the tables that sweep.Collect writes for --table: table (parsed),
+// or when it is empty every aggregated table the grid's experiments feed. A label that does not parse, or
+// a grid whose tables cannot be listed, is left to Collect to report.
+func collectTables(g *sweep.Grid, table string) []string {
+	if table != "" {
+		if l, err := experiment.ParseLabel(table); err == nil {
+			return []string{l}
 		}
-		return out
-	}
-	feeds, err := g.Tables()
-	if err != nil {
 		return nil
 	}
-	for _, l := range experiment.AggregatedTables() {
-		if slices.Contains(feeds, l) {
-			out = append(out, l)
-		}
-	}
-	return out
+	feeds, _ := g.Tables()
+	return slices.DeleteFunc(experiment.AggregatedTables(), func(l string) bool { return !slices.Contains(feeds, l) })
 }
 
 // checkSweepFiles checks, before a sweep writes files beside its runs in root (the --flagName folder),
@@ -375,4 +344,141 @@ func isSweepIndex(path string) bool {
 	}
 	_, err = experiment.ParseMode(mode)
 	return err == nil
+}
+
+// reproduceRun is one run in the JSON output of `fits reproduce`.
+type reproduceRun struct {
+	Experiment string `json:"experiment"`
+	Seed       int64  `json:"seed"`
+	Dir        string `json:"dir"`
+	Finished   bool   `json:"finished"`
+}
+
+// reproduceOutput is the JSON form of `fits reproduce --json`.
+type reproduceOutput struct {
+	Mode experiment.Mode `json:"mode"`
+	// CISubset is true when FITS_QUICK=1 restricted quick mode to nb.CISubset.
+	CISubset bool           `json:"ci_subset"`
+	Root     string         `json:"root"`
+	Tables   []string       `json:"tables"`
+	Finished int            `json:"finished"`
+	Total    int            `json:"total"`
+	Runs     []reproduceRun `json:"runs"`
+	// Commands train the missing runs of full mode (fits sweep on local workers, or a Slurm array job).
+	Commands []string `json:"commands,omitempty"`
+	// Error says which runs a quick sweep left unfinished.
+	Error string `json:"error,omitempty"`
+}
+
+func runReproduce(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("reproduce", stderr)
+	modeName := fs.String("mode", string(experiment.Quick), "quick (stand-in data, trained here; with FITS_QUICK=1 in the environment only the CI subset) or full (the paper's recipes on the real datasets)")
+	root := fs.String("root", "", "root folder of the runs (default runs/MODE)")
+	tables := fs.String("tables", "", `tables and figures, comma-separated ("3,A.7,fig2"; default: every one with training runs)`)
+	workers := fs.Int("workers", 2, "runs trained at the same time")
+	trainFull := fs.Bool("train", false, "full mode: train the missing runs on this machine with fits sweep (without it, full mode trains nothing)")
+	asJSON := fs.Bool("json", false, "print one JSON object: every run and its state")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	mode, err := experiment.ParseMode(*modeName)
+	if err != nil {
+		return badInput("--mode: %v", err)
+	}
+	if *workers < 1 {
+		return badInput("--workers: must be at least 1, got %d", *workers)
+	}
+	if *trainFull && mode != experiment.Full {
+		return badInput("--train applies to full mode (quick mode always trains what is missing)")
+	}
+	labels := experiment.Tables()
+	if strings.TrimSpace(*tables) != "" {
+		labels = nil
+		for _, t := range strings.Split(*tables, ",") {
+			l, err := experiment.ParseLabel(t)
+			if err != nil {
+				return badInput("--tables: %v", err)
+			}
+			if _, err := experiment.ForTable(l); err != nil {
+				return badInput("--tables: %v", err)
+			}
+			labels = append(labels, l)
+		}
+	}
+	*root = cmp.Or(*root, filepath.Join("runs", string(mode)))
+	if st, err := os.Stat(*root); err == nil && !st.IsDir() {
+		return badInput("--root=%s is not a folder", *root)
+	}
+	if mode == experiment.Quick || *trainFull {
+		// The sweeps it starts write the index beside the runs: a user's file of its name is refused
+		// before anything is trained.
+		if err := checkSweepFiles("root", *root, sweep.IndexFile); err != nil {
+			return err
+		}
+		if err := checkWritableDir("root", *root); err != nil {
+			return err
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	opts := nb.EnsureOptions{Fits: exe, Workers: *workers, Train: *trainFull, Log: stderr, Live: isTerminal(stderr)}
+	runs, ensureErr := nb.EnsureRuns(*root, mode, labels, opts)
+	if runs == nil && ensureErr != nil {
+		return ensureErr
+	}
+	out := reproduceOutput{Mode: mode, CISubset: mode == experiment.Quick && nb.CIMode(), Root: *root, Tables: labels, Total: len(runs), Runs: []reproduceRun{}}
+	for _, r := range runs {
+		out.Runs = append(out.Runs, reproduceRun{Experiment: r.Experiment.ID, Seed: r.Seed, Dir: r.Dir, Finished: r.Finished})
+		if r.Finished {
+			out.Finished++
+		}
+	}
+	if mode == experiment.Full && out.Finished < out.Total && !*trainFull {
+		out.Commands = nb.FullCommands(*root, labels, runs)
+	}
+	if ensureErr != nil {
+		out.Error = ensureErr.Error()
+	}
+	if *asJSON {
+		if err := writeJSON(stdout, out); err != nil {
+			return err
+		}
+		return ensureErr
+	}
+	for _, l := range labels {
+		done, total := 0, 0
+		for _, r := range runs {
+			if r.Experiment.Feeds(l) {
+				total++
+				if r.Finished {
+					done++
+				}
+			}
+		}
+		fmt.Fprintf(stdout, "%-11s %d of %d runs finished\n", l, done, total)
+	}
+	subset := ""
+	if out.CISubset {
+		subset = " (FITS_QUICK=1: the CI subset)"
+	}
+	fmt.Fprintf(stdout, "%s mode%s, %s: %d of %d runs finished\n", mode, subset, *root, out.Finished, out.Total)
+	if len(out.Commands) > 0 {
+		fmt.Fprintln(stdout, "full mode trains nothing unless asked (--train). The missing runs are trained by, per table:")
+		for _, c := range out.Commands {
+			fmt.Fprintln(stdout, "  "+c)
+		}
+	}
+	return ensureErr
+}
+
+// isTerminal reports whether w is a terminal (a character device), where progress lines redraw in place.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -11,14 +11,6 @@ import (
 	"github.com/fits-snn/fits/fits/theory"
 )
 
-func init() {
-	register(&command{
-		name:    "theory",
-		summary: "closed forms: κ for target frequencies (Theorem 1), realized DT targets (Theorem 2), Jury bounds",
-		run:     runTheory,
-	})
-}
-
 // theoryOutput is the JSON form of `fits theory --json`.
 type theoryOutput struct {
 	Mu        float64        `json:"mu"`  // 1/τm, 1/s
@@ -31,6 +23,7 @@ type theoryOutput struct {
 	Targets   []theoryTarget `json:"targets"`
 }
 
+// theoryJury is theory.Jury with the JSON names of its bounds.
 type theoryJury struct {
 	KappaMaxExplicit       float64 `json:"kappa_max_explicit"`
 	KappaMaxSemiImplicit   float64 `json:"kappa_max_semi_implicit"`
@@ -99,17 +92,17 @@ func (f constantsFlags) parseArgs(fs *flag.FlagSet, args []string) (theory.Const
 	return f.parse()
 }
 
-// checkTarget rejects a CT target frequency that is not positive or not below the semi-implicit
-// Jury bound, naming the bound.
-func checkTarget(c theory.Constants, j theory.Jury, f float64) error {
+// targetKappa returns κ in 1/s² for the CT target frequency f in Hz (Theorem 1), rejecting an f that is
+// not positive or not below the semi-implicit Jury bound j, naming the bound.
+func targetKappa(c theory.Constants, j theory.Jury, f float64) (float64, error) {
 	if !(f > 0) {
-		return badInput("--fstar: target frequency must be positive, got %g Hz", f)
+		return 0, badInput("--fstar: target frequency must be positive, got %g Hz", f)
 	}
 	if !(f < j.FStarMaxSemiImplicitHz) {
-		return badInput("--fstar: %g Hz is above the semi-implicit Jury stability bound f*max = %.4g Hz (κ < %.6g 1/s²) at tau-m=%g tau-a=%g dt=%g",
+		return 0, badInput("--fstar: %g Hz is above the semi-implicit Jury stability bound f*max = %.4g Hz (κ < %.6g 1/s²) at tau-m=%g tau-a=%g dt=%g",
 			f, j.FStarMaxSemiImplicitHz, j.KappaMaxSemiImplicit, c.TauM, c.TauA, c.Dt)
 	}
-	return nil
+	return c.KappaForTargetHz(f) // f is positive and finite: no error
 }
 
 // maxTheoryTargets bounds --fstar: about five seconds of sweeps.
@@ -137,24 +130,15 @@ func runTheory(args []string, stdout, stderr io.Writer) error {
 	j := c.Jury()
 	out := theoryOutput{
 		Mu: c.Mu(), Rho: c.Rho(), Dt: c.Dt, TauM: c.TauM, TauA: c.TauA, NyquistHz: c.NyquistHz(),
-		Jury: theoryJury{
-			KappaMaxExplicit:       j.KappaMaxExplicit,
-			KappaMaxSemiImplicit:   j.KappaMaxSemiImplicit,
-			FStarMaxExplicitHz:     j.FStarMaxExplicitHz,
-			FStarMaxSemiImplicitHz: j.FStarMaxSemiImplicitHz,
-		},
+		Jury: theoryJury(j),
 	}
 	for _, f := range fstars {
-		if err := checkTarget(c, j, f); err != nil {
+		k, err := targetKappa(c, j, f)
+		if err != nil {
 			return err
 		}
-		k, err := c.KappaForTargetHz(f)
-		if err != nil {
-			return badInput("--fstar: %v", err)
-		}
-		t := theoryTarget{FStarCTHz: f, Kappa: k, OmegaStar: theory.RadPerSecFromHz(f), KappaBar: c.KappaBar(k)}
-		t.FStarDTHz = optFloat(c.DTTargetHz(k))
-		t.FStarDTSweepHz = optFloat(c.DTSweepTargetHz(k))
+		t := theoryTarget{FStarCTHz: f, Kappa: k, OmegaStar: theory.RadPerSecFromHz(f), KappaBar: c.KappaBar(k),
+			FStarDTHz: optFloat(c.DTTargetHz(k)), FStarDTSweepHz: optFloat(c.DTSweepTargetHz(k))}
 		if ke, err := c.KappaDTExact(f); err == nil {
 			t.KappaDTExact = &ke
 		}
@@ -170,15 +154,111 @@ func runTheory(args []string, stdout, stderr io.Writer) error {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "f*_CT [Hz]\tkappa [1/s^2] (Thm 1)\tf*_DT [Hz] (Thm 2)\tf*_DT sweep [Hz]\tkappa DT-exact [1/s^2]\t")
 	for _, t := range out.Targets {
-		fmt.Fprintf(tw, "%g\t%.6g\t%s\t%s\t%s\t\n", t.FStarCTHz, t.Kappa, fmtOpt(t.FStarDTHz, 6), fmtOpt(t.FStarDTSweepHz, 6), fmtOptG(t.KappaDTExact))
+		fmt.Fprintf(tw, "%g\t%.6g\t%s\t%s\t%s\t\n", t.FStarCTHz, t.Kappa, fmtOpt(t.FStarDTHz, "%.6f"), fmtOpt(t.FStarDTSweepHz, "%.6f"), fmtOpt(t.KappaDTExact, "%.6g"))
 	}
 	return tw.Flush()
 }
 
-// fmtOptG formats an optional value with %.6g, "-" when absent.
-func fmtOptG(v *float64) string {
-	if v == nil {
-		return "-"
+// defaultResponseOmega is the default ω grid of `fits response`: 31 points log-spaced over
+// [π/1000, π] rad/sample (10 per decade).
+func defaultResponseOmega() []float64 { return theory.LogSpace(math.Pi/1000, math.Pi, 31) }
+
+// responseCurves holds one response sampled at the requested ω.
+type responseCurves struct {
+	Magnitude  []jsonFloat `json:"magnitude"`           // |H(e^{jω})|
+	Phase      []jsonFloat `json:"phase"`               // arg H in radians, principal value in [−π, π] (atan2)
+	GroupDelay []jsonFloat `json:"group_delay_samples"` // −dφ/dω in samples (null where undefined)
+}
+
+// responseOutput is the JSON form of `fits response --json`.
+type responseOutput struct {
+	FS     responseCurves `json:"fs"`     // H_d alone (Eq. 6)
+	TS     responseCurves `json:"ts"`     // G_M alone (Eqs. 8-10)
+	Neuron responseCurves `json:"neuron"` // closed loop of Algorithm 1
+	Omega  []float64      `json:"omega"`  // rad/sample
+	FHz    []float64      `json:"f_hz"`   // ω/(2πΔt)
+	FStar  float64        `json:"fstar_ct_hz"`
+	Kappa  float64        `json:"kappa"`
+	M      int            `json:"m"`
+}
+
+func curves(sys theory.ZTransfer, omega []float64) responseCurves {
+	var r responseCurves // omega is never empty
+	for _, w := range omega {
+		r.Magnitude = append(r.Magnitude, jsonFloat(theory.Magnitude(sys, w)))
+		r.Phase = append(r.Phase, jsonFloat(theory.Phase(sys, w)))
+		r.GroupDelay = append(r.GroupDelay, jsonFloat(theory.GroupDelay(sys, w)))
 	}
-	return fmt.Sprintf("%.6g", *v)
+	return r
+}
+
+func runResponse(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("response", stderr)
+	cf := addConstantsFlags(fs)
+	fstarFlag := fs.String("fstar", "10", "continuous-time target frequency f* in Hz (κ by Theorem 1)")
+	tsf := addTSFlags(fs)
+	omegaFlag := listFlag(fs, "omega", "", "comma-separated ω in rad/sample within [0, π] (default: 31 points log-spaced over [π/1000, π])")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	c, err := cf.parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	f, err := parseFloat("fstar", *fstarFlag)
+	if err != nil {
+		return err
+	}
+	k, err := targetKappa(c, c.Jury(), f)
+	if err != nil {
+		return err
+	}
+	beta, lambda, mix, err := tsf.parse()
+	if err != nil {
+		return err
+	}
+	ts := theory.TS{Beta: beta, Lambda: lambda, Nesting: mix.Nesting()}
+	if err := ts.Validate(); err != nil {
+		return badInput("--beta/--lambda: %v", err)
+	}
+	omega, err := parseFloatList("omega", *omegaFlag)
+	if err != nil {
+		return err
+	}
+	if omega == nil {
+		omega = defaultResponseOmega()
+	}
+	for _, w := range omega {
+		if !(w >= 0 && w <= math.Pi) {
+			return badInput("--omega: %g rad/sample is outside [0, pi]", w)
+		}
+	}
+	fsm := c.FS(k)
+	out := responseOutput{
+		FS:     curves(fsm, omega),
+		TS:     curves(ts, omega),
+		Neuron: curves(theory.ClosedLoop{FS: fsm, TS: ts}, omega),
+		Omega:  omega,
+		FHz:    make([]float64, len(omega)),
+		FStar:  f,
+		Kappa:  k,
+		M:      ts.M(),
+	}
+	for i, w := range omega {
+		out.FHz[i] = c.HzFromRadPerSample(w)
+	}
+	if *asJSON {
+		return writeJSON(stdout, out)
+	}
+	fmt.Fprintf(stdout, "FiTS responses at tau-m = %g s, tau-a = %g s, dt = %g s, f* = %g Hz (kappa = %.6g 1/s^2), M = %d\n",
+		c.TauM, c.TauA, c.Dt, f, k, ts.M())
+	fmt.Fprintln(stdout, "fs: FS module H_d alone; ts: TS module G_M alone; neuron: closed loop (TS inside the FS feedback). Phase in rad, delay in samples.")
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "omega\tf [Hz]\t|fs|\tphase fs\tdelay fs\t|ts|\tphase ts\tdelay ts\t|neuron|\tphase neuron\tdelay neuron\t")
+	for i, w := range omega {
+		fmt.Fprintf(tw, "%.4g\t%.4g", w, out.FHz[i])
+		for _, r := range []responseCurves{out.FS, out.TS, out.Neuron} {
+			fmt.Fprintf(tw, "\t%.5g\t%.4f\t%.4g", float64(r.Magnitude[i]), float64(r.Phase[i]), float64(r.GroupDelay[i]))
+		}
+		fmt.Fprintln(tw, "\t")
+	}
+	return tw.Flush()
 }

@@ -9,8 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/fits-snn/fits/fits/experiment"
 	"github.com/fits-snn/fits/fits/model"
@@ -22,14 +22,6 @@ import (
 	"github.com/fits-snn/fits/xla"
 	"github.com/gomlx/compute"
 )
-
-func init() {
-	register(&command{
-		name:    "train",
-		summary: "train a FiTS network (checkpoint every epoch, --resume, result.json)",
-		run:     runTrain,
-	})
-}
 
 // trainFlags are the flags of `fits train` bound to a configuration.
 type trainFlags struct {
@@ -70,8 +62,10 @@ func (fl configFlag) value(c train.Config) string {
 	return fmt.Sprint(reflect.ValueOf(c.Resolved()).Field(fl.field).Interface())
 }
 
-// bindTrainFlags defines the flags of `fits train` on fs with the defaults of d and returns them.
-func bindTrainFlags(fs *flag.FlagSet, d train.Config) (*trainFlags, *string) {
+// bindTrainFlags parses args as the flags of `fits train` with the defaults of d, and returns them and
+// their flag set.
+func bindTrainFlags(args []string, stderr io.Writer, d train.Config) (*trainFlags, *flag.FlagSet, error) {
+	fs := newFlagSet("train", stderr)
 	f := &trainFlags{cfg: d, numbers: map[int]*string{}}
 	fs.StringVar(&f.experiment, "experiment", "", "train one cell of the paper (an id of `fits experiments`, e.g. ssc/fsts-m2/w512) with its recipe; the other flags override it")
 	fs.StringVar(&f.mode, "mode", string(experiment.Full), "with --experiment: full (the paper's recipe) or quick (the stand-in on data this machine has)")
@@ -101,20 +95,23 @@ func bindTrainFlags(fs *flag.FlagSet, d train.Config) (*trainFlags, *string) {
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as one JSON object on stdout")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar on stderr")
 	fs.StringVar(&f.dataDir, "data-dir", "", "dataset folder (default $FITS_DATA/NAME)")
-	return f, backendFlag(fs)
+	backend := backendFlag(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return nil, nil, err
+	}
+	f.backend = *backend
+	f.set = setFlags(fs)
+	return f, fs, nil
 }
 
 // parseTrainFlags parses the flags of `fits train`. With --experiment the flags are parsed a second time
 // with the experiment's recipe (and its first seed) as defaults, so that every flag given explicitly
 // still overrides the recipe. It returns the run folder to use when --out is not given.
 func parseTrainFlags(args []string, stderr io.Writer) (*trainFlags, string, error) {
-	fs := newFlagSet("train", stderr)
-	f, backend := bindTrainFlags(fs, train.DefaultConfig())
-	if err := parseFlags(fs, args); err != nil {
+	f, _, err := bindTrainFlags(args, stderr, train.DefaultConfig())
+	if err != nil {
 		return nil, "", err
 	}
-	f.backend = *backend
-	f.set = setFlags(fs)
 	if f.experiment == "" {
 		if f.set["mode"] {
 			return nil, "", badInput("--mode needs --experiment")
@@ -137,13 +134,10 @@ func parseTrainFlags(args []string, stderr io.Writer) (*trainFlags, string, erro
 	if err != nil {
 		return nil, "", badInput("--experiment: %v", err)
 	}
-	fs = newFlagSet("train", stderr)
-	f, backend = bindTrainFlags(fs, d)
-	if err := parseFlags(fs, args); err != nil {
+	f, fs, err := bindTrainFlags(args, stderr, d)
+	if err != nil {
 		return nil, "", err
 	}
-	f.backend = *backend
-	f.set = setFlags(fs)
 	seed, err := parseInt("seed", fs.Lookup("seed").Value.String())
 	if err != nil {
 		return nil, "", err
@@ -170,13 +164,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := checkApplicable(cfg, f.set); err != nil {
 		return err
 	}
-	out := f.out
-	if out == "" {
-		out = defaultOut
-	}
-	if out == "" {
-		out = filepath.Join("runs", fmt.Sprintf("%s-%s-m%d-w%d-s%d", cfg.Dataset, cfg.Model, cfg.M, cfg.Width, cfg.Seed))
-	}
+	out := cmp.Or(f.out, defaultOut, filepath.Join("runs", fmt.Sprintf("%s-%s-m%d-w%d-s%d", cfg.Dataset, cfg.Model, cfg.M, cfg.Width, cfg.Seed)))
 	if err := checkOutDir("out", out); err != nil {
 		return err
 	}
@@ -196,10 +184,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	created := missingDirs(out)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		removeEmptyDirs(created)
-		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
-			return err
-		}
-		return badInput("--out=%s: cannot create it: %v", out, err)
+		return badPath(err, "--out=%s: cannot create it: %v", out, err)
 	}
 	unlock, err := train.LockRun(out, false)
 	if err != nil {
@@ -308,16 +293,12 @@ func parseNumber(field reflect.Value, name, text string) error {
 	return err
 }
 
-// checkResume checks a --resume of the run in out: the folder must exist, and the flags given must agree
-// with the configuration saved in its newest intact checkpoint; --epochs above the saved number needs
+// checkResume checks a --resume of the run in out, a folder that exists: the flags given must agree with
+// the configuration saved in its newest intact checkpoint; --epochs above the saved number needs
 // --extend. It returns the number of epochs to extend the run to (0: the saved number).
 func (f *trainFlags) checkResume(out string) (int, error) {
-	if _, err := os.Stat(out); errors.Is(err, os.ErrNotExist) {
-		return 0, badInput("--resume: %s does not exist (to start a new run there, drop --resume)", out)
-	}
 	saved, ck, _, err := train.SavedConfig(out)
-	var ce *train.CheckpointError
-	if errors.As(err, &ce) && !ce.AnyCorrupt() {
+	if ce, ok := errors.AsType[*train.CheckpointError](err); ok && !ce.AnyCorrupt() {
 		if _, err := os.Lstat(filepath.Join(out, train.ResultFile)); err == nil {
 			return 0, badInput("--resume: %s holds a %s but no checkpoint to resume from (choose another --out for a new run)", out, train.ResultFile)
 		}
@@ -340,7 +321,8 @@ func (f *trainFlags) checkResume(out string) (int, error) {
 	if f.extend && f.set["epochs"] && asked.Epochs > saved.Epochs {
 		extend = asked.Epochs
 	}
-	diffs := contradictions(f.set, asked, saved, func(name string) bool { return name == "epochs" && extend > 0 })
+	diffs := configDiffs(asked, saved, func(name string) bool { return f.set[name] && !(name == "epochs" && extend > 0) },
+		"--%s=%s (saved: %s)")
 	for i, d := range diffs {
 		if strings.HasPrefix(d, "--epochs=") && asked.Epochs > saved.Epochs {
 			diffs[i] += " [add --extend to train on to more epochs]"
@@ -353,16 +335,17 @@ func (f *trainFlags) checkResume(out string) (int, error) {
 	return extend, nil
 }
 
-// contradictions lists, as "--name=given (saved: was)", the flags set on the command line (set) whose
-// values in asked differ from those in saved, except the flags that skip accepts.
-func contradictions(set map[string]bool, asked, saved train.Config, skip func(name string) bool) []string {
+// configDiffs lists, each formatted with format from the flag's name and its values in asked and saved
+// (e.g. "--%s=%s (saved: %s)"), the flags of trainConfigFlags that include accepts (e.g. those given on
+// the command line) whose values in asked and saved differ.
+func configDiffs(asked, saved train.Config, include func(name string) bool, format string) []string {
 	var diffs []string
 	for _, fl := range trainConfigFlags {
-		if !set[fl.name] || skip(fl.name) {
+		if !include(fl.name) {
 			continue
 		}
 		if given, was := fl.value(asked), fl.value(saved); given != was {
-			diffs = append(diffs, fmt.Sprintf("--%s=%s (saved: %s)", fl.name, given, savedValue(fl.name, was)))
+			diffs = append(diffs, fmt.Sprintf(format, fl.name, given, savedValue(fl.name, was)))
 		}
 	}
 	return diffs
@@ -389,11 +372,7 @@ func printResult(w io.Writer, r *train.Result, dir string) {
 	}
 	fmt.Fprintf(w, "  best test acc     %6.2f%%\n", 100*r.BestTestAcc)
 	fmt.Fprintf(w, "  final test acc    %6.2f%%\n", 100*r.FinalTestAcc)
-	rates := make([]string, len(r.FiringRates))
-	for i, v := range r.FiringRates {
-		rates[i] = fmt.Sprintf("%.2f%%", 100*v)
-	}
-	fmt.Fprintf(w, "  firing rates      %s (spikes per neuron per bin)\n", strings.Join(rates, ", "))
+	fmt.Fprintf(w, "  firing rates      %s (spikes per neuron per bin)\n", joinFloats(r.FiringRates, 100, "%.2f%%"))
 	fmt.Fprintf(w, "  wall time         %.1f s (compile %.1f s)\n", r.WallSeconds, r.CompileSeconds)
 	fmt.Fprintf(w, "  result            %s\n", filepath.Join(dir, train.ResultFile))
 }
@@ -419,4 +398,154 @@ func foreignEntries(dir string) int {
 		}
 	}
 	return n
+}
+
+// trainFlagScope says to which datasets or neuron kinds flags of `fits train` apply; a flag given on
+// the command line where it does not apply would do nothing, and is refused by name.
+type trainFlagScope struct {
+	flags []string
+	// datasets lists the datasets the flag applies to (nil: every one).
+	datasets []string
+	// kind reports whether the flag applies to a neuron kind (nil: every one); kinds describes them.
+	kind  func(neuron.Kind) bool
+	kinds string
+}
+
+// trainFlagScopes are the flags of `fits train` that apply only to some datasets or neuron kinds.
+var trainFlagScopes = []trainFlagScope{
+	{flags: []string{"input-counts"}, datasets: []string{"shd", "shd-val", "ssc", "espeak-digits"}},
+	{flags: []string{"frontend"}, datasets: []string{"gsc", "espeak-digits-mel"}},
+	{flags: []string{"ts-mix"}, kind: neuron.Kind.HasTS, kinds: "kinds with a TS cascade (fsts)"},
+	{flags: []string{"target-coordinate", "f-init", "f-min", "f-max", "freq-guard-safety", "forward-clip", "target-lr-scale"},
+		kind: neuron.Kind.HasTargetFrequency, kinds: "kinds with a target frequency"},
+	{flags: []string{"tau-a"}, kind: neuron.Kind.HasAdaptation, kinds: "kinds with an adaptation current"},
+	{flags: []string{"adaptlif"}, kind: func(k neuron.Kind) bool { return k == neuron.AdaptLIF }, kinds: "adaptlif"},
+}
+
+// checkApplicable refuses a flag given on the command line (set) that does not apply to cfg's dataset or
+// neuron kind.
+func checkApplicable(cfg train.Config, set map[string]bool) error {
+	for _, s := range trainFlagScopes {
+		i := slices.IndexFunc(s.flags, func(f string) bool { return set[f] })
+		switch {
+		case i < 0:
+		case s.datasets != nil && !slices.Contains(s.datasets, cfg.Dataset):
+			return badInput("--%s applies to %s, not --dataset=%s", s.flags[i], strings.Join(s.datasets, ", "), cfg.Dataset)
+		case s.kind != nil && !s.kind(cfg.Kind()):
+			return badInput("--%s applies to %s, not --model=%s", s.flags[i], s.kinds, cfg.Model)
+		}
+	}
+	return nil
+}
+
+// experimentCellFlags are the fields that name a cell of the paper's tables: a run resumed with
+// --experiment must be of that cell.
+var experimentCellFlags = []string{"dataset", "model", "m", "width", "protocol"}
+
+// checkResumeExperiment refuses `--resume --experiment=ID` when the run saved in out is of another cell
+// than ID's recipe (asked: the configuration the flags and the recipe give) in a field no flag set.
+func (f *trainFlags) checkResumeExperiment(out string, asked, saved train.Config) error {
+	if f.experiment == "" {
+		return nil
+	}
+	if diffs := configDiffs(asked, saved, func(name string) bool {
+		return !f.set[name] && slices.Contains(experimentCellFlags, name)
+	}, "%s %s (saved: %s)"); len(diffs) > 0 {
+		return badInput("--resume: --experiment=%s names another cell than the run saved in %s: %s", f.experiment, out,
+			strings.Join(diffs, ", "))
+	}
+	return nil
+}
+
+// checkSweepRuns parses the training command of every run of g as `fits train` will, so that a bad or
+// inapplicable extra training flag is refused before anything is emitted, skipped or trained; and refuses
+// a finished run of g whose configuration differs from what the extra flags ask (the sweep would
+// otherwise count it as finished and train nothing).
+func checkSweepRuns(g *sweep.Grid) error {
+	for _, r := range g.Runs {
+		f, _, err := parseTrainFlags(g.Command(r, false)[1:], io.Discard)
+		if err != nil {
+			return badInput("extra training flags of %s: %v", r.Name(), err)
+		}
+		cfg, err := f.config()
+		if err == nil {
+			err = checkApplicable(cfg, f.set)
+		}
+		if err != nil {
+			return badInput("extra training flags of %s: %v", r.Name(), err)
+		}
+		st := sweep.Inspect(r)
+		if st.Status != sweep.Finished {
+			continue
+		}
+		if diffs := configDiffs(cfg, st.Result.Config, func(name string) bool { return f.set[name] }, "--%s=%s (saved: %s)"); len(diffs) > 0 {
+			return badInput("%s finished with another configuration than the extra training flags ask: %s (give another --out to train runs of the new configuration)",
+				r.Dir, strings.Join(diffs, ", "))
+		}
+	}
+	return nil
+}
+
+func runEval(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("eval", stderr)
+	dir := fs.String("checkpoint", "", "run directory written by `fits train` (required); its newest intact checkpoint is evaluated")
+	asJSON := fs.Bool("json", false, "print the result as one JSON object on stdout")
+	dataDir := fs.String("data-dir", "", "dataset folder (default $FITS_DATA/NAME)")
+	engine := fs.String("engine", "", "engine that evaluates: empty for the run's own (its fits train --engine); "+
+		strings.Join(train.Executors(), ", ")+" (every engine gives the same numbers up to float32 rounding; fits train --help describes them)")
+	backend := backendFlag(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return badInput("--checkpoint is required")
+	}
+	if !isDir(*dir) {
+		return badInput("--checkpoint=%s is not a run directory", *dir)
+	}
+	if *engine != "" && !slices.Contains(train.Executors(), *engine) {
+		return badInput("--engine: unknown engine %q (valid: %s)", *engine, strings.Join(train.Executors(), ", "))
+	}
+	if err := checkBackendName(*backend); err != nil {
+		return err
+	}
+	// No other process trains or resumes the run while it is evaluated (train.LockRun).
+	unlock, err := train.LockRun(*dir, true)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	// Which checkpoint will be used: refuse before starting a backend when none is usable.
+	if _, _, _, err := train.SavedConfig(*dir); err != nil {
+		if isErr[*train.CheckpointError](err) {
+			return badInput("--checkpoint=%s: %v", *dir, err)
+		}
+		return err
+	}
+	b, err := openBackend(*backend)
+	if err != nil {
+		return err
+	}
+	res, err := train.Evaluate(*dir, train.Options{Backend: b, BackendName: backendName(), DataDir: *dataDir, Engine: *engine})
+	if err != nil {
+		return err
+	}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(stderr, "fits eval: warning: skipping checkpoint %s in %s: %s\n", s.Name, *dir, s.Reason)
+	}
+	if len(res.Skipped) > 0 {
+		fmt.Fprintf(stderr, "fits eval: using checkpoint %s (epoch %d), the newest intact one\n", res.CheckpointName, res.Epoch)
+	}
+	if *asJSON {
+		return writeJSON(stdout, res)
+	}
+	fmt.Fprintf(stdout, "%s on %s (M=%d, width %d, seed %d, %d parameters) after %d epochs, %s, engine %s\n",
+		res.Model, res.Dataset, res.M, res.Width, res.Seed, res.ParameterCount, res.Epoch, res.Backend, res.Engine)
+	fmt.Fprintf(stdout, "  checkpoint %s\n", filepath.Join(*dir, res.CheckpointName))
+	if res.ValAcc != nil {
+		fmt.Fprintf(stdout, "  val acc   %6.2f%%  (loss %.4f)\n", 100**res.ValAcc, *res.ValLoss)
+	}
+	fmt.Fprintf(stdout, "  test acc  %6.2f%%  (loss %.4f)\n", 100*res.TestAcc, res.TestLoss)
+	fmt.Fprintf(stdout, "  firing rates %s (spikes per neuron per bin, test split)\n", joinFloats(res.FiringRates, 100, "%.2f%%"))
+	return nil
 }
