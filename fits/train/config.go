@@ -20,6 +20,7 @@
 package train
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"reflect"
@@ -279,7 +280,7 @@ func (c Config) validateSemantics() error {
 		}
 		return nil
 	}
-	for _, e := range []error{
+	if err := cmp.Or(
 		oneOf("ts-mix", c.TSMix, string(neuron.TSMixOfficial), string(neuron.TSMixPaper)),
 		oneOf("surrogate", c.Surrogate, SurrogateTriangle, SurrogateBellec),
 		oneOf("target-coordinate", c.TargetCoordinate, string(neuron.TargetLogHz), string(neuron.TargetOmega)),
@@ -289,10 +290,8 @@ func (c Config) validateSemantics() error {
 		oneOf("bias-init", c.BiasInit, BiasUniform, BiasZero),
 		oneOf("adaptlif", c.AdaptLIF, AdaptLIFFixed, AdaptLIFLearnable),
 		oneOf("val-split", c.ValSplit, ValSplitReleased, ValSplitStratified),
-	} {
-		if e != nil {
-			return e
-		}
+	); err != nil {
+		return err
 	}
 	switch {
 	case c.Surrogate == SurrogateTriangle && !(c.SurrogateAlpha > 0 && c.SurrogateAlpha <= 100):
@@ -344,7 +343,6 @@ func DefaultConfig() Config {
 		Epochs:   100,
 		Batch:    128,
 		LR:       5e-3,
-		Dropout:  0,
 		Seed:     1,
 		Protocol: BestTest,
 	}.WithNeuron(neuron.FS, 0).WithReleasedSemantics()

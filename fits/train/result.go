@@ -1,6 +1,7 @@
 package train
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -181,11 +182,11 @@ func ReadResult(dir string) (*Result, error) {
 		return nil, &InputError{Err: err} // it names the file
 	}
 	var r Result
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, &InputError{Err: fmt.Errorf("%s: not a result of fits train: %w", filepath.Join(dir, ResultFile), err)}
+	if err = json.Unmarshal(b, &r); err == nil {
+		err = r.check()
 	}
-	if err := r.check(); err != nil {
-		return nil, &InputError{Err: fmt.Errorf("%s: not a result of fits train: %w", filepath.Join(dir, ResultFile), err)}
+	if err != nil {
+		return nil, inputErrorf("%s: not a result of fits train: %w", filepath.Join(dir, ResultFile), err)
 	}
 	if r.Config.TSMix == "" {
 		r.Config = r.Config.Legacy()
@@ -232,12 +233,7 @@ func (r *Result) check() error {
 			errs = append(errs, acc(fmt.Sprintf("epoch %d val_acc", e.Epoch), *e.ValAcc))
 		}
 	}
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return cmp.Or(errs...)
 }
 
 // maxResultFile caps the size of a result.json that is read (64 MiB).

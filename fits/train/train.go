@@ -243,21 +243,15 @@ func newRunner(cfg Config, sp splits, net Network, scope *mlmodel.Scope, b compu
 
 // close frees the compiled graphs.
 func (r *runner) close() {
-	for _, c := range []interface{ Close() }{r.engine, r.opt, r.masks} {
-		if c != nil && !isNilCloser(c) {
-			c.Close()
-		}
+	if r.engine != nil {
+		r.engine.Close()
 	}
-}
-
-func isNilCloser(c interface{ Close() }) bool {
-	switch v := c.(type) {
-	case *step.Optimizer:
-		return v == nil
-	case *step.Masks:
-		return v == nil
+	if r.opt != nil {
+		r.opt.Close()
 	}
-	return false
+	if r.masks != nil {
+		r.masks.Close()
+	}
 }
 
 // batch returns the batch buffers as tensors; the caller finalizes them.
@@ -288,7 +282,7 @@ func (r *runner) trainStep() (step.Metrics, float64, error) {
 		if r.cfg.LRSchedule == ScheduleEpoch {
 			r.opt.EpochSteps = r.steps
 		}
-		if r.opt.Guard, err = r.guard(); err != nil {
+		if r.opt.Guard, err = guardCaps(r.cfg, r.net); err != nil {
 			return step.Metrics{}, 0, err
 		}
 	}
@@ -339,13 +333,9 @@ func nonFinite(grads map[string]*tensors.Tensor) []string {
 	return bad
 }
 
-// guard returns the frequency guard's caps by target-variable name (step.Optimizer.Guard), nil when the
-// run has no guard or no layer with a trainable target frequency.
-func (r *runner) guard() (map[string]float64, error) { return guardCaps(r.cfg, r.net) }
-
-// guardCaps returns the frequency guard's caps of cfg's run on net by target-variable name, nil when the
-// run has no guard or no layer with a trainable target frequency; a safety fraction that leaves no target
-// frequency is an error.
+// guardCaps returns the frequency guard's caps of cfg's run on net by target-variable name
+// (step.Optimizer.Guard), nil when the run has no guard or no layer with a trainable target frequency; a
+// safety fraction that leaves no target frequency is an error.
 func guardCaps(cfg Config, net Network) (map[string]float64, error) {
 	if cfg.FreqGuardSafety == 0 {
 		return nil, nil
@@ -497,31 +487,10 @@ func scale(v []float64, s float64) []float64 {
 	return out
 }
 
-// loadDataset returns opts.Dataset or loads cfg.Dataset, keeping the first cfg.TrainLimit training and
-// cfg.TestLimit test examples when those are positive.
-func loadDataset(cfg Config, opts Options) (*data.Dataset, error) {
-	ds := opts.Dataset
-	if ds == nil {
-		var err error
-		if ds, err = data.Load(cfg.Dataset, cfg.DataOptions(opts.DataDir)); err != nil {
-			return nil, err
-		}
-	} else if err := ds.Validate(); err != nil {
-		return nil, err
-	}
-	if cfg.TrainLimit == 0 && cfg.TestLimit == 0 {
-		return ds, nil
-	}
-	out := *ds
-	out.Train = ds.Train.Head(cfg.TrainLimit)
-	out.Test = ds.Test.Head(cfg.TestLimit)
-	return &out, nil
-}
-
-// loadRunData loads the dataset of a run (loadDataset), splits it by the run's protocol and checks
+// loadRunData loads the dataset of a run (LoadDataset), splits it by the run's protocol and checks
 // that the run fits it (checkRun); a protocol the dataset cannot serve is an InputError.
 func loadRunData(cfg Config, opts Options) (*data.Dataset, splits, error) {
-	ds, err := loadDataset(cfg, opts)
+	ds, err := LoadDataset(cfg, opts)
 	if err != nil {
 		return nil, splits{}, err
 	}
@@ -588,9 +557,6 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 		from   *inspected
 	)
 	if opts.Dir != "" {
-		if !opts.Resume && HasCheckpoint(opts.Dir) {
-			return nil, fmt.Errorf("%w: %s (use --resume to continue it, or another directory)", ErrRunExists, opts.Dir)
-		}
 		loaded, from, err = openCheckpoints(scope, opts)
 		if err != nil {
 			return nil, err
