@@ -193,45 +193,40 @@ func checkpointBase(file string) (string, bool) {
 // and the layout is checked in full (dtypes, dimensions and sizes of every variable), so that what GoMLX
 // is handed is consistent.
 func inspect(dir, name string, forLoading bool) inspected {
-	c := inspected{name: name}
-	jsonPath := filepath.Join(dir, name+checkpoint.JsonNameSuffix)
-	binPath := filepath.Join(dir, name+checkpoint.BinDataSuffix)
+	found := func(state checkpointState, reason string) inspected {
+		return inspected{name: name, state: state, reason: reason}
+	}
+	jsonName, binName := name+checkpoint.JsonNameSuffix, name+checkpoint.BinDataSuffix
 	sums, sumErr := filesafe.ReadRegular(filepath.Join(dir, name+sumSuffix), 1<<20)
-	jsonData, jsonErr := filesafe.ReadRegular(jsonPath, maxCheckpointFile)
-	binData, binErr := filesafe.ReadRegular(binPath, maxCheckpointFile)
+	jsonData, jsonErr := filesafe.ReadRegular(filepath.Join(dir, jsonName), maxCheckpointFile)
+	binData, binErr := filesafe.ReadRegular(filepath.Join(dir, binName), maxCheckpointFile)
 	for _, e := range []error{sumErr, jsonErr, binErr} {
 		if e != nil && !errors.Is(e, os.ErrNotExist) {
-			c.state, c.reason = stateCorrupt, e.Error()
-			return c
+			return found(stateCorrupt, e.Error())
 		}
 	}
+	c := found(stateIntact, "")
 	switch {
 	case sumErr == nil:
-		// A file that could not be read is nil: missing.
 		listed, err := filesafe.ParseSums(sums)
 		if err != nil {
-			err = errors.New("its checksum file is malformed")
-		} else {
-			err = listed.Verify(map[string][]byte{name + checkpoint.JsonNameSuffix: jsonData, name + checkpoint.BinDataSuffix: binData})
+			return found(stateCorrupt, "its checksum file is malformed")
 		}
-		if err != nil {
-			c.state, c.reason = stateCorrupt, err.Error()
-			return c
+		// A file that could not be read is nil: missing.
+		if err := listed.Verify(map[string][]byte{jsonName: jsonData, binName: binData}); err != nil {
+			return found(stateCorrupt, err.Error())
 		}
 	case jsonErr != nil:
-		c.state, c.reason = stateIncomplete, "no "+name+checkpoint.JsonNameSuffix+" (an interrupted save)"
-		return c
+		return found(stateIncomplete, "no "+jsonName+" (an interrupted save)")
 	case binErr != nil || !layoutComplete(jsonData, int64(len(binData))):
-		c.state, c.reason = stateIncomplete, "its files are cut short (an interrupted save)"
-		return c
+		return found(stateIncomplete, "its files are cut short (an interrupted save)")
 	default:
-		c.state, c.reason = stateUnverified, fmt.Sprintf("no checksums: untrusted (a save that did not finish, or checksums deleted; if you trust its files: cd %s && sha256sum %s %s > %s)",
-			dir, name+checkpoint.JsonNameSuffix, name+checkpoint.BinDataSuffix, name+sumSuffix)
+		c = found(stateUnverified, fmt.Sprintf("no checksums: untrusted (a save that did not finish, or checksums deleted; if you trust its files: cd %s && sha256sum %s %s > %s)",
+			dir, jsonName, binName, name+sumSuffix))
 	}
 	if forLoading {
 		if err := checkLayout(jsonData, int64(len(binData))); err != nil {
-			c.state, c.reason = stateCorrupt, err.Error()
-			return c
+			return found(stateCorrupt, err.Error())
 		}
 		c.jsonData, c.binData = jsonData, binData
 	}
@@ -525,15 +520,11 @@ func selectCheckpoint(dir string, forLoading bool) (selection, error) {
 	if err != nil {
 		return selection{}, err
 	}
-	all := make([]inspected, len(names))
-	for i, n := range names {
+	var sel selection
+	for _, n := range slices.Backward(names) {
 		// Full checks and contents only matter for the checkpoint that will be loaded; the rest are
 		// classified by their checksums alone.
-		all[i] = inspect(dir, n, false)
-	}
-	var sel selection
-	for i := len(all) - 1; i >= 0; i-- {
-		c := all[i]
+		c := inspect(dir, n, false)
 		if sel.chosen != nil {
 			if c.state == stateIncomplete {
 				sel.older = append(sel.older, c)
@@ -1023,10 +1014,7 @@ func openCheckpoints(scope *model.Scope, opts Options) (*checkpoint.Handler, *in
 	if err != nil {
 		return nil, nil, err
 	}
-	warn := opts.Warn
-	if warn == nil {
-		warn = func(string) {}
-	}
+	warn := opts.Warn // never nil: TrainModel sets it
 	if len(plan.foreign) > 0 {
 		warn(fmt.Sprintf("%s in %s: not files of a checkpoint of this run, left alone", strings.Join(plan.foreign, ", "), opts.Dir))
 	}

@@ -111,15 +111,14 @@ func protocolSplits(cfg Config, ds *data.Dataset) (splits, error) {
 	case BestTest, FinalEpoch:
 		return splits{train: ds.Train, test: ds.Test}, nil
 	case ValSplit:
+		sp := splits{test: ds.Test}
+		var err error
 		if cfg.ValSplit == ValSplitStratified {
-			kept, held := ds.Train.SplitOff(ValFraction, LegacyValSplitSeed)
-			return splits{train: kept, val: held, test: ds.Test}, nil
+			sp.train, sp.val = ds.Train.SplitOff(ValFraction, LegacyValSplitSeed)
+		} else {
+			sp.train, sp.val, err = ds.Train.OfficialSplitOff(ValSplitSeed)
 		}
-		kept, held, err := ds.Train.OfficialSplitOff(ValSplitSeed)
-		if err != nil {
-			return splits{}, err
-		}
-		return splits{train: kept, val: held, test: ds.Test}, nil
+		return sp, err
 	case OfficialVal:
 		if ds.Val == nil || ds.Val.N == 0 {
 			return splits{}, fmt.Errorf("dataset %q has no official validation split (use --protocol=val-split)", ds.Name)
@@ -416,10 +415,8 @@ func (r *runner) trainEpoch(epoch int, started time.Time, progress ProgressFunc)
 				return Epoch{}, &NaNError{Epoch: epoch + 1, Step: step + 1, Gradients: r.badGradients}, nil
 			}
 			skipped = append(skipped, step+1)
-			if r.warn != nil {
-				r.warn(fmt.Sprintf("epoch %d, step %d: the gradients of %s are NaN or infinite with a finite loss: update skipped",
-					epoch+1, step+1, namesList(r.badGradients)))
-			}
+			r.warn(fmt.Sprintf("epoch %d, step %d: the gradients of %s are NaN or infinite with a finite loss: update skipped",
+				epoch+1, step+1, namesList(r.badGradients)))
 		} else {
 			lr = stepLR // a skipped step applied no learning rate (trainStep returns 0)
 		}
@@ -432,11 +429,9 @@ func (r *runner) trainEpoch(epoch int, started time.Time, progress ProgressFunc)
 			sumRates[i] += m.Rates[i]
 		}
 		seen += n
-		if progress != nil {
-			progress(Progress{Phase: PhaseStep, Epoch: epoch + 1, Epochs: r.cfg.Epochs, Step: step + 1,
-				Steps: r.steps, Loss: sumLoss / float64(seen), Acc: sumCorrect / float64(seen),
-				FiringRates: scale(sumRates, 1/float64(seen)), Elapsed: time.Since(started)})
-		}
+		progress(Progress{Phase: PhaseStep, Epoch: epoch + 1, Epochs: r.cfg.Epochs, Step: step + 1,
+			Steps: r.steps, Loss: sumLoss / float64(seen), Acc: sumCorrect / float64(seen),
+			FiringRates: scale(sumRates, 1/float64(seen)), Elapsed: time.Since(started)})
 	}
 	return Epoch{
 		Epoch:         epoch + 1,
@@ -517,17 +512,6 @@ func backendOf(opts Options) (compute.Backend, string, error) {
 	return opts.Backend, name, nil
 }
 
-// newContext returns a scope holding cfg as hyperparameters, with its random number generator seeded
-// from cfg.Seed (initialization and dropout masks).
-func newContext(cfg Config) (*mlmodel.Scope, error) {
-	scope, err := loadContext(cfg.Seed)
-	if err != nil {
-		return nil, err
-	}
-	cfg.SetParams(scope)
-	return scope, nil
-}
-
 // loadContext returns a root scope with the random number generator seeded from seed and no configuration:
 // a checkpoint loaded into it brings its own hyperparameters, and the keys it lacks stay missing.
 func loadContext(seed int64) (*mlmodel.Scope, error) {
@@ -545,6 +529,12 @@ func loadContext(seed int64) (*mlmodel.Scope, error) {
 // uninterrupted one (wall times aside). A NaN or infinite loss stops training with a *NaNError.
 func TrainModel(cfg Config, opts Options) (*Result, error) {
 	started := time.Now()
+	if opts.Progress == nil {
+		opts.Progress = func(Progress) {}
+	}
+	if opts.Warn == nil {
+		opts.Warn = func(string) {}
+	}
 	cfg = cfg.Resolved()
 	// A resumed run's hyperparameters come from its checkpoint alone (keys it lacks mean the semantics it
 	// was trained with, see ConfigFromContext): the store gets cfg's only when no checkpoint is loaded.
@@ -610,7 +600,7 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 		return nil, err
 	}
 	progress := opts.Progress
-	if resumed && progress != nil {
+	if resumed {
 		progress(Progress{Phase: PhaseResumed, Epoch: len(history), Epochs: cfg.Epochs,
 			Message: fmt.Sprintf("resuming %s after epoch %d of %d", opts.Dir, len(history), cfg.Epochs)})
 	}
@@ -636,7 +626,7 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 		Semantics: cfg.Semantics(),
 	}
 	segment := newSegment(len(history)+1, started, backendName, res.Engine)
-	if len(history) < cfg.Epochs && progress != nil {
+	if len(history) < cfg.Epochs {
 		progress(Progress{Phase: PhaseCompile, Epoch: len(history) + 1, Epochs: cfg.Epochs,
 			Message: fmt.Sprintf("compiling %s (%s, M=%d, width %d) on %s ...", cfg.Model, cfg.Dataset, cfg.M,
 				cfg.Width, backendName)})
@@ -655,9 +645,7 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 			}
 			return nil, nanErr
 		}
-		if progress != nil {
-			progress(Progress{Phase: PhaseEval, Epoch: epoch + 1, Epochs: cfg.Epochs, Elapsed: time.Since(started)})
-		}
+		progress(Progress{Phase: PhaseEval, Epoch: epoch + 1, Epochs: cfg.Epochs, Elapsed: time.Since(started)})
 		// The selection split (validation, else test) is evaluated once: its accuracy and its firing
 		// rates without dropout.
 		if sp.val != nil {
@@ -689,11 +677,8 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 				return nil, fmt.Errorf("saving checkpoint of epoch %d: %w", epoch+1, err)
 			}
 		}
-		if progress != nil {
-			e := ep
-			progress(Progress{Phase: PhaseEpoch, Epoch: epoch + 1, Epochs: cfg.Epochs, Result: &e,
-				Elapsed: time.Since(started)})
-		}
+		e := ep
+		progress(Progress{Phase: PhaseEpoch, Epoch: epoch + 1, Epochs: cfg.Epochs, Result: &e, Elapsed: time.Since(started)})
 	}
 	if n := model.CountParams(scope.At("%s", modelScope)); n > 0 {
 		res.ParameterCount = n
