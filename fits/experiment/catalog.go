@@ -25,30 +25,16 @@ type grid struct {
 	title string
 	// seeds is the number of seeds the paper averages over.
 	seeds int
-	// trainExamples is the number of examples one epoch of the full recipe trains on: the dataset's
-	// training split, less the 20 % validation hold-out under train.ValSplit.
-	trainExamples int
 }
 
 var (
-	gridSSC     = grid{"ssc", "SSC", "ssc", train.OfficialVal, "SSC", paper.Seeds, trainSSC}
-	gridGSC     = grid{"gsc", "GSC", "gsc", train.OfficialVal, "GSC", paper.Seeds, trainGSC}
-	gridSHDVal  = grid{"shd-val", "SHD*", "shd", train.ValSplit, "SHD* (20 % validation split)", paper.Seeds, trainSHD - trainSHD/5}
-	gridSHDBest = grid{"shd-best", "SHD", "shd", train.BestTest, "SHD (best test)", paper.Seeds, trainSHD}
-	gridGSCOrg  = grid{"gsc-org", "GSC", "gsc", train.OfficialVal, "GSC, learned organisation", paper.OrganisationSeeds, trainGSC}
-	gridSMNIST  = grid{"smnist", "sMNIST", "smnist", train.BestTest, "sMNIST (pixel by pixel)", paper.Seeds, trainMNIST}
-	gridDVS     = grid{"dvs", "DVS Gesture", "dvsgesture", train.FinalEpoch, "DVS Gesture 128 (convolutional network, final epoch)", paper.Seeds, trainDVS}
-)
-
-// The training splits of the real datasets (examples), as their publishers count them: SHD 8156, SSC
-// 75466, GSC v0.02 84843 (35 words, after the validation and testing lists), MNIST 60000, DVS Gesture
-// 1077 (the trials of trials_to_train.txt, one per gesture instance).
-const (
-	trainSHD   = 8156
-	trainSSC   = 75466
-	trainGSC   = 84843
-	trainMNIST = 60000
-	trainDVS   = 1077
+	gridSSC     = grid{"ssc", "SSC", "ssc", train.OfficialVal, "SSC", paper.Seeds}
+	gridGSC     = grid{"gsc", "GSC", "gsc", train.OfficialVal, "GSC", paper.Seeds}
+	gridSHDVal  = grid{"shd-val", "SHD*", "shd", train.ValSplit, "SHD* (20 % validation split)", paper.Seeds}
+	gridSHDBest = grid{"shd-best", "SHD", "shd", train.BestTest, "SHD (best test)", paper.Seeds}
+	gridGSCOrg  = grid{"gsc-org", "GSC", "gsc", train.OfficialVal, "GSC, learned organisation", paper.OrganisationSeeds}
+	gridSMNIST  = grid{"smnist", "sMNIST", "smnist", train.BestTest, "sMNIST (pixel by pixel)", paper.Seeds}
+	gridDVS     = grid{"dvs", "DVS Gesture", "dvsgesture", train.FinalEpoch, "DVS Gesture 128 (convolutional network, final epoch)", paper.Seeds}
 )
 
 // Recipes the paper does not give (Appendix C.4 states only the architecture, T, Δt, the f* range and the
@@ -196,7 +182,7 @@ func newExperiment(g grid, model string, order, width int) Experiment {
 		e.Title = fmt.Sprintf("%s, %s", modelLabel(model, order), g.title)
 	}
 	if q, ok := quickRecipe(g, full); ok {
-		e.Quick, e.QuickNote, e.QuickFixture, e.QuickSeeds = q.cfg, q.note, q.fixture, q.seeds
+		e.Quick, e.QuickNote, e.QuickSeeds = q.cfg, q.note, q.seeds
 	}
 	return e
 }

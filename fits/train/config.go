@@ -126,12 +126,9 @@ type Config struct {
 	// Chunk is the chunked engine's number of time steps per call; 0 means step.DefaultChunk(T) (the
 	// largest divisor of T that is at most 5). It must divide T.
 	Chunk int `json:"chunk,omitempty" param:"chunk" flag:"chunk" help:"time steps per call of the chunked engine (0: the largest divisor of T that is at most 5)"`
-	// TargetLRScale multiplies the learning rate of the target-frequency variable Ω* (rad/s;
-	// neuron.VarOmegaStar or VarOmegaStarDT) relative to LR; 0 or 1 means the paper's single learning
-	// rate. Adam moves a variable by about the learning rate per step whatever its gradient's size, so
-	// over a schedule of S steps Ω* can travel at most about S·LR rad/s: 35 rad/s (5.6 Hz) in the paper's
-	// SSC recipe, under 1 rad/s in a 160-step quick run. The quick stand-ins scale it so that Ω* can travel
-	// as far as in the paper's schedule (experiment package).
+	// TargetLRScale multiplies the learning rate of the target-frequency variable (Ω* in rad/s or ln f*:
+	// neuron.VarOmegaStar, VarLogTargetHz and their DT forms) relative to LR; 0 or 1 means the paper's
+	// single learning rate. Why one might scale it: docs/training.md, "The learning rate of f*".
 	TargetLRScale float64 `json:"target_lr_scale,omitempty" param:"target_lr_scale" flag:"target-lr-scale" help:"multiplier of the learning rate of the target frequency Ω* (0 or 1: the paper's single learning rate)"`
 
 	// The training semantics. The defaults are the released code's (the semantics that produced the
