@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -153,10 +154,8 @@ func checkTrainArgs(args []string) error {
 		if !strings.HasPrefix(a, "-") || name == "" {
 			return fmt.Errorf("extra training argument %q is not a flag (--name=value)", a)
 		}
-		for _, r := range reservedTrainFlags {
-			if name == r {
-				return fmt.Errorf("extra training flag --%s is set by the sweep for each run", r)
-			}
+		if slices.Contains(reservedTrainFlags, name) {
+			return fmt.Errorf("extra training flag --%s is set by the sweep for each run", name)
 		}
 	}
 	return nil
