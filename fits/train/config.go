@@ -317,15 +317,6 @@ func (c Config) validateSemantics() error {
 	return nil
 }
 
-// Executor names (Config.Executor): the engines of package fits/step.
-const (
-	ExecutorChunked  = step.Chunked
-	ExecutorStepwise = step.Stepwise
-	ExecutorUnrolled = step.Unrolled
-	ExecutorFused    = step.Fused
-	ExecutorLoop     = step.Loop
-)
-
 // Executors lists the valid executor names ("" is valid too: step.Default of the backend).
 func Executors() []string { return step.Names() }
 

@@ -176,3 +176,12 @@ func newContext(cfg Config) (*mlmodel.Scope, error) {
 	cfg.SetParams(scope)
 	return scope, nil
 }
+
+// Executor names (Config.Executor): the engines of package fits/step.
+const (
+	ExecutorChunked  = step.Chunked
+	ExecutorStepwise = step.Stepwise
+	ExecutorUnrolled = step.Unrolled
+	ExecutorFused    = step.Fused
+	ExecutorLoop     = step.Loop
+)

@@ -313,19 +313,12 @@ func (r *runner) trainStep() (step.Metrics, float64, error) {
 func nonFinite(grads map[string]*tensors.Tensor) []string {
 	var bad []string
 	for path, g := range grads {
-		finite := true
 		if g.DType() == dtypes.Float32 {
 			_ = tensors.ConstFlatData(g, func(flat []float32) {
-				for _, v := range flat {
-					if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-						finite = false
-						return
-					}
+				if slices.ContainsFunc(flat, func(v float32) bool { return math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) }) {
+					bad = append(bad, path)
 				}
 			})
-		}
-		if !finite {
-			bad = append(bad, path)
 		}
 	}
 	slices.Sort(bad)
