@@ -89,8 +89,8 @@ type Checkpoint struct {
 	Name string `json:"name"`
 	// Epoch is the number of epochs trained when it was saved.
 	Epoch int `json:"epoch"`
-	// Verified reports whether its checksums were checked; false only for a checkpoint written before
-	// checksums existed.
+	// Verified reports whether its checksums were checked: always, since a checkpoint without them is
+	// never loaded.
 	Verified bool `json:"verified"`
 	// layout is the checkpoint's JSON file (the variables' names and shapes).
 	layout string

@@ -201,9 +201,9 @@ func (r *Result) check() error {
 	if len(r.Epochs) == 0 {
 		return errors.New("no epochs")
 	}
-	acc := func(key string, v float64) error {
-		if !(v >= 0 && v <= 1) {
-			return fmt.Errorf("%s %g is outside [0, 1]", key, v)
+	acc := func(key string, v *float64) error { // nil: an optional accuracy not given
+		if v != nil && !(*v >= 0 && *v <= 1) {
+			return fmt.Errorf("%s %g is outside [0, 1]", key, *v)
 		}
 		return nil
 	}
@@ -213,25 +213,16 @@ func (r *Result) check() error {
 		}
 		return nil
 	}
-	errs := []error{acc("best_test_acc", r.BestTestAcc), acc("final_test_acc", r.FinalTestAcc),
-		secs("wall_seconds", r.WallSeconds), secs("compile_seconds", r.CompileSeconds)}
-	for _, p := range []struct {
-		key string
-		v   *float64
-	}{{"best_val_acc", r.BestValAcc}, {"test_acc_at_best_val", r.TestAccAtBestVal}} {
-		if p.v != nil {
-			errs = append(errs, acc(p.key, *p.v))
-		}
-	}
+	errs := []error{acc("best_test_acc", &r.BestTestAcc), acc("final_test_acc", &r.FinalTestAcc),
+		secs("wall_seconds", r.WallSeconds), secs("compile_seconds", r.CompileSeconds),
+		acc("best_val_acc", r.BestValAcc), acc("test_acc_at_best_val", r.TestAccAtBestVal)}
 	for i, e := range r.Epochs {
 		if e.Epoch != i+1 {
 			errs = append(errs, fmt.Errorf("epoch entry %d is numbered %d", i+1, e.Epoch))
 		}
-		errs = append(errs, acc(fmt.Sprintf("epoch %d test_acc", e.Epoch), e.TestAcc),
-			acc(fmt.Sprintf("epoch %d train_acc", e.Epoch), e.TrainAcc), secs(fmt.Sprintf("epoch %d seconds", e.Epoch), e.Seconds))
-		if e.ValAcc != nil {
-			errs = append(errs, acc(fmt.Sprintf("epoch %d val_acc", e.Epoch), *e.ValAcc))
-		}
+		errs = append(errs, acc(fmt.Sprintf("epoch %d test_acc", e.Epoch), &e.TestAcc),
+			acc(fmt.Sprintf("epoch %d train_acc", e.Epoch), &e.TrainAcc), secs(fmt.Sprintf("epoch %d seconds", e.Epoch), e.Seconds),
+			acc(fmt.Sprintf("epoch %d val_acc", e.Epoch), e.ValAcc))
 	}
 	return cmp.Or(errs...)
 }
