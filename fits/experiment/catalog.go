@@ -112,14 +112,13 @@ func fullRecipe(g grid, model string, order, width int) (train.Config, string) {
 	var source string
 	cfg.TauM, cfg.TauA, cfg.Dt, cfg.FMinHz, cfg.FMaxHz, source = neuronConstants(g)
 	cfg.Readout = string(train.DefaultReadout(g.dataset))
+	readout := "readout: the sum of the spikes over time (the released fits/models.py)"
+	if g == gridSMNIST {
+		readout = "readout mean (the released sMNIST train.py); f* spaced linearly"
+	}
 	notes := []string{
 		"training semantics of the released code (fits/neuron.py, fits/models.py, experiments/common.py: innermost-first λ nesting, surrogate α = 2, ln f* trained, f* guard at 0.98, per-step dropout, Adam ε 1e-8, cosine per epoch); seeds 0-4 as its scripts/run_seeds.sh",
-		"neuron constants from " + source,
-	}
-	if g == gridSMNIST {
-		notes = append(notes, "readout mean (the released sMNIST train.py); f* spaced linearly")
-	} else {
-		notes = append(notes, "readout: the sum of the spikes over time (the released fits/models.py)")
+		"neuron constants from " + source, readout,
 	}
 	switch g {
 	case gridSMNIST:
@@ -128,7 +127,6 @@ func fullRecipe(g grid, model string, order, width int) (train.Config, string) {
 		return cfg, strings.Join(notes, "; ")
 	case gridDVS:
 		cfg.LR = dvsLR
-		cfg.Readout = "sum"
 		notes = append(notes, fmt.Sprintf("Appendix C.4 gives the network, T = 50 bins of 20 ms, f* in [%g, %g] Hz, 5 seeds and the final-epoch protocol, no learning rate or dropout: %g and no dropout are this toolkit's choices (100 epochs, batch 128 as Section 4.2); Width is the fully connected block", paper.DVSFMinHz, paper.DVSFMaxHz, dvsLR))
 		return cfg, strings.Join(notes, "; ")
 	}

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -869,10 +870,7 @@ func prepareResume(opts Options) (resumePlan, error) {
 		return resumePlan{}, &CheckpointError{Dir: dir, Skipped: skippedOf(sel.skipped)}
 	}
 	if sel.chosen != nil {
-		if err := checkSameRun(dir, sel.chosen); err != nil {
-			return resumePlan{}, err
-		}
-		if err := checkResumable(dir, sel.chosen.jsonData); err != nil {
+		if err := cmp.Or(checkSameRun(dir, sel.chosen), checkResumable(dir, sel.chosen.jsonData)); err != nil {
 			return resumePlan{}, err
 		}
 	}
