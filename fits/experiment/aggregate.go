@@ -144,13 +144,7 @@ var aggregated = map[string]string{
 // AggregatedTables returns the labels Aggregate builds, in paper order. The others that experiments
 // feed (Table 4, Table 5, Figures 2, 3 and A.2) come from checkpoints, through the analyses.
 func AggregatedTables() []string {
-	var out []string
-	for _, l := range paper.Labels() {
-		if _, ok := aggregated[l]; ok {
-			out = append(out, l)
-		}
-	}
-	return out
+	return slices.DeleteFunc(paper.Labels(), func(l string) bool { _, ok := aggregated[l]; return !ok })
 }
 
 // Aggregate reads the finished runs of a table's experiments under root (RunDir layout) and returns the
