@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -44,8 +43,7 @@ func newStat(values []float64) *Stat {
 		std := math.Sqrt(ss / float64(n-1))
 		s.Std = &std
 	}
-	sorted := slices.Clone(values)
-	sort.Float64s(sorted)
+	sorted := slices.Sorted(slices.Values(values))
 	if n%2 == 1 {
 		s.Median = sorted[n/2]
 	} else {
@@ -146,13 +144,7 @@ var aggregated = map[string]string{
 // AggregatedTables returns the labels Aggregate builds, in paper order. The others that experiments
 // feed (Table 4, Table 5, Figures 2, 3 and A.2) come from checkpoints, through the analyses.
 func AggregatedTables() []string {
-	var out []string
-	for _, l := range paper.Labels() {
-		if _, ok := aggregated[l]; ok {
-			out = append(out, l)
-		}
-	}
-	return out
+	return slices.DeleteFunc(paper.Labels(), func(l string) bool { _, ok := aggregated[l]; return !ok })
 }
 
 // Aggregate reads the finished runs of a table's experiments under root (RunDir layout) and returns the
@@ -410,13 +402,9 @@ func (a *aggregator) ablation(label string) {
 		train.ValSplit:    "20 % of the training set held out for validation, test accuracy at the best validation epoch",
 	}[g.protocol]
 	t.Notes = append(t.Notes, fmt.Sprintf("%s: %s. Columns are hidden widths W.", cells[0].Dataset, protocol))
-	var row *Row
 	for _, cell := range cells {
-		if row == nil || row.Label != cell.Row {
-			t.Rows = append(t.Rows, Row{Label: cell.Row})
-			row = &t.Rows[len(t.Rows)-1]
-		}
 		acc := cell.Acc
+		row := t.lastRow("", cell.Row)
 		row.Cells = append(row.Cells, a.cell(strconv.Itoa(cell.Width), gridID(g, cell.Model, cell.Order, cell.Width), &acc, false))
 	}
 }
@@ -428,17 +416,20 @@ func (a *aggregator) trainingTime() {
 		t.Columns = append(t.Columns, strconv.Itoa(w))
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("Ours: the median wall time per run (summed over resumed segments, compilation included) on the machine that trained it; the paper's: the median on one %s with a fused Triton kernel. The paper's SHD rows are matched with the SHD* runs (it does not say which SHD protocol it timed); M = 0 is FS with learnable target frequencies.", paper.KernelRuntimeGPU))
-	var row *Row
 	for _, tt := range paper.TrainingTimes() {
-		label := fmt.Sprintf("M = %d", tt.Order)
-		if row == nil || row.Group != tt.Dataset || row.Label != label {
-			t.Rows = append(t.Rows, Row{Group: tt.Dataset, Label: label})
-			row = &t.Rows[len(t.Rows)-1]
-		}
+		row := t.lastRow(tt.Dataset, fmt.Sprintf("M = %d", tt.Order))
 		published := paper.Score{Mean: tt.Minutes, Digits: 1}
 		id := gridID(ablationGrid(tt.Dataset), trainingTimeModel(tt.Order), tt.Order, tt.Width)
 		row.Cells = append(row.Cells, a.cell(strconv.Itoa(tt.Width), id, &published, true))
 	}
+}
+
+// lastRow returns the table's last row when it has group and label, else a new row appended.
+func (t *TableResult) lastRow(group, label string) *Row {
+	if n := len(t.Rows); n == 0 || t.Rows[n-1].Group != group || t.Rows[n-1].Label != label {
+		t.Rows = append(t.Rows, Row{Group: group, Label: label})
+	}
+	return &t.Rows[len(t.Rows)-1]
 }
 
 func (a *aggregator) perturbation() {

@@ -25,30 +25,16 @@ type grid struct {
 	title string
 	// seeds is the number of seeds the paper averages over.
 	seeds int
-	// trainExamples is the number of examples one epoch of the full recipe trains on: the dataset's
-	// training split, less the 20 % validation hold-out under train.ValSplit.
-	trainExamples int
 }
 
 var (
-	gridSSC     = grid{"ssc", "SSC", "ssc", train.OfficialVal, "SSC", paper.Seeds, trainSSC}
-	gridGSC     = grid{"gsc", "GSC", "gsc", train.OfficialVal, "GSC", paper.Seeds, trainGSC}
-	gridSHDVal  = grid{"shd-val", "SHD*", "shd", train.ValSplit, "SHD* (20 % validation split)", paper.Seeds, trainSHD - trainSHD/5}
-	gridSHDBest = grid{"shd-best", "SHD", "shd", train.BestTest, "SHD (best test)", paper.Seeds, trainSHD}
-	gridGSCOrg  = grid{"gsc-org", "GSC", "gsc", train.OfficialVal, "GSC, learned organisation", paper.OrganisationSeeds, trainGSC}
-	gridSMNIST  = grid{"smnist", "sMNIST", "smnist", train.BestTest, "sMNIST (pixel by pixel)", paper.Seeds, trainMNIST}
-	gridDVS     = grid{"dvs", "DVS Gesture", "dvsgesture", train.FinalEpoch, "DVS Gesture 128 (convolutional network, final epoch)", paper.Seeds, trainDVS}
-)
-
-// The training splits of the real datasets (examples), as their publishers count them: SHD 8156, SSC
-// 75466, GSC v0.02 84843 (35 words, after the validation and testing lists), MNIST 60000, DVS Gesture
-// 1077 (the trials of trials_to_train.txt, one per gesture instance).
-const (
-	trainSHD   = 8156
-	trainSSC   = 75466
-	trainGSC   = 84843
-	trainMNIST = 60000
-	trainDVS   = 1077
+	gridSSC     = grid{"ssc", "SSC", "ssc", train.OfficialVal, "SSC", paper.Seeds}
+	gridGSC     = grid{"gsc", "GSC", "gsc", train.OfficialVal, "GSC", paper.Seeds}
+	gridSHDVal  = grid{"shd-val", "SHD*", "shd", train.ValSplit, "SHD* (20 % validation split)", paper.Seeds}
+	gridSHDBest = grid{"shd-best", "SHD", "shd", train.BestTest, "SHD (best test)", paper.Seeds}
+	gridGSCOrg  = grid{"gsc-org", "GSC", "gsc", train.OfficialVal, "GSC, learned organisation", paper.OrganisationSeeds}
+	gridSMNIST  = grid{"smnist", "sMNIST", "smnist", train.BestTest, "sMNIST (pixel by pixel)", paper.Seeds}
+	gridDVS     = grid{"dvs", "DVS Gesture", "dvsgesture", train.FinalEpoch, "DVS Gesture 128 (convolutional network, final epoch)", paper.Seeds}
 )
 
 // Recipes the paper does not give (Appendix C.4 states only the architecture, T, Δt, the f* range and the
@@ -126,14 +112,13 @@ func fullRecipe(g grid, model string, order, width int) (train.Config, string) {
 	var source string
 	cfg.TauM, cfg.TauA, cfg.Dt, cfg.FMinHz, cfg.FMaxHz, source = neuronConstants(g)
 	cfg.Readout = string(train.DefaultReadout(g.dataset))
+	readout := "readout: the sum of the spikes over time (the released fits/models.py)"
+	if g == gridSMNIST {
+		readout = "readout mean (the released sMNIST train.py); f* spaced linearly"
+	}
 	notes := []string{
 		"training semantics of the released code (fits/neuron.py, fits/models.py, experiments/common.py: innermost-first λ nesting, surrogate α = 2, ln f* trained, f* guard at 0.98, per-step dropout, Adam ε 1e-8, cosine per epoch); seeds 0-4 as its scripts/run_seeds.sh",
-		"neuron constants from " + source,
-	}
-	if g == gridSMNIST {
-		notes = append(notes, "readout mean (the released sMNIST train.py); f* spaced linearly")
-	} else {
-		notes = append(notes, "readout: the sum of the spikes over time (the released fits/models.py)")
+		"neuron constants from " + source, readout,
 	}
 	switch g {
 	case gridSMNIST:
@@ -142,7 +127,6 @@ func fullRecipe(g grid, model string, order, width int) (train.Config, string) {
 		return cfg, strings.Join(notes, "; ")
 	case gridDVS:
 		cfg.LR = dvsLR
-		cfg.Readout = "sum"
 		notes = append(notes, fmt.Sprintf("Appendix C.4 gives the network, T = 50 bins of 20 ms, f* in [%g, %g] Hz, 5 seeds and the final-epoch protocol, no learning rate or dropout: %g and no dropout are this toolkit's choices (100 epochs, batch 128 as Section 4.2); Width is the fully connected block", paper.DVSFMinHz, paper.DVSFMaxHz, dvsLR))
 		return cfg, strings.Join(notes, "; ")
 	}
@@ -196,7 +180,7 @@ func newExperiment(g grid, model string, order, width int) Experiment {
 		e.Title = fmt.Sprintf("%s, %s", modelLabel(model, order), g.title)
 	}
 	if q, ok := quickRecipe(g, full); ok {
-		e.Quick, e.QuickNote, e.QuickFixture, e.QuickSeeds = q.cfg, q.note, q.fixture, q.seeds
+		e.Quick, e.QuickNote, e.QuickSeeds = q.cfg, q.note, q.seeds
 	}
 	return e
 }

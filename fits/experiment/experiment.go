@@ -145,13 +145,7 @@ func suggest(id string) string {
 // have no training runs (recipes, the kernel benchmark and closed forms).
 func Tables() []string {
 	cat := catalog()
-	var out []string
-	for _, l := range labels() {
-		if len(cat.byTable[l]) > 0 {
-			out = append(out, l)
-		}
-	}
-	return out
+	return slices.DeleteFunc(labels(), func(l string) bool { return len(cat.byTable[l]) == 0 })
 }
 
 // ForTable returns the experiments that feed a table or figure, in All's order. The label is parsed by

@@ -2,7 +2,8 @@ package experiment
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/fits-snn/fits/data/dvs"
@@ -18,21 +19,9 @@ import (
 //
 // Every stand-in trains with the toolkit's default learning rate (quickLR) and no dropout: Table A.2's
 // values were selected for 100 epochs on the real data, and few epochs on small sets do better without
-// dropout. The learning rate of the target frequency Ω* is scaled (targetTravelScale) so that Ω* can
-// travel as far as in the full recipe: without it the learned f* moved by about 0.01 Hz in a quick run,
-// FS could not differ from FS frozen except by chance, and Table A.8's reset changed nothing. The SSC
-// ladder uses the recipe `fits demo` uses (width 64, 20 epochs, batch 64) on the synthetic task with
-// modulation depth 0.5 (synth.ShallowName): at the default depth 0.9 FS frozen, FS and FS + TS all
-// reached 100 %, and 8 epochs at width 32 stayed at chance for FS. The ladder has three seeds, since one
-// seed's spread (FS frozen 66-91 % over seeds 1-3) exceeds the step from FS frozen to FS. The plan has
-// 82 runs: 33 of the fidelity study (11 variants of the SSC FiTS cell × 3 seeds, fidelity.go) and 49 of
-// the paper's cells, 27 SSC-ladder runs (9 models × 3 seeds) on the synthetic task, 6 GSC and 3
-// learned-organisation runs (three seeds) on the log-Mel spoken digits, 6 SHD* and 2 SHD runs on the
-// cochlea-encoded spoken digits, 1 row-wise sMNIST run and 4 DVS runs on the fixture. The spoken-digit
-// runs are longer than the synthetic ones (T = 250 or 100, 15 steps per epoch), the DVS runs (88 training
-// gestures of T = 50 frames of 64×64, 11 steps of 8 per epoch, 10 epochs) the longest of the plan (their
-// times: docs/performance-notes.md); the DVS runs reached 88 % (LIF) and 100 % (FS, FS+TS M = 1, 2) final
-// test accuracy on the 33 held-out gestures, chance 9 %.
+// dropout. The SSC ladder uses the recipe `fits demo` uses (width 64, 20 epochs, batch 64) on the
+// synthetic task with modulation depth 0.5 (synth.ShallowName), with three seeds. The plan has 82 runs;
+// why these choices, what the runs are and what they reached: docs/reproduce.md, "The quick plan".
 const (
 	quickLR    = 5e-3
 	quickWidth = 64
@@ -54,11 +43,7 @@ type quickGrid struct {
 	trainLimit int
 	testLimit  int
 	seeds      []int64
-	fixture    string
 	note       string
-	// trainExamples is the number of examples one quick epoch trains on (after trainLimit and the 20 %
-	// hold-out of train.ValSplit).
-	trainExamples int
 }
 
 const (
@@ -70,31 +55,30 @@ const (
 // quickPlan is the quick plan by grid prefix.
 var quickPlan = map[string]quickGrid{
 	gridSSC.prefix: {dataset: synth.ShallowName, protocol: train.OfficialVal, widths: map[int]int{512: quickWidth},
-		epochs: 20, batch: 64, seeds: []int64{1, 2, 3}, note: noteSynthetic, trainExamples: 512},
+		epochs: 20, batch: 64, seeds: []int64{1, 2, 3}, note: noteSynthetic},
 	gridGSC.prefix: {dataset: "espeak-digits-mel", protocol: train.ValSplit, widths: map[int]int{512: quickWidth},
-		epochs: 15, batch: 32, seeds: []int64{1}, note: noteMel, trainExamples: 384},
+		epochs: 15, batch: 32, seeds: []int64{1}, note: noteMel},
 	gridGSCOrg.prefix: {dataset: "espeak-digits-mel", protocol: train.ValSplit, widths: map[int]int{512: quickWidth},
-		epochs: 15, batch: 32, seeds: []int64{1, 2, 3}, note: noteMel, trainExamples: 384},
+		epochs: 15, batch: 32, seeds: []int64{1, 2, 3}, note: noteMel},
 	gridSHDVal.prefix: {dataset: "espeak-digits", protocol: train.ValSplit, widths: map[int]int{256: quickWidth},
-		epochs: 15, batch: 32, seeds: []int64{1}, trainExamples: 384,
+		epochs: 15, batch: 32, seeds: []int64{1},
 		note: noteCochlea + "; 20 % of the training set held out for validation, as SHD*"},
 	gridSHDBest.prefix: {dataset: "espeak-digits", protocol: train.BestTest, widths: map[int]int{128: quickWidth},
-		epochs: 15, batch: 32, seeds: []int64{1}, trainExamples: 480,
+		epochs: 15, batch: 32, seeds: []int64{1},
 		note: noteCochlea + "; best test accuracy over the epochs, as SHD"},
 	gridSMNIST.prefix: {dataset: "smnist-row", protocol: train.BestTest, widths: map[int]int{256: quickWidth},
-		epochs: 1, batch: 128, trainLimit: 6400, testLimit: 2000, seeds: []int64{1}, trainExamples: 6400,
+		epochs: 1, batch: 128, trainLimit: 6400, testLimit: 2000, seeds: []int64{1},
 		note: "row-wise sMNIST (T = 28 rows of 28 pixels) on the first 6400 training and 2000 test images of the real MNIST, not the paper's pixel-by-pixel sMNIST (T = 784)"},
 	gridDVS.prefix: {dataset: dvs.FixtureName, protocol: train.FinalEpoch, widths: map[int]int{dvsWidth: 32},
-		epochs: 10, batch: 8, seeds: []int64{1}, trainExamples: 88,
+		epochs: 10, batch: 8, seeds: []int64{1},
 		note: "synthetic DVS gestures generated on first use (dataset " + dvs.FixtureName + ": 11 motions of one or two blobs after the DVS Gesture classes, differing in place, path, direction and rate; 8 training users, 3 held-out test users; framed like DVS Gesture, T = 50 bins of 20 ms, 64×64), not DVS Gesture"},
 }
 
 // quick is the quick stand-in of one experiment.
 type quick struct {
-	cfg     train.Config
-	note    string
-	fixture string
-	seeds   []int64
+	cfg   train.Config
+	note  string
+	seeds []int64
 }
 
 // quickRecipe derives the quick stand-in of a full recipe, if the quick plan covers its width.
@@ -121,7 +105,7 @@ func quickRecipe(g grid, full train.Config) (quick, bool) {
 	// One learning rate for every variable, as the released code: its trainable coordinate ln f* moves f*
 	// by a fraction of itself per Adam step, so no quick recipe needs a larger learning rate for f*.
 	note := fmt.Sprintf("%s; width %d for the paper's %d, epochs %d, batch %d, learning rate %g, no dropout", p.note, w, full.Width, p.epochs, p.batch, quickLR)
-	return quick{cfg: cfg, note: note, fixture: p.fixture, seeds: append([]int64(nil), p.seeds...)}, true
+	return quick{cfg: cfg, note: note, seeds: append([]int64(nil), p.seeds...)}, true
 }
 
 // quickCoverage names the paper widths of an experiment's grid that quick mode covers.
@@ -131,14 +115,9 @@ func quickCoverage(id string) string {
 	if !ok || len(p.widths) == 0 {
 		return "no width of " + prefix
 	}
-	var ws []int
-	for w := range p.widths {
-		ws = append(ws, w)
-	}
-	sort.Ints(ws)
-	parts := make([]string, len(ws))
-	for i, w := range ws {
-		parts[i] = fmt.Sprintf("W = %d", w)
+	var parts []string
+	for _, w := range slices.Sorted(maps.Keys(p.widths)) {
+		parts = append(parts, fmt.Sprintf("W = %d", w))
 	}
 	return strings.Join(parts, ", ") + " of " + prefix
 }

@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -37,11 +36,12 @@ var ErrLocked = errors.New("another sweep is running in this folder")
 const lockFile = ".sweep.lock"
 
 // lockRoot takes an exclusive advisory lock on root (released by the kernel when the process dies, even
-// by SIGKILL) and returns the function that releases it; ErrLocked when another sweep holds it.
+// by SIGKILL) and returns the function that releases it; ErrLocked (naming root) when another sweep holds
+// it.
 func lockRoot(root string) (func(), error) {
 	f, err := filesafe.TryLockFile(filepath.Join(root, lockFile), os.O_CREATE|os.O_RDWR, 0o644)
 	if errors.Is(err, filesafe.ErrLocked) {
-		return nil, ErrLocked
+		return nil, fmt.Errorf("%w: %s", ErrLocked, root)
 	}
 	if err != nil {
 		return nil, err
@@ -80,22 +80,20 @@ func Execute(ctx context.Context, g *Grid, opts Options) (*Index, error) {
 	}
 	unlock, err := lockRoot(g.Root)
 	if err != nil {
-		if errors.Is(err, ErrLocked) {
-			return nil, fmt.Errorf("%w: %s", ErrLocked, g.Root)
-		}
 		return nil, err
 	}
 	defer unlock()
 
 	x := &executor{g: g, exe: exe, recs: make([]Record, len(g.Runs))}
 	var todo []int
-	resume := 0
+	resume, skipped := 0, 0
 	for i, r := range g.Runs {
 		st := Inspect(r)
 		x.recs[i] = newRecord(g.Root, r, st)
 		switch st.Status {
 		case Finished:
 			x.recs[i].Skipped = true
+			skipped++
 		case Partial:
 			resume++
 			todo = append(todo, i)
@@ -108,7 +106,7 @@ func Execute(ctx context.Context, g *Grid, opts Options) (*Index, error) {
 	}
 	x.disp = newDisplay(opts.Progress, len(g.Runs), progressUnits(x.recs))
 	x.disp.event(fmt.Sprintf("sweep of %d runs (%s mode) in %s: %d finished before, %d to resume, %d to start, %d worker(s)",
-		len(g.Runs), g.Mode, g.Root, countSkipped(x.recs), resume, len(todo)-resume, opts.Workers))
+		len(g.Runs), g.Mode, g.Root, skipped, resume, len(todo)-resume, opts.Workers))
 
 	stopDisplay := x.startDisplay(opts.Refresh)
 	jobs := make(chan int)
@@ -156,16 +154,6 @@ type executor struct {
 	writeErr error
 }
 
-func countSkipped(recs []Record) int {
-	n := 0
-	for _, r := range recs {
-		if r.Skipped {
-			n++
-		}
-	}
-	return n
-}
-
 // writeIndex writes the index of the current records; the caller holds mu or runs alone.
 func (x *executor) writeIndex() error {
 	return newIndex(x.g, x.recs).Write()
@@ -206,7 +194,7 @@ func (x *executor) train(ctx context.Context, i int) {
 	}
 	args := x.g.Command(r, train.HasCheckpoint(r.Dir))
 	// The segment line starts a line of its own even after a progress bar that a kill cut short.
-	if st, err := log.Stat(); err == nil && st.Size() > 0 && !endsWithNewline(logPath, st.Size()) {
+	if last := readTail(logPath, 1); len(last) > 0 && last[0] != '\n' {
 		fmt.Fprintln(log)
 	}
 	fmt.Fprintf(log, "%s%s pid %d: %s\n", segmentMark, time.Now().Format(time.RFC3339), os.Getpid(),
@@ -247,26 +235,9 @@ func (x *executor) train(ctx context.Context, i int) {
 	}
 }
 
-// endsWithNewline reports whether the file at path, of the given size, ends with a newline.
-func endsWithNewline(path string, size int64) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	b := make([]byte, 1)
-	_, err = f.ReadAt(b, size-1)
-	return err == nil && b[0] == '\n'
-}
-
-// lastLogLine returns the last non-empty line of a log (lines end with \n or \r).
+// lastLogLine returns the last non-empty line of the end of a log (lines end with \n or \r).
 func lastLogLine(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	b = b[max(len(b)-logTail, 0):]
-	lines := strings.FieldsFunc(string(b), func(r rune) bool { return r == '\n' || r == '\r' })
+	lines := strings.FieldsFunc(string(readTail(path, logTail)), func(r rune) bool { return r == '\n' || r == '\r' })
 	for k := len(lines) - 1; k >= 0; k-- {
 		if s := strings.TrimSpace(strings.ReplaceAll(lines[k], "\033[K", "")); s != "" {
 			return s
@@ -326,14 +297,11 @@ func (x *executor) refreshEpochs() {
 
 // shellJoin quotes args for a POSIX shell and joins them with spaces.
 func shellJoin(args []string) string {
-	var b bytes.Buffer
+	quoted := make([]string, len(args))
 	for k, a := range args {
-		if k > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(shellQuote(a))
+		quoted[k] = shellQuote(a)
 	}
-	return b.String()
+	return strings.Join(quoted, " ")
 }
 
 // shellQuote returns s quoted for a POSIX shell: unchanged when it holds only safe characters, else in

@@ -84,20 +84,7 @@ const logTail = 8 << 10
 // LogEpochs reads the end of a run's log and returns the number of finished epochs and the planned total
 // as the training progress bar last printed them; ok is false when the log shows no epoch yet.
 func LogEpochs(dir string) (done, total int, ok bool) {
-	f, err := os.Open(filepath.Join(dir, LogFile))
-	if err != nil {
-		return 0, 0, false
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return 0, 0, false
-	}
-	off := max(st.Size()-logTail, 0)
-	buf := make([]byte, st.Size()-off)
-	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
-		return 0, 0, false
-	}
+	buf := readTail(filepath.Join(dir, LogFile), logTail)
 	// Only the part after the last segment header counts: an earlier segment's epochs are history.
 	if i := bytes.LastIndex(buf, []byte(segmentMark)); i >= 0 {
 		buf = buf[i:]
@@ -113,4 +100,24 @@ func LogEpochs(dir string) (done, total int, ok bool) {
 		n-- // in flight
 	}
 	return n, total, total > 0
+}
+
+// readTail returns the last n bytes of the file at path (all of a shorter file), nil when it cannot be
+// read.
+func readTail(path string, n int64) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	off := max(st.Size()-n, 0)
+	buf := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+		return nil
+	}
+	return buf
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -153,10 +154,8 @@ func checkTrainArgs(args []string) error {
 		if !strings.HasPrefix(a, "-") || name == "" {
 			return fmt.Errorf("extra training argument %q is not a flag (--name=value)", a)
 		}
-		for _, r := range reservedTrainFlags {
-			if name == r {
-				return fmt.Errorf("extra training flag --%s is set by the sweep for each run", r)
-			}
+		if slices.Contains(reservedTrainFlags, name) {
+			return fmt.Errorf("extra training flag --%s is set by the sweep for each run", name)
 		}
 	}
 	return nil
@@ -180,15 +179,13 @@ func (r Run) Name() string { return fmt.Sprintf("%s seed %d", r.Experiment, r.Se
 // Tables returns the table labels the grid's experiments belong to, in first-seen order.
 func (g *Grid) Tables() ([]string, error) {
 	var out []string
-	seen := map[string]bool{}
 	for _, r := range g.Runs {
 		e, err := experiment.Lookup(r.Experiment)
 		if err != nil {
 			return nil, err
 		}
 		for _, t := range e.Tables {
-			if !seen[t] {
-				seen[t] = true
+			if !slices.Contains(out, t) {
 				out = append(out, t)
 			}
 		}
@@ -205,14 +202,6 @@ func ParseSeeds(s string) ([]int64, error) {
 	}
 	var out []int64
 	seen := map[int64]bool{}
-	add := func(v int64) error {
-		if seen[v] {
-			return fmt.Errorf("seed %d is listed twice", v)
-		}
-		seen[v] = true
-		out = append(out, v)
-		return nil
-	}
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		lo, hi, isRange := strings.Cut(part, "-")
@@ -230,9 +219,11 @@ func ParseSeeds(s string) ([]int64, error) {
 			}
 		}
 		for v := a; v <= b; v++ {
-			if err := add(v); err != nil {
-				return nil, err
+			if seen[v] {
+				return nil, fmt.Errorf("seed %d is listed twice", v)
 			}
+			seen[v] = true
+			out = append(out, v)
 		}
 	}
 	return out, nil

@@ -1,13 +1,16 @@
 package train
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -87,8 +90,8 @@ type Checkpoint struct {
 	Name string `json:"name"`
 	// Epoch is the number of epochs trained when it was saved.
 	Epoch int `json:"epoch"`
-	// Verified reports whether its checksums were checked; false only for a checkpoint written before
-	// checksums existed.
+	// Verified reports whether its checksums were checked: always, since a checkpoint without them is
+	// never loaded.
 	Verified bool `json:"verified"`
 	// layout is the checkpoint's JSON file (the variables' names and shapes).
 	layout string
@@ -113,12 +116,7 @@ type CheckpointError struct {
 // AnyCorrupt reports whether any checkpoint skipped is corrupt; when none is, the directory holds only
 // unfinished saves or unverified checkpoints, and a resume starts the run from its first epoch.
 func (e *CheckpointError) AnyCorrupt() bool {
-	for _, s := range e.Skipped {
-		if s.Corrupt {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(e.Skipped, func(s SkippedCheckpoint) bool { return s.Corrupt })
 }
 
 func (e *CheckpointError) Error() string {
@@ -179,9 +177,12 @@ func checkpointNames(dir string) ([]string, error) {
 // moved or removed.
 var checkpointName = regexp.MustCompile(`^checkpoint-n([0-9]+)-`)
 
+// checkpointSuffixes are the name endings of a checkpoint's three files.
+var checkpointSuffixes = []string{sumSuffix, checkpoint.JsonNameSuffix, checkpoint.BinDataSuffix}
+
 // checkpointBase returns the base name of a checkpoint file (NAME of NAME.json, NAME.bin, NAME.sha256).
 func checkpointBase(file string) (string, bool) {
-	for _, suffix := range []string{checkpoint.JsonNameSuffix, checkpoint.BinDataSuffix, sumSuffix} {
+	for _, suffix := range checkpointSuffixes {
 		if base, ok := strings.CutSuffix(file, suffix); ok {
 			return base, true
 		}
@@ -193,52 +194,44 @@ func checkpointBase(file string) (string, bool) {
 // and the layout is checked in full (dtypes, dimensions and sizes of every variable), so that what GoMLX
 // is handed is consistent.
 func inspect(dir, name string, forLoading bool) inspected {
-	c := inspected{name: name}
-	jsonPath := filepath.Join(dir, name+checkpoint.JsonNameSuffix)
-	binPath := filepath.Join(dir, name+checkpoint.BinDataSuffix)
+	found := func(state checkpointState, reason string) inspected {
+		return inspected{name: name, state: state, reason: reason}
+	}
+	jsonName, binName := name+checkpoint.JsonNameSuffix, name+checkpoint.BinDataSuffix
 	sums, sumErr := filesafe.ReadRegular(filepath.Join(dir, name+sumSuffix), 1<<20)
-	jsonData, jsonErr := filesafe.ReadRegular(jsonPath, maxCheckpointFile)
-	binData, binErr := filesafe.ReadRegular(binPath, maxCheckpointFile)
+	jsonData, jsonErr := filesafe.ReadRegular(filepath.Join(dir, jsonName), maxCheckpointFile)
+	binData, binErr := filesafe.ReadRegular(filepath.Join(dir, binName), maxCheckpointFile)
 	for _, e := range []error{sumErr, jsonErr, binErr} {
 		if e != nil && !errors.Is(e, os.ErrNotExist) {
-			c.state, c.reason = stateCorrupt, e.Error()
-			return c
+			return found(stateCorrupt, e.Error())
 		}
 	}
+	c := found(stateIntact, "")
 	switch {
 	case sumErr == nil:
-		if err := verifySums(sums, map[string][]byte{
-			name + checkpoint.JsonNameSuffix: orNil(jsonData, jsonErr),
-			name + checkpoint.BinDataSuffix:  orNil(binData, binErr),
-		}); err != nil {
-			c.state, c.reason = stateCorrupt, err.Error()
-			return c
+		listed, err := filesafe.ParseSums(sums)
+		if err != nil {
+			return found(stateCorrupt, "its checksum file is malformed")
+		}
+		// A file that could not be read is nil: missing.
+		if err := listed.Verify(map[string][]byte{jsonName: jsonData, binName: binData}); err != nil {
+			return found(stateCorrupt, err.Error())
 		}
 	case jsonErr != nil:
-		c.state, c.reason = stateIncomplete, "no "+name+checkpoint.JsonNameSuffix+" (an interrupted save)"
-		return c
+		return found(stateIncomplete, "no "+jsonName+" (an interrupted save)")
 	case binErr != nil || !layoutComplete(jsonData, int64(len(binData))):
-		c.state, c.reason = stateIncomplete, "its files are cut short (an interrupted save)"
-		return c
+		return found(stateIncomplete, "its files are cut short (an interrupted save)")
 	default:
-		c.state, c.reason = stateUnverified, fmt.Sprintf("no checksums: untrusted (a save that did not finish, or checksums deleted; if you trust its files: cd %s && sha256sum %s %s > %s)",
-			dir, name+checkpoint.JsonNameSuffix, name+checkpoint.BinDataSuffix, name+sumSuffix)
+		c = found(stateUnverified, fmt.Sprintf("no checksums: untrusted (a save that did not finish, or checksums deleted; if you trust its files: cd %s && sha256sum %s %s > %s)",
+			dir, jsonName, binName, name+sumSuffix))
 	}
 	if forLoading {
 		if err := checkLayout(jsonData, int64(len(binData))); err != nil {
-			c.state, c.reason = stateCorrupt, err.Error()
-			return c
+			return found(stateCorrupt, err.Error())
 		}
 		c.jsonData, c.binData = jsonData, binData
 	}
 	return c
-}
-
-func orNil(b []byte, err error) []byte {
-	if err != nil {
-		return nil
-	}
-	return b
 }
 
 // checksums returns the content of a .sha256 file for the given files (filesafe.Sums).
@@ -248,16 +241,6 @@ func checksums(names []string, contents [][]byte) []byte {
 		sums[n] = filesafe.Sum(contents[i])
 	}
 	return sums.Bytes()
-}
-
-// verifySums checks the SHA-256 of every file of files (nil content: the file is missing) against the
-// .sha256 file sums, which must list exactly those files.
-func verifySums(sums []byte, files map[string][]byte) error {
-	listed, err := filesafe.ParseSums(sums)
-	if err != nil {
-		return fmt.Errorf("its checksum file is malformed")
-	}
-	return listed.Verify(files)
 }
 
 // layoutComplete reports whether a checkpoint's JSON parses and its binary file, of binSize bytes, holds
@@ -442,7 +425,7 @@ func checkContent(jsonData, binData []byte) error {
 				}
 			}
 		}
-		if strings.HasSuffix(name, "_2nd_moment") && v.DType == dtypes.Float32 {
+		if secondMoment && v.DType == dtypes.Float32 {
 			for i := 0; i+4 <= len(b); i += 4 {
 				if math.Float32frombits(binary.LittleEndian.Uint32(b[i:])) < 0 {
 					return fmt.Errorf("variable %s holds a negative second moment (element %d)", name, i/4)
@@ -532,21 +515,17 @@ type selection struct {
 }
 
 // selectCheckpoint inspects the checkpoints of dir, newest first, and picks the newest usable one: the
-// newest intact one, or, in a directory without any intact checkpoint, the newest unverified one.
+// newest intact one (with forLoading, whose layout and content pass checkLayout and checkContent).
 func selectCheckpoint(dir string, forLoading bool) (selection, error) {
 	names, err := checkpointNames(dir)
 	if err != nil {
 		return selection{}, err
 	}
-	all := make([]inspected, len(names))
-	for i, n := range names {
+	var sel selection
+	for _, n := range slices.Backward(names) {
 		// Full checks and contents only matter for the checkpoint that will be loaded; the rest are
 		// classified by their checksums alone.
-		all[i] = inspect(dir, n, false)
-	}
-	var sel selection
-	for i := len(all) - 1; i >= 0; i-- {
-		c := all[i]
+		c := inspect(dir, n, false)
 		if sel.chosen != nil {
 			if c.state == stateIncomplete {
 				sel.older = append(sel.older, c)
@@ -604,18 +583,30 @@ func loadCheckpoint(scope *model.Scope, dir string, immediate bool) (Checkpoint,
 		return Checkpoint{}, skipped, &CheckpointError{Dir: dir, Skipped: skipped}
 	}
 	c := sel.chosen
+	_, epochs, err := loadChecked(scope, dir, c, immediate)
+	if err != nil {
+		return Checkpoint{}, skipped, err
+	}
+	return Checkpoint{Dir: dir, Name: c.name, Epoch: epochs, Verified: c.state == stateIntact, layout: string(c.jsonData)}, skipped, nil
+}
+
+// loadChecked loads checkpoint c of dir, its files read and checked (selectCheckpoint), into scope
+// (loadFromMemory), makes a legacy checkpoint's variables current (adoptLegacyVariables), and returns its
+// handler and the number of epochs it holds. c's binary data is dropped: the handler holds the variables.
+func loadChecked(scope *model.Scope, dir string, c *inspected, immediate bool) (*checkpoint.Handler, int, error) {
 	h, err := loadFromMemory(scope, c.jsonData, c.binData, immediate)
 	if err != nil {
-		return Checkpoint{}, skipped, fmt.Errorf("loading checkpoint %s in %s: %w", c.name, dir, err)
+		return nil, 0, fmt.Errorf("loading checkpoint %s in %s: %w", c.name, dir, err)
 	}
-	if err := adoptLegacyVariables(scope.Store(), h); err != nil {
-		return Checkpoint{}, skipped, fmt.Errorf("checkpoint %s in %s: %w", c.name, dir, err)
-	}
+	c.binData = nil
 	history, _, err := loadState(scope)
-	if err != nil {
-		return Checkpoint{}, skipped, fmt.Errorf("checkpoint %s in %s: %w", c.name, dir, err)
+	if err == nil {
+		err = adoptLegacyVariables(scope.Store(), h)
 	}
-	return Checkpoint{Dir: dir, Name: c.name, Epoch: len(history), Verified: c.state == stateIntact, layout: string(c.jsonData)}, skipped, nil
+	if err != nil {
+		return nil, 0, fmt.Errorf("checkpoint %s in %s: %w", c.name, dir, err)
+	}
+	return h, len(history), nil
 }
 
 // loadFromMemory attaches a loader of the checkpoint held in jsonData and binData to scope; a panic of the
@@ -654,15 +645,11 @@ const legacyRootKey = "var://"
 //
 // It does nothing to a checkpoint written with v0.28.
 func adoptLegacyVariables(store *model.Store, h *checkpoint.Handler) error {
-	var keys []string
-	for key := range h.LoadedVariables() {
-		if strings.HasPrefix(key, legacyRootKey) {
-			keys = append(keys, key)
+	for _, key := range slices.Sorted(maps.Keys(h.LoadedVariables())) {
+		name, ok := strings.CutPrefix(key, legacyRootKey)
+		if !ok {
+			continue
 		}
-	}
-	slices.Sort(keys)
-	for _, key := range keys {
-		name := strings.TrimPrefix(key, legacyRootKey)
 		t := h.LoadedVariables()[key]
 		// Deleting "//name" removes the handler's copy (it would otherwise be saved again as is).
 		if err := store.DeleteVariable("//" + name); err != nil {
@@ -734,8 +721,12 @@ func renameLegacyCounters(store *model.Store) error {
 
 // SavedConfig returns the configuration stored in the newest intact checkpoint of dir, with the
 // checkpoint it was read from and the newer ones skipped (see LoadCheckpoint).
-func SavedConfig(dir string) (cfg Config, ck Checkpoint, skipped []SkippedCheckpoint, err error) {
-	scope := model.NewStore().RootScope()
+func SavedConfig(dir string) (Config, Checkpoint, []SkippedCheckpoint, error) {
+	return loadConfig(model.NewStore().RootScope(), dir)
+}
+
+// loadConfig is SavedConfig with the checkpoint loaded into scope (LoadCheckpoint).
+func loadConfig(scope *model.Scope, dir string) (cfg Config, ck Checkpoint, skipped []SkippedCheckpoint, err error) {
 	if ck, skipped, err = LoadCheckpoint(scope, dir); err != nil {
 		return cfg, ck, skipped, err
 	}
@@ -757,8 +748,7 @@ func configOf(scope *model.Scope) (cfg Config, err error) {
 	return ConfigFromContext(scope), nil
 }
 
-// HasCheckpoint reports whether dir holds at least one usable checkpoint (intact, or complete and from
-// before checksums existed).
+// HasCheckpoint reports whether dir holds at least one intact checkpoint.
 func HasCheckpoint(dir string) bool {
 	sel, err := selectCheckpoint(dir, false)
 	return err == nil && sel.chosen != nil
@@ -821,31 +811,26 @@ func removeCheckpoint(rec *owned.Record, dir, name string) {
 	}
 }
 
-// setAside renames the files of checkpoint name in dir with prefix (and a number when that name
+// setAside renames the files of checkpoint name in dir with corruptPrefix (and a number when that name
 // is taken), drops them from rec, and returns the new base name.
-func setAside(rec *owned.Record, dir, name, prefix string) (string, error) {
-	aside := prefix + name
-	for i := 2; ; i++ {
-		taken := false
-		for _, suffix := range []string{sumSuffix, checkpoint.JsonNameSuffix, checkpoint.BinDataSuffix} {
-			if _, err := os.Lstat(filepath.Join(dir, aside+suffix)); err == nil {
-				taken = true
-			}
-		}
-		if !taken {
-			break
-		}
-		aside = fmt.Sprintf("%s%d-%s", prefix, i, name)
+func setAside(rec *owned.Record, dir, name string) (string, error) {
+	aside := corruptPrefix + name
+	taken := func(suffix string) bool {
+		_, err := os.Lstat(filepath.Join(dir, aside+suffix))
+		return err == nil
 	}
-	for _, f := range checkpointFiles(name) {
-		from := filepath.Join(dir, f)
+	for i := 2; slices.ContainsFunc(checkpointSuffixes, taken); i++ {
+		aside = fmt.Sprintf("%s%d-%s", corruptPrefix, i, name)
+	}
+	for _, suffix := range checkpointSuffixes {
+		from := filepath.Join(dir, name+suffix)
 		if _, err := os.Lstat(from); err != nil {
 			continue
 		}
-		if err := os.Rename(from, filepath.Join(dir, aside+strings.TrimPrefix(f, name))); err != nil {
+		if err := os.Rename(from, filepath.Join(dir, aside+suffix)); err != nil {
 			return "", err
 		}
-		rec.Forget(f)
+		rec.Forget(name + suffix)
 	}
 	return aside, nil
 }
@@ -885,10 +870,7 @@ func prepareResume(opts Options) (resumePlan, error) {
 		return resumePlan{}, &CheckpointError{Dir: dir, Skipped: skippedOf(sel.skipped)}
 	}
 	if sel.chosen != nil {
-		if err := checkSameRun(dir, sel.chosen); err != nil {
-			return resumePlan{}, err
-		}
-		if err := checkResumable(dir, sel.chosen.jsonData); err != nil {
+		if err := cmp.Or(checkSameRun(dir, sel.chosen), checkResumable(dir, sel.chosen.jsonData)); err != nil {
 			return resumePlan{}, err
 		}
 	}
@@ -917,7 +899,7 @@ func prepareResume(opts Options) (resumePlan, error) {
 			removeCheckpoint(rec, dir, c.name)
 		}
 		for _, c := range aside {
-			to, err := setAside(rec, dir, c.name, corruptPrefix)
+			to, err := setAside(rec, dir, c.name)
 			if err != nil {
 				return fmt.Errorf("setting the corrupt checkpoint %s aside: %w", c.name, err)
 			}
@@ -951,22 +933,17 @@ func foreignCheckpointFiles(dir string) []string {
 // runIdentity are the settings that identify a run (keys of result.json's "config"): a checkpoint that
 // differs from the run's result.json or from another checkpoint of its folder in one of them belongs to
 // another run. The number of epochs is not one of them (--extend raises it).
-var runIdentity = []struct {
-	key   string
-	value func(c Config) string
-}{
-	{"dataset", func(c Config) string { return c.Dataset }},
-	{"small", func(c Config) string { return fmt.Sprint(c.Small) }},
-	{"train_limit", func(c Config) string { return fmt.Sprint(c.TrainLimit) }},
-	{"test_limit", func(c Config) string { return fmt.Sprint(c.TestLimit) }},
-	{"model", func(c Config) string { return c.Model }},
-	{"m", func(c Config) string { return fmt.Sprint(c.M) }},
-	{"width", func(c Config) string { return fmt.Sprint(c.Width) }},
-	{"batch", func(c Config) string { return fmt.Sprint(c.Batch) }},
-	{"lr", func(c Config) string { return fmt.Sprint(c.LR) }},
-	{"dropout", func(c Config) string { return fmt.Sprint(c.Dropout) }},
-	{"seed", func(c Config) string { return fmt.Sprint(c.Seed) }},
-	{"protocol", func(c Config) string { return string(c.Protocol) }},
+var runIdentity = []string{"dataset", "small", "train_limit", "test_limit", "model", "m", "width", "batch", "lr",
+	"dropout", "seed", "protocol"}
+
+// configValue returns, as text, the field of c whose key in result.json is key.
+func configValue(c Config, key string) string {
+	for f, v := range reflect.ValueOf(c).Fields() {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name == key {
+			return fmt.Sprint(v.Interface())
+		}
+	}
+	panic("train: Config has no field " + key)
 }
 
 // checkSameRun checks that the checkpoint chosen to resume from has the identity (runIdentity) of the
@@ -978,10 +955,10 @@ func checkSameRun(dir string, chosen *inspected) error {
 		return fmt.Errorf("checkpoint %s in %s: %w", chosen.name, dir, err)
 	}
 	compare := func(other Config, source string) error {
-		for _, f := range runIdentity {
-			if a, b := f.value(cfg), f.value(other); a != b {
+		for _, key := range runIdentity {
+			if a, b := configValue(cfg, key), configValue(other, key); a != b {
 				return inputErrorf("%s holds files of two runs: checkpoint %s has %s %s, %s has %s %s (move the other run's files away)",
-					dir, chosen.name, f.key, a, source, f.key, b)
+					dir, chosen.name, key, a, source, key, b)
 			}
 		}
 		return nil
@@ -1035,10 +1012,7 @@ func openCheckpoints(scope *model.Scope, opts Options) (*checkpoint.Handler, *in
 	if err != nil {
 		return nil, nil, err
 	}
-	warn := opts.Warn
-	if warn == nil {
-		warn = func(string) {}
-	}
+	warn := opts.Warn // never nil: TrainModel sets it
 	if len(plan.foreign) > 0 {
 		warn(fmt.Sprintf("%s in %s: not files of a checkpoint of this run, left alone", strings.Join(plan.foreign, ", "), opts.Dir))
 	}
@@ -1049,20 +1023,15 @@ func openCheckpoints(scope *model.Scope, opts Options) (*checkpoint.Handler, *in
 		return nil, nil, nil
 	}
 	from := plan.from
-	h, err := loadFromMemory(scope, from.jsonData, from.binData, false)
+	h, epochs, err := loadChecked(scope, opts.Dir, from, false)
 	if err != nil {
-		return nil, nil, fmt.Errorf("loading checkpoint %s in %s: %w", from.name, opts.Dir, err)
+		return nil, nil, err
 	}
-	from.binData = nil // the handler holds the variables
-	if err := adoptLegacyVariables(scope.Store(), h); err != nil {
-		return nil, nil, fmt.Errorf("checkpoint %s in %s: %w", from.name, opts.Dir, err)
-	}
-	history, _, _ := loadState(scope)
 	for _, s := range plan.setAside {
-		warn(fmt.Sprintf("checkpoint %s in %s is corrupt (%s); resuming from %s (epoch %d)", s.Name, opts.Dir, s.Reason, from.name, len(history)))
+		warn(fmt.Sprintf("checkpoint %s in %s is corrupt (%s); resuming from %s (epoch %d)", s.Name, opts.Dir, s.Reason, from.name, epochs))
 	}
 	for _, s := range plan.unused {
-		warn(fmt.Sprintf("checkpoint %s in %s is not used (%s); resuming from %s (epoch %d)", s.Name, opts.Dir, s.Reason, from.name, len(history)))
+		warn(fmt.Sprintf("checkpoint %s in %s is not used (%s); resuming from %s (epoch %d)", s.Name, opts.Dir, s.Reason, from.name, epochs))
 	}
 	return h, from, nil
 }
@@ -1157,12 +1126,7 @@ func keepLoaded(store *model.Store, loaded *checkpoint.Handler) error {
 	if loaded == nil {
 		return nil
 	}
-	var keys []string
-	for key := range loaded.LoadedVariables() {
-		keys = append(keys, key)
-	}
-	slices.Sort(keys)
-	for _, key := range keys {
+	for _, key := range slices.Sorted(maps.Keys(loaded.LoadedVariables())) {
 		path, ok := strings.CutPrefix(key, "var:")
 		if !ok || store.GetVariable(path) != nil {
 			continue

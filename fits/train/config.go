@@ -20,6 +20,7 @@
 package train
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"reflect"
@@ -125,12 +126,9 @@ type Config struct {
 	// Chunk is the chunked engine's number of time steps per call; 0 means step.DefaultChunk(T) (the
 	// largest divisor of T that is at most 5). It must divide T.
 	Chunk int `json:"chunk,omitempty" param:"chunk" flag:"chunk" help:"time steps per call of the chunked engine (0: the largest divisor of T that is at most 5)"`
-	// TargetLRScale multiplies the learning rate of the target-frequency variable Ω* (rad/s;
-	// neuron.VarOmegaStar or VarOmegaStarDT) relative to LR; 0 or 1 means the paper's single learning
-	// rate. Adam moves a variable by about the learning rate per step whatever its gradient's size, so
-	// over a schedule of S steps Ω* can travel at most about S·LR rad/s: 35 rad/s (5.6 Hz) in the paper's
-	// SSC recipe, under 1 rad/s in a 160-step quick run. The quick stand-ins scale it so that Ω* can travel
-	// as far as in the paper's schedule (experiment package).
+	// TargetLRScale multiplies the learning rate of the target-frequency variable (Ω* in rad/s or ln f*:
+	// neuron.VarOmegaStar, VarLogTargetHz and their DT forms) relative to LR; 0 or 1 means the paper's
+	// single learning rate. Why one might scale it: docs/training.md, "The learning rate of f*".
 	TargetLRScale float64 `json:"target_lr_scale,omitempty" param:"target_lr_scale" flag:"target-lr-scale" help:"multiplier of the learning rate of the target frequency Ω* (0 or 1: the paper's single learning rate)"`
 
 	// The training semantics. The defaults are the released code's (the semantics that produced the
@@ -279,7 +277,7 @@ func (c Config) validateSemantics() error {
 		}
 		return nil
 	}
-	for _, e := range []error{
+	if err := cmp.Or(
 		oneOf("ts-mix", c.TSMix, string(neuron.TSMixOfficial), string(neuron.TSMixPaper)),
 		oneOf("surrogate", c.Surrogate, SurrogateTriangle, SurrogateBellec),
 		oneOf("target-coordinate", c.TargetCoordinate, string(neuron.TargetLogHz), string(neuron.TargetOmega)),
@@ -289,10 +287,8 @@ func (c Config) validateSemantics() error {
 		oneOf("bias-init", c.BiasInit, BiasUniform, BiasZero),
 		oneOf("adaptlif", c.AdaptLIF, AdaptLIFFixed, AdaptLIFLearnable),
 		oneOf("val-split", c.ValSplit, ValSplitReleased, ValSplitStratified),
-	} {
-		if e != nil {
-			return e
-		}
+	); err != nil {
+		return err
 	}
 	switch {
 	case c.Surrogate == SurrogateTriangle && !(c.SurrogateAlpha > 0 && c.SurrogateAlpha <= 100):
@@ -321,15 +317,6 @@ func (c Config) validateSemantics() error {
 	return nil
 }
 
-// Executor names (Config.Executor): the engines of package fits/step.
-const (
-	ExecutorChunked  = step.Chunked
-	ExecutorStepwise = step.Stepwise
-	ExecutorUnrolled = step.Unrolled
-	ExecutorFused    = step.Fused
-	ExecutorLoop     = step.Loop
-)
-
 // Executors lists the valid executor names ("" is valid too: step.Default of the backend).
 func Executors() []string { return step.Names() }
 
@@ -344,7 +331,6 @@ func DefaultConfig() Config {
 		Epochs:   100,
 		Batch:    128,
 		LR:       5e-3,
-		Dropout:  0,
 		Seed:     1,
 		Protocol: BestTest,
 	}.WithNeuron(neuron.FS, 0).WithReleasedSemantics()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fits-snn/fits/fits/step"
 	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
 // oneStep runs one training step of cfg on the first batch of the tiny dataset from the seeded initial
@@ -164,3 +165,23 @@ func TestExecutorValidate(t *testing.T) {
 		t.Errorf("config from context %+v, want %+v", got, c)
 	}
 }
+
+// newContext returns a scope holding cfg as hyperparameters, with its random number generator seeded
+// from cfg.Seed (initialization and dropout masks).
+func newContext(cfg Config) (*mlmodel.Scope, error) {
+	scope, err := loadContext(cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	cfg.SetParams(scope)
+	return scope, nil
+}
+
+// Executor names (Config.Executor): the engines of package fits/step.
+const (
+	ExecutorChunked  = step.Chunked
+	ExecutorStepwise = step.Stepwise
+	ExecutorUnrolled = step.Unrolled
+	ExecutorFused    = step.Fused
+	ExecutorLoop     = step.Loop
+)

@@ -48,27 +48,28 @@ type EvalResult struct {
 // checkpoint, the engine from opts.Engine when it is set; opts.Dir and opts.Resume are ignored. The checkpoint is the newest intact one of dir (see
 // LoadCheckpoint): newer ones that are corrupt are skipped and listed in the result, and a directory
 // without any usable checkpoint is a *CheckpointError.
-func Evaluate(dir string, opts Options) (*EvalResult, error) {
-	return evaluateCheckpoint(dir, opts, nil)
-}
+func Evaluate(dir string, opts Options) (*EvalResult, error) { return EvaluateWith(dir, opts, nil) }
 
-// evaluateCheckpoint is Evaluate with, when modify is not nil, modify applied to the loaded store
-// before the network is built (see EvaluateWith).
-func evaluateCheckpoint(dir string, opts Options, modify func(scope *mlmodel.Scope) error) (*EvalResult, error) {
+// EvaluateWith is Evaluate of a modified network: it loads the latest checkpoint in dir, calls modify on
+// the loaded store (the root scope; the network's variables are under ModelScope) before the
+// network is built, and measures the modified network as Evaluate does. The checkpoint on disk is not
+// changed. Variables are loaded lazily: modify reaches one with scope.Store().GetVariable(model.JoinPath(scope,
+// name)), which reads it from the checkpoint, and replaces its value with Variable.SetValue; the network
+// then runs with that value. A nil modify makes EvaluateWith equal to Evaluate.
+//
+// It serves inference-time perturbations of trained parameters, e.g. the target-frequency reset and
+// shuffle of the paper's Table A.8 (package fits/analysis).
+func EvaluateWith(dir string, opts Options, modify func(scope *mlmodel.Scope) error) (*EvalResult, error) {
 	started := time.Now()
 	scope, err := loadContext(DefaultConfig().Seed) // the checkpoint brings the configuration
 	if err != nil {
 		return nil, err
 	}
-	ck, skipped, err := LoadCheckpoint(scope, dir)
+	cfg, ck, skipped, err := loadConfig(scope, dir)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := configOf(scope)
-	if err == nil {
-		err = cfg.Validate()
-	}
-	if err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("checkpoint %s in %s: %w", ck.Name, dir, err)
 	}
 	if opts.Engine != "" {

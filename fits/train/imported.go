@@ -47,10 +47,11 @@ func WriteImportedRun(dir string, cfg Config, history []Epoch, vars []ImportedVa
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("run folder %s does not exist", dir)
 	}
-	scope, err := newContext(cfg)
+	scope, err := loadContext(cfg.Seed)
 	if err != nil {
 		return err
 	}
+	cfg.SetParams(scope)
 	if err := storeState(scope, history, 0); err != nil {
 		return err
 	}

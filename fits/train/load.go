@@ -22,7 +22,24 @@ func HistoryFromContext(scope *model.Scope) ([]Epoch, error) {
 // LoadDataset returns the dataset a run with configuration cfg trains on: opts.Dataset when set, else
 // cfg.Dataset loaded by name (from opts.DataDir, reduced with cfg.Small), keeping the first
 // cfg.TrainLimit training and cfg.TestLimit test examples when those are positive.
-func LoadDataset(cfg Config, opts Options) (*data.Dataset, error) { return loadDataset(cfg, opts) }
+func LoadDataset(cfg Config, opts Options) (*data.Dataset, error) {
+	ds := opts.Dataset
+	if ds == nil {
+		var err error
+		if ds, err = data.Load(cfg.Dataset, cfg.DataOptions(opts.DataDir)); err != nil {
+			return nil, err
+		}
+	} else if err := ds.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.TrainLimit == 0 && cfg.TestLimit == 0 {
+		return ds, nil
+	}
+	out := *ds
+	out.Train = ds.Train.Head(cfg.TrainLimit)
+	out.Test = ds.Test.Head(cfg.TestLimit)
+	return &out, nil
+}
 
 // ProtocolSplits returns the sets the protocol of cfg trains on, selects on (nil under best-test) and tests
 // on: val-split holds out the released SHD* split of ds.Train (data.OfficialValSplit, seed ValSplitSeed;

@@ -64,11 +64,11 @@ func LockRun(dir string, readOnly bool) (func(), error) {
 			f.Close()
 			return nil, fmt.Errorf("locking the run folder %s: %w", dir, err)
 		}
+		b := make([]byte, 33) // a process id and a newline fit in 32 bytes
+		n, _ := f.ReadAt(b, 0)
 		if !held {
-			b := make([]byte, 32)
-			n, _ := f.ReadAt(b, 0)
 			f.Close()
-			pid, _ := strconv.Atoi(strings.TrimSpace(string(b[:n])))
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b[:min(n, 32)])))
 			return nil, &InputError{Err: &RunLockedError{Dir: dir, PID: pid}}
 		}
 		if !sameFile(f, path) { // its holder removed it before we locked it: lock the new one
@@ -76,8 +76,6 @@ func LockRun(dir string, readOnly bool) (func(), error) {
 			continue
 		}
 		// A lock file that a killed process left holds its pid; anything else is not fits's to truncate.
-		b := make([]byte, 33)
-		n, _ := f.ReadAt(b, 0)
 		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || !isPIDLine(b[:n]) {
 			f.Close()
 			return nil, notOurs("it holds something other than a process id")
@@ -97,16 +95,7 @@ func LockRun(dir string, readOnly bool) (func(), error) {
 
 // isPIDLine reports whether b is what a lock file holds: nothing, or a process id and a newline.
 func isPIDLine(b []byte) bool {
-	if len(b) > 32 {
-		return false
-	}
-	s := strings.TrimSuffix(string(b), "\n")
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
+	return len(b) <= 32 && strings.Trim(strings.TrimSuffix(string(b), "\n"), "0123456789") == ""
 }
 
 // sameFile reports whether the open file f is still the file at path.

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -181,11 +182,11 @@ func ReadResult(dir string) (*Result, error) {
 		return nil, &InputError{Err: err} // it names the file
 	}
 	var r Result
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, &InputError{Err: fmt.Errorf("%s: not a result of fits train: %w", filepath.Join(dir, ResultFile), err)}
+	if err = json.Unmarshal(b, &r); err == nil {
+		err = r.check()
 	}
-	if err := r.check(); err != nil {
-		return nil, &InputError{Err: fmt.Errorf("%s: not a result of fits train: %w", filepath.Join(dir, ResultFile), err)}
+	if err != nil {
+		return nil, inputErrorf("%s: not a result of fits train: %w", filepath.Join(dir, ResultFile), err)
 	}
 	if r.Config.TSMix == "" {
 		r.Config = r.Config.Legacy()
@@ -200,9 +201,9 @@ func (r *Result) check() error {
 	if len(r.Epochs) == 0 {
 		return errors.New("no epochs")
 	}
-	acc := func(key string, v float64) error {
-		if !(v >= 0 && v <= 1) {
-			return fmt.Errorf("%s %g is outside [0, 1]", key, v)
+	acc := func(key string, v *float64) error { // nil: an optional accuracy not given
+		if v != nil && !(*v >= 0 && *v <= 1) {
+			return fmt.Errorf("%s %g is outside [0, 1]", key, *v)
 		}
 		return nil
 	}
@@ -212,32 +213,18 @@ func (r *Result) check() error {
 		}
 		return nil
 	}
-	errs := []error{acc("best_test_acc", r.BestTestAcc), acc("final_test_acc", r.FinalTestAcc),
-		secs("wall_seconds", r.WallSeconds), secs("compile_seconds", r.CompileSeconds)}
-	for _, p := range []struct {
-		key string
-		v   *float64
-	}{{"best_val_acc", r.BestValAcc}, {"test_acc_at_best_val", r.TestAccAtBestVal}} {
-		if p.v != nil {
-			errs = append(errs, acc(p.key, *p.v))
-		}
-	}
+	errs := []error{acc("best_test_acc", &r.BestTestAcc), acc("final_test_acc", &r.FinalTestAcc),
+		secs("wall_seconds", r.WallSeconds), secs("compile_seconds", r.CompileSeconds),
+		acc("best_val_acc", r.BestValAcc), acc("test_acc_at_best_val", r.TestAccAtBestVal)}
 	for i, e := range r.Epochs {
 		if e.Epoch != i+1 {
 			errs = append(errs, fmt.Errorf("epoch entry %d is numbered %d", i+1, e.Epoch))
 		}
-		errs = append(errs, acc(fmt.Sprintf("epoch %d test_acc", e.Epoch), e.TestAcc),
-			acc(fmt.Sprintf("epoch %d train_acc", e.Epoch), e.TrainAcc), secs(fmt.Sprintf("epoch %d seconds", e.Epoch), e.Seconds))
-		if e.ValAcc != nil {
-			errs = append(errs, acc(fmt.Sprintf("epoch %d val_acc", e.Epoch), *e.ValAcc))
-		}
+		errs = append(errs, acc(fmt.Sprintf("epoch %d test_acc", e.Epoch), &e.TestAcc),
+			acc(fmt.Sprintf("epoch %d train_acc", e.Epoch), &e.TrainAcc), secs(fmt.Sprintf("epoch %d seconds", e.Epoch), e.Seconds),
+			acc(fmt.Sprintf("epoch %d val_acc", e.Epoch), e.ValAcc))
 	}
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return cmp.Or(errs...)
 }
 
 // maxResultFile caps the size of a result.json that is read (64 MiB).

@@ -85,13 +85,9 @@ func storeSegments(scope *model.Scope, segs []Segment) error {
 // the firing rates of the selected epoch are not recorded in checkpoints and stay empty.
 func PartialResult(dir string) (*Result, error) {
 	scope := model.NewStore().RootScope()
-	ck, _, err := LoadCheckpoint(scope, dir)
+	cfg, ck, _, err := loadConfig(scope, dir)
 	if err != nil {
 		return nil, err
-	}
-	cfg, err := configOf(scope)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint %s in %s: %w", ck.Name, dir, err)
 	}
 	history, wall, err := loadState(scope)
 	if err != nil {

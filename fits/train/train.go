@@ -111,15 +111,14 @@ func protocolSplits(cfg Config, ds *data.Dataset) (splits, error) {
 	case BestTest, FinalEpoch:
 		return splits{train: ds.Train, test: ds.Test}, nil
 	case ValSplit:
+		sp := splits{test: ds.Test}
+		var err error
 		if cfg.ValSplit == ValSplitStratified {
-			kept, held := ds.Train.SplitOff(ValFraction, LegacyValSplitSeed)
-			return splits{train: kept, val: held, test: ds.Test}, nil
+			sp.train, sp.val = ds.Train.SplitOff(ValFraction, LegacyValSplitSeed)
+		} else {
+			sp.train, sp.val, err = ds.Train.OfficialSplitOff(ValSplitSeed)
 		}
-		kept, held, err := ds.Train.OfficialSplitOff(ValSplitSeed)
-		if err != nil {
-			return splits{}, err
-		}
-		return splits{train: kept, val: held, test: ds.Test}, nil
+		return sp, err
 	case OfficialVal:
 		if ds.Val == nil || ds.Val.N == 0 {
 			return splits{}, fmt.Errorf("dataset %q has no official validation split (use --protocol=val-split)", ds.Name)
@@ -243,21 +242,15 @@ func newRunner(cfg Config, sp splits, net Network, scope *mlmodel.Scope, b compu
 
 // close frees the compiled graphs.
 func (r *runner) close() {
-	for _, c := range []interface{ Close() }{r.engine, r.opt, r.masks} {
-		if c != nil && !isNilCloser(c) {
-			c.Close()
-		}
+	if r.engine != nil {
+		r.engine.Close()
 	}
-}
-
-func isNilCloser(c interface{ Close() }) bool {
-	switch v := c.(type) {
-	case *step.Optimizer:
-		return v == nil
-	case *step.Masks:
-		return v == nil
+	if r.opt != nil {
+		r.opt.Close()
 	}
-	return false
+	if r.masks != nil {
+		r.masks.Close()
+	}
 }
 
 // batch returns the batch buffers as tensors; the caller finalizes them.
@@ -288,7 +281,7 @@ func (r *runner) trainStep() (step.Metrics, float64, error) {
 		if r.cfg.LRSchedule == ScheduleEpoch {
 			r.opt.EpochSteps = r.steps
 		}
-		if r.opt.Guard, err = r.guard(); err != nil {
+		if r.opt.Guard, err = guardCaps(r.cfg, r.net); err != nil {
 			return step.Metrics{}, 0, err
 		}
 	}
@@ -320,32 +313,21 @@ func (r *runner) trainStep() (step.Metrics, float64, error) {
 func nonFinite(grads map[string]*tensors.Tensor) []string {
 	var bad []string
 	for path, g := range grads {
-		finite := true
 		if g.DType() == dtypes.Float32 {
 			_ = tensors.ConstFlatData(g, func(flat []float32) {
-				for _, v := range flat {
-					if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-						finite = false
-						return
-					}
+				if slices.ContainsFunc(flat, func(v float32) bool { return math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) }) {
+					bad = append(bad, path)
 				}
 			})
-		}
-		if !finite {
-			bad = append(bad, path)
 		}
 	}
 	slices.Sort(bad)
 	return bad
 }
 
-// guard returns the frequency guard's caps by target-variable name (step.Optimizer.Guard), nil when the
-// run has no guard or no layer with a trainable target frequency.
-func (r *runner) guard() (map[string]float64, error) { return guardCaps(r.cfg, r.net) }
-
-// guardCaps returns the frequency guard's caps of cfg's run on net by target-variable name, nil when the
-// run has no guard or no layer with a trainable target frequency; a safety fraction that leaves no target
-// frequency is an error.
+// guardCaps returns the frequency guard's caps of cfg's run on net by target-variable name
+// (step.Optimizer.Guard), nil when the run has no guard or no layer with a trainable target frequency; a
+// safety fraction that leaves no target frequency is an error.
 func guardCaps(cfg Config, net Network) (map[string]float64, error) {
 	if cfg.FreqGuardSafety == 0 {
 		return nil, nil
@@ -426,10 +408,8 @@ func (r *runner) trainEpoch(epoch int, started time.Time, progress ProgressFunc)
 				return Epoch{}, &NaNError{Epoch: epoch + 1, Step: step + 1, Gradients: r.badGradients}, nil
 			}
 			skipped = append(skipped, step+1)
-			if r.warn != nil {
-				r.warn(fmt.Sprintf("epoch %d, step %d: the gradients of %s are NaN or infinite with a finite loss: update skipped",
-					epoch+1, step+1, namesList(r.badGradients)))
-			}
+			r.warn(fmt.Sprintf("epoch %d, step %d: the gradients of %s are NaN or infinite with a finite loss: update skipped",
+				epoch+1, step+1, namesList(r.badGradients)))
 		} else {
 			lr = stepLR // a skipped step applied no learning rate (trainStep returns 0)
 		}
@@ -442,11 +422,9 @@ func (r *runner) trainEpoch(epoch int, started time.Time, progress ProgressFunc)
 			sumRates[i] += m.Rates[i]
 		}
 		seen += n
-		if progress != nil {
-			progress(Progress{Phase: PhaseStep, Epoch: epoch + 1, Epochs: r.cfg.Epochs, Step: step + 1,
-				Steps: r.steps, Loss: sumLoss / float64(seen), Acc: sumCorrect / float64(seen),
-				FiringRates: scale(sumRates, 1/float64(seen)), Elapsed: time.Since(started)})
-		}
+		progress(Progress{Phase: PhaseStep, Epoch: epoch + 1, Epochs: r.cfg.Epochs, Step: step + 1,
+			Steps: r.steps, Loss: sumLoss / float64(seen), Acc: sumCorrect / float64(seen),
+			FiringRates: scale(sumRates, 1/float64(seen)), Elapsed: time.Since(started)})
 	}
 	return Epoch{
 		Epoch:         epoch + 1,
@@ -497,31 +475,10 @@ func scale(v []float64, s float64) []float64 {
 	return out
 }
 
-// loadDataset returns opts.Dataset or loads cfg.Dataset, keeping the first cfg.TrainLimit training and
-// cfg.TestLimit test examples when those are positive.
-func loadDataset(cfg Config, opts Options) (*data.Dataset, error) {
-	ds := opts.Dataset
-	if ds == nil {
-		var err error
-		if ds, err = data.Load(cfg.Dataset, cfg.DataOptions(opts.DataDir)); err != nil {
-			return nil, err
-		}
-	} else if err := ds.Validate(); err != nil {
-		return nil, err
-	}
-	if cfg.TrainLimit == 0 && cfg.TestLimit == 0 {
-		return ds, nil
-	}
-	out := *ds
-	out.Train = ds.Train.Head(cfg.TrainLimit)
-	out.Test = ds.Test.Head(cfg.TestLimit)
-	return &out, nil
-}
-
-// loadRunData loads the dataset of a run (loadDataset), splits it by the run's protocol and checks
+// loadRunData loads the dataset of a run (LoadDataset), splits it by the run's protocol and checks
 // that the run fits it (checkRun); a protocol the dataset cannot serve is an InputError.
 func loadRunData(cfg Config, opts Options) (*data.Dataset, splits, error) {
-	ds, err := loadDataset(cfg, opts)
+	ds, err := LoadDataset(cfg, opts)
 	if err != nil {
 		return nil, splits{}, err
 	}
@@ -548,17 +505,6 @@ func backendOf(opts Options) (compute.Backend, string, error) {
 	return opts.Backend, name, nil
 }
 
-// newContext returns a scope holding cfg as hyperparameters, with its random number generator seeded
-// from cfg.Seed (initialization and dropout masks).
-func newContext(cfg Config) (*mlmodel.Scope, error) {
-	scope, err := loadContext(cfg.Seed)
-	if err != nil {
-		return nil, err
-	}
-	cfg.SetParams(scope)
-	return scope, nil
-}
-
 // loadContext returns a root scope with the random number generator seeded from seed and no configuration:
 // a checkpoint loaded into it brings its own hyperparameters, and the keys it lacks stay missing.
 func loadContext(seed int64) (*mlmodel.Scope, error) {
@@ -576,6 +522,12 @@ func loadContext(seed int64) (*mlmodel.Scope, error) {
 // uninterrupted one (wall times aside). A NaN or infinite loss stops training with a *NaNError.
 func TrainModel(cfg Config, opts Options) (*Result, error) {
 	started := time.Now()
+	if opts.Progress == nil {
+		opts.Progress = func(Progress) {}
+	}
+	if opts.Warn == nil {
+		opts.Warn = func(string) {}
+	}
 	cfg = cfg.Resolved()
 	// A resumed run's hyperparameters come from its checkpoint alone (keys it lacks mean the semantics it
 	// was trained with, see ConfigFromContext): the store gets cfg's only when no checkpoint is loaded.
@@ -588,9 +540,6 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 		from   *inspected
 	)
 	if opts.Dir != "" {
-		if !opts.Resume && HasCheckpoint(opts.Dir) {
-			return nil, fmt.Errorf("%w: %s (use --resume to continue it, or another directory)", ErrRunExists, opts.Dir)
-		}
 		loaded, from, err = openCheckpoints(scope, opts)
 		if err != nil {
 			return nil, err
@@ -644,7 +593,7 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 		return nil, err
 	}
 	progress := opts.Progress
-	if resumed && progress != nil {
+	if resumed {
 		progress(Progress{Phase: PhaseResumed, Epoch: len(history), Epochs: cfg.Epochs,
 			Message: fmt.Sprintf("resuming %s after epoch %d of %d", opts.Dir, len(history), cfg.Epochs)})
 	}
@@ -670,7 +619,7 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 		Semantics: cfg.Semantics(),
 	}
 	segment := newSegment(len(history)+1, started, backendName, res.Engine)
-	if len(history) < cfg.Epochs && progress != nil {
+	if len(history) < cfg.Epochs {
 		progress(Progress{Phase: PhaseCompile, Epoch: len(history) + 1, Epochs: cfg.Epochs,
 			Message: fmt.Sprintf("compiling %s (%s, M=%d, width %d) on %s ...", cfg.Model, cfg.Dataset, cfg.M,
 				cfg.Width, backendName)})
@@ -689,9 +638,7 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 			}
 			return nil, nanErr
 		}
-		if progress != nil {
-			progress(Progress{Phase: PhaseEval, Epoch: epoch + 1, Epochs: cfg.Epochs, Elapsed: time.Since(started)})
-		}
+		progress(Progress{Phase: PhaseEval, Epoch: epoch + 1, Epochs: cfg.Epochs, Elapsed: time.Since(started)})
 		// The selection split (validation, else test) is evaluated once: its accuracy and its firing
 		// rates without dropout.
 		if sp.val != nil {
@@ -723,11 +670,8 @@ func TrainModel(cfg Config, opts Options) (*Result, error) {
 				return nil, fmt.Errorf("saving checkpoint of epoch %d: %w", epoch+1, err)
 			}
 		}
-		if progress != nil {
-			e := ep
-			progress(Progress{Phase: PhaseEpoch, Epoch: epoch + 1, Epochs: cfg.Epochs, Result: &e,
-				Elapsed: time.Since(started)})
-		}
+		e := ep
+		progress(Progress{Phase: PhaseEpoch, Epoch: epoch + 1, Epochs: cfg.Epochs, Result: &e, Elapsed: time.Since(started)})
 	}
 	if n := model.CountParams(scope.At("%s", modelScope)); n > 0 {
 		res.ParameterCount = n

@@ -92,7 +92,7 @@ func TestLoadDatasetLimits(t *testing.T) {
 	ds := tinyDataset(t)
 	cfg := DefaultConfig()
 	cfg.TrainLimit, cfg.TestLimit = 10, 3
-	got, err := loadDataset(cfg, Options{Dataset: ds})
+	got, err := LoadDataset(cfg, Options{Dataset: ds})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestLoadDatasetLimits(t *testing.T) {
 		}
 	}
 	cfg.TrainLimit, cfg.TestLimit = 0, 0
-	if got, _ := loadDataset(cfg, Options{Dataset: ds}); got != ds {
+	if got, _ := LoadDataset(cfg, Options{Dataset: ds}); got != ds {
 		t.Error("no limits: the dataset should be used as it is")
 	}
 }
