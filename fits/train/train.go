@@ -15,6 +15,7 @@ import (
 	"github.com/fits-snn/fits/fits/step"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 	"github.com/gomlx/gomlx/core/tensors"
 	mlmodel "github.com/gomlx/gomlx/ml/model"
@@ -203,11 +204,9 @@ type runner struct {
 	opt           *step.Optimizer
 	masks         *step.Masks
 	steps         int // training steps per epoch
-	// Batch buffers.
-	x      []float32
-	labels []int32
-	mask   []float32
-	dims   []int
+	// The batch: tensors allocated once and written in place by fill ([batch, time, features], [batch],
+	// [batch]), so that a step allocates no batch-sized garbage.
+	x, labels, mask *tensors.Tensor
 }
 
 // newEngine builds the runner's engine: step.New (a variable so that a test can wrap the engine).
@@ -219,10 +218,9 @@ func newRunner(cfg Config, sp splits, net Network, scope *mlmodel.Scope, b compu
 	r.cfg.Batch = effectiveBatch(cfg, sp) // never a buffer larger than every split
 	r.steps = (sp.train.N + cfg.Batch - 1) / cfg.Batch
 	set := sp.train
-	r.x = make([]float32, cfg.Batch*set.T*set.F)
-	r.labels = make([]int32, cfg.Batch)
-	r.mask = make([]float32, cfg.Batch)
-	r.dims = append([]int{cfg.Batch}, set.Shape()...)
+	r.x = tensors.FromShape(shapes.Make(dtypes.Float32, append([]int{cfg.Batch}, set.Shape()...)...))
+	r.labels = tensors.FromShape(shapes.Make(dtypes.Int32, cfg.Batch))
+	r.mask = tensors.FromShape(shapes.Make(dtypes.Float32, cfg.Batch))
 	mctx := scope.At("%s", modelScope)
 	if err := step.InitVariables(b, mctx, net.Net); err != nil {
 		return nil, err
@@ -243,6 +241,9 @@ func newRunner(cfg Config, sp splits, net Network, scope *mlmodel.Scope, b compu
 
 // close frees the compiled graphs.
 func (r *runner) close() {
+	for _, t := range []*tensors.Tensor{r.x, r.labels, r.mask} {
+		t.MustFinalizeAll()
+	}
 	for _, c := range []interface{ Close() }{r.engine, r.opt, r.masks} {
 		if c != nil && !isNilCloser(c) {
 			c.Close()
@@ -262,15 +263,12 @@ func isNilCloser(c interface{ Close() }) bool {
 
 // batch returns the batch buffers as tensors; the caller finalizes them.
 func (r *runner) batch() step.Batch {
-	return step.Batch{
-		X:      tensors.FromFlatDataAndDimensions(append([]float32(nil), r.x...), r.dims...),
-		Labels: tensors.FromFlatDataAndDimensions(append([]int32(nil), r.labels...), len(r.labels)),
-		Mask:   tensors.FromFlatDataAndDimensions(append([]float32(nil), r.mask...), len(r.mask)),
-	}
+	return step.Batch{X: r.x, Labels: r.labels, Mask: r.mask}
 }
 
+// freeBatch frees what a step added to the runner's batch (the dropout masks); the batch tensors stay.
 func freeBatch(b step.Batch) {
-	for _, t := range append([]*tensors.Tensor{b.X, b.Labels, b.Mask}, b.Dropout...) {
+	for _, t := range b.Dropout {
 		t.MustFinalizeAll()
 	}
 }
@@ -373,16 +371,22 @@ func guardCaps(cfg Config, net Network) (map[string]float64, error) {
 // example with mask 0. It returns the number of valid examples.
 func (r *runner) fill(set *data.Set, idx []int) int {
 	n := set.T * set.F
-	for j := range r.labels {
-		src := idx[0]
-		r.mask[j] = 0
-		if j < len(idx) {
-			src = idx[j]
-			r.mask[j] = 1
-		}
-		set.ExampleInto(src, r.x[j*n:(j+1)*n])
-		r.labels[j] = set.Labels[src]
-	}
+	tensors.MustMutableFlatData(r.x, func(x []float32) {
+		tensors.MustMutableFlatData(r.labels, func(labels []int32) {
+			tensors.MustMutableFlatData(r.mask, func(mask []float32) {
+				for j := range labels {
+					src := idx[0]
+					mask[j] = 0
+					if j < len(idx) {
+						src = idx[j]
+						mask[j] = 1
+					}
+					set.ExampleInto(src, x[j*n:(j+1)*n])
+					labels[j] = set.Labels[src]
+				}
+			})
+		})
+	})
 	return len(idx)
 }
 
