@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/fits/events"
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/step"
@@ -205,8 +206,10 @@ type runner struct {
 	masks         *step.Masks
 	steps         int // training steps per epoch
 	// The batch: tensors allocated once and written in place by fill ([batch, time, features], [batch],
-	// [batch]), so that a step allocates no batch-sized garbage.
+	// [batch]), so that a step allocates no batch-sized garbage. With events (an engine that takes the
+	// input as events, on spikes, counts or pixels) x is nil: no dense input is ever made.
 	x, labels, mask *tensors.Tensor
+	events          *step.InputEvents
 }
 
 // newEngine builds the runner's engine: step.New (a variable so that a test can wrap the engine).
@@ -217,8 +220,6 @@ func newRunner(cfg Config, sp splits, net Network, scope *mlmodel.Scope, b compu
 	r := &runner{cfg: cfg, sp: sp, net: net, scope: scope, backend: b}
 	r.cfg.Batch = effectiveBatch(cfg, sp) // never a buffer larger than every split
 	r.steps = (sp.train.N + cfg.Batch - 1) / cfg.Batch
-	set := sp.train
-	r.x = tensors.FromShape(shapes.Make(dtypes.Float32, append([]int{cfg.Batch}, set.Shape()...)...))
 	r.labels = tensors.FromShape(shapes.Make(dtypes.Int32, cfg.Batch))
 	r.mask = tensors.FromShape(shapes.Make(dtypes.Float32, cfg.Batch))
 	mctx := scope.At("%s", modelScope)
@@ -236,13 +237,21 @@ func newRunner(cfg Config, sp splits, net Network, scope *mlmodel.Scope, b compu
 		r.close()
 		return nil, err
 	}
+	dims := append([]int{r.cfg.Batch}, sp.train.Shape()...)
+	if step.AcceptsInputEvents(r.engine) && sp.train.Encoding() != data.Float32 {
+		r.events = &step.InputEvents{Dims: dims}
+	} else {
+		r.x = tensors.FromShape(shapes.Make(dtypes.Float32, dims...))
+	}
 	return r, nil
 }
 
 // close frees the compiled graphs.
 func (r *runner) close() {
 	for _, t := range []*tensors.Tensor{r.x, r.labels, r.mask} {
-		t.MustFinalizeAll()
+		if t != nil {
+			t.MustFinalizeAll()
+		}
 	}
 	for _, c := range []interface{ Close() }{r.engine, r.opt, r.masks} {
 		if c != nil && !isNilCloser(c) {
@@ -263,7 +272,7 @@ func isNilCloser(c interface{ Close() }) bool {
 
 // batch returns the batch buffers as tensors; the caller finalizes them.
 func (r *runner) batch() step.Batch {
-	return step.Batch{X: r.x, Labels: r.labels, Mask: r.mask}
+	return step.Batch{X: r.x, Events: r.events, Labels: r.labels, Mask: r.mask}
 }
 
 // freeBatch frees what a step added to the runner's batch (the dropout masks); the batch tensors stay.
@@ -370,22 +379,37 @@ func guardCaps(cfg Config, net Network) (map[string]float64, error) {
 // fill copies the examples idx of set into the batch buffers; the rest of the batch repeats the first
 // example with mask 0. It returns the number of valid examples.
 func (r *runner) fill(set *data.Set, idx []int) int {
+	src := func(j int) int { // the example in row j of the batch
+		if j < len(idx) {
+			return idx[j]
+		}
+		return idx[0]
+	}
+	batch := r.cfg.Batch
+	tensors.MustMutableFlatData(r.labels, func(labels []int32) {
+		tensors.MustMutableFlatData(r.mask, func(mask []float32) {
+			for j := range batch {
+				labels[j], mask[j] = set.Labels[src(j)], 0
+				if j < len(idx) {
+					mask[j] = 1
+				}
+			}
+		})
+	})
+	if r.events != nil {
+		s := events.Shape{Rows: batch * set.T, In: set.F, Out: r.net.Net.Blocks[0].OutDims[0]}
+		if err := events.Record(s, &r.events.Rec, func(row int, ix []int32, vals []float32) ([]int32, []float32) {
+			return set.AppendEvents(src(row/set.T), row%set.T, ix, vals)
+		}); err != nil {
+			panic(err) // data.Set.AppendEvents writes increasing positions in [0, F)
+		}
+		return len(idx)
+	}
 	n := set.T * set.F
 	tensors.MustMutableFlatData(r.x, func(x []float32) {
-		tensors.MustMutableFlatData(r.labels, func(labels []int32) {
-			tensors.MustMutableFlatData(r.mask, func(mask []float32) {
-				for j := range labels {
-					src := idx[0]
-					mask[j] = 0
-					if j < len(idx) {
-						src = idx[j]
-						mask[j] = 1
-					}
-					set.ExampleInto(src, x[j*n:(j+1)*n])
-					labels[j] = set.Labels[src]
-				}
-			})
-		})
+		for j := range batch {
+			set.ExampleInto(src(j), x[j*n:(j+1)*n])
+		}
 	})
 	return len(idx)
 }
