@@ -3,6 +3,7 @@ package data
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -102,6 +103,40 @@ func (st *store) expand(j int, dst []float32) {
 			copy(dst[8*full:st.size], bitLevels[row[full]][:rest])
 		}
 	}
+}
+
+// appendEvents appends to idx and vals the positions (from 0) and values of the nonzero entries (NaN counts)
+// among values [from, from+n) of stored example j, in increasing position.
+func (st *store) appendEvents(j, from, n int, idx []int32, vals []float32) ([]int32, []float32) {
+	switch st.enc {
+	case Float32:
+		for k, v := range st.f32[j*st.size+from : j*st.size+from+n] {
+			if v != 0 || v != v {
+				idx, vals = append(idx, int32(k)), append(vals, v)
+			}
+		}
+	case Bytes:
+		for k, b := range st.raw[j*st.stride+from : j*st.stride+from+n] {
+			if v := st.levels[b]; v != 0 || v != v {
+				idx, vals = append(idx, int32(k)), append(vals, v)
+			}
+		}
+	case Bits:
+		row := st.raw[j*st.stride : (j+1)*st.stride]
+		for k := from; k < from+n; {
+			b := row[k>>3] >> (k & 7) // the bits of values k, k+1, … in this byte
+			if b == 0 {
+				k += 8 - k&7
+				continue
+			}
+			k += bits.TrailingZeros8(b)
+			if k < from+n {
+				idx, vals = append(idx, int32(k-from)), append(vals, 1)
+			}
+			k++
+		}
+	}
+	return idx, vals
 }
 
 // Set is one split of a dataset: N examples of T time bins of F features and their labels. The inputs are
@@ -268,6 +303,18 @@ func (s *Set) ExampleInto(i int, dst []float32) {
 	}
 	s.st.expand(s.row(i), dst)
 	runtime.KeepAlive(s.st) // a mapped file stays mapped until the last read
+}
+
+// AppendEvents appends to idx and vals the events of time bin t of example i: the feature positions, in
+// increasing order, and the values of its nonzero inputs (the event-driven form of what ExampleInto writes
+// at [t, :], read without expanding the example). It returns the two slices.
+func (s *Set) AppendEvents(i, t int, idx []int32, vals []float32) ([]int32, []float32) {
+	if t < 0 || t >= s.T {
+		panic(fmt.Sprintf("data: time bin %d of an example of %d", t, s.T))
+	}
+	idx, vals = s.st.appendEvents(s.row(i), t*s.F, s.F, idx, vals)
+	runtime.KeepAlive(s.st)
+	return idx, vals
 }
 
 // ExamplesInto writes the examples idx, one after another, into dst ([len(idx), T, F]), which must hold

@@ -65,6 +65,27 @@ func TestEncodingsRoundTrip(t *testing.T) {
 					t.Fatalf("example %d: %v", i, buf)
 				}
 			}
+			// The events of every time bin: the nonzero values of the dense example (NaN included), in
+			// increasing position, read through a view that reverses the examples.
+			rev := s.Subset([]int{8, 7, 6, 5, 4, 3, 2, 1, 0})
+			var idx []int32
+			var vals []float32
+			for i := range n {
+				s.ExampleInto(n-1-i, buf)
+				for tb := range tc.T {
+					var wantIdx []int32
+					var wantVals []float32
+					for f, v := range buf[tb*tc.F : (tb+1)*tc.F] {
+						if v != 0 || v != v {
+							wantIdx, wantVals = append(wantIdx, int32(f)), append(wantVals, v)
+						}
+					}
+					idx, vals = rev.AppendEvents(i, tb, append(idx[:0], -7), append(vals[:0], -7))
+					if idx[0] != -7 || vals[0] != -7 || !slices.Equal(idx[1:], wantIdx) || !bitsEqual(vals[1:], wantVals) {
+						t.Fatalf("events of example %d, bin %d: %v %v, want %v %v", i, tb, idx[1:], vals[1:], wantIdx, wantVals)
+					}
+				}
+			}
 			// The bytes held: a bit, a byte or four bytes per value.
 			want := map[Encoding]int64{Bits: int64(n * BitsLen(tc.T*tc.F)), Bytes: int64(len(x)), Float32: 4 * int64(len(x))}[tc.want]
 			if s.StorageBytes() != want || s.DenseBytes() != 4*int64(len(x)) {

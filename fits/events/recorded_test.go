@@ -61,6 +61,31 @@ func TestRecordedSameBits(t *testing.T) {
 				if !sameBits(rgw, gw) || !sameBits(rgb, gb) {
 					t.Error("GradientsRecorded differs from Gradients")
 				}
+				// The same events given row by row (as an input held as bits is), without x.
+				var given events.Recorded
+				if err := events.Record(s, &given, func(r int, idx []int32, vals []float32) ([]int32, []float32) {
+					for i, v := range x[r*s.In : (r+1)*s.In] {
+						if v != 0 {
+							idx, vals = append(idx, int32(i)), append(vals, v)
+						}
+					}
+					return idx, vals
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if given.Shape() != s || given.Events() != want || given.Density() != float64(want)/float64(s.Rows*s.In) {
+					t.Errorf("Record: shape %+v, %d events, density %g", given.Shape(), given.Events(), given.Density())
+				}
+				runtime.GOMAXPROCS(procs[0])
+				if err := events.ForwardRecorded(&given, w, b, got); err != nil {
+					t.Fatal(err)
+				}
+				if !sameBits(got, y) {
+					t.Error("ForwardRecorded's y differs from Forward's")
+				}
+				if rgw, rgb, err = events.GradientsRecorded(s, &given, cot); err != nil || !sameBits(rgw, gw) || !sameBits(rgb, gb) {
+					t.Errorf("GradientsRecorded of Record's events differs from Gradients (%v)", err)
+				}
 			})
 		}
 	}
@@ -73,4 +98,49 @@ func TestRecordedSameBits(t *testing.T) {
 // sameBits reports whether a and b hold the same float32 bits (NaN included).
 func sameBits(a, b []float32) bool {
 	return slices.EqualFunc(a, b, func(u, v float32) bool { return math.Float32bits(u) == math.Float32bits(v) })
+}
+
+// TestRecordRefuses: Record refuses positions that are out of range, repeated or decreasing, and values
+// that do not pair with positions, leaving the recording empty; ForwardRecorded refuses an empty recording
+// and arrays of the wrong size.
+func TestRecordRefuses(t *testing.T) {
+	s := events.Shape{Rows: 4, In: 5, Out: 3}
+	for name, row := range map[string]func(r int, idx []int32, vals []float32) ([]int32, []float32){
+		"out of range": func(r int, idx []int32, vals []float32) ([]int32, []float32) {
+			return append(idx, 5), append(vals, 1)
+		},
+		"negative": func(r int, idx []int32, vals []float32) ([]int32, []float32) {
+			return append(idx, -1), append(vals, 1)
+		},
+		"repeated": func(r int, idx []int32, vals []float32) ([]int32, []float32) {
+			return append(idx, 2, 2), append(vals, 1, 1)
+		},
+		"decreasing in row 3": func(r int, idx []int32, vals []float32) ([]int32, []float32) {
+			if r == 3 {
+				return append(idx, 3, 1), append(vals, 1, 1)
+			}
+			return idx, vals
+		},
+		"unpaired values": func(r int, idx []int32, vals []float32) ([]int32, []float32) {
+			return append(idx, 1), vals
+		},
+	} {
+		var rec events.Recorded
+		if err := events.Record(s, &rec, row); err == nil {
+			t.Errorf("%s: Record accepted it", name)
+		}
+		if rec.Shape() != (events.Shape{}) {
+			t.Errorf("%s: Record left shape %+v", name, rec.Shape())
+		}
+		if err := events.ForwardRecorded(&rec, make([]float32, 15), make([]float32, 3), make([]float32, 12)); err == nil {
+			t.Errorf("%s: ForwardRecorded accepted an empty recording", name)
+		}
+	}
+	var rec events.Recorded
+	if err := events.Record(s, &rec, func(r int, idx []int32, vals []float32) ([]int32, []float32) { return idx, vals }); err != nil {
+		t.Fatal(err)
+	}
+	if err := events.ForwardRecorded(&rec, make([]float32, 15), make([]float32, 3), make([]float32, 11)); err == nil {
+		t.Error("ForwardRecorded accepted y of the wrong size")
+	}
 }

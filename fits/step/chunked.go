@@ -361,16 +361,27 @@ func (e *chunked) zeroState(be *blockExecs, batch int) []*tensors.Tensor {
 // evaluation). It returns each block's input h (x first, then each block's output after dropout), each
 // block's current, the starting state of every chunk (when save), and the rate sums.
 func (e *chunked) forwardPass(b Batch, drop dropouts, training, save bool) (hs, curs []*tensors.Tensor, saved [][][]*tensors.Tensor, rates []float64, err error) {
-	batch, steps := b.X.Shape().Dimensions[0], b.X.Shape().Dimensions[1]
+	dims := b.inputDims()
+	batch, steps := dims[0], dims[1]
 	if !e.rec.kernel {
 		if err = e.prepare(steps); err != nil {
 			return
 		}
 	}
-	hs = []*tensors.Tensor{b.X}
+	hs = []*tensors.Tensor{b.X} // nil when the first block's synapse reads b.Events
 	saved = make([][][]*tensors.Tensor, len(e.blocks))
 	density := 1.0 // the fraction of nonzero entries of the block's input (fused engine)
-	if e.rec.kernel && len(e.blocks) > 0 && e.blocks[0].b.Dense {
+	var given *events.Recorded
+	switch {
+	case b.X == nil:
+		given, density = &b.Events.Rec, b.Events.Rec.Density()
+		if !e.useEvents(e.blocks[0], dims, density) {
+			if hs[0], err = e.denseInput(b.Events); err != nil {
+				return
+			}
+			given = nil
+		}
+	case e.rec.kernel && len(e.blocks) > 0 && e.blocks[0].b.Dense:
 		if err = hostViews([]*tensors.Tensor{b.X}, func(v [][]float32) error {
 			density = events.Density(v[0])
 			return nil
@@ -381,7 +392,12 @@ func (e *chunked) forwardPass(b Batch, drop dropouts, training, save bool) (hs, 
 	for i, be := range e.blocks {
 		var outs []*tensors.Tensor
 		var cur *tensors.Tensor
-		if cur, err = e.synapseForward(be, hs[i], density, training); err != nil {
+		if i == 0 && given != nil {
+			cur, err = e.synapseForwardGiven(be, dims, given)
+		} else {
+			cur, err = e.synapseForward(be, hs[i], density, training)
+		}
+		if err != nil {
 			return
 		}
 		curs = append(curs, cur)
@@ -486,7 +502,7 @@ func (e *chunked) dropout(b Batch) (dropouts, error) {
 // OutDims...] tensor per block, each from its fits/dropmask key (dropmask.MaskGraph: the values
 // StepMasks.Tensors draws on the host), so only a scalar per block goes from the host to the device.
 func (e *chunked) deviceStepMasks(b Batch) ([]*tensors.Tensor, error) {
-	d := b.X.Shape().Dimensions
+	d := b.inputDims()
 	masks := make([]*tensors.Tensor, 0, len(e.blocks))
 	for i, be := range e.blocks {
 		dims := append([]int{d[0], d[1]}, be.b.OutDims...)
@@ -582,7 +598,7 @@ func (e *chunked) Gradients(b Batch) (m Metrics, grads map[string]*tensors.Tenso
 	for j, name := range e.readout {
 		grads[name] = outs[3+j]
 	}
-	batch := b.X.Shape().Dimensions[0]
+	batch := b.inputDims()[0]
 	for i := len(e.blocks) - 1; i >= 0; i-- {
 		be := e.blocks[i]
 		if e.rec.kernel {

@@ -5,6 +5,8 @@ import (
 
 	"github.com/fits-snn/fits/fits/events"
 	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
@@ -30,6 +32,9 @@ type eventExecs struct {
 	// backward's weight gradient reads instead of compacting h again.
 	recorded    events.Recorded
 	recordedFor *tensors.Tensor
+	// given are the events of the first block's input when the batch gave them (Batch.Events) and the
+	// synapse ran on them; the backward's weight gradient reads them.
+	given *events.Recorded
 }
 
 // buildEvents prepares block i (a model.Block with Dense set) for event-driven synapses.
@@ -50,9 +55,8 @@ func (e *chunked) buildEvents(backend compute.Backend, i int, be *blockExecs) er
 	return err
 }
 
-// denseShape is the event-driven view of block be's synapse on h [batch, T, in...].
-func denseShape(be *blockExecs, h *tensors.Tensor) events.Shape {
-	d := h.Shape().Dimensions
+// denseShape is the event-driven view of block be's synapse on an input of dims [batch, T, in...].
+func denseShape(be *blockExecs, d []int) events.Shape {
 	s := events.Shape{Rows: d[0] * d[1], In: 1, Out: be.b.OutDims[0]}
 	for _, v := range d[2:] {
 		s.In *= v
@@ -60,22 +64,41 @@ func denseShape(be *blockExecs, h *tensors.Tensor) events.Shape {
 	return s
 }
 
-// useEvents reports whether block be's synapse runs event-driven on an input with this fraction of
-// nonzero entries.
-func (e *chunked) useEvents(be *blockExecs, h *tensors.Tensor, density float64) bool {
+// useEvents reports whether block be's synapse runs event-driven on an input of dims [batch, T, in...]
+// with this fraction of nonzero entries.
+func (e *chunked) useEvents(be *blockExecs, dims []int, density float64) bool {
 	if !e.rec.kernel || !be.b.Dense || be.weights == nil || density > EventsMaxDensity || len(be.b.OutDims) != 1 {
 		return false
 	}
-	s := denseShape(be, h)
+	s := denseShape(be, dims)
 	return be.weights.Shape().Size() == s.In*s.Out && be.biases.Shape().Size() == s.Out
+}
+
+// synapseForwardGiven is synapseForward of the first block from the events the batch gave (useEvents
+// having said yes), without a dense input.
+func (e *chunked) synapseForwardGiven(be *blockExecs, dims []int, given *events.Recorded) (*tensors.Tensor, error) {
+	be.eventDriven, be.recordedFor, be.given = true, nil, given
+	return e.hostOutput(&be.curOut, append([]int{dims[0], dims[1]}, be.b.OutDims...), func(y []float32) error {
+		return hostViews([]*tensors.Tensor{be.weights.MustValue(), be.biases.MustValue()}, func(v [][]float32) error {
+			return events.ForwardRecorded(given, v[0], v[1], y)
+		})
+	})
+}
+
+// denseInput expands a batch's input events into the dense input [batch, T, in...] they stand for, freed
+// with the call's arena: for a first block that does not run event-driven on them.
+func (e *chunked) denseInput(in *InputEvents) (*tensors.Tensor, error) {
+	x := tensors.FromShape(shapes.Make(dtypes.Float32, in.Dims...))
+	e.mem.keep(x)
+	return x, tensors.MutableFlatData(x, func(flat []float32) { in.Rec.Expand(flat) })
 }
 
 // synapseForward returns block be's current [batch, T, OutDims...] for its input h, event-driven when
 // useEvents says so (density is the fraction of nonzero entries of h), else by the block's synapse graph.
 // With record (a training step), the event-driven forward records h's events for eventsBackward.
 func (e *chunked) synapseForward(be *blockExecs, h *tensors.Tensor, density float64, record bool) (*tensors.Tensor, error) {
-	be.eventDriven = e.useEvents(be, h, density)
-	be.recordedFor = nil
+	be.eventDriven = e.useEvents(be, h.Shape().Dimensions, density)
+	be.recordedFor, be.given = nil, nil
 	if !be.eventDriven {
 		outs, err := e.times.exec(be.synapse, h)
 		if err != nil {
@@ -84,7 +107,7 @@ func (e *chunked) synapseForward(be *blockExecs, h *tensors.Tensor, density floa
 		e.mem.keep(outs[0])
 		return outs[0], nil
 	}
-	s := denseShape(be, h)
+	s := denseShape(be, h.Shape().Dimensions)
 	dims := append([]int{h.Shape().Dimensions[0], h.Shape().Dimensions[1]}, be.b.OutDims...)
 	return e.hostOutput(&be.curOut, dims, func(y []float32) error {
 		return hostViews([]*tensors.Tensor{h, be.weights.MustValue(), be.biases.MustValue()}, func(v [][]float32) error {
@@ -122,17 +145,25 @@ func (e *chunked) selectable(i int) bool {
 // prev, the block before, wrote a selection for h's shape in this step's forward, the cotangent of h is
 // computed at the selected entries only (SelectedCotangents).
 func (e *chunked) eventsBackward(be *blockExecs, i int, h, cotCur *tensors.Tensor, prev *blockExecs, grads map[string]*tensors.Tensor) (*tensors.Tensor, error) {
-	s := denseShape(be, h)
 	var gw, gb []float32
-	err := hostViews([]*tensors.Tensor{h, cotCur}, func(v [][]float32) error {
-		var err error
-		if be.recordedFor == h && be.recorded.Shape() == s {
-			gw, gb, err = events.GradientsRecorded(s, &be.recorded, v[1])
-		} else {
-			gw, gb, err = events.Gradients(s, v[0], v[1])
-		}
-		return err
-	})
+	var err error
+	if h == nil { // the first block ran on the events the batch gave
+		err = hostViews([]*tensors.Tensor{cotCur}, func(v [][]float32) error {
+			gw, gb, err = events.GradientsRecorded(be.given.Shape(), be.given, v[0])
+			return err
+		})
+	} else {
+		s := denseShape(be, h.Shape().Dimensions)
+		err = hostViews([]*tensors.Tensor{h, cotCur}, func(v [][]float32) error {
+			var err error
+			if be.recordedFor == h && be.recorded.Shape() == s {
+				gw, gb, err = events.GradientsRecorded(s, &be.recorded, v[1])
+			} else {
+				gw, gb, err = events.Gradients(s, v[0], v[1])
+			}
+			return err
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +175,7 @@ func (e *chunked) eventsBackward(be *blockExecs, i int, h, cotCur *tensors.Tenso
 	if prev != nil && prev.selShape.Batch > 0 && prev.selShape == kernelShape(h.Shape().Dimensions) {
 		return e.hostOutput(&be.cotIn, h.Shape().Dimensions, func(out []float32) error {
 			return hostViews([]*tensors.Tensor{cotCur, be.weights.MustValue()}, func(v [][]float32) error {
-				return events.SelectedInputCotangent(s, v[0], v[1], prev.sel, out)
+				return events.SelectedInputCotangent(denseShape(be, h.Shape().Dimensions), v[0], v[1], prev.sel, out)
 			})
 		})
 	}

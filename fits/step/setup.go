@@ -141,7 +141,7 @@ func graphMasks(net model.Net, b Batch) (masks []*tensors.Tensor, owned bool, er
 	case net.Dropout <= 0:
 		return nil, false, nil
 	case net.StepDropout():
-		d := b.X.Shape().Dimensions
+		d := b.inputDims()
 		masks, err = b.StepMasks.Tensors(net, d[0], d[1])
 		return masks, true, err
 	}

@@ -24,8 +24,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fits-snn/fits/fits/events"
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/tensors"
 	mlmodel "github.com/gomlx/gomlx/ml/model"
@@ -73,8 +75,13 @@ func DefaultChunk(steps int) int {
 
 // Batch is one batch of examples.
 type Batch struct {
-	// X is the input [batch, time, InputDims...] (float32).
+	// X is the input [batch, time, InputDims...] (float32). It may be nil when Events holds the input and
+	// the engine takes it that way (AcceptsInputEvents).
 	X *tensors.Tensor
+	// Events is the input as events instead of values, or nil: the nonzero entries of each of its
+	// batch·time rows of features (InputEvents). Set it without X for an engine that AcceptsInputEvents, so
+	// that no dense [batch, time, features] array is made (the whole point for spike inputs).
+	Events *InputEvents
 	// Labels are the classes [batch] (int32); ignored without a classifier.
 	Labels *tensors.Tensor
 	// Mask is 1 for real examples and 0 for padding, [batch] (float32).
@@ -334,14 +341,52 @@ func labelsOf(b Batch) *tensors.Tensor {
 	return b.Labels
 }
 
+// InputEvents is a batch's input [batch, time, InputDims...] given as the events of its batch·time rows:
+// the positions and values of each row's nonzero features, as events.Record writes them (its Shape: Rows =
+// batch·time, In = the product of InputDims, Out = the first block's output width).
+type InputEvents struct {
+	Dims []int // [batch, time, InputDims...]
+	Rec  events.Recorded
+}
+
+// AcceptsInputEvents reports whether engine e runs a batch given as Events without X: the fused engine on a
+// network whose first block is dense (its event-driven synapse reads the events; when they are too dense
+// for it, the engine expands them).
+func AcceptsInputEvents(e Engine) bool {
+	c, ok := e.(*chunked)
+	return ok && c.rec.kernel && len(c.blocks) > 0 && c.blocks[0].b.Dense && len(c.blocks[0].b.OutDims) == 1 && c.blocks[0].weights != nil
+}
+
+// inputDims returns the dimensions of b's input, [batch, time, InputDims...].
+func (b Batch) inputDims() []int {
+	if b.X == nil && b.Events != nil {
+		return b.Events.Dims
+	}
+	return b.X.Shape().Dimensions
+}
+
+// checkDenseBatch is checkBatch for an engine that reads the input as X only.
+func checkDenseBatch(net model.Net, b Batch, training bool) error {
+	if b.X == nil && b.Events != nil {
+		return fmt.Errorf("step: this engine needs the batch's input as X, not as events")
+	}
+	return checkBatch(net, b, training)
+}
+
 // checkBatch validates a batch against the network.
 func checkBatch(net model.Net, b Batch, training bool) error {
-	if b.X == nil || b.Mask == nil || (net.Classes > 0 && b.Labels == nil) {
+	if (b.X == nil && b.Events == nil) || b.Mask == nil || (net.Classes > 0 && b.Labels == nil) {
 		return fmt.Errorf("step: a batch needs inputs, a mask and (with a classifier) labels")
 	}
-	dims := b.X.Shape().Dimensions
+	dims := b.inputDims()
 	if len(dims) != 2+len(net.InputDims) || !slices.Equal(dims[2:], net.InputDims) {
-		return fmt.Errorf("step: input %s does not match [batch, time, %v]", b.X.Shape(), net.InputDims)
+		return fmt.Errorf("step: input %v does not match [batch, time, %v]", dims, net.InputDims)
+	}
+	if b.X == nil {
+		rs := b.Events.Rec.Shape()
+		if rs.Rows != dims[0]*dims[1] || rs.In*dims[0]*dims[1] != shapes.Make(dtypes.Float32, dims...).Size() {
+			return fmt.Errorf("step: input events of shape %+v for an input %v", rs, dims)
+		}
 	}
 	if training && net.StepDropout() && b.StepMasks == nil {
 		return fmt.Errorf("step: a training step with per-step dropout needs its StepMasks (Masks.Draw)")

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/fits-snn/fits/fits/events"
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/xla/xlatest"
@@ -247,7 +249,7 @@ func run(t *testing.T, name string, b compute.Backend, scope *mlmodel.Scope, net
 		}
 		g.MustFinalizeAll()
 	}
-	ev, err := e.Evaluate(Batch{X: batch.X, Labels: batch.Labels, Mask: batch.Mask})
+	ev, err := e.Evaluate(Batch{X: batch.X, Events: batch.Events, Labels: batch.Labels, Mask: batch.Mask})
 	if err != nil {
 		t.Fatalf("%s evaluate: %v", name, err)
 	}
@@ -431,5 +433,92 @@ func TestRegistry(t *testing.T) {
 	}
 	if err := CheckSupported("warp", b, net); err == nil {
 		t.Error("CheckSupported(warp) accepted an unknown engine")
+	}
+}
+
+// withInputEvents returns batch with its input given as events (Batch.Events) instead of X: what a caller
+// holding spikes as bits passes to an engine that AcceptsInputEvents.
+func withInputEvents(t *testing.T, net model.Net, batch Batch) Batch {
+	t.Helper()
+	dims := batch.X.Shape().Dimensions
+	x, err := tensors.CopyFlatData[float32](batch.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := len(x) / (dims[0] * dims[1])
+	ev := &InputEvents{Dims: dims}
+	s := events.Shape{Rows: dims[0] * dims[1], In: in, Out: net.Blocks[0].OutDims[0]}
+	if err := events.Record(s, &ev.Rec, func(r int, idx []int32, vals []float32) ([]int32, []float32) {
+		for i, v := range x[r*in : (r+1)*in] {
+			if v != 0 {
+				idx, vals = append(idx, int32(i)), append(vals, v)
+			}
+		}
+		return idx, vals
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return Batch{Events: ev, Labels: batch.Labels, Mask: batch.Mask, Dropout: batch.Dropout, StepMasks: batch.StepMasks}
+}
+
+// TestFusedInputEvents holds the fused engine on a batch given as events (no X) to the same batch given as
+// X, to the bit: metrics, every gradient and the evaluation, with the first block's synapse event-driven
+// and (max density -1) expanded back to a dense input, with per-step, time-shared and no dropout. The
+// unrolled engine, which reads X only, refuses such a batch, and AcceptsInputEvents says which take it.
+func TestFusedInputEvents(t *testing.T) {
+	b := testBackend(t)
+	saved := EventsMaxDensity
+	defer func() { EventsMaxDensity = saved }()
+	nets := map[string]model.Net{
+		"dropout-step":   feedForwardNet(neuron.FSTS, 1, model.ReadoutMean, 0.5),
+		"dropout-shared": sharedDropout(feedForwardNet(neuron.FSTS, 2, model.ReadoutSum, 0.5)),
+		"no-dropout":     feedForwardNet(neuron.FS, 0, model.ReadoutMean, 0),
+	}
+	for _, threshold := range []float64{0.3, -1} {
+		EventsMaxDensity = threshold
+		for name, net := range nets {
+			t.Run(fmt.Sprintf("%s/max-density=%g", name, threshold), func(t *testing.T) {
+				scope := mlmodel.NewStore().RootScope()
+				mctx := scope.At("model")
+				if err := InitVariables(b, mctx, net); err != nil {
+					t.Fatal(err)
+				}
+				nonzeroBiases(t, mctx)
+				dense := batchOf(6, 5, net.InputDims, net.Classes, 2)
+				x, _ := tensors.CopyFlatData[float32](dense.X)
+				for i := range x {
+					if (i*31)%7 != 0 { // about one input in seven nonzero, as spikes
+						x[i] = 0
+					}
+				}
+				dense.X = tensors.FromFlatDataAndDimensions(x, dense.X.Shape().Dimensions...)
+				drawMasks(t, b, scope, net, &dense)
+				given := withInputEvents(t, net, dense)
+				m, grads, ev := run(t, Fused, b, mctx, net, dense, 0)
+				gm, ggrads, gev := run(t, Fused, b, mctx, net, given, 0)
+				if !reflect.DeepEqual(gm, m) || !reflect.DeepEqual(gev, ev) {
+					t.Errorf("metrics from events %+v, %+v; from X %+v, %+v", gm, gev, m, ev)
+				}
+				if !reflect.DeepEqual(ggrads, grads) {
+					t.Error("gradients from events differ from those from X")
+				}
+				e, err := New(Fused, b, mctx, net, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer e.Close()
+				u, err := New(Unrolled, b, mctx, net, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer u.Close()
+				if !AcceptsInputEvents(e) || AcceptsInputEvents(u) {
+					t.Errorf("AcceptsInputEvents: fused %v, unrolled %v", AcceptsInputEvents(e), AcceptsInputEvents(u))
+				}
+				if _, _, err := u.Gradients(given); err == nil {
+					t.Error("the unrolled engine took a batch without X")
+				}
+			})
+		}
 	}
 }

@@ -90,7 +90,7 @@ func maskAt(masks []*Node, i int) *Node {
 func (e *unrolled) Name() string { return Unrolled }
 
 func (e *unrolled) Gradients(b Batch) (Metrics, map[string]*tensors.Tensor, error) {
-	if err := checkBatch(e.net, b, true); err != nil {
+	if err := checkDenseBatch(e.net, b, true); err != nil {
 		return Metrics{}, nil, err
 	}
 	masks, owned, err := graphMasks(e.net, b)
@@ -117,7 +117,7 @@ func (e *unrolled) Gradients(b Batch) (Metrics, map[string]*tensors.Tensor, erro
 }
 
 func (e *unrolled) Evaluate(b Batch) (Metrics, error) {
-	if err := checkBatch(e.net, b, false); err != nil {
+	if err := checkDenseBatch(e.net, b, false); err != nil {
 		return Metrics{}, err
 	}
 	outs, err := e.times.exec(e.eval, b.X, labelsOf(b), b.Mask)

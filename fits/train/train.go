@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"github.com/fits-snn/fits/data"
+	"github.com/fits-snn/fits/fits/events"
 	"github.com/fits-snn/fits/fits/model"
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/fits-snn/fits/fits/step"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 	"github.com/gomlx/gomlx/core/tensors"
 	mlmodel "github.com/gomlx/gomlx/ml/model"
@@ -202,11 +204,11 @@ type runner struct {
 	opt           *step.Optimizer
 	masks         *step.Masks
 	steps         int // training steps per epoch
-	// Batch buffers.
-	x      []float32
-	labels []int32
-	mask   []float32
-	dims   []int
+	// The batch: tensors allocated once and written in place by fill ([batch, time, features], [batch],
+	// [batch]), so that a step allocates no batch-sized garbage. With events (an engine that takes the
+	// input as events, on spikes, counts or pixels) x is nil: no dense input is ever made.
+	x, labels, mask *tensors.Tensor
+	events          *step.InputEvents
 }
 
 // newEngine builds the runner's engine: step.New (a variable so that a test can wrap the engine).
@@ -217,11 +219,8 @@ func newRunner(cfg Config, sp splits, net Network, scope *mlmodel.Scope, b compu
 	r := &runner{cfg: cfg, sp: sp, net: net, scope: scope, backend: b}
 	r.cfg.Batch = effectiveBatch(cfg, sp) // never a buffer larger than every split
 	r.steps = (sp.train.N + cfg.Batch - 1) / cfg.Batch
-	set := sp.train
-	r.x = make([]float32, cfg.Batch*set.T*set.F)
-	r.labels = make([]int32, cfg.Batch)
-	r.mask = make([]float32, cfg.Batch)
-	r.dims = append([]int{cfg.Batch}, set.Shape()...)
+	r.labels = tensors.FromShape(shapes.Make(dtypes.Int32, cfg.Batch))
+	r.mask = tensors.FromShape(shapes.Make(dtypes.Float32, cfg.Batch))
 	mctx := scope.At("%s", modelScope)
 	if err := step.InitVariables(b, mctx, net.Net); err != nil {
 		return nil, err
@@ -237,11 +236,22 @@ func newRunner(cfg Config, sp splits, net Network, scope *mlmodel.Scope, b compu
 		r.close()
 		return nil, err
 	}
+	dims := append([]int{r.cfg.Batch}, sp.train.Shape()...)
+	if step.AcceptsInputEvents(r.engine) && sp.train.Encoding() != data.Float32 {
+		r.events = &step.InputEvents{Dims: dims}
+	} else {
+		r.x = tensors.FromShape(shapes.Make(dtypes.Float32, dims...))
+	}
 	return r, nil
 }
 
 // close frees the compiled graphs.
 func (r *runner) close() {
+	for _, t := range []*tensors.Tensor{r.x, r.labels, r.mask} {
+		if t != nil {
+			t.MustFinalizeAll()
+		}
+	}
 	if r.engine != nil {
 		r.engine.Close()
 	}
@@ -253,17 +263,14 @@ func (r *runner) close() {
 	}
 }
 
-// batch returns the batch buffers as tensors; the caller finalizes them.
+// batch returns the batch: the runner's buffers, which fill writes.
 func (r *runner) batch() step.Batch {
-	return step.Batch{
-		X:      tensors.FromFlatDataAndDimensions(append([]float32(nil), r.x...), r.dims...),
-		Labels: tensors.FromFlatDataAndDimensions(append([]int32(nil), r.labels...), len(r.labels)),
-		Mask:   tensors.FromFlatDataAndDimensions(append([]float32(nil), r.mask...), len(r.mask)),
-	}
+	return step.Batch{X: r.x, Events: r.events, Labels: r.labels, Mask: r.mask}
 }
 
+// freeBatch frees what a step added to the runner's batch (the dropout masks); the batch tensors stay.
 func freeBatch(b step.Batch) {
-	for _, t := range append([]*tensors.Tensor{b.X, b.Labels, b.Mask}, b.Dropout...) {
+	for _, t := range b.Dropout {
 		t.MustFinalizeAll()
 	}
 }
@@ -354,17 +361,38 @@ func guardCaps(cfg Config, net Network) (map[string]float64, error) {
 // fill copies the examples idx of set into the batch buffers; the rest of the batch repeats the first
 // example with mask 0. It returns the number of valid examples.
 func (r *runner) fill(set *data.Set, idx []int) int {
-	n := set.T * set.F
-	for j := range r.labels {
-		src := idx[0]
-		r.mask[j] = 0
+	src := func(j int) int { // the example in row j of the batch
 		if j < len(idx) {
-			src = idx[j]
-			r.mask[j] = 1
+			return idx[j]
 		}
-		set.ExampleInto(src, r.x[j*n:(j+1)*n])
-		r.labels[j] = set.Labels[src]
+		return idx[0]
 	}
+	batch := r.cfg.Batch
+	tensors.MustMutableFlatData(r.labels, func(labels []int32) {
+		tensors.MustMutableFlatData(r.mask, func(mask []float32) {
+			for j := range batch {
+				labels[j], mask[j] = set.Labels[src(j)], 0
+				if j < len(idx) {
+					mask[j] = 1
+				}
+			}
+		})
+	})
+	if r.events != nil {
+		s := events.Shape{Rows: batch * set.T, In: set.F, Out: r.net.Net.Blocks[0].OutDims[0]}
+		if err := events.Record(s, &r.events.Rec, func(row int, ix []int32, vals []float32) ([]int32, []float32) {
+			return set.AppendEvents(src(row/set.T), row%set.T, ix, vals)
+		}); err != nil {
+			panic(err) // data.Set.AppendEvents writes increasing positions in [0, F)
+		}
+		return len(idx)
+	}
+	n := set.T * set.F
+	tensors.MustMutableFlatData(r.x, func(x []float32) {
+		for j := range batch {
+			set.ExampleInto(src(j), x[j*n:(j+1)*n])
+		}
+	})
 	return len(idx)
 }
 
