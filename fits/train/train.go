@@ -245,7 +245,7 @@ func newRunner(cfg Config, sp splits, net Network, scope *mlmodel.Scope, b compu
 	return r, nil
 }
 
-// close frees the compiled graphs.
+// close frees the compiled graphs and the batch tensors.
 func (r *runner) close() {
 	for _, t := range []*tensors.Tensor{r.x, r.labels, r.mask} {
 		if t != nil {
