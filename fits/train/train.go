@@ -236,7 +236,7 @@ func newRunner(cfg Config, sp splits, net Network, scope *mlmodel.Scope, b compu
 		r.close()
 		return nil, err
 	}
-	dims := append([]int{r.cfg.Batch}, sp.train.Shape()...)
+	dims := append([]int{cfg.Batch}, sp.train.Shape()...) // the batch buffers hold cfg.Batch rows, as labels and mask
 	if step.AcceptsInputEvents(r.engine) && sp.train.Encoding() != data.Float32 {
 		r.events = &step.InputEvents{Dims: dims}
 	} else {
@@ -367,7 +367,7 @@ func (r *runner) fill(set *data.Set, idx []int) int {
 		}
 		return idx[0]
 	}
-	batch := r.cfg.Batch
+	batch := r.labels.Shape().Size()
 	tensors.MustMutableFlatData(r.labels, func(labels []int32) {
 		tensors.MustMutableFlatData(r.mask, func(mask []float32) {
 			for j := range batch {
