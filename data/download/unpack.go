@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -20,37 +19,6 @@ import (
 	"github.com/fits-snn/fits/internal/filesafe"
 	"github.com/fits-snn/fits/internal/owned"
 )
-
-// countingReader counts the compressed bytes read, for progress.
-type countingReader struct {
-	r   io.Reader
-	bar *progress.Bar
-}
-
-func (c countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.bar.Add(int64(n))
-	return n, err
-}
-
-func openGzip(src string, w io.Writer, label string, h hash.Hash) (*gzip.Reader, *os.File, *progress.Bar, error) {
-	f, err := os.Open(src)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, nil, err
-	}
-	bar := progress.NewBytes(w, label+" "+filepath.Base(src), st.Size())
-	zr, err := gzip.NewReader(bufio.NewReaderSize(countingReader{io.TeeReader(f, h), bar}, 1<<20))
-	if err != nil {
-		f.Close()
-		return nil, nil, nil, data.BadFile(fmt.Errorf("%s: %w", src, err))
-	}
-	return zr, f, bar, nil
-}
 
 // Gunzip writes the decompressed content of src to dst (at most MaxUnpacked bytes) through a temporary
 // file, and records both in the folder's UnpackedFile. A dst that exists is kept when it holds what src
@@ -75,12 +43,22 @@ func isWriteError(err error) bool {
 // was killed before recording its files left); any other existing file, link or entry without a file name
 // is bad input naming it.
 func Untar(src, dir string, w io.Writer) error {
-	archiveHash := sha256.New()
-	zr, f, bar, err := openGzip(src, w, "extract", archiveHash)
+	f, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	// The compressed bytes read are hashed and counted as they pass.
+	archiveHash := sha256.New()
+	bar := progress.NewBytes(w, "extract "+filepath.Base(src), st.Size())
+	zr, err := gzip.NewReader(bufio.NewReaderSize(io.TeeReader(f, io.MultiWriter(archiveHash, bar)), 1<<20))
+	if err != nil {
+		return data.BadFile(fmt.Errorf("%s: %w", src, err))
+	}
 	unpacked := map[string]string{}
 	root, err := filepath.Abs(dir)
 	if err != nil {
@@ -153,10 +131,11 @@ func Untar(src, dir string, w io.Writer) error {
 				return data.BadFile(fmt.Errorf("%s: %s: %w", src, h.Name, err))
 			}
 			sum := hex.EncodeToString(fh.Sum(nil))
-			if st, err := os.Lstat(target); err != nil || !st.Mode().IsRegular() {
-				return data.BadFile(fmt.Errorf("%s: entry %q: %s already exists and was not written by fits (move it away and download again)", src, h.Name, target))
+			have := "" // a file fits cannot read is not the entry's content either
+			if st, err := os.Lstat(target); err == nil && st.Mode().IsRegular() {
+				have, _ = fileSHA256(target, nil)
 			}
-			if have, err := fileSHA256(target, nil); err != nil || have != sum {
+			if have != sum {
 				return data.BadFile(fmt.Errorf("%s: entry %q: %s already exists and was not written by fits (move it away and download again)", src, h.Name, target))
 			}
 			rec.NoteSum(name, sum)

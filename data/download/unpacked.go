@@ -1,6 +1,7 @@
 package download
 
 import (
+	"archive/tar"
 	"archive/zip"
 	"compress/gzip"
 	"crypto/sha256"
@@ -10,15 +11,17 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/data/progress"
 	"github.com/fits-snn/fits/internal/filesafe"
+	"github.com/fits-snn/fits/internal/owned"
 )
 
 // UnpackedFile is the name of the manifest, in a dataset folder, of the files unpacked from its archives:
@@ -55,12 +58,7 @@ type unpackedManifest struct {
 // lookup returns the archive that file (relative slash path) was unpacked from and the SHA-256 recorded
 // for it.
 func (m *unpackedManifest) lookup(file string) (archive string, a *unpackedArchive, sum string) {
-	names := make([]string, 0, len(m.Archives))
-	for n := range m.Archives {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(m.Archives)) {
 		if s, ok := m.Archives[n].Files[file]; ok {
 			return n, m.Archives[n], s
 		}
@@ -115,7 +113,7 @@ func recordUnpacked(dir, archive, archiveSHA string, files map[string]string) er
 
 // fileSHA256 returns the hex SHA-256 of the file path.
 func fileSHA256(path string, w io.Writer) (string, error) {
-	sha, _, err := hashFile(path, w)
+	sha, _, err := hashFile(path, w, nil)
 	return sha, err
 }
 
@@ -167,46 +165,42 @@ func unpackOne(src, archiveSHA, dst string, open payload, w io.Writer, label str
 		}
 	}
 	rel := filepath.Base(dst)
-	files := map[string]string{}
+	var sum string
 	if st, err := os.Lstat(dst); err == nil {
 		if !st.Mode().IsRegular() {
 			return data.BadFile(fmt.Errorf("%s exists and is not a regular file: not replaced by what %s unpacks to (move it away)", dst, src))
 		}
-		have, err := fileSHA256(dst, w)
-		if err != nil {
+		if sum, err = fileSHA256(dst, w); err != nil {
 			return err
 		}
-		if a := m.Archives[filepath.Base(src)]; a != nil && a.SHA256 == archiveSHA && a.Files[rel] == have {
+		if a := m.Archives[filepath.Base(src)]; a != nil && a.SHA256 == archiveSHA && a.Files[rel] == sum {
 			return nil // unpacked from this archive before, unchanged since
 		}
 		want, err := inflate(open, io.Discard, src, label, w)
 		if err != nil {
 			return err
 		}
-		if want != have {
+		if want != sum {
 			return data.BadFile(fmt.Errorf("%s already exists and is not what %s unpacks to (it was changed since, or is another file): fits never replaces a file it did not write; move it away and run again", dst, src))
 		}
-		files[rel] = have
-		return recordUnpacked(dir, filepath.Base(src), archiveSHA, files)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
+	} else {
+		tmp, err := filesafe.CreateTemp(dst)
+		if err != nil {
+			return err
+		}
+		if sum, err = inflate(open, tmp, src, label, w); err != nil {
+			filesafe.Discard(tmp)
+			return err
+		}
+		if err := filesafe.CommitNew(tmp, dst); errors.Is(err, fs.ErrExist) {
+			return data.BadFile(fmt.Errorf("%s already exists and was not written by fits: fits never replaces a file it did not write (move it away and run again)", dst))
+		} else if err != nil {
+			return err
+		}
 	}
-	tmp, err := filesafe.CreateTemp(dst)
-	if err != nil {
-		return err
-	}
-	sum, err := inflate(open, tmp, src, label, w)
-	if err != nil {
-		filesafe.Discard(tmp)
-		return err
-	}
-	if err := filesafe.CommitNew(tmp, dst); errors.Is(err, fs.ErrExist) {
-		return data.BadFile(fmt.Errorf("%s already exists and was not written by fits: fits never replaces a file it did not write (move it away and run again)", dst))
-	} else if err != nil {
-		return err
-	}
-	files[rel] = sum
-	return recordUnpacked(dir, filepath.Base(src), archiveSHA, files)
+	return recordUnpacked(dir, filepath.Base(src), archiveSHA, map[string]string{rel: sum})
 }
 
 // inflate copies the payload to out (at most MaxUnpacked bytes) and returns its SHA-256.
@@ -218,7 +212,7 @@ func inflate(open payload, out io.Writer, src, label string, w io.Writer) (strin
 	defer closeFn()
 	bar := progress.NewBytes(w, label+" "+filepath.Base(src), size)
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(out, h, barWriter{bar}), io.LimitReader(r, MaxUnpacked+1))
+	n, err := io.Copy(io.MultiWriter(out, h, bar), io.LimitReader(r, MaxUnpacked+1))
 	if err != nil {
 		if isWriteError(err) {
 			return "", err
@@ -257,6 +251,10 @@ func zipPayload(src, member string) payload {
 		if err != nil {
 			return nil, 0, nil, data.BadFile(fmt.Errorf("%s: %w", src, err))
 		}
+		fail := func(err error) (io.Reader, int64, func(), error) {
+			zr.Close()
+			return nil, 0, nil, data.BadFile(fmt.Errorf("%s: %w", src, err))
+		}
 		var found []*zip.File
 		for _, f := range zr.File {
 			name := path.Clean(strings.ReplaceAll(f.Name, `\`, "/"))
@@ -266,22 +264,18 @@ func zipPayload(src, member string) payload {
 			found = append(found, f)
 		}
 		if len(found) != 1 {
-			zr.Close()
-			return nil, 0, nil, data.BadFile(fmt.Errorf("%s: holds %d files named %s, want exactly one", src, len(found), member))
+			return fail(fmt.Errorf("holds %d files named %s, want exactly one", len(found), member))
 		}
 		f := found[0]
 		if !f.Mode().IsRegular() {
-			zr.Close()
-			return nil, 0, nil, data.BadFile(fmt.Errorf("%s: %s is not a regular file", src, f.Name))
+			return fail(fmt.Errorf("%s is not a regular file", f.Name))
 		}
 		if f.UncompressedSize64 > MaxUnpacked {
-			zr.Close()
-			return nil, 0, nil, data.BadFile(fmt.Errorf("%s: %s declares %d bytes, more than the cap of %d", src, f.Name, f.UncompressedSize64, int64(MaxUnpacked)))
+			return fail(fmt.Errorf("%s declares %d bytes, more than the cap of %d", f.Name, f.UncompressedSize64, int64(MaxUnpacked)))
 		}
 		rc, err := f.Open()
 		if err != nil {
-			zr.Close()
-			return nil, 0, nil, data.BadFile(fmt.Errorf("%s: %s: %w", src, f.Name, err))
+			return fail(fmt.Errorf("%s: %w", f.Name, err))
 		}
 		return rc, int64(f.UncompressedSize64), func() { rc.Close(); zr.Close() }, nil
 	}
@@ -303,20 +297,12 @@ func CheckExtracted(dir string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	archives := make([]string, 0, len(m.Archives))
-	for n := range m.Archives {
-		if strings.HasSuffix(n, ".tar.gz") || strings.HasSuffix(n, ".tgz") {
-			archives = append(archives, n)
+	for _, a := range slices.Sorted(maps.Keys(m.Archives)) {
+		if !strings.HasSuffix(a, ".tar.gz") && !strings.HasSuffix(a, ".tgz") {
+			continue
 		}
-	}
-	sort.Strings(archives)
-	for _, a := range archives {
 		files := m.Archives[a].Files
-		names := make([]string, 0, len(files))
-		for n := range files {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(files))
 		var bar *progress.Bar
 		if len(names) > 5000 {
 			bar = progress.New(w, "check the files of "+a, int64(len(names)))
@@ -347,4 +333,139 @@ func CheckExtracted(dir string, w io.Writer) error {
 		bar.Done()
 	}
 	return nil
+}
+
+// maxListedFailures bounds how many of the missing or changed files extracted from one archive Verify
+// reports one by one (its Status counts them all).
+const maxListedFailures = 20
+
+// maxTarEntries bounds the files of a tar archive that hashTar records (the GSC archive holds about
+// 106 000): an archive with more is not compared file by file.
+const maxTarEntries = 1 << 21
+
+// tarEntries reads the gzip-compressed tar archive r and returns the SHA-256 of every file that Untar
+// extracts from it, by slash path relative to the target folder; nil when the archive cannot be read as a
+// tar.gz (it then fails its checksum, or no checksum is known). Verify reads it as it hashes the archive
+// (hashFile), so that the archive is read once.
+func tarEntries(r io.Reader) map[string]string {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return nil
+	}
+	entries := map[string]string{}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return entries
+		}
+		if err != nil {
+			return nil
+		}
+		name, ok := extractedName(h)
+		if !ok {
+			continue
+		}
+		eh := sha256.New()
+		if _, err := io.Copy(eh, tr); err != nil || len(entries) >= maxTarEntries {
+			return nil
+		}
+		entries[name] = hex.EncodeToString(eh.Sum(nil))
+	}
+}
+
+// extractedName returns the slash path, relative to the target folder, of the file that Untar extracts
+// from entry h; ok is false for the entries it does not extract as files (folders, links, devices) or
+// refuses (paths out of the folder, names fits reserves).
+func extractedName(h *tar.Header) (string, bool) {
+	if h.Typeflag != tar.TypeReg || strings.TrimSpace(h.Name) == "" {
+		return "", false
+	}
+	name := path.Clean(filepath.ToSlash(filepath.Clean(filepath.FromSlash(h.Name))))
+	if name == "." || name == ".." || strings.HasPrefix(name, "../") || path.IsAbs(name) || filepath.IsAbs(name) {
+		return "", false
+	}
+	if name == owned.RecordFile || name == UnpackedFile || strings.HasPrefix(path.Base(name), owned.StagingPrefix) {
+		return "", false
+	}
+	return name, true
+}
+
+// verifyUntarred checks the files extracted from the tar archive f into dir (archive is the archive's
+// own Status; entries the SHA-256 of its files, nil when it could not be read). It returns one Status for
+// all of them (Files, Failed), followed by one for each of the first maxListedFailures files that are
+// missing or changed (Of: f.Name):
+//
+//   - the archive verified ok: every file it holds must be in dir with the same content ("ok"), however it
+//     was extracted; a file missing or different is a failure, and so is the whole ("mismatch");
+//   - otherwise, the files that UnpackedFile records as extracted from it are checked against the record:
+//     unchanged they are only "unverified" (the record is the folder's own), changed or missing they are
+//     failures ("mismatch"). With no record nothing is reported.
+func verifyUntarred(f File, dir string, archive Status, entries map[string]string, m *unpackedManifest, w io.Writer) ([]Status, error) {
+	rec := m.Archives[f.Name]
+	ref, fromArchive := entries, archive.State == "ok" && entries != nil
+	if !fromArchive {
+		if rec == nil {
+			return nil, nil
+		}
+		ref = rec.Files
+	}
+	names := slices.Sorted(maps.Keys(ref))
+	sum := Status{Name: f.Name + " (extracted)", Path: dir, Files: len(names)}
+	var failed []Status
+	var bar *progress.Bar // only where there are many (GSC's 106 000)
+	if len(names) > 5000 {
+		bar = progress.New(w, "verify files of "+f.Name, int64(len(names)))
+	}
+	for _, n := range names {
+		p := filepath.Join(dir, filepath.FromSlash(n))
+		st := Status{Name: n, Path: p, Of: f.Name}
+		fi, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			st.State, st.Detail = "missing", "extracted from "+f.Name
+		case err != nil:
+			return nil, err
+		case !fi.Mode().IsRegular():
+			st.State, st.Detail = "mismatch", "not a regular file, where "+f.Name+" holds one"
+		default:
+			sha, err := fileSHA256(p, nil)
+			if err != nil {
+				return nil, err
+			}
+			st.SHA256 = sha
+			switch {
+			case sha == ref[n]:
+			case fromArchive && rec != nil && rec.Files[n] == ref[n]:
+				st.State, st.Detail = "mismatch", "differs from its entry in "+f.Name+": changed since fits extracted it"
+			case fromArchive:
+				st.State, st.Detail = "mismatch", "differs from its entry in "+f.Name
+			default:
+				st.State, st.Detail = "mismatch", fmt.Sprintf("changed since fits extracted it from %s: SHA-256 %s recorded in %s", f.Name, ref[n], UnpackedFile)
+			}
+		}
+		bar.Add(1)
+		if st.State != "" {
+			sum.Failed++
+			if len(failed) < maxListedFailures {
+				failed = append(failed, st)
+			}
+		}
+	}
+	bar.Done()
+	switch {
+	case sum.Failed > 0:
+		listed := ""
+		if sum.Failed > len(failed) {
+			listed = fmt.Sprintf(" (the first %d listed)", len(failed))
+		}
+		sum.State, sum.Detail = "mismatch", fmt.Sprintf("%d of %d files extracted from %s are missing or changed%s", sum.Failed, sum.Files, f.Name, listed)
+	case fromArchive:
+		sum.State, sum.Detail = "ok", fmt.Sprintf("%d files as in %s", sum.Files, f.Name)
+	case archive.SHA256 != "" && archive.SHA256 != rec.SHA256:
+		sum.State, sum.Detail = "unverified", fmt.Sprintf("%d files as fits extracted them from another %s than the one now present", sum.Files, f.Name)
+	default:
+		sum.State, sum.Detail = "unverified", fmt.Sprintf("%d files as fits extracted them from %s, which is not verified here (%s)", sum.Files, f.Name, archive.State)
+	}
+	return append([]Status{sum}, failed...), nil
 }

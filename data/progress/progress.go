@@ -51,11 +51,13 @@ func (b *Bar) Set(n int64) {
 }
 
 // Add advances the bar by n units.
-func (b *Bar) Add(n int64) {
-	if b == nil {
-		return
-	}
-	b.Set(b.n + n)
+func (b *Bar) Add(n int64) { b.Set(b.N() + n) }
+
+// Write advances the bar by len(p) units and never fails, so that a bar of bytes can count what an
+// io.Copy, io.MultiWriter or io.TeeReader passes through it.
+func (b *Bar) Write(p []byte) (int, error) {
+	b.Add(int64(len(p)))
+	return len(p), nil
 }
 
 // Done draws the final state and ends the line.
