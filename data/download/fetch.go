@@ -63,10 +63,8 @@ func (o *Options) logf(format string, args ...any) {
 
 // isOffline tells network failures (no route, DNS, refused, timeout) from HTTP-level answers.
 func isOffline(err error) bool {
-	var ne net.Error
-	var oe *net.OpError
-	var de *net.DNSError
-	return errors.As(err, &ne) || errors.As(err, &oe) || errors.As(err, &de) || errors.Is(err, context.DeadlineExceeded)
+	var ne net.Error // *net.OpError and *net.DNSError among them
+	return errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // Download fetches every file of the manifest into dir (created if needed), skipping files that
@@ -86,83 +84,8 @@ func Download(ctx context.Context, m Manifest, dir string, o Options) error {
 	}
 	lists := map[string]map[string]string{}
 	for _, f := range m.Files {
-		path := filepath.Join(dir, f.Name)
-		want := expected{sha: f.SHA256, md5: f.MD5}
-		if want.sha == "" && want.md5 == "" && f.MD5List != "" {
-			list, ok := lists[f.MD5List]
-			if !ok {
-				list, err = fetchMD5List(ctx, o.client(), f.MD5List)
-				if err != nil {
-					// Offline with a file already downloaded and recorded: check it against the record.
-					if rec := sums.sums[f.Name]; rec != "" && errors.Is(err, ErrOffline) {
-						if _, cerr := checkFile(path, expected{sha: rec}, o.Progress); cerr == nil {
-							o.logf("%s: present, matches %s (host unreachable)", path, SumsFile)
-							if err := unpack(f, dir, rec, o); err != nil {
-								return err
-							}
-							continue
-						}
-					}
-					return err
-				}
-				lists[f.MD5List] = list
-			}
-			want.md5 = list[f.Name]
-			if want.md5 == "" {
-				return fmt.Errorf("%s does not list %s", f.MD5List, f.Name)
-			}
-		}
-		if st, err := os.Lstat(path); err == nil {
-			if !st.Mode().IsRegular() {
-				return data.BadFile(fmt.Errorf("%s exists and is not a regular file: fits never replaces a file it did not write (move it away and run again)", path))
-			}
-			if want.sha == "" && want.md5 == "" {
-				want.sha = sums.sums[f.Name]
-			}
-			sha, err := checkFile(path, want, o.Progress)
-			if err == nil {
-				o.logf("%s: present, checksum verified", path)
-				sums.sums[f.Name] = sha
-				if err := unpack(f, dir, sha, o); err != nil {
-					return err
-				}
-				continue
-			}
-			var ce *ChecksumError
-			if !errors.As(err, &ce) {
-				return err
-			}
-			if !ownedFile(dir, f.Name) {
-				return data.BadFile(fmt.Errorf("%v: fits never replaces a file it did not write (move it away and run again to download it)", err))
-			}
-			o.logf("%s: %v; downloading again", path, err)
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		if err := sums.checkWritable(); err != nil {
-			return err
-		}
-		part := filepath.Join(dir, PartName(f.Name))
-		unlock, err := lockPart(part, path)
+		sha, err := obtain(ctx, f, dir, sums, lists, o)
 		if err != nil {
-			return err
-		}
-		err = fetch(ctx, o.client(), f, part, o.Progress)
-		var sha string
-		if err == nil {
-			if sha, err = checkFile(part, want, o.Progress); err != nil {
-				os.Remove(part)
-			}
-		}
-		if err == nil {
-			err = placeDownload(part, dir, f.Name, sha)
-		}
-		unlock()
-		if err != nil {
-			return err
-		}
-		sums.sums[f.Name] = sha
-		if err := sums.save(); err != nil {
 			return err
 		}
 		if err := unpack(f, dir, sha, o); err != nil {
@@ -170,6 +93,81 @@ func Download(ctx context.Context, m Manifest, dir string, o Options) error {
 		}
 	}
 	return sums.save()
+}
+
+// obtain makes the file f of the manifest present and verified in dir, fetching it unless it is there
+// already, and returns its SHA-256; lists holds the hosts' MD5 lists fetched so far, by URL.
+func obtain(ctx context.Context, f File, dir string, sums *sumsRecord, lists map[string]map[string]string, o Options) (string, error) {
+	path := filepath.Join(dir, f.Name)
+	want := expected{sha: f.SHA256, md5: f.MD5}
+	if want.sha == "" && want.md5 == "" && f.MD5List != "" {
+		list, ok := lists[f.MD5List]
+		if !ok {
+			var err error
+			if list, err = fetchMD5List(ctx, o.client(), f.MD5List); err != nil {
+				// Offline with a file already downloaded and recorded: check it against the record.
+				if rec := sums.sums[f.Name]; rec != "" && errors.Is(err, ErrOffline) {
+					if _, cerr := checkFile(path, expected{sha: rec}, o.Progress); cerr == nil {
+						o.logf("%s: present, matches %s (host unreachable)", path, SumsFile)
+						return rec, nil
+					}
+				}
+				return "", err
+			}
+			lists[f.MD5List] = list
+		}
+		if want.md5 = list[f.Name]; want.md5 == "" {
+			return "", fmt.Errorf("%s does not list %s", f.MD5List, f.Name)
+		}
+	}
+	if st, err := os.Lstat(path); err == nil {
+		if !st.Mode().IsRegular() {
+			return "", data.BadFile(fmt.Errorf("%s exists and is not a regular file: fits never replaces a file it did not write (move it away and run again)", path))
+		}
+		if want.sha == "" && want.md5 == "" {
+			want.sha = sums.sums[f.Name]
+		}
+		sha, err := checkFile(path, want, o.Progress)
+		if err == nil {
+			o.logf("%s: present, checksum verified", path)
+			sums.sums[f.Name] = sha
+			return sha, nil
+		}
+		var ce *ChecksumError
+		if !errors.As(err, &ce) {
+			return "", err
+		}
+		if !ownedFile(dir, f.Name) {
+			return "", data.BadFile(fmt.Errorf("%v: fits never replaces a file it did not write (move it away and run again to download it)", err))
+		}
+		o.logf("%s: %v; downloading again", path, err)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	if err := sums.checkWritable(); err != nil {
+		return "", err
+	}
+	part := filepath.Join(dir, PartName(f.Name))
+	unlock, err := lockPart(part, path)
+	if err != nil {
+		return "", err
+	}
+	err = fetch(ctx, o.client(), f, part, o.Progress)
+	var sha string
+	if err == nil {
+		if sha, err = checkFile(part, want, o.Progress); err != nil {
+			os.Remove(part)
+		}
+	}
+	if err == nil {
+		err = placeDownload(part, dir, f.Name, sha)
+	}
+	unlock()
+	if err != nil {
+		return "", err
+	}
+	sums.sums[f.Name] = sha
+	return sha, sums.save()
 }
 
 // PartName is the name, in the dataset folder, of the partial download of the file name: a hidden name
@@ -470,8 +468,6 @@ func openSums(dir string) (*sumsRecord, error) {
 	return &sumsRecord{dir: dir, sums: sums, read: string(b), ours: ownedFile(dir, SumsFile)}, nil
 }
 
-func (r *sumsRecord) content() string { return string(r.sums.Bytes()) }
-
 // checkWritable refuses, before anything is fetched, to go on in a folder whose SHA256SUMS fits did not
 // write (a download adds its digest there).
 func (r *sumsRecord) checkWritable() error {
@@ -484,7 +480,7 @@ func (r *sumsRecord) checkWritable() error {
 // save writes SHA256SUMS when its content changes, and records it as written by fits; a SHA256SUMS that
 // fits did not write is never replaced (checkWritable).
 func (r *sumsRecord) save() error {
-	c := r.content()
+	c := string(r.sums.Bytes())
 	if c == r.read {
 		return nil
 	}
