@@ -582,11 +582,8 @@ func CheckReplace(path string) error {
 	if err != nil {
 		return data.BadFile(err)
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	conflict := data.BadFile(&owned.ConflictError{Dir: filepath.Clean(dir), Paths: []string{base}})
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	conflict := data.BadFile(&owned.ConflictError{Dir: dir, Paths: []string{base}})
 	if !st.Mode().IsRegular() {
 		return conflict
 	}
@@ -613,10 +610,7 @@ func hasMagic(path string) bool {
 
 // noteWritten records path in its folder's record as a file fits wrote (package owned).
 func noteWritten(path string) error {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
+	dir, base := filepath.Dir(path), filepath.Base(path)
 	if err := owned.Note(dir, base); err != nil {
 		return fmt.Errorf("%s: recording it as written by fits: %w", path, err)
 	}

@@ -515,22 +515,20 @@ type Status struct {
 func Counts(st []Status) (files, bad, unverified int) {
 	for _, s := range st {
 		switch {
-		case s.Of != "":
-			continue // counted in its archive's Status
+		case s.Of != "": // counted in its archive's Status
 		case s.Files > 0:
 			files += s.Files
 			bad += s.Failed
 			if s.State == "unverified" {
 				unverified += s.Files - s.Failed
 			}
-			continue
-		}
-		files++
-		switch s.State {
-		case "missing", "mismatch":
-			bad++
-		case "unverified":
-			unverified++
+		case s.State == "missing" || s.State == "mismatch":
+			files, bad = files+1, bad+1
+		default:
+			files++
+			if s.State == "unverified" {
+				unverified++
+			}
 		}
 	}
 	return files, bad, unverified
@@ -556,11 +554,9 @@ func Verify(m Manifest, dir string, w io.Writer) ([]Status, error) {
 	}
 	var out []Status
 	for _, f := range m.Files {
-		if f.Alt != nil {
-			if _, err := os.Stat(filepath.Join(dir, f.Name)); err != nil {
-				if _, err := os.Stat(filepath.Join(dir, f.Alt.Name)); err == nil {
-					f = *f.Alt
-				}
+		if _, err := os.Stat(filepath.Join(dir, f.Name)); err != nil && f.Alt != nil {
+			if _, err := os.Stat(filepath.Join(dir, f.Alt.Name)); err == nil {
+				f = *f.Alt
 			}
 		}
 		path := filepath.Join(dir, f.Name)

@@ -550,8 +550,7 @@ func (f *File) ReadStrings(name string) (_ []string, err error) {
 		if C.fits_h5_read_vstrings_keep(id, buf) < 0 {
 			return nil, f.errorf(name, "%v", lastError("read failed"))
 		}
-		ptrs := unsafe.Slice(buf, n)
-		for i, p := range ptrs {
+		for i, p := range unsafe.Slice(buf, n) {
 			if p != nil {
 				out[i] = C.GoString(p)
 			}
