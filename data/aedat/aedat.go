@@ -73,7 +73,7 @@ func Read(r io.Reader) (*Header, []Polarity, error) {
 	}
 	var evs []Polarity
 	var ph [headerSize]byte
-	var body []byte
+	var body bytes.Buffer
 	for pkt := 0; ; pkt++ {
 		n, err := io.ReadFull(br, ph[:])
 		if err == io.EOF {
@@ -106,19 +106,13 @@ func Read(r io.Reader) (*Header, []Polarity, error) {
 		if size != PolaritySize || tsOff != 4 {
 			return nil, nil, fmt.Errorf("packet %d: polarity events of %d bytes with the timestamp at %d, want 8 and 4", pkt, size, tsOff)
 		}
-		// Read in bounded steps so a lying header cannot force a large allocation.
-		body = body[:0]
-		for left := total; left > 0; {
-			step := min(left, 1<<20)
-			k := len(body)
-			body = append(body, make([]byte, step)...)
-			if m, err := io.ReadFull(br, body[k:]); err != nil {
-				return nil, nil, fmt.Errorf("packet %d: truncated: %d bytes of polarity events expected, %d present", pkt, total, int64(k+m))
-			}
-			left -= step
+		// The buffer grows as the bytes arrive, so a lying header cannot force a large allocation.
+		body.Reset()
+		if m, err := io.CopyN(&body, br, total); err != nil {
+			return nil, nil, fmt.Errorf("packet %d: truncated: %d bytes of polarity events expected, %d present", pkt, total, m)
 		}
 		for i := 0; i < int(number); i++ {
-			e := body[i*PolaritySize:]
+			e := body.Bytes()[i*PolaritySize:]
 			d := le.Uint32(e)
 			if d&1 == 0 {
 				continue

@@ -39,12 +39,15 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"syscall"
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/internal/filesafe"
+	"github.com/fits-snn/fits/internal/owned"
 )
 
 // Magic identifies a cache file.
@@ -210,10 +213,26 @@ func Create(path string, h Header) (*Writer, error) {
 // Len returns the number of samples appended so far.
 func (w *Writer) Len() int { return len(w.labels) }
 
-func (w *Writer) checkLabel(label int32) error {
-	if label < 0 || int(label) >= w.h.Classes {
+// checkSample checks a sample of n elements and its label before the Append of name writes it; ok tells
+// whether the cache's element type takes that Append.
+func (w *Writer) checkSample(name string, ok bool, n int, label int32) error {
+	switch {
+	case !ok:
+		return fmt.Errorf("%s: %s on a %v cache", w.path, name, w.h.DType)
+	case n != w.h.SampleLen():
+		return fmt.Errorf("%s: sample of %d elements, shape %v needs %d", w.path, n, w.h.Shape, w.h.SampleLen())
+	case label < 0 || int(label) >= w.h.Classes:
 		return fmt.Errorf("%s: label %d outside 0..%d", w.path, label, w.h.Classes-1)
 	}
+	return nil
+}
+
+// add writes the encoded sample b of the label.
+func (w *Writer) add(label int32, b []byte) error {
+	if err := w.write(b); err != nil {
+		return err
+	}
+	w.labels = append(w.labels, label)
 	return nil
 }
 
@@ -231,13 +250,7 @@ func (w *Writer) write(b []byte) error {
 // AppendUint8 adds one sample of a Uint8 or a Bit cache; len(x) must equal the sample length. A Bit
 // cache packs the values, which must each be 0 or 1.
 func (w *Writer) AppendUint8(label int32, x []uint8) error {
-	if w.h.DType != Uint8 && w.h.DType != Bit {
-		return fmt.Errorf("%s: AppendUint8 on a %v cache", w.path, w.h.DType)
-	}
-	if len(x) != w.h.SampleLen() {
-		return fmt.Errorf("%s: sample of %d elements, shape %v needs %d", w.path, len(x), w.h.Shape, w.h.SampleLen())
-	}
-	if err := w.checkLabel(label); err != nil {
+	if err := w.checkSample("AppendUint8", w.h.DType == Uint8 || w.h.DType == Bit, len(x), label); err != nil {
 		return err
 	}
 	b := x
@@ -254,22 +267,12 @@ func (w *Writer) AppendUint8(label int32, x []uint8) error {
 			b[k>>3] |= v << (k & 7)
 		}
 	}
-	if err := w.write(b); err != nil {
-		return err
-	}
-	w.labels = append(w.labels, label)
-	return nil
+	return w.add(label, b)
 }
 
 // AppendFloat32 adds one sample of a Float32 cache; len(x) must equal the sample length.
 func (w *Writer) AppendFloat32(label int32, x []float32) error {
-	if w.h.DType != Float32 {
-		return fmt.Errorf("%s: AppendFloat32 on a %v cache", w.path, w.h.DType)
-	}
-	if len(x) != w.h.SampleLen() {
-		return fmt.Errorf("%s: sample of %d elements, shape %v needs %d", w.path, len(x), w.h.Shape, w.h.SampleLen())
-	}
-	if err := w.checkLabel(label); err != nil {
+	if err := w.checkSample("AppendFloat32", w.h.DType == Float32, len(x), label); err != nil {
 		return err
 	}
 	if cap(w.buf) < 4*len(x) {
@@ -279,11 +282,7 @@ func (w *Writer) AppendFloat32(label int32, x []float32) error {
 	for i, v := range x {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
 	}
-	if err := w.write(b); err != nil {
-		return err
-	}
-	w.labels = append(w.labels, label)
-	return nil
+	return w.add(label, b)
 }
 
 // Abort removes the temporary file; the target path is left untouched.
@@ -303,15 +302,14 @@ func (w *Writer) Close() error {
 	for i, l := range w.labels {
 		binary.LittleEndian.PutUint32(lb[4*i:], uint32(l))
 	}
-	if err := w.write(lb); err != nil {
-		w.Abort()
-		return fmt.Errorf("%s: %w", w.path, err)
+	err := w.write(lb)
+	if err == nil {
+		err = w.bw.Flush()
 	}
-	if err := w.bw.Flush(); err != nil {
-		w.Abort()
-		return fmt.Errorf("%s: %w", w.path, err)
+	if err == nil {
+		_, err = w.tmp.WriteAt(encodeHeader(&w.h, uint64(len(w.labels)), w.crc), 0)
 	}
-	if _, err := w.tmp.WriteAt(encodeHeader(&w.h, uint64(len(w.labels)), w.crc), 0); err != nil {
+	if err != nil {
 		w.Abort()
 		return fmt.Errorf("%s: %w", w.path, err)
 	}
@@ -526,22 +524,32 @@ func (r *Reader) ReadBatch(indices []int, dst []float32) error {
 				out[j] = float32(buf[j>>3] >> (j & 7) & 1)
 			}
 		default:
-			for j := range out {
-				out[j] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*j:]))
-			}
+			decodeFloat32(out, buf)
 		}
 	}
 	return nil
 }
 
-// ReadAll returns every sample as float32, flat with shape [N, ...shape].
-func (r *Reader) ReadAll() ([]float32, error) {
+// decodeFloat32 decodes the little-endian float32 values of b into out.
+func decodeFloat32(out []float32, b []byte) {
+	for j := range out {
+		out[j] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*j:]))
+	}
+}
+
+// all returns the indices of every sample, in order.
+func (r *Reader) all() []int {
 	idx := make([]int, r.n)
 	for i := range idx {
 		idx[i] = i
 	}
+	return idx
+}
+
+// ReadAll returns every sample as float32, flat with shape [N, ...shape].
+func (r *Reader) ReadAll() ([]float32, error) {
 	dst := make([]float32, r.n*r.h.SampleLen())
-	return dst, r.ReadBatch(idx, dst)
+	return dst, r.ReadBatch(r.all(), dst)
 }
 
 // Version returns the file's format version.
@@ -556,6 +564,55 @@ func (r *Reader) Verify() error {
 	}
 	if got := h.Sum32(); got != r.crc {
 		return data.BadFile(fmt.Errorf("%s: checksum mismatch (file %08x, computed %08x): the cache is corrupt, convert again", r.path, r.crc, got))
+	}
+	return nil
+}
+
+// CheckReplace reports whether a cache may be written at path, before anything is converted: nothing is
+// there; the folder's record of the files fits wrote (package owned) lists the file, unchanged since; or
+// the file begins with the cache magic, which only a cache writer writes (a cache of an earlier recipe or
+// build, or one damaged since — converted again). Anything else at path — a user's file of the same name,
+// a symbolic link, a folder — is refused with a data.FileError holding an *owned.ConflictError, so that
+// converting never replaces a file fits did not write.
+func CheckReplace(path string) error {
+	st, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return data.BadFile(err)
+	}
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	conflict := data.BadFile(&owned.ConflictError{Dir: dir, Paths: []string{base}})
+	if !st.Mode().IsRegular() {
+		return conflict
+	}
+	if rec, err := owned.Open(dir); err == nil && rec.Replaceable(base) {
+		return nil
+	}
+	if hasMagic(path) {
+		return nil
+	}
+	return conflict
+}
+
+// hasMagic reports whether the regular file path begins with Magic.
+func hasMagic(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, len(Magic))
+	_, err = io.ReadFull(f, b)
+	return err == nil && string(b) == Magic
+}
+
+// noteWritten records path in its folder's record as a file fits wrote (package owned).
+func noteWritten(path string) error {
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	if err := owned.Note(dir, base); err != nil {
+		return fmt.Errorf("%s: recording it as written by fits: %w", path, err)
 	}
 	return nil
 }

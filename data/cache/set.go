@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"slices"
 	"unsafe"
@@ -109,10 +108,7 @@ func float32View(b []byte) ([]float32, bool) {
 // readSet reads the samples idx (all when nil) of the cache into memory, in the file's encoding.
 func readSet(r *Reader, idx []int, T, F int) (*data.Set, error) {
 	if idx == nil {
-		idx = make([]int, r.n)
-		for i := range idx {
-			idx[i] = i
-		}
+		idx = r.all()
 	}
 	sb := r.h.SampleBytes()
 	labels := make([]int32, len(idx))
@@ -132,10 +128,7 @@ func readSet(r *Reader, idx []int, T, F int) (*data.Set, error) {
 			if err := read(i, buf); err != nil {
 				return nil, err
 			}
-			out := x[k*r.h.SampleLen() : (k+1)*r.h.SampleLen()]
-			for j := range out {
-				out[j] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*j:]))
-			}
+			decodeFloat32(x[k*r.h.SampleLen():(k+1)*r.h.SampleLen()], buf)
 		}
 		return data.NewFloat32Set(x, labels, T, F), nil
 	}
@@ -166,7 +159,15 @@ const FrontEndField = "frontend"
 // Reader.Verify) and was made by the recipe frontend (its metadata's FrontEndField). A missing file gives (false, nil). Otherwise false comes with the reason —
 // unreadable, or made by another recipe (an older build's cache has no name) — for the caller to print
 // before converting again.
-func Reusable(path, frontend string) (bool, error) {
+func Reusable(path, frontend string) (bool, error) { return reusable(path, frontend, 0) }
+
+// ReusableAs is Reusable for a cache that must also hold elements of type dt: a cache of the same recipe
+// in another layout (an earlier build's binary spikes as uint8, where this build stores bits) is not
+// reusable, and the reason says so.
+func ReusableAs(path, frontend string, dt DType) (bool, error) { return reusable(path, frontend, dt) }
+
+// reusable is Reusable, and ReusableAs when dt is not 0.
+func reusable(path, frontend string, dt DType) (bool, error) {
 	r, err := Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -190,28 +191,12 @@ func Reusable(path, frontend string) (bool, error) {
 		if err := r.Verify(); err != nil {
 			return false, err
 		}
+		if have := r.h.DType; dt != 0 && have != dt {
+			return false, fmt.Errorf("%s: holds its samples as %v (an earlier layout), this build stores them as %v", path, have, dt)
+		}
 		return true, nil
 	case got == "":
 		return false, fmt.Errorf("%s: made by an earlier converter (no front-end name), this build makes %q", path, frontend)
 	}
 	return false, fmt.Errorf("%s: made by front end %q, this build makes %q", path, got, frontend)
-}
-
-// ReusableAs is Reusable for a cache that must also hold elements of type dt: a cache of the same recipe
-// in another layout (an earlier build's binary spikes as uint8, where this build stores bits) is not
-// reusable, and the reason says so.
-func ReusableAs(path, frontend string, dt DType) (bool, error) {
-	ok, why := Reusable(path, frontend)
-	if !ok {
-		return ok, why
-	}
-	r, err := Open(path)
-	if err != nil {
-		return false, err
-	}
-	defer r.Close()
-	if got := r.Header().DType; got != dt {
-		return false, fmt.Errorf("%s: holds its samples as %v (an earlier layout), this build stores them as %v", path, got, dt)
-	}
-	return true, nil
 }

@@ -63,10 +63,8 @@ func (o *Options) logf(format string, args ...any) {
 
 // isOffline tells network failures (no route, DNS, refused, timeout) from HTTP-level answers.
 func isOffline(err error) bool {
-	var ne net.Error
-	var oe *net.OpError
-	var de *net.DNSError
-	return errors.As(err, &ne) || errors.As(err, &oe) || errors.As(err, &de) || errors.Is(err, context.DeadlineExceeded)
+	var ne net.Error // *net.OpError and *net.DNSError among them
+	return errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // Download fetches every file of the manifest into dir (created if needed), skipping files that
@@ -86,83 +84,8 @@ func Download(ctx context.Context, m Manifest, dir string, o Options) error {
 	}
 	lists := map[string]map[string]string{}
 	for _, f := range m.Files {
-		path := filepath.Join(dir, f.Name)
-		want := expected{sha: f.SHA256, md5: f.MD5}
-		if want.sha == "" && want.md5 == "" && f.MD5List != "" {
-			list, ok := lists[f.MD5List]
-			if !ok {
-				list, err = fetchMD5List(ctx, o.client(), f.MD5List)
-				if err != nil {
-					// Offline with a file already downloaded and recorded: check it against the record.
-					if rec := sums.sums[f.Name]; rec != "" && errors.Is(err, ErrOffline) {
-						if _, cerr := checkFile(path, expected{sha: rec}, o.Progress); cerr == nil {
-							o.logf("%s: present, matches %s (host unreachable)", path, SumsFile)
-							if err := unpack(f, dir, rec, o); err != nil {
-								return err
-							}
-							continue
-						}
-					}
-					return err
-				}
-				lists[f.MD5List] = list
-			}
-			want.md5 = list[f.Name]
-			if want.md5 == "" {
-				return fmt.Errorf("%s does not list %s", f.MD5List, f.Name)
-			}
-		}
-		if st, err := os.Lstat(path); err == nil {
-			if !st.Mode().IsRegular() {
-				return data.BadFile(fmt.Errorf("%s exists and is not a regular file: fits never replaces a file it did not write (move it away and run again)", path))
-			}
-			if want.sha == "" && want.md5 == "" {
-				want.sha = sums.sums[f.Name]
-			}
-			sha, err := checkFile(path, want, o.Progress)
-			if err == nil {
-				o.logf("%s: present, checksum verified", path)
-				sums.sums[f.Name] = sha
-				if err := unpack(f, dir, sha, o); err != nil {
-					return err
-				}
-				continue
-			}
-			var ce *ChecksumError
-			if !errors.As(err, &ce) {
-				return err
-			}
-			if !ownedFile(dir, f.Name) {
-				return data.BadFile(fmt.Errorf("%v: fits never replaces a file it did not write (move it away and run again to download it)", err))
-			}
-			o.logf("%s: %v; downloading again", path, err)
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		if err := sums.checkWritable(); err != nil {
-			return err
-		}
-		part := filepath.Join(dir, PartName(f.Name))
-		unlock, err := lockPart(part, path)
+		sha, err := obtain(ctx, f, dir, sums, lists, o)
 		if err != nil {
-			return err
-		}
-		err = fetch(ctx, o.client(), f, part, o.Progress)
-		var sha string
-		if err == nil {
-			if sha, err = checkFile(part, want, o.Progress); err != nil {
-				os.Remove(part)
-			}
-		}
-		if err == nil {
-			err = placeDownload(part, dir, f.Name, sha)
-		}
-		unlock()
-		if err != nil {
-			return err
-		}
-		sums.sums[f.Name] = sha
-		if err := sums.save(); err != nil {
 			return err
 		}
 		if err := unpack(f, dir, sha, o); err != nil {
@@ -170,6 +93,81 @@ func Download(ctx context.Context, m Manifest, dir string, o Options) error {
 		}
 	}
 	return sums.save()
+}
+
+// obtain makes the file f of the manifest present and verified in dir, fetching it unless it is there
+// already, and returns its SHA-256; lists holds the hosts' MD5 lists fetched so far, by URL.
+func obtain(ctx context.Context, f File, dir string, sums *sumsRecord, lists map[string]map[string]string, o Options) (string, error) {
+	path := filepath.Join(dir, f.Name)
+	want := expected{sha: f.SHA256, md5: f.MD5}
+	if want.sha == "" && want.md5 == "" && f.MD5List != "" {
+		list, ok := lists[f.MD5List]
+		if !ok {
+			var err error
+			if list, err = fetchMD5List(ctx, o.client(), f.MD5List); err != nil {
+				// Offline with a file already downloaded and recorded: check it against the record.
+				if rec := sums.sums[f.Name]; rec != "" && errors.Is(err, ErrOffline) {
+					if _, cerr := checkFile(path, expected{sha: rec}, o.Progress); cerr == nil {
+						o.logf("%s: present, matches %s (host unreachable)", path, SumsFile)
+						return rec, nil
+					}
+				}
+				return "", err
+			}
+			lists[f.MD5List] = list
+		}
+		if want.md5 = list[f.Name]; want.md5 == "" {
+			return "", fmt.Errorf("%s does not list %s", f.MD5List, f.Name)
+		}
+	}
+	if st, err := os.Lstat(path); err == nil {
+		if !st.Mode().IsRegular() {
+			return "", data.BadFile(fmt.Errorf("%s exists and is not a regular file: fits never replaces a file it did not write (move it away and run again)", path))
+		}
+		if want.sha == "" && want.md5 == "" {
+			want.sha = sums.sums[f.Name]
+		}
+		sha, err := checkFile(path, want, o.Progress)
+		if err == nil {
+			o.logf("%s: present, checksum verified", path)
+			sums.sums[f.Name] = sha
+			return sha, nil
+		}
+		var ce *ChecksumError
+		if !errors.As(err, &ce) {
+			return "", err
+		}
+		if !ownedFile(dir, f.Name) {
+			return "", data.BadFile(fmt.Errorf("%v: fits never replaces a file it did not write (move it away and run again to download it)", err))
+		}
+		o.logf("%s: %v; downloading again", path, err)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	if err := sums.checkWritable(); err != nil {
+		return "", err
+	}
+	part := filepath.Join(dir, PartName(f.Name))
+	unlock, err := lockPart(part, path)
+	if err != nil {
+		return "", err
+	}
+	err = fetch(ctx, o.client(), f, part, o.Progress)
+	var sha string
+	if err == nil {
+		if sha, err = checkFile(part, want, o.Progress); err != nil {
+			os.Remove(part)
+		}
+	}
+	if err == nil {
+		err = placeDownload(part, dir, f.Name, sha)
+	}
+	unlock()
+	if err != nil {
+		return "", err
+	}
+	sums.sums[f.Name] = sha
+	return sha, sums.save()
 }
 
 // PartName is the name, in the dataset folder, of the partial download of the file name: a hidden name
@@ -248,46 +246,52 @@ func placeDownload(part, dir, name, sha string) error {
 // what the archive unpacks to, never replaced (unpackOne).
 func unpack(f File, dir, sha string, o Options) error {
 	path := filepath.Join(dir, f.Name)
+	var err error
 	switch {
 	case f.Gunzip:
-		if err := unpackOne(path, sha, strings.TrimSuffix(path, ".gz"), gzipPayload(path), o.Progress, "gunzip"); err != nil {
-			return err
-		}
+		err = unpackOne(path, sha, strings.TrimSuffix(path, ".gz"), gzipPayload(path), o.Progress, "gunzip")
 	case f.Unzip:
 		dst := strings.TrimSuffix(path, ".zip")
-		if err := unpackOne(path, sha, dst, zipPayload(path, filepath.Base(dst)), o.Progress, "unzip"); err != nil {
-			return err
-		}
+		err = unpackOne(path, sha, dst, zipPayload(path, filepath.Base(dst)), o.Progress, "unzip")
 	}
-	if f.Untar {
-		marker := filepath.Join(dir, "."+f.Name+".extracted")
-		if _, err := os.Lstat(marker); err != nil {
-			if err := Untar(path, dir, o.Progress); err != nil {
-				return err
-			}
-			// O_EXCL: never through a link planted at the marker's name.
-			mf, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-			if err != nil {
-				return err
-			}
-			if err := mf.Close(); err != nil {
-				return err
-			}
-		}
+	if err != nil || !f.Untar {
+		return err
 	}
-	return nil
+	marker := filepath.Join(dir, "."+f.Name+".extracted")
+	if _, err := os.Lstat(marker); err == nil {
+		return nil
+	}
+	if err := Untar(path, dir, o.Progress); err != nil {
+		return err
+	}
+	// O_EXCL: never through a link planted at the marker's name.
+	mf, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	return mf.Close()
 }
 
-func fetchMD5List(ctx context.Context, c *http.Client, url string) (map[string]string, error) {
+// get sends a GET request for url, for the bytes from offset from on when from > 0; a failure to reach
+// the host is an ErrOffline.
+func get(ctx context.Context, c *http.Client, url string, from int64) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
+	if from > 0 {
+		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", from))
+	}
 	resp, err := c.Do(req)
+	if err != nil && isOffline(err) {
+		return nil, fmt.Errorf("%w: %v", ErrOffline, err)
+	}
+	return resp, err
+}
+
+func fetchMD5List(ctx context.Context, c *http.Client, url string) (map[string]string, error) {
+	resp, err := get(ctx, c, url, 0)
 	if err != nil {
-		if isOffline(err) {
-			return nil, fmt.Errorf("%w: %v", ErrOffline, err)
-		}
 		return nil, err
 	}
 	defer resp.Body.Close()
@@ -334,18 +338,8 @@ func fetchURL(ctx context.Context, c *http.Client, url, part string, f File, w i
 		}
 		have = st.Size()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	resp, err := get(ctx, c, url, have)
 	if err != nil {
-		return err
-	}
-	if have > 0 {
-		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", have))
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		if isOffline(err) {
-			return fmt.Errorf("%w: %v", ErrOffline, err)
-		}
 		return err
 	}
 	defer resp.Body.Close()
@@ -371,29 +365,18 @@ func fetchURL(ctx context.Context, c *http.Client, url, part string, f File, w i
 	}
 	bar := progress.NewBytes(w, f.Name, total)
 	bar.Set(have)
-	buf := make([]byte, 1<<16)
-	for {
-		n, rerr := resp.Body.Read(buf)
-		if n > 0 {
-			if _, err := out.Write(buf[:n]); err != nil {
-				out.Close()
-				return err
-			}
-			bar.Add(int64(n))
+	if _, err := io.CopyBuffer(io.MultiWriter(out, bar), resp.Body, make([]byte, 1<<16)); err != nil {
+		out.Close()
+		switch {
+		case isWriteError(err):
+			return err
+		case w != nil:
+			fmt.Fprintln(w)
 		}
-		if rerr == io.EOF {
-			break
+		if isOffline(err) {
+			return fmt.Errorf("%w: %s interrupted after %d bytes (run again to resume): %v", ErrOffline, f.Name, bar.N(), err)
 		}
-		if rerr != nil {
-			out.Close()
-			if w != nil {
-				fmt.Fprintln(w)
-			}
-			if isOffline(rerr) {
-				return fmt.Errorf("%w: %s interrupted after %d bytes (run again to resume): %v", ErrOffline, f.Name, bar.N(), rerr)
-			}
-			return fmt.Errorf("%s interrupted (run again to resume): %w", f.Name, rerr)
-		}
+		return fmt.Errorf("%s interrupted (run again to resume): %w", f.Name, err)
 	}
 	bar.Done()
 	return out.Close()
@@ -404,7 +387,7 @@ type expected struct{ sha, md5 string }
 // checkFile hashes path and compares it with want; it returns the SHA-256. With nothing to compare
 // against it only returns the SHA-256.
 func checkFile(path string, want expected, w io.Writer) (string, error) {
-	sha, md, err := hashFile(path, w)
+	sha, md, err := hashFile(path, w, nil)
 	if err != nil {
 		return "", err
 	}
@@ -422,8 +405,9 @@ func compareSums(path string, want expected, sha, md string) error {
 	return nil
 }
 
-// hashFile returns the hex SHA-256 and MD5 of a file.
-func hashFile(path string, w io.Writer) (sha, md string, err error) {
+// hashFile returns the hex SHA-256 and MD5 of a file, read once: read, when not nil, reads the content
+// first, and what it leaves unread is hashed after it.
+func hashFile(path string, w io.Writer, read func(io.Reader)) (sha, md string, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", "", err
@@ -438,18 +422,15 @@ func hashFile(path string, w io.Writer) (sha, md string, err error) {
 		bar = progress.NewBytes(w, "checksum "+filepath.Base(path), st.Size())
 	}
 	hs, hm := sha256.New(), md5.New()
-	if _, err := io.Copy(io.MultiWriter(hs, hm, barWriter{bar}), f); err != nil {
+	tee := io.TeeReader(f, io.MultiWriter(hs, hm, bar))
+	if read != nil {
+		read(tee)
+	}
+	if _, err := io.Copy(io.Discard, tee); err != nil {
 		return "", "", fmt.Errorf("%s: %w", path, err)
 	}
 	bar.Done()
 	return hex.EncodeToString(hs.Sum(nil)), hex.EncodeToString(hm.Sum(nil)), nil
-}
-
-type barWriter struct{ b *progress.Bar }
-
-func (b barWriter) Write(p []byte) (int, error) {
-	b.b.Add(int64(len(p)))
-	return len(p), nil
 }
 
 // SumsFile is the name of the file, in a dataset folder, that records the SHA-256 of every
@@ -487,8 +468,6 @@ func openSums(dir string) (*sumsRecord, error) {
 	return &sumsRecord{dir: dir, sums: sums, read: string(b), ours: ownedFile(dir, SumsFile)}, nil
 }
 
-func (r *sumsRecord) content() string { return string(r.sums.Bytes()) }
-
 // checkWritable refuses, before anything is fetched, to go on in a folder whose SHA256SUMS fits did not
 // write (a download adds its digest there).
 func (r *sumsRecord) checkWritable() error {
@@ -501,7 +480,7 @@ func (r *sumsRecord) checkWritable() error {
 // save writes SHA256SUMS when its content changes, and records it as written by fits; a SHA256SUMS that
 // fits did not write is never replaced (checkWritable).
 func (r *sumsRecord) save() error {
-	c := r.content()
+	c := string(r.sums.Bytes())
 	if c == r.read {
 		return nil
 	}
@@ -536,22 +515,20 @@ type Status struct {
 func Counts(st []Status) (files, bad, unverified int) {
 	for _, s := range st {
 		switch {
-		case s.Of != "":
-			continue // counted in its archive's Status
+		case s.Of != "": // counted in its archive's Status
 		case s.Files > 0:
 			files += s.Files
 			bad += s.Failed
 			if s.State == "unverified" {
 				unverified += s.Files - s.Failed
 			}
-			continue
-		}
-		files++
-		switch s.State {
-		case "missing", "mismatch":
-			bad++
-		case "unverified":
-			unverified++
+		case s.State == "missing" || s.State == "mismatch":
+			files, bad = files+1, bad+1
+		default:
+			files++
+			if s.State == "unverified" {
+				unverified++
+			}
 		}
 	}
 	return files, bad, unverified
@@ -577,65 +554,26 @@ func Verify(m Manifest, dir string, w io.Writer) ([]Status, error) {
 	}
 	var out []Status
 	for _, f := range m.Files {
-		if f.Alt != nil {
-			if _, err := os.Stat(filepath.Join(dir, f.Name)); err != nil {
-				if _, err := os.Stat(filepath.Join(dir, f.Alt.Name)); err == nil {
-					f = *f.Alt
-				}
+		if _, err := os.Stat(filepath.Join(dir, f.Name)); err != nil && f.Alt != nil {
+			if _, err := os.Stat(filepath.Join(dir, f.Alt.Name)); err == nil {
+				f = *f.Alt
 			}
 		}
 		path := filepath.Join(dir, f.Name)
-		st := Status{Name: f.Name, Path: path}
-		if _, err := os.Stat(path); err != nil {
-			st.State = "missing"
-			out = append(out, st)
-			if f.Untar { // the files extracted from it, against the record
-				files, err := verifyUntarred(f, dir, st, nil, unpacked, w)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, files...)
-			}
-			continue
-		}
-		want := expected{sha: f.SHA256, md5: f.MD5}
-		fromFolder := false
-		if want.sha == "" && want.md5 == "" {
-			want.sha = sums[f.Name]
-			fromFolder = want.sha != ""
-		}
-		var sha string
-		var entries map[string]string // the SHA-256 of every file of a tar archive, by slash path
-		if f.Untar {
-			var md string
-			if sha, md, entries, err = hashTar(path, w); err == nil {
-				err = compareSums(path, want, sha, md)
-			}
-		} else {
-			sha, err = checkFile(path, want, w)
-		}
-		st.SHA256 = sha
-		var ce *ChecksumError
-		switch {
-		case errors.As(err, &ce):
-			st.State, st.Detail = "mismatch", err.Error()
-		case err != nil:
+		st, entries, err := verifyFile(f, path, sums, w)
+		if err != nil {
 			return nil, err
-		case want.sha == "" && want.md5 == "":
-			st.State, st.Detail = "unverified", "no published digest is pinned for it and none was recorded"
-		case fromFolder:
-			// The folder's own SHA256SUMS vouches only for what was written there, by anyone: no proof.
-			st.State, st.Detail = "unverified", "no published digest is pinned for it; it matches only the folder's own "+SumsFile+", which is no proof"
-		default:
-			st.State = "ok"
 		}
 		out = append(out, st)
-		if f.Untar {
+		if f.Untar { // the files extracted from it, against the archive or the record
 			files, err := verifyUntarred(f, dir, st, entries, unpacked, w)
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, files...)
+			continue
+		}
+		if st.State == "missing" {
 			continue
 		}
 		if u, ok, err := verifyUnpacked(f, dir, st, unpacked, w); err != nil {
@@ -645,6 +583,46 @@ func Verify(m Manifest, dir string, w io.Writer) ([]Status, error) {
 		}
 	}
 	return out, nil
+}
+
+// verifyFile checks the file f of the manifest at path against its pinned checksum, or else the one that
+// sums (the folder's SHA256SUMS) records; entries is, for a tar archive, the SHA-256 of every file it holds,
+// by slash path (tarEntries).
+func verifyFile(f File, path string, sums filesafe.Sums, w io.Writer) (st Status, entries map[string]string, err error) {
+	st = Status{Name: f.Name, Path: path}
+	if _, err := os.Stat(path); err != nil {
+		st.State = "missing"
+		return st, nil, nil
+	}
+	want := expected{sha: f.SHA256, md5: f.MD5}
+	fromFolder := false
+	if want.sha == "" && want.md5 == "" {
+		want.sha = sums[f.Name]
+		fromFolder = want.sha != ""
+	}
+	if f.Untar {
+		var md string
+		if st.SHA256, md, err = hashFile(path, w, func(r io.Reader) { entries = tarEntries(r) }); err == nil {
+			err = compareSums(path, want, st.SHA256, md)
+		}
+	} else {
+		st.SHA256, err = checkFile(path, want, w)
+	}
+	var ce *ChecksumError
+	switch {
+	case errors.As(err, &ce):
+		st.State, st.Detail = "mismatch", err.Error()
+	case err != nil:
+		return st, nil, err
+	case want.sha == "" && want.md5 == "":
+		st.State, st.Detail = "unverified", "no published digest is pinned for it and none was recorded"
+	case fromFolder:
+		// The folder's own SHA256SUMS vouches only for what was written there, by anyone: no proof.
+		st.State, st.Detail = "unverified", "no published digest is pinned for it; it matches only the folder's own "+SumsFile+", which is no proof"
+	default:
+		st.State = "ok"
+	}
+	return st, entries, nil
 }
 
 // verifyUnpacked checks the file unpacked from the gzip or zip archive f (whose own check gave archive),

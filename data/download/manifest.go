@@ -10,9 +10,10 @@ package download
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -141,14 +142,7 @@ func mnistFile(name, sha, md5 string, size int64) File {
 }
 
 // Datasets lists the datasets with a manifest.
-func Datasets() []string {
-	var names []string
-	for n := range manifests {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Datasets() []string { return slices.Sorted(maps.Keys(manifests)) }
 
 // Lookup returns the manifest of a dataset.
 func Lookup(dataset string) (Manifest, error) {

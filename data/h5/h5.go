@@ -186,6 +186,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -267,8 +268,7 @@ func Open(path string) (_ *File, err error) {
 		return nil, err
 	}
 	if !hdf5.IsHDF5(path) {
-		var a, b [256]C.char
-		C.fits_h5_last_error(&a[0], &b[0])
+		lastError("") // clears the error stack
 		return nil, fmt.Errorf("%s: not an HDF5 file (no HDF5 signature)", path)
 	}
 	f, err := hdf5.OpenFile(path, hdf5.F_ACC_RDONLY)
@@ -335,6 +335,15 @@ func (f *File) Abort() {
 
 func (f *File) errorf(name, format string, args ...any) error {
 	return fmt.Errorf("%s: %s: %s", f.path, name, fmt.Sprintf(format, args...))
+}
+
+// check returns, when a C call on dataset name failed, the error that the HDF5 error stack describes
+// (lastError(what)); nil otherwise.
+func (f *File) check(name string, failed bool, what string) error {
+	if failed {
+		return f.errorf(name, "%v", lastError(what))
+	}
+	return nil
 }
 
 // exists reports whether every component of the slash-separated name exists.
@@ -459,6 +468,7 @@ func (f *File) Info(name string) (_ Info, err error) {
 	return info, nil
 }
 
+// open1D opens the 1-D dataset name, whose elements must be of one of classes (any, when none is given).
 func (f *File) open1D(name string, classes ...Class) (*hdf5.Dataset, Info, error) {
 	ds, info, err := f.open(name)
 	if err != nil {
@@ -468,10 +478,8 @@ func (f *File) open1D(name string, classes ...Class) (*hdf5.Dataset, Info, error
 		ds.Close()
 		return nil, info, f.errorf(name, "want a 1-D dataset, got shape %v", info.Dims)
 	}
-	for _, c := range classes {
-		if info.Class == c {
-			return ds, info, nil
-		}
+	if len(classes) == 0 || slices.Contains(classes, info.Class) {
+		return ds, info, nil
 	}
 	ds.Close()
 	return nil, info, f.errorf(name, "want %v elements, got %v", classes[0], info)
@@ -481,14 +489,11 @@ func (f *File) open1D(name string, classes ...Class) (*hdf5.Dataset, Info, error
 func (f *File) Len(name string) (_ int, err error) {
 	defer enter()()
 	defer markBadFile(&err)
-	ds, info, err := f.open(name)
+	ds, info, err := f.open1D(name)
 	if err != nil {
 		return 0, err
 	}
 	ds.Close()
-	if len(info.Dims) != 1 {
-		return 0, f.errorf(name, "want a 1-D dataset, got shape %v", info.Dims)
-	}
 	return info.Dims[0], nil
 }
 
@@ -545,8 +550,7 @@ func (f *File) ReadStrings(name string) (_ []string, err error) {
 		if C.fits_h5_read_vstrings_keep(id, buf) < 0 {
 			return nil, f.errorf(name, "%v", lastError("read failed"))
 		}
-		ptrs := unsafe.Slice(buf, n)
-		for i, p := range ptrs {
+		for i, p := range unsafe.Slice(buf, n) {
 			if p != nil {
 				out[i] = C.GoString(p)
 			}
@@ -567,20 +571,16 @@ func (f *File) ReadStrings(name string) (_ []string, err error) {
 	return out, nil
 }
 
-// readVLen reads rows [start, start+count) of a 1-D VLEN dataset whose base class is one of want,
-// converted to the memory type mem of 8-byte elements; copy receives each row's C memory.
-func (f *File) readVLen(name string, start, count int, mem Type, want []Class, copyRow func(i int, p unsafe.Pointer, n int)) error {
+// readVLen reads rows [start, start+count) of a 1-D VLEN dataset whose base class is want, converted to
+// the memory type mem of 8-byte elements; copy receives each row's C memory.
+func (f *File) readVLen(name string, start, count int, mem Type, want Class, copyRow func(i int, p unsafe.Pointer, n int)) error {
 	ds, info, err := f.open1D(name, VLen)
 	if err != nil {
 		return err
 	}
 	defer ds.Close()
-	ok := false
-	for _, c := range want {
-		ok = ok || info.Base == c
-	}
-	if !ok {
-		return f.errorf(name, "want a vlen of %v, got %v", want[0], info)
+	if info.Base != want {
+		return f.errorf(name, "want a vlen of %v, got %v", want, info)
 	}
 	if start < 0 || count < 0 || start+count > info.Dims[0] {
 		return f.errorf(name, "rows [%d, %d) outside the %d rows", start, start+count, info.Dims[0])
@@ -596,10 +596,7 @@ func (f *File) readVLen(name string, start, count int, mem Type, want []Class, c
 	for i, v := range unsafe.Slice(buf, count) {
 		copyRow(i, v.p, int(v.len))
 	}
-	if C.fits_h5_free_vlen(mem.hid(), C.hsize_t(count), buf) < 0 {
-		return f.errorf(name, "%v", lastError("freeing VLEN buffers"))
-	}
-	return nil
+	return f.check(name, C.fits_h5_free_vlen(mem.hid(), C.hsize_t(count), buf) < 0, "freeing VLEN buffers")
 }
 
 // ReadVLenFloats reads rows [start, start+count) of a 1-D VLEN dataset of floats (any width) as one
@@ -620,7 +617,7 @@ func readVLen[T int64 | float64](f *File, name string, start, count int, mem Typ
 	defer enter()()
 	defer markBadFile(&err)
 	offs = make([]int, 1, count+1)
-	err = f.readVLen(name, start, count, mem, []Class{class}, func(i int, p unsafe.Pointer, n int) {
+	err = f.readVLen(name, start, count, mem, class, func(i int, p unsafe.Pointer, n int) {
 		if n > 0 {
 			vals = append(vals, unsafe.Slice((*T)(p), n)...)
 		}
@@ -668,10 +665,7 @@ func (f *File) CreateGroup(name string) error {
 
 func (f *File) write(name string, ftype, mtype Type, n int, buf unsafe.Pointer) error {
 	return f.atParent(name, func(loc C.hid_t, cname *C.char) error {
-		if C.fits_h5_write(loc, cname, ftype.hid(), mtype.hid(), C.hsize_t(n), buf) < 0 {
-			return f.errorf(name, "%v", lastError("write failed"))
-		}
-		return nil
+		return f.check(name, C.fits_h5_write(loc, cname, ftype.hid(), mtype.hid(), C.hsize_t(n), buf) < 0, "write failed")
 	})
 }
 
@@ -715,10 +709,7 @@ func (f *File) WriteStrings(name string, vals []string) error {
 		}
 	}()
 	return f.atParent(name, func(loc C.hid_t, cname *C.char) error {
-		if C.fits_h5_write_vstrings(loc, cname, C.hsize_t(len(vals)), ptrs) < 0 {
-			return f.errorf(name, "%v", lastError("write failed"))
-		}
-		return nil
+		return f.check(name, C.fits_h5_write_vstrings(loc, cname, C.hsize_t(len(vals)), ptrs) < 0, "write failed")
 	})
 }
 
@@ -732,10 +723,7 @@ func (f *File) WriteVLen(name string, t Type, vals []float64, offs []int) error 
 	rows := len(offs) - 1
 	return f.withRows(name, vals, offs, func(hv *C.hvl_t) error {
 		return f.atParent(name, func(loc C.hid_t, cname *C.char) error {
-			if C.fits_h5_write_vlen(loc, cname, t.hid(), memFloat64.hid(), C.hsize_t(rows), hv) < 0 {
-				return f.errorf(name, "%v", lastError("write failed"))
-			}
-			return nil
+			return f.check(name, C.fits_h5_write_vlen(loc, cname, t.hid(), memFloat64.hid(), C.hsize_t(rows), hv) < 0, "write failed")
 		})
 	})
 }
@@ -778,10 +766,8 @@ func (f *File) CreateVLen(name string, t Type, rows int) (*VLenWriter, error) {
 	}
 	var d C.hid_t
 	err := f.atParent(name, func(loc C.hid_t, cname *C.char) error {
-		if d = C.fits_h5_create_vlen(loc, cname, t.hid(), C.hsize_t(rows)); d < 0 {
-			return f.errorf(name, "%v", lastError("create failed"))
-		}
-		return nil
+		d = C.fits_h5_create_vlen(loc, cname, t.hid(), C.hsize_t(rows))
+		return f.check(name, d < 0, "create failed")
 	})
 	if err != nil {
 		return nil, err
@@ -804,10 +790,7 @@ func (w *VLenWriter) WriteRows(start int, vals []float64, offs []int) error {
 		return nil
 	}
 	return w.f.withRows(w.name, vals, offs, func(hv *C.hvl_t) error {
-		if C.fits_h5_vlen_rows(w.d, memFloat64.hid(), C.hsize_t(start), C.hsize_t(rows), hv, 1) < 0 {
-			return w.f.errorf(w.name, "%v", lastError("write failed"))
-		}
-		return nil
+		return w.f.check(w.name, C.fits_h5_vlen_rows(w.d, memFloat64.hid(), C.hsize_t(start), C.hsize_t(rows), hv, 1) < 0, "write failed")
 	})
 }
 
@@ -819,8 +802,5 @@ func (w *VLenWriter) Close() error {
 	}
 	d := w.d
 	w.d = -1
-	if C.fits_h5_close_dataset(d) < 0 {
-		return w.f.errorf(w.name, "%v", lastError("close failed"))
-	}
-	return nil
+	return w.f.check(w.name, C.fits_h5_close_dataset(d) < 0, "close failed")
 }

