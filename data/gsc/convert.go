@@ -139,41 +139,30 @@ func EnsureCaches(dir string, f FrontEnd, w io.Writer) (map[string]string, error
 	if err := f.Check(); err != nil {
 		return nil, err
 	}
-	paths := map[string]string{}
 	var clips map[string][]Clip
 	root := Root(dir)
-	for _, split := range Splits {
-		dst := CachePath(dir, split, f)
-		if ok, why := cache.Reusable(dst, f.ID()); ok {
-			paths[split] = dst
-			continue
-		} else if err := cache.CheckReplace(dst); err != nil {
-			return nil, err
-		} else if why != nil && w != nil {
-			fmt.Fprintf(w, "%v; converting again\n", why)
-		}
-		if clips == nil {
-			var err error
-			if clips, err = List(root); err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					return nil, fmt.Errorf("%w (run 'fits data download --dataset=gsc --dir=%s')", err, dir)
-				}
-				return nil, err
+	return data.EnsureSplits(data.SplitCaches{
+		Splits:      Splits,
+		Path:        func(split string) string { return CachePath(dir, split, f) },
+		Reusable:    func(dst string) (bool, error) { return cache.Reusable(dst, f.ID()) },
+		Replaceable: cache.CheckReplace,
+		Prepare: func() (err error) {
+			if clips, err = List(root); errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("%w (run 'fits data download --dataset=gsc --dir=%s')", err, dir)
+			} else if err != nil {
+				return err
 			}
 			// The clips that fits extracted must be as it extracted them.
 			if err := download.CheckExtracted(dir, w); err != nil {
-				return nil, err
+				return err
 			}
 			if w != nil && f.Name == FrontEndReleased {
 				noteOtherFrontEnd(w, dir, f)
 			}
-		}
-		if err := Convert(root, clips[split], dst, split, f, w); err != nil {
-			return nil, err
-		}
-		paths[split] = dst
-	}
-	return paths, nil
+			return nil
+		},
+		Convert: func(split, dst string) error { return Convert(root, clips[split], dst, split, f, w) },
+	}, w)
 }
 
 // noteOtherFrontEnd says, once per conversion, that caches of the earlier default front end in dir are
