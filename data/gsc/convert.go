@@ -86,10 +86,8 @@ func ConvertClips(root string, clips []Clip, dst string, meta CacheMeta, classes
 	for start := 0; start < len(clips); start += batch {
 		n := min(batch, len(clips)-start)
 		var wg sync.WaitGroup
-		for k := 0; k < workers; k++ {
-			wg.Add(1)
-			go func(k int) {
-				defer wg.Done()
+		for k := range workers {
+			wg.Go(func() {
 				for i := k; i < n; i += workers {
 					p := filepath.Join(root, filepath.FromSlash(clips[start+i].Path))
 					x, err := ReadWAV(p, f.SampleRate())
@@ -100,7 +98,7 @@ func ConvertClips(root string, clips []Clip, dst string, meta CacheMeta, classes
 					}
 					errs[i] = err
 				}
-			}(k)
+			})
 		}
 		wg.Wait()
 		for i := 0; i < n; i++ {
