@@ -10,8 +10,6 @@ import (
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/internal/filesafe"
-	"github.com/go-audio/audio"
-	"github.com/go-audio/wav"
 )
 
 // SampleRate is the sampling rate of Speech Commands clips, in Hz.
@@ -241,53 +239,26 @@ func checkFormat(f []byte) (int, error) {
 	return int(rate), nil
 }
 
-// WriteWAV writes samples in [-1, 1] as a mono 16-bit PCM WAV file at rate Hz, through a
-// temporary file renamed into place (filesafe). Samples are clipped to the 16-bit range.
+// WriteWAV writes samples in [-1, 1] as a mono 16-bit PCM WAV file at rate Hz (the 44-byte header of a
+// fmt and a data chunk, then the samples), through a temporary file renamed into place (filesafe).
+// Samples are clipped to the 16-bit range.
 func WriteWAV(path string, x []float64, rate int) error {
-	var ws writeSeeker
-	enc := wav.NewEncoder(&ws, rate, 16, 1, 1)
-	data := make([]int, len(x))
+	le := binary.LittleEndian
+	b := make([]byte, 44+2*len(x))
+	copy(b, "RIFF")
+	le.PutUint32(b[4:], uint32(36+2*len(x)))
+	copy(b[8:], "WAVEfmt ")
+	le.PutUint32(b[16:], 16)             // fmt chunk size
+	le.PutUint16(b[20:], 1)              // PCM
+	le.PutUint16(b[22:], 1)              // mono
+	le.PutUint32(b[24:], uint32(rate))   // samples per second
+	le.PutUint32(b[28:], uint32(2*rate)) // bytes per second
+	le.PutUint16(b[32:], 2)              // block align
+	le.PutUint16(b[34:], 16)             // bits per sample
+	copy(b[36:], "data")
+	le.PutUint32(b[40:], uint32(2*len(x)))
 	for i, v := range x {
-		s := int(v * 32767)
-		data[i] = max(-32768, min(32767, s))
+		le.PutUint16(b[44+2*i:], uint16(int16(max(-32768, min(32767, int(v*32767))))))
 	}
-	if err := enc.Write(&audio.IntBuffer{Data: data, Format: &audio.Format{NumChannels: 1, SampleRate: rate}, SourceBitDepth: 16}); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := enc.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return filesafe.WriteFile(path, ws.b)
-}
-
-// writeSeeker is an in-memory io.WriteSeeker for the WAV encoder, which seeks back to patch sizes.
-type writeSeeker struct {
-	b   []byte
-	pos int
-}
-
-func (w *writeSeeker) Write(p []byte) (int, error) {
-	if end := w.pos + len(p); end > len(w.b) {
-		w.b = append(w.b, make([]byte, end-len(w.b))...)
-	}
-	copy(w.b[w.pos:], p)
-	w.pos += len(p)
-	return len(p), nil
-}
-
-func (w *writeSeeker) Seek(off int64, whence int) (int64, error) {
-	var base int
-	switch whence {
-	case io.SeekStart:
-	case io.SeekCurrent:
-		base = w.pos
-	case io.SeekEnd:
-		base = len(w.b)
-	}
-	p := base + int(off)
-	if p < 0 {
-		return 0, fmt.Errorf("negative seek")
-	}
-	w.pos = p
-	return int64(p), nil
+	return filesafe.WriteFile(path, b)
 }
