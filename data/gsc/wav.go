@@ -23,18 +23,14 @@ const MaxWAVBytes = 64 << 20
 // [-1, 1) (divided by 32768). Any other rate, channel count, bit depth or encoding is an error
 // naming the file (a data.FileError).
 func ReadWAV(path string, rate int) ([]float64, error) {
-	f, size, err := openWAV(path)
+	w, err := openWAVAt(path, rate)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	b := make([]byte, size)
-	if _, err := io.ReadFull(f, b); err != nil {
-		return nil, data.BadFile(fmt.Errorf("%s: %w", path, err))
-	}
-	x, err := DecodeWAV(b, rate)
-	if err != nil {
-		return nil, data.BadFile(fmt.Errorf("%s: %w", path, err))
+	defer w.Close()
+	x := make([]float64, w.Len())
+	if err := w.Read(x, 0); err != nil {
+		return nil, err
 	}
 	return x, nil
 }
@@ -65,7 +61,7 @@ func openWAV(path string) (*os.File, int64, error) {
 	return f, st.Size(), nil
 }
 
-// wavFile is a WAV file opened for reading its samples where they lie, a few at a time (see ReadWAVAt).
+// wavFile is a WAV file opened for reading its samples where they lie, a few at a time.
 type wavFile struct {
 	f      *os.File
 	path   string
@@ -73,14 +69,14 @@ type wavFile struct {
 	buf    []byte
 }
 
-// openWAVAt opens a mono 16-bit PCM WAV file sampled at rate Hz and checks its header as ReadWAV does,
-// without reading its samples.
+// openWAVAt opens a mono 16-bit PCM WAV file sampled at rate Hz and checks its header (checkRIFF), without
+// reading its samples. Errors are data.FileErrors naming the file.
 func openWAVAt(path string, rate int) (*wavFile, error) {
 	f, size, err := openWAV(path)
 	if err != nil {
 		return nil, err
 	}
-	h, err := checkRIFFAt(f, size)
+	h, err := checkRIFF(f, size)
 	if err == nil && h.rate != rate {
 		err = fmt.Errorf("sample rate %d Hz, want %d Hz", h.rate, rate)
 	}
@@ -128,7 +124,7 @@ func DecodeWAV(b []byte, rate int) ([]float64, error) {
 // and the rate in Hz. The samples are read straight from the data chunk (checkRIFF vouches for every
 // header field first), so decoding holds nothing but b and the result.
 func DecodeWAVRate(b []byte) (x []float64, rate int, err error) {
-	h, err := checkRIFF(b)
+	h, err := checkRIFF(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -151,14 +147,9 @@ type wavLayout struct {
 // mono 16-bit PCM at a nonzero rate must precede the "data" chunk, whose size must be a whole number of
 // samples, and no chunk may run past the end of the file (for "data" that is reported as truncation).
 // Each fault has its own message: an encoding, channel count, rate, bit depth or block align that is
-// not mono 16-bit PCM is named as such.
-func checkRIFF(b []byte) (wavLayout, error) {
-	return checkRIFFAt(bytes.NewReader(b), int64(len(b)))
-}
-
-// checkRIFFAt is checkRIFF of the size bytes that r holds, reading the chunk headers and the fmt chunk
-// only.
-func checkRIFFAt(r io.ReaderAt, size int64) (wavLayout, error) {
+// not mono 16-bit PCM is named as such. It reads the chunk headers and the fmt chunk of the size bytes
+// that r holds, no samples.
+func checkRIFF(r io.ReaderAt, size int64) (wavLayout, error) {
 	var h wavLayout
 	var head [16]byte
 	read := func(n int, at int64) ([]byte, error) {
