@@ -14,7 +14,9 @@ package data
 
 import (
 	"fmt"
-	"sort"
+	"io"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -70,6 +72,69 @@ func (d *Dataset) Validate() error {
 	return nil
 }
 
+// LoadSplits sets the splits of d to the sets that load reads from paths, by split name ("train", "valid",
+// "test"), each keeping at most limit examples (0: all), and returns d (nil with the first error).
+func LoadSplits(d *Dataset, paths map[string]string, limit int, load func(path string, limit int) (*Set, error)) (*Dataset, error) {
+	for _, sp := range []struct {
+		name string
+		set  **Set
+	}{{"train", &d.Train}, {"valid", &d.Val}, {"test", &d.Test}} {
+		if p, ok := paths[sp.name]; ok {
+			s, err := load(p, limit)
+			if err != nil {
+				return nil, err
+			}
+			*sp.set = s
+		}
+	}
+	return d, nil
+}
+
+// SplitCaches says how EnsureSplits names, checks and writes the converted cache of each split of a dataset.
+type SplitCaches struct {
+	Splits []string
+	// Path returns the cache file of a split.
+	Path func(split string) string
+	// Reusable reports whether the file at path can stay; false comes with the reason to print before
+	// converting again (nil when there is none to give, e.g. no file).
+	Reusable func(path string) (bool, error)
+	// Replaceable refuses to write over path when fits did not write the file there (cache.CheckReplace).
+	Replaceable func(path string) error
+	// Prepare, when not nil, runs once before the first conversion.
+	Prepare func() error
+	// Convert writes the cache of split at path.
+	Convert func(split, path string) error
+}
+
+// EnsureSplits keeps the cache of each split that c.Reusable accepts, converts the others (saying why on w),
+// and returns the cache paths by split.
+func EnsureSplits(c SplitCaches, w io.Writer) (map[string]string, error) {
+	out := map[string]string{}
+	prepare := c.Prepare
+	for _, split := range c.Splits {
+		dst := c.Path(split)
+		if ok, why := c.Reusable(dst); ok {
+			out[split] = dst
+			continue
+		} else if err := c.Replaceable(dst); err != nil {
+			return nil, err
+		} else if why != nil && w != nil {
+			fmt.Fprintf(w, "%v; converting again\n", why)
+		}
+		if prepare != nil {
+			if err := prepare(); err != nil {
+				return nil, err
+			}
+			prepare = nil
+		}
+		if err := c.Convert(split, dst); err != nil {
+			return nil, err
+		}
+		out[split] = dst
+	}
+	return out, nil
+}
+
 // Options are the generic loading options that every registered dataset accepts.
 type Options struct {
 	// Dir is where a dataset's files live (ignored by generated datasets).
@@ -82,6 +147,14 @@ type Options struct {
 	// AudioFrontEnd names the front end of the audio datasets (GSC and the espeak-ng digits through it):
 	// "" or "released" for the released code's recipe, "logmel" for the earlier log-Mel features.
 	AudioFrontEnd string
+}
+
+// SmallLimit returns n when o.Small asks for a reduced dataset, 0 (no limit) otherwise.
+func (o Options) SmallLimit(n int) int {
+	if o.Small {
+		return n
+	}
+	return 0
 }
 
 // Loader builds a dataset from options.
@@ -144,12 +217,7 @@ func TimeBin(name string, opts Options) (float64, bool) {
 func Names() []string {
 	registryMu.Lock()
 	defer registryMu.Unlock()
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(registry))
 }
 
 // Summary returns the one-line description of a registered dataset ("" if unknown).

@@ -444,11 +444,6 @@ func (s *Set) Head(n int) *Set {
 	return &out
 }
 
-// Shares reports whether s and o read the same inputs (one is a view of the other, or both of a third).
-func (s *Set) Shares(o *Set) bool {
-	return s != nil && o != nil && s.st != nil && s.st == o.st
-}
-
 // SplitOff holds out a fraction of the set, chosen by a permutation drawn from seed, stratified by class so
 // that every class keeps the same proportion in both parts. It returns (kept, heldOut), views of s in the
 // order of s; s is not modified. The same seed always holds out the same examples.

@@ -177,3 +177,8 @@ func TestViewsShare(t *testing.T) {
 		})
 	}
 }
+
+// Shares reports whether s and o read the same inputs (one is a view of the other, or both of a third).
+func (s *Set) Shares(o *Set) bool {
+	return s != nil && o != nil && s.st != nil && s.st == o.st
+}

@@ -97,39 +97,41 @@ func Convert(root, split, dst string, f Framing, w io.Writer) (Stats, error) {
 
 // EnsureCaches converts the splits whose cache in dir is missing, unreadable or corrupt (Reader.Verify).
 func EnsureCaches(dir string, f Framing, w io.Writer) (map[string]string, error) {
-	out := map[string]string{}
 	root := Root(dir)
-	checked := false
-	for _, split := range []string{Train, Test} {
-		dst := CachePath(dir, split, f)
-		if r, err := cache.Open(dst); err == nil {
-			err = r.Verify()
-			r.Close()
-			if err == nil {
-				out[split] = dst
-				continue
+	return data.EnsureSplits(data.SplitCaches{
+		Splits:      []string{Train, Test},
+		Path:        func(split string) string { return CachePath(dir, split, f) },
+		Reusable:    verified,
+		Replaceable: cache.CheckReplace,
+		// The recordings that fits extracted must be as it extracted them.
+		Prepare: func() error { return download.CheckExtracted(dir, w) },
+		Convert: func(split, dst string) error {
+			st, err := Convert(root, split, dst, f, w)
+			if err == nil && w != nil && st.Clipped > 0 {
+				fmt.Fprintf(w, "%s: %d events clipped at 255 per pixel and frame\n", dst, st.Clipped)
 			}
-			if w != nil {
-				fmt.Fprintf(w, "%v; converting again\n", err)
-			}
-		}
-		if err := cache.CheckReplace(dst); err != nil {
-			return nil, err
-		}
-		if !checked { // the recordings that fits extracted must be as it extracted them
-			if err := download.CheckExtracted(dir, w); err != nil {
-				return nil, err
-			}
-			checked = true
-		}
-		st, err := Convert(root, split, dst, f, w)
-		if err != nil {
-			return nil, err
-		}
-		if w != nil && st.Clipped > 0 {
-			fmt.Fprintf(w, "%s: %d events clipped at 255 per pixel and frame\n", dst, st.Clipped)
-		}
-		out[split] = dst
+			return err
+		},
+	}, w)
+}
+
+// verified reports whether the cache at path opens and is intact (Reader.Verify); false comes with the
+// reason when it opens but is not.
+func verified(path string) (bool, error) {
+	r, err := cache.Open(path)
+	if err != nil {
+		return false, nil
 	}
-	return out, nil
+	defer r.Close()
+	err = r.Verify()
+	return err == nil, err
+}
+
+// load loads the train and test caches of f in dir (converting them once) into a dataset called name.
+func load(name, dir string, o data.Options, f Framing, w io.Writer) (*data.Dataset, error) {
+	paths, err := EnsureCaches(dir, f, w)
+	if err != nil {
+		return nil, err
+	}
+	return data.LoadSplits(&data.Dataset{Name: name, Classes: Classes, Dt: f.Dt}, paths, o.SmallLimit(smallN), cache.LoadSet)
 }

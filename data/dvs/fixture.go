@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 
 	"github.com/fits-snn/fits/data"
-	"github.com/fits-snn/fits/data/cache"
 	"github.com/fits-snn/fits/data/download"
 )
 
@@ -54,25 +53,9 @@ func EnsureFixture(dir string, c SynthConfig) (string, error) {
 // (download.ResolveDir; default download.DefaultDir(FixtureDir)) — generating it on first use, and
 // framing it with f as LoadDataset does (official-layout train/test splits, no validation split).
 func LoadFixture(o data.Options, c SynthConfig, f Framing, w io.Writer) (*data.Dataset, error) {
-	dir := download.ResolveDir(o.Dir, FixtureDir)
-	root, err := EnsureFixture(dir, c)
+	root, err := EnsureFixture(download.ResolveDir(o.Dir, FixtureDir), c)
 	if err != nil {
 		return nil, err
 	}
-	paths, err := EnsureCaches(root, f, w)
-	if err != nil {
-		return nil, err
-	}
-	limit := 0
-	if o.Small {
-		limit = smallN
-	}
-	d := &data.Dataset{Name: FixtureName, Classes: Classes, Dt: f.Dt}
-	if d.Train, err = cache.LoadSet(paths[Train], limit); err != nil {
-		return nil, err
-	}
-	if d.Test, err = cache.LoadSet(paths[Test], limit); err != nil {
-		return nil, err
-	}
-	return d, nil
+	return load(FixtureName, root, o, f, w)
 }

@@ -5,7 +5,6 @@ import (
 	"os"
 
 	"github.com/fits-snn/fits/data"
-	"github.com/fits-snn/fits/data/cache"
 	"github.com/fits-snn/fits/data/download"
 )
 
@@ -26,21 +25,5 @@ func init() {
 // loads the official train/test splits as float32 counts with FeatureShape [2, Out, Out]. DVS
 // Gesture has no validation split.
 func LoadDataset(o data.Options, f Framing, w io.Writer) (*data.Dataset, error) {
-	dir := download.ResolveDir(o.Dir, "dvs")
-	paths, err := EnsureCaches(dir, f, w)
-	if err != nil {
-		return nil, err
-	}
-	limit := 0
-	if o.Small {
-		limit = smallN
-	}
-	d := &data.Dataset{Name: "dvsgesture", Classes: Classes, Dt: f.Dt}
-	if d.Train, err = cache.LoadSet(paths[Train], limit); err != nil {
-		return nil, err
-	}
-	if d.Test, err = cache.LoadSet(paths[Test], limit); err != nil {
-		return nil, err
-	}
-	return d, nil
+	return load("dvsgesture", download.ResolveDir(o.Dir, "dvs"), o, f, w)
 }

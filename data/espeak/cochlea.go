@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/fits-snn/fits/data/mel"
 )
@@ -55,10 +56,7 @@ func (c *Cochlea) Encode(x []float64, seed uint64) (times []float64, units []int
 	if err := c.ext.LogMel(x, feat); err != nil {
 		return nil, nil, err
 	}
-	top := float32(math.Inf(-1))
-	for _, v := range feat {
-		top = max(top, v)
-	}
+	top := slices.Max(feat)
 	span := c.RangeDB / 10 * math.Ln10 // natural-log energy span of RangeDB decibels
 	if !(span > 0) || !(c.MaxRate > 0) {
 		return nil, nil, fmt.Errorf("bad cochlea parameters: range %g dB, rate %g Hz", c.RangeDB, c.MaxRate)

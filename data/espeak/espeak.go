@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -210,7 +211,7 @@ func (c Config) Check() error {
 		return errors.New("espeak configuration needs variants, test variants, speeds and pitches (one of the lists is empty)")
 	}
 	for _, v := range append(slices.Clone(c.Variants), c.TestVariants...) {
-		if !plainName(v) {
+		if !plainName.MatchString(v) {
 			return fmt.Errorf("voice variant %q is not a plain name of at most 64 letters, digits, '-' or '_'", v)
 		}
 	}
@@ -246,18 +247,8 @@ func (c Config) CheckVoices(ctx context.Context) error {
 	return nil
 }
 
-// plainName reports whether s is 1 to 64 ASCII letters, digits, '-' or '_'.
-func plainName(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return false
-		}
-	}
-	return true
-}
+// plainName matches 1 to 64 ASCII letters, digits, '-' or '_'.
+var plainName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 // Files lists the files that Generate writes, relative to its folder (slash paths): the two HDF5 files,
 // the two manifests and every WAV file.
@@ -310,10 +301,8 @@ func (c Config) generateSplit(ctx context.Context, plan []Utterance, outDir, spl
 	bar := progress.New(w, label, int64(len(plan)))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for k := 0; k < workers; k++ {
-		wg.Add(1)
-		go func(k int) {
-			defer wg.Done()
+	for k := range workers {
+		wg.Go(func() {
 			co, err := NewCochlea(CochleaConfig())
 			for i := k; i < len(plan); i += workers {
 				if err != nil {
@@ -332,7 +321,7 @@ func (c Config) generateSplit(ctx context.Context, plan []Utterance, outDir, spl
 				bar.Add(1)
 				mu.Unlock()
 			}
-		}(k)
+		})
 	}
 	wg.Wait()
 	bar.Done()

@@ -80,11 +80,15 @@ func ReadManifest(outDir, split string) (_ []gsc.Clip, err error) {
 // missing, unreadable or made by another recipe (saying so on w), first generating the audio (needs
 // espeak-ng) when dir holds no manifest, and returns the cache paths by split.
 func EnsureMelCaches(dir string, c Config, f gsc.FrontEnd, w io.Writer) (map[string]string, error) {
-	return ensureSplits(dir, c, w, splitCache{
-		path:     func(split string) string { return MelCachePath(dir, split, f) },
-		reusable: func(dst string) (bool, error) { return cache.Reusable(dst, f.ID()) },
-		source:   func(split string) string { return ManifestPath(dir, split) },
-		convert: func(split, dst string) error {
+	return data.EnsureSplits(data.SplitCaches{
+		Splits:      []string{"train", "test"},
+		Path:        func(split string) string { return MelCachePath(dir, split, f) },
+		Reusable:    func(dst string) (bool, error) { return cache.Reusable(dst, f.ID()) },
+		Replaceable: cache.CheckReplace,
+		Convert: func(split, dst string) error {
+			if err := ensureGenerated(dir, c, ManifestPath(dir, split), w); err != nil {
+				return err
+			}
 			clips, err := ReadManifest(dir, split)
 			if err != nil {
 				return err
@@ -92,7 +96,7 @@ func EnsureMelCaches(dir string, c Config, f gsc.FrontEnd, w io.Writer) (map[str
 			meta := gsc.CacheMeta{Dataset: "espeak", Split: split, Words: Keys()}
 			return gsc.ConvertClips(filepath.Join(dir, "wav"), clips, dst, meta, Classes, f, w)
 		},
-	})
+	}, w)
 }
 
 // LoadMelDataset is LoadDataset through a GSC front end: [T = f.Frames(), F = f.Bands()] float32
@@ -103,14 +107,9 @@ func LoadMelDataset(o data.Options, c Config, f gsc.FrontEnd, w io.Writer) (*dat
 	if err != nil {
 		return nil, err
 	}
-	d, err := loadSplits(o, MelName, f.Dt(), paths)
-	if err != nil {
-		return nil, err
+	d, err := data.LoadSplits(&data.Dataset{Name: MelName, Classes: Classes, Dt: f.Dt()}, paths, o.SmallLimit(smallN), cache.LoadSet)
+	if err == nil {
+		gsc.StandardizeSplits(d, f)
 	}
-	if f.StandardizeBands() {
-		mean, std := gsc.BandStats(d.Train)
-		gsc.Standardize(d.Train, mean, std)
-		gsc.Standardize(d.Test, mean, std)
-	}
-	return d, nil
+	return d, err
 }

@@ -29,59 +29,31 @@ func init() {
 // EnsureCaches generates the HDF5 files in dir when missing (needs espeak-ng), converts them with
 // the SHD binning once, and returns the cache paths by split.
 func EnsureCaches(dir string, c Config, b shd.Binning, w io.Writer) (map[string]string, error) {
-	return ensureSplits(dir, c, w, splitCache{
-		path:     func(split string) string { return shd.CachePath(dir, "espeak", split, b) },
-		reusable: func(dst string) (bool, error) { return cache.ReusableAs(dst, b.FrontEnd(), b.CacheType()) },
-		source:   func(split string) string { return filepath.Join(dir, FileName(split)) },
-		convert: func(split, dst string) error {
-			st, err := shd.Convert(filepath.Join(dir, FileName(split)), dst, "espeak", split, Classes, b, w)
-			if err != nil {
+	return data.EnsureSplits(data.SplitCaches{
+		Splits:      []string{"train", "test"},
+		Path:        func(split string) string { return shd.CachePath(dir, "espeak", split, b) },
+		Reusable:    func(dst string) (bool, error) { return cache.ReusableAs(dst, b.FrontEnd(), b.CacheType()) },
+		Replaceable: cache.CheckReplace,
+		Convert: func(split, dst string) error {
+			src := filepath.Join(dir, FileName(split))
+			if err := ensureGenerated(dir, c, src, w); err != nil {
 				return err
 			}
-			if w != nil {
-				fmt.Fprintln(w, shd.ReportStats(dst, b, st))
-			}
-			return nil
+			_, err := shd.Convert(src, dst, "espeak", split, Classes, b, w)
+			return err
 		},
-	})
+	}, w)
 }
 
-// splitCache is how one front end names, checks and writes the cache of a split: path is the
-// cache file, reusable says whether a file there can stay, source is the generated file that must
-// exist before convert writes the cache.
-type splitCache struct {
-	path     func(split string) string
-	reusable func(dst string) (bool, error)
-	source   func(split string) string
-	convert  func(split, dst string) error
-}
-
-// ensureSplits is EnsureCaches and EnsureMelCaches: for the train and test splits it keeps a
-// reusable cache, otherwise (saying why on w) generates the audio when its source is missing and
-// converts it; it returns the cache paths by split.
-func ensureSplits(dir string, c Config, w io.Writer, sc splitCache) (map[string]string, error) {
-	out := map[string]string{}
-	for _, split := range []string{"train", "test"} {
-		dst := sc.path(split)
-		if ok, why := sc.reusable(dst); ok {
-			out[split] = dst
-			continue
-		} else if err := cache.CheckReplace(dst); err != nil {
-			return nil, err
-		} else if why != nil && w != nil {
-			fmt.Fprintf(w, "%v; converting again\n", why)
-		}
-		if _, err := os.Stat(sc.source(split)); err != nil {
-			if err := Generate(context.Background(), c, dir, w); err != nil {
-				return nil, fmt.Errorf("generating %s: %w", dir, err)
-			}
-		}
-		if err := sc.convert(split, dst); err != nil {
-			return nil, err
-		}
-		out[split] = dst
+// ensureGenerated generates the audio of both splits into dir (Generate) when the file source is missing.
+func ensureGenerated(dir string, c Config, source string, w io.Writer) error {
+	if _, err := os.Stat(source); err == nil {
+		return nil
 	}
-	return out, nil
+	if err := Generate(context.Background(), c, dir, w); err != nil {
+		return fmt.Errorf("generating %s: %w", dir, err)
+	}
+	return nil
 }
 
 // LoadDataset loads the dataset from o.Dir — the dataset folder, or a root holding espeak/
@@ -92,23 +64,5 @@ func LoadDataset(o data.Options, c Config, b shd.Binning, w io.Writer) (*data.Da
 	if err != nil {
 		return nil, err
 	}
-	return loadSplits(o, Name, b.Dt(), paths)
-}
-
-// loadSplits reads the train and test caches in paths (the first smallN examples of each with
-// o.Small) into a dataset called name with time bins of dt seconds.
-func loadSplits(o data.Options, name string, dt float64, paths map[string]string) (*data.Dataset, error) {
-	limit := 0
-	if o.Small {
-		limit = smallN
-	}
-	d := &data.Dataset{Name: name, Classes: Classes, Dt: dt}
-	var err error
-	if d.Train, err = cache.LoadSet(paths["train"], limit); err != nil {
-		return nil, err
-	}
-	if d.Test, err = cache.LoadSet(paths["test"], limit); err != nil {
-		return nil, err
-	}
-	return d, nil
+	return data.LoadSplits(&data.Dataset{Name: Name, Classes: Classes, Dt: b.Dt()}, paths, o.SmallLimit(smallN), cache.LoadSet)
 }

@@ -86,10 +86,8 @@ func ConvertClips(root string, clips []Clip, dst string, meta CacheMeta, classes
 	for start := 0; start < len(clips); start += batch {
 		n := min(batch, len(clips)-start)
 		var wg sync.WaitGroup
-		for k := 0; k < workers; k++ {
-			wg.Add(1)
-			go func(k int) {
-				defer wg.Done()
+		for k := range workers {
+			wg.Go(func() {
 				for i := k; i < n; i += workers {
 					p := filepath.Join(root, filepath.FromSlash(clips[start+i].Path))
 					x, err := ReadWAV(p, f.SampleRate())
@@ -100,7 +98,7 @@ func ConvertClips(root string, clips []Clip, dst string, meta CacheMeta, classes
 					}
 					errs[i] = err
 				}
-			}(k)
+			})
 		}
 		wg.Wait()
 		for i := 0; i < n; i++ {
@@ -139,41 +137,30 @@ func EnsureCaches(dir string, f FrontEnd, w io.Writer) (map[string]string, error
 	if err := f.Check(); err != nil {
 		return nil, err
 	}
-	paths := map[string]string{}
 	var clips map[string][]Clip
 	root := Root(dir)
-	for _, split := range Splits {
-		dst := CachePath(dir, split, f)
-		if ok, why := cache.Reusable(dst, f.ID()); ok {
-			paths[split] = dst
-			continue
-		} else if err := cache.CheckReplace(dst); err != nil {
-			return nil, err
-		} else if why != nil && w != nil {
-			fmt.Fprintf(w, "%v; converting again\n", why)
-		}
-		if clips == nil {
-			var err error
-			if clips, err = List(root); err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					return nil, fmt.Errorf("%w (run 'fits data download --dataset=gsc --dir=%s')", err, dir)
-				}
-				return nil, err
+	return data.EnsureSplits(data.SplitCaches{
+		Splits:      Splits,
+		Path:        func(split string) string { return CachePath(dir, split, f) },
+		Reusable:    func(dst string) (bool, error) { return cache.Reusable(dst, f.ID()) },
+		Replaceable: cache.CheckReplace,
+		Prepare: func() (err error) {
+			if clips, err = List(root); errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("%w (run 'fits data download --dataset=gsc --dir=%s')", err, dir)
+			} else if err != nil {
+				return err
 			}
 			// The clips that fits extracted must be as it extracted them.
 			if err := download.CheckExtracted(dir, w); err != nil {
-				return nil, err
+				return err
 			}
 			if w != nil && f.Name == FrontEndReleased {
 				noteOtherFrontEnd(w, dir, f)
 			}
-		}
-		if err := Convert(root, clips[split], dst, split, f, w); err != nil {
-			return nil, err
-		}
-		paths[split] = dst
-	}
-	return paths, nil
+			return nil
+		},
+		Convert: func(split, dst string) error { return Convert(root, clips[split], dst, split, f, w) },
+	}, w)
 }
 
 // noteOtherFrontEnd says, once per conversion, that caches of the earlier default front end in dir are

@@ -65,37 +65,29 @@ func (f FrontEnd) Check() error {
 	return fmt.Errorf("bad front end %+v (valid names: %s, with their parameters)", f, strings.Join(FrontEndNames(), ", "))
 }
 
-// Frames returns the number of frames T of one clip's features.
-func (f FrontEnd) Frames() int {
+// dims are the sizes of a front end's features and the rate and hop of its frames.
+type dims struct{ frames, bands, rate, hop int }
+
+func (f FrontEnd) dims() dims {
 	if f.Name == FrontEndLogMel {
-		return f.LogMel.Frames
+		c := f.LogMel
+		return dims{c.Frames, c.Bands, c.SampleRate, c.Hop}
 	}
-	return f.Released.Frames
+	c := f.Released
+	return dims{c.Frames, c.Bands, c.SampleRate, c.Hop}
 }
+
+// Frames returns the number of frames T of one clip's features.
+func (f FrontEnd) Frames() int { return f.dims().frames }
 
 // Bands returns the number of features F per frame.
-func (f FrontEnd) Bands() int {
-	if f.Name == FrontEndLogMel {
-		return f.LogMel.Bands
-	}
-	return f.Released.Bands
-}
+func (f FrontEnd) Bands() int { return f.dims().bands }
 
 // SampleRate returns the sampling rate the front end expects, in Hz.
-func (f FrontEnd) SampleRate() int {
-	if f.Name == FrontEndLogMel {
-		return f.LogMel.SampleRate
-	}
-	return f.Released.SampleRate
-}
+func (f FrontEnd) SampleRate() int { return f.dims().rate }
 
 // Dt returns the frame hop in seconds.
-func (f FrontEnd) Dt() float64 {
-	if f.Name == FrontEndLogMel {
-		return float64(f.LogMel.Hop) / float64(f.LogMel.SampleRate)
-	}
-	return f.Released.Dt()
-}
+func (f FrontEnd) Dt() float64 { return float64(f.dims().hop) / float64(f.dims().rate) }
 
 // StandardizeBands reports whether loading standardises each band with the training split's statistics
 // (the log-Mel front end); the released recipe's features are already z-scored per clip.

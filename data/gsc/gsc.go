@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -45,8 +46,7 @@ var Splits = []string{Train, Validation, Test}
 
 // Label returns the class index of a word, or -1.
 func Label(word string) int {
-	i := sort.SearchStrings(Words, word)
-	if i < len(Words) && Words[i] == word {
+	if i, ok := slices.BinarySearch(Words, word); ok {
 		return i
 	}
 	return -1

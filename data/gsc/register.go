@@ -30,37 +30,29 @@ func init() {
 // with the log-Mel front end each band is standardised with the mean and standard deviation of the
 // training split (over all its frames), the same shift and scale for every split.
 func LoadDataset(o data.Options, f FrontEnd, w io.Writer) (*data.Dataset, error) {
-	dir := download.ResolveDir(o.Dir, "gsc")
-	paths, err := EnsureCaches(dir, f, w)
+	paths, err := EnsureCaches(download.ResolveDir(o.Dir, "gsc"), f, w)
 	if err != nil {
 		return nil, err
 	}
-	d := &data.Dataset{Name: "gsc", Classes: Classes, Dt: f.Dt()}
-	for _, split := range Splits {
-		l := 0
-		if o.Small {
-			l = smallN
-		}
-		s, err := cache.LoadSet(paths[split], l)
-		if err != nil {
-			return nil, err
-		}
-		switch split {
-		case Train:
-			d.Train = s
-		case Validation:
-			d.Val = s
-		case Test:
-			d.Test = s
-		}
+	d, err := data.LoadSplits(&data.Dataset{Name: "gsc", Classes: Classes, Dt: f.Dt()}, paths, o.SmallLimit(smallN), cache.LoadSet)
+	if err == nil {
+		StandardizeSplits(d, f)
 	}
-	if f.StandardizeBands() {
-		mean, std := BandStats(d.Train)
-		for _, s := range []*data.Set{d.Train, d.Val, d.Test} {
+	return d, err
+}
+
+// StandardizeSplits standardises each band of every split of d with the mean and standard deviation of
+// the training split (BandStats) when the front end f asks for it (FrontEnd.StandardizeBands).
+func StandardizeSplits(d *data.Dataset, f FrontEnd) {
+	if !f.StandardizeBands() {
+		return
+	}
+	mean, std := BandStats(d.Train)
+	for _, s := range []*data.Set{d.Train, d.Val, d.Test} {
+		if s != nil {
 			Standardize(s, mean, std)
 		}
 	}
-	return d, nil
 }
 
 // BandStats returns the per-feature mean and standard deviation over all examples and frames.

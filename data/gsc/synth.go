@@ -92,33 +92,26 @@ func WriteSynthProgress(root string, c SynthConfig, bar *progress.Bar) error {
 		}
 		return word + "/" + name, WriteWAV(filepath.Join(root, word, name), x, SampleRate)
 	}
-	if c.Clips > 0 {
-		for j := range c.Clips {
-			p, err := clip(j%c.Words, j/c.Words)
-			if err != nil {
-				return err
-			}
-			switch {
-			case j < c.Valid:
-				valid = append(valid, p)
-			case j < c.Valid+c.Test:
-				test = append(test, p)
-			}
+	// Clip j is clip k of word w; its place s in the order of the lists puts it in the validation list
+	// below nv and in the test list below nv+nt.
+	n, nv, nt := c.Clips, c.Valid, c.Test
+	if c.Clips <= 0 {
+		n, nv, nt = c.Words*c.PerWord, 1, 1
+	}
+	for j := range n {
+		w, k, s := j%c.Words, j/c.Words, j
+		if c.Clips <= 0 {
+			w, k, s = j/c.PerWord, j%c.PerWord, j%c.PerWord
 		}
-	} else {
-		for w := range c.Words {
-			for k := 0; k < c.PerWord; k++ {
-				p, err := clip(w, k)
-				if err != nil {
-					return err
-				}
-				switch k {
-				case 0:
-					valid = append(valid, p)
-				case 1:
-					test = append(test, p)
-				}
-			}
+		p, err := clip(w, k)
+		if err != nil {
+			return err
+		}
+		switch {
+		case s < nv:
+			valid = append(valid, p)
+		case s < nv+nt:
+			test = append(test, p)
 		}
 	}
 	noise := filepath.Join(root, "_background_noise_")

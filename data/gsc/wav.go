@@ -10,8 +10,6 @@ import (
 
 	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/internal/filesafe"
-	"github.com/go-audio/audio"
-	"github.com/go-audio/wav"
 )
 
 // SampleRate is the sampling rate of Speech Commands clips, in Hz.
@@ -25,18 +23,14 @@ const MaxWAVBytes = 64 << 20
 // [-1, 1) (divided by 32768). Any other rate, channel count, bit depth or encoding is an error
 // naming the file (a data.FileError).
 func ReadWAV(path string, rate int) ([]float64, error) {
-	f, size, err := openWAV(path)
+	w, err := openWAVAt(path, rate)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	b := make([]byte, size)
-	if _, err := io.ReadFull(f, b); err != nil {
-		return nil, data.BadFile(fmt.Errorf("%s: %w", path, err))
-	}
-	x, err := DecodeWAV(b, rate)
-	if err != nil {
-		return nil, data.BadFile(fmt.Errorf("%s: %w", path, err))
+	defer w.Close()
+	x := make([]float64, w.Len())
+	if err := w.Read(x, 0); err != nil {
+		return nil, err
 	}
 	return x, nil
 }
@@ -67,7 +61,7 @@ func openWAV(path string) (*os.File, int64, error) {
 	return f, st.Size(), nil
 }
 
-// wavFile is a WAV file opened for reading its samples where they lie, a few at a time (see ReadWAVAt).
+// wavFile is a WAV file opened for reading its samples where they lie, a few at a time.
 type wavFile struct {
 	f      *os.File
 	path   string
@@ -75,14 +69,14 @@ type wavFile struct {
 	buf    []byte
 }
 
-// openWAVAt opens a mono 16-bit PCM WAV file sampled at rate Hz and checks its header as ReadWAV does,
-// without reading its samples.
+// openWAVAt opens a mono 16-bit PCM WAV file sampled at rate Hz and checks its header (checkRIFF), without
+// reading its samples. Errors are data.FileErrors naming the file.
 func openWAVAt(path string, rate int) (*wavFile, error) {
 	f, size, err := openWAV(path)
 	if err != nil {
 		return nil, err
 	}
-	h, err := checkRIFFAt(f, size)
+	h, err := checkRIFF(f, size)
 	if err == nil && h.rate != rate {
 		err = fmt.Errorf("sample rate %d Hz, want %d Hz", h.rate, rate)
 	}
@@ -130,7 +124,7 @@ func DecodeWAV(b []byte, rate int) ([]float64, error) {
 // and the rate in Hz. The samples are read straight from the data chunk (checkRIFF vouches for every
 // header field first), so decoding holds nothing but b and the result.
 func DecodeWAVRate(b []byte) (x []float64, rate int, err error) {
-	h, err := checkRIFF(b)
+	h, err := checkRIFF(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -153,14 +147,9 @@ type wavLayout struct {
 // mono 16-bit PCM at a nonzero rate must precede the "data" chunk, whose size must be a whole number of
 // samples, and no chunk may run past the end of the file (for "data" that is reported as truncation).
 // Each fault has its own message: an encoding, channel count, rate, bit depth or block align that is
-// not mono 16-bit PCM is named as such.
-func checkRIFF(b []byte) (wavLayout, error) {
-	return checkRIFFAt(bytes.NewReader(b), int64(len(b)))
-}
-
-// checkRIFFAt is checkRIFF of the size bytes that r holds, reading the chunk headers and the fmt chunk
-// only.
-func checkRIFFAt(r io.ReaderAt, size int64) (wavLayout, error) {
+// not mono 16-bit PCM is named as such. It reads the chunk headers and the fmt chunk of the size bytes
+// that r holds, no samples.
+func checkRIFF(r io.ReaderAt, size int64) (wavLayout, error) {
 	var h wavLayout
 	var head [16]byte
 	read := func(n int, at int64) ([]byte, error) {
@@ -241,53 +230,26 @@ func checkFormat(f []byte) (int, error) {
 	return int(rate), nil
 }
 
-// WriteWAV writes samples in [-1, 1] as a mono 16-bit PCM WAV file at rate Hz, through a
-// temporary file renamed into place (filesafe). Samples are clipped to the 16-bit range.
+// WriteWAV writes samples in [-1, 1] as a mono 16-bit PCM WAV file at rate Hz (the 44-byte header of a
+// fmt and a data chunk, then the samples), through a temporary file renamed into place (filesafe).
+// Samples are clipped to the 16-bit range.
 func WriteWAV(path string, x []float64, rate int) error {
-	var ws writeSeeker
-	enc := wav.NewEncoder(&ws, rate, 16, 1, 1)
-	data := make([]int, len(x))
+	le := binary.LittleEndian
+	b := make([]byte, 44+2*len(x))
+	copy(b, "RIFF")
+	le.PutUint32(b[4:], uint32(36+2*len(x)))
+	copy(b[8:], "WAVEfmt ")
+	le.PutUint32(b[16:], 16)             // fmt chunk size
+	le.PutUint16(b[20:], 1)              // PCM
+	le.PutUint16(b[22:], 1)              // mono
+	le.PutUint32(b[24:], uint32(rate))   // samples per second
+	le.PutUint32(b[28:], uint32(2*rate)) // bytes per second
+	le.PutUint16(b[32:], 2)              // block align
+	le.PutUint16(b[34:], 16)             // bits per sample
+	copy(b[36:], "data")
+	le.PutUint32(b[40:], uint32(2*len(x)))
 	for i, v := range x {
-		s := int(v * 32767)
-		data[i] = max(-32768, min(32767, s))
+		le.PutUint16(b[44+2*i:], uint16(int16(max(-32768, min(32767, int(v*32767))))))
 	}
-	if err := enc.Write(&audio.IntBuffer{Data: data, Format: &audio.Format{NumChannels: 1, SampleRate: rate}, SourceBitDepth: 16}); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := enc.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return filesafe.WriteFile(path, ws.b)
-}
-
-// writeSeeker is an in-memory io.WriteSeeker for the WAV encoder, which seeks back to patch sizes.
-type writeSeeker struct {
-	b   []byte
-	pos int
-}
-
-func (w *writeSeeker) Write(p []byte) (int, error) {
-	if end := w.pos + len(p); end > len(w.b) {
-		w.b = append(w.b, make([]byte, end-len(w.b))...)
-	}
-	copy(w.b[w.pos:], p)
-	w.pos += len(p)
-	return len(p), nil
-}
-
-func (w *writeSeeker) Seek(off int64, whence int) (int64, error) {
-	var base int
-	switch whence {
-	case io.SeekStart:
-	case io.SeekCurrent:
-		base = w.pos
-	case io.SeekEnd:
-		base = len(w.b)
-	}
-	p := base + int(off)
-	if p < 0 {
-		return 0, fmt.Errorf("negative seek")
-	}
-	w.pos = p
-	return int64(p), nil
+	return filesafe.WriteFile(path, b)
 }

@@ -89,8 +89,7 @@ func New(cfg Config) (*Extractor, error) {
 	for b := 0; b < cfg.Bands; b++ {
 		l, c, r := edges[b], edges[b+1], edges[b+2]
 		e.centres = append(e.centres, c)
-		var f filter
-		f.start = -1
+		f := filter{start: -1}
 		for k := 0; k <= cfg.FFTSize/2; k++ {
 			fk := float64(k) * binHz
 			var w float64
@@ -100,13 +99,9 @@ func New(cfg Config) (*Extractor, error) {
 			case fk > c && fk < r:
 				w = (r - fk) / (r - c)
 			}
-			if w > 0 {
+			if w > 0 { // on the bins strictly between l and r: a contiguous run
 				if f.start < 0 {
 					f.start = k
-				}
-				// Keep the weights contiguous from start.
-				for len(f.w) < k-f.start {
-					f.w = append(f.w, 0)
 				}
 				f.w = append(f.w, w)
 			}

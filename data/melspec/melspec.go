@@ -184,34 +184,6 @@ func (e *Extractor) Config() Config { return e.cfg }
 // Frames: 1 + n/Hop.
 func (e *Extractor) NumFrames(n int) int { return 1 + n/e.cfg.Hop }
 
-// MelDB writes the dB mel spectrogram of signal (steps 1–4 of the package documentation, every frame of
-// the clip, no cropping or z-score) and returns it as [NumFrames(len(signal)), Bands] row-major. The slice
-// is owned by the extractor and overwritten by the next call.
-func (e *Extractor) MelDB(signal []float64) []float64 {
-	c := e.cfg
-	nf := e.NumFrames(len(signal))
-	if cap(e.db) < nf*c.Bands {
-		e.db = make([]float64, nf*c.Bands)
-	}
-	db := e.db[:nf*c.Bands]
-	peak := 0.0
-	for t := range nf {
-		_ = e.fillFrame(t, len(signal), sliceSamples(signal)) // a slice never fails
-		peak = max(peak, e.melRow(db[t*c.Bands:(t+1)*c.Bands]))
-	}
-	ref := 10 * math.Log10(max(c.AMin, peak))
-	top := math.Inf(-1)
-	for i, s := range db {
-		db[i] = 10*math.Log10(max(c.AMin, s)) - ref
-		top = max(top, db[i])
-	}
-	floor := top - c.TopDB
-	for i, v := range db {
-		db[i] = max(v, floor)
-	}
-	return db
-}
-
 // sliceSamples reads samples from a signal held in memory.
 func sliceSamples(signal []float64) func(dst []float64, start int) error {
 	return func(dst []float64, start int) error {
@@ -284,7 +256,8 @@ func (e *Extractor) FeaturesFrom(n int, read func(dst []float64, start int) erro
 	}
 	db, scratch := e.db[:keep*c.Bands], e.db[c.Frames*c.Bands:(c.Frames+1)*c.Bands]
 	// top is the maximum of 10·log10(max(AMin, S)) − ref over every value; subtracting ref rounds
-	// monotonically, so it is the maximum of 10·log10(max(AMin, S)), less ref: the bits of MelDB's.
+	// monotonically, so it is the maximum of 10·log10(max(AMin, S)), less ref: the bits of the whole-clip
+	// computation's (MelDB, in the tests).
 	peak, topLog := 0.0, math.Inf(-1)
 	for t := range e.NumFrames(n) {
 		if err := e.fillFrame(t, n, read); err != nil {

@@ -200,3 +200,32 @@ func TestFeaturesFromHoldsTheWholeClipsBits(t *testing.T) {
 		t.Error("no samples accepted")
 	}
 }
+
+// MelDB, the whole-clip reference of FeaturesFrom, writes the dB mel spectrogram of signal (steps 1–4 of
+// the package documentation, every frame of the clip, no cropping or z-score) and returns it as
+// [NumFrames(len(signal)), Bands] row-major. The slice is owned by the extractor and overwritten by the
+// next call.
+func (e *Extractor) MelDB(signal []float64) []float64 {
+	c := e.cfg
+	nf := e.NumFrames(len(signal))
+	if cap(e.db) < nf*c.Bands {
+		e.db = make([]float64, nf*c.Bands)
+	}
+	db := e.db[:nf*c.Bands]
+	peak := 0.0
+	for t := range nf {
+		_ = e.fillFrame(t, len(signal), sliceSamples(signal)) // a slice never fails
+		peak = max(peak, e.melRow(db[t*c.Bands:(t+1)*c.Bands]))
+	}
+	ref := 10 * math.Log10(max(c.AMin, peak))
+	top := math.Inf(-1)
+	for i, s := range db {
+		db[i] = 10*math.Log10(max(c.AMin, s)) - ref
+		top = max(top, db[i])
+	}
+	floor := top - c.TopDB
+	for i, v := range db {
+		db[i] = max(v, floor)
+	}
+	return db
+}

@@ -36,7 +36,7 @@ func CachePath(dir, dataset, split string, b Binning) string {
 
 // Convert bins every sample of the split file src and writes the binary spikes as a bit cache, or the
 // counts (b.Counts) as a uint8 cache, [N, T, Features] at dst (b.CacheType; through a temporary file renamed
-// on success). Progress goes to w.
+// on success). Progress, then what binning dropped, merged or clipped (ReportStats), goes to w.
 func Convert(src, dst, dataset, split string, classes int, b Binning, w io.Writer) (Stats, error) {
 	var total Stats
 	if err := b.Check(); err != nil {
@@ -90,6 +90,9 @@ func Convert(src, dst, dataset, split string, classes int, b Binning, w io.Write
 		return total, err
 	}
 	bar.Done()
+	if w != nil {
+		fmt.Fprintln(w, ReportStats(dst, b, total))
+	}
 	return total, nil
 }
 
@@ -120,31 +123,19 @@ func EnsureCaches(dir, dataset string, b Binning, w io.Writer) (map[string]strin
 		return nil, err
 	}
 	classes, _ := Classes(dataset)
-	out := map[string]string{}
-	for _, split := range splits {
-		dst := CachePath(dir, dataset, split, b)
-		if ok, why := cache.ReusableAs(dst, b.FrontEnd(), b.CacheType()); ok {
-			out[split] = dst
-			continue
-		} else if err := cache.CheckReplace(dst); err != nil {
-			return nil, err
-		} else if why != nil && w != nil {
-			fmt.Fprintf(w, "%v; converting again\n", why)
-		}
-		src, err := SourcePath(dir, dataset, split, w)
-		if err != nil {
-			return nil, err
-		}
-		st, err := Convert(src, dst, dataset, split, classes, b, w)
-		if err != nil {
-			return nil, err
-		}
-		if w != nil {
-			fmt.Fprintln(w, ReportStats(dst, b, st))
-		}
-		out[split] = dst
-	}
-	return out, nil
+	return data.EnsureSplits(data.SplitCaches{
+		Splits:      splits,
+		Path:        func(split string) string { return CachePath(dir, dataset, split, b) },
+		Reusable:    func(dst string) (bool, error) { return cache.ReusableAs(dst, b.FrontEnd(), b.CacheType()) },
+		Replaceable: cache.CheckReplace,
+		Convert: func(split, dst string) error {
+			src, err := SourcePath(dir, dataset, split, w)
+			if err == nil {
+				_, err = Convert(src, dst, dataset, split, classes, b, w)
+			}
+			return err
+		},
+	}, w)
 }
 
 // CacheType is the element type of the caches of this binning: bits for binary inputs, uint8 for counts

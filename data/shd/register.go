@@ -49,39 +49,20 @@ func OptionsBinning(o data.Options) Binning {
 // ValidationSeed: Train and Val, views of the training set in permutation order); SSC uses its official
 // validation split. o.Small keeps 256 evenly spaced examples of each split (before a hold-out).
 func LoadDataset(dataset string, o data.Options, b Binning, holdOut bool, w io.Writer) (*data.Dataset, error) {
-	dir := download.ResolveDir(o.Dir, dataset)
 	classes, err := Classes(dataset)
 	if err != nil {
 		return nil, err
 	}
-	paths, err := EnsureCaches(dir, dataset, b, w)
+	paths, err := EnsureCaches(download.ResolveDir(o.Dir, dataset), dataset, b, w)
 	if err != nil {
 		return nil, err
 	}
-	d := &data.Dataset{Name: dataset, Classes: classes, Dt: b.Dt()}
-	for split, p := range paths {
-		l := 0
-		if o.Small {
-			l = smallN
-		}
-		s, err := cache.LoadSet(p, l)
-		if err != nil {
-			return nil, err
-		}
-		switch split {
-		case "train":
-			d.Train = s
-		case "valid":
-			d.Val = s
-		case "test":
-			d.Test = s
-		}
-	}
-	if holdOut {
+	d, err := data.LoadSplits(&data.Dataset{Name: dataset, Classes: classes, Dt: b.Dt()}, paths, o.SmallLimit(smallN), cache.LoadSet)
+	if err == nil && holdOut {
 		d.Name = dataset + "-val"
 		if d.Train, d.Val, err = d.Train.OfficialSplitOff(ValidationSeed); err != nil {
 			return nil, err
 		}
 	}
-	return d, nil
+	return d, err
 }

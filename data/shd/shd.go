@@ -399,30 +399,21 @@ func (f *File) readLabels(name string) ([]string, error) {
 func (f *File) ReadExtra() (_ *Extra, err error) {
 	defer func() { err = data.BadFile(err) }()
 	e := &Extra{}
-	if f.h.Exists("extra/speaker") {
-		if e.Speaker, err = f.h.ReadInts("extra/speaker"); err != nil {
-			return nil, err
-		}
-	}
-	if f.h.Exists("extra/keys") {
-		if e.Keys, err = f.readLabels("extra/keys"); err != nil {
-			return nil, err
-		}
-	}
-	if f.h.Exists("extra/meta_info/gender") {
-		if e.Gender, err = f.readLabels("extra/meta_info/gender"); err != nil {
-			return nil, err
-		}
-	}
-	if f.h.Exists("extra/meta_info/age") {
-		if e.Age, err = f.h.ReadFloats("extra/meta_info/age"); err != nil {
-			return nil, err
-		}
-	}
-	if f.h.Exists("extra/meta_info/body_height") {
-		if e.BodyHeight, err = f.h.ReadFloats("extra/meta_info/body_height"); err != nil {
-			return nil, err
-		}
+	readOptional(f, &err, "extra/speaker", &e.Speaker, f.h.ReadInts)
+	readOptional(f, &err, "extra/keys", &e.Keys, f.readLabels)
+	readOptional(f, &err, "extra/meta_info/gender", &e.Gender, f.readLabels)
+	readOptional(f, &err, "extra/meta_info/age", &e.Age, f.h.ReadFloats)
+	readOptional(f, &err, "extra/meta_info/body_height", &e.BodyHeight, f.h.ReadFloats)
+	if err != nil {
+		return nil, err
 	}
 	return e, nil
+}
+
+// readOptional reads the dataset name with read into *dst when the file holds it and no earlier read
+// failed (*err is nil); a failure goes to *err.
+func readOptional[T any](f *File, err *error, name string, dst *T, read func(name string) (T, error)) {
+	if *err == nil && f.h.Exists(name) {
+		*dst, *err = read(name)
+	}
 }

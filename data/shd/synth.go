@@ -1,6 +1,7 @@
 package shd
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -61,15 +62,7 @@ func synthSample(c SynthConfig, rng *rand.Rand, i int, evs []synthEvent) []synth
 		}
 		evs = append(evs, synthEvent{t, int64(u)})
 	}
-	slices.SortFunc(evs, func(a, b synthEvent) int {
-		if a.t < b.t {
-			return -1
-		}
-		if a.t > b.t {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(evs, func(a, b synthEvent) int { return cmp.Compare(a.t, b.t) })
 	return evs
 }
 
