@@ -1,6 +1,7 @@
 package neuron
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -104,13 +105,7 @@ func Register(kind Kind, rank int, c Cell) {
 	}
 	registry = append(registry, registration{kind, rank, c})
 	slices.SortStableFunc(registry, func(a, b registration) int {
-		if a.rank != b.rank {
-			return a.rank - b.rank
-		}
-		if a.kind < b.kind {
-			return -1
-		}
-		return 1
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.kind, b.kind))
 	})
 }
 
@@ -166,26 +161,23 @@ func paramSize(paramShape []int) int {
 	return n
 }
 
-func fill(n int, v float64) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = v
-	}
-	return out
-}
-
 // newTensor returns a tensor of dtype (Float32 or Float64) with the given values and dimensions.
 func newTensor(dtype dtypes.DType, values []float64, dims []int) *tensors.Tensor {
 	switch dtype {
 	case dtypes.Float64:
-		return tensors.FromFlatDataAndDimensions(append([]float64(nil), values...), dims...)
+		return tensors.FromFlatDataAndDimensions(slices.Clone(values), dims...)
 	case dtypes.Float32:
-		f := make([]float32, len(values))
-		for i, v := range values {
-			f[i] = float32(v)
-		}
-		return tensors.FromFlatDataAndDimensions(f, dims...)
+		return tensors.FromFlatDataAndDimensions(convert[float32](values), dims...)
 	default:
 		panic(fmt.Errorf("neuron.Layer: unsupported dtype %s (use Float32 or Float64)", dtype))
 	}
+}
+
+// convert returns xs converted elementwise to the float type U.
+func convert[U, T float32 | float64](xs []T) []U {
+	out := make([]U, len(xs))
+	for i, x := range xs {
+		out[i] = U(x)
+	}
+	return out
 }

@@ -80,22 +80,15 @@ func (k Kind) HasAdaptation() bool {
 
 // HasTargetFrequency reports whether the kind is parameterized by a target frequency f* (its cell is a
 // TargetFrequencyCell: FSFrozen, FS, FSTS).
-func (k Kind) HasTargetFrequency() bool {
-	c, err := k.Cell()
-	if err != nil {
-		return false
-	}
-	_, ok := c.(TargetFrequencyCell)
-	return ok
-}
+func (k Kind) HasTargetFrequency() bool { return cellIs[TargetFrequencyCell](k) }
 
 // HasTS reports whether the kind has the TS module of Eqs. 8–10 (its cell is a TSCell: FSTS).
-func (k Kind) HasTS() bool {
-	c, err := k.Cell()
-	if err != nil {
-		return false
-	}
-	_, ok := c.(TSCell)
+func (k Kind) HasTS() bool { return cellIs[TSCell](k) }
+
+// cellIs reports whether k is registered with a cell that implements T.
+func cellIs[T Cell](k Kind) bool {
+	c, _ := k.Cell()
+	_, ok := c.(T)
 	return ok
 }
 
