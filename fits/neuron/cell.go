@@ -10,6 +10,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/support/xslices"
 )
 
 // Cell is one member of the neuron family: what distinguishes it from the others. Every cell runs the same
@@ -144,10 +145,14 @@ func newCoefficients(cfg Config) Coefficients {
 	}
 }
 
-// noTSModule is CheckOrder of the cells without a TS module.
-func noTSModule(kind Kind, order int) error {
+// noTS, the kind of a cell without a TS module, implements that cell's Defaults (none) and CheckOrder.
+type noTS Kind
+
+func (noTS) Defaults(*Config, int) {}
+
+func (k noTS) CheckOrder(order int) error {
 	if order != 0 {
-		return fmt.Errorf("kind %s has no TS module: order must be 0, got %d", kind, order)
+		return fmt.Errorf("kind %s has no TS module: order must be 0, got %d", Kind(k), order)
 	}
 	return nil
 }
@@ -167,17 +172,8 @@ func newTensor(dtype dtypes.DType, values []float64, dims []int) *tensors.Tensor
 	case dtypes.Float64:
 		return tensors.FromFlatDataAndDimensions(slices.Clone(values), dims...)
 	case dtypes.Float32:
-		return tensors.FromFlatDataAndDimensions(convert[float32](values), dims...)
+		return tensors.FromFlatDataAndDimensions(xslices.Map(values, func(v float64) float32 { return float32(v) }), dims...)
 	default:
 		panic(fmt.Errorf("neuron.Layer: unsupported dtype %s (use Float32 or Float64)", dtype))
 	}
-}
-
-// convert returns xs converted elementwise to the float type U.
-func convert[U, T float32 | float64](xs []T) []U {
-	out := make([]U, len(xs))
-	for i, x := range xs {
-		out[i] = U(x)
-	}
-	return out
 }

@@ -254,22 +254,22 @@ func (c Config) Validate() error {
 	if f := c.kappaFraction(); !(f > 0 && f <= 1) {
 		return fmt.Errorf("kappa fraction must lie in (0, 1], got %g", c.KappaFraction)
 	}
-	if c.TSMix != "" {
-		if _, err := ParseTSMix(string(c.TSMix)); err != nil {
-			return err
-		}
-	}
-	if c.TargetCoordinate != "" {
-		if _, err := ParseTargetCoordinate(string(c.TargetCoordinate)); err != nil {
-			return err
-		}
-	}
-	if c.FInit != "" {
-		if _, err := ParseFInit(string(c.FInit)); err != nil {
+	for _, err := range []error{checkName(c.TSMix, ParseTSMix), checkName(c.TargetCoordinate, ParseTargetCoordinate),
+		checkName(c.FInit, ParseFInit)} {
+		if err != nil {
 			return err
 		}
 	}
 	return cell.Validate(c)
+}
+
+// checkName reports whether v is "" (the zero value, a valid choice) or a name that parse accepts.
+func checkName[T ~string](v T, parse func(string) (T, error)) error {
+	if v == "" {
+		return nil
+	}
+	_, err := parse(string(v))
+	return err
 }
 
 // validateTargetRange checks [FMinHz, FMaxHz] against the stable limit MaxTargetHz (for the cells that

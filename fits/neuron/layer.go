@@ -9,7 +9,7 @@
 // TS module's group delay at any frequency (ExampleReadLearned). Its variables are named by the Var*
 // constants; variables already in the store (e.g. loaded from a checkpoint) are used as they are.
 //
-// Each kind is a Cell in its own file (lif.go, adaptlif.go, fsfrozen.go, fs.go, fsts.go, …), registered by
+// Each kind is a Cell in its own file (lif.go, adaptlif.go, fs.go with FSFrozen, fsts.go, …), registered by
 // name (Register, Kinds, ParseKind); the time loop (run) is the same for every kind, and its step,
 // Coefficients.Step, is the one graph form of Algorithm 1's step, which package fits/scan runs too.
 //

@@ -6,6 +6,7 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/support/xslices"
 )
 
 // TargetFrequenciesHz returns the target frequencies f* in Hz that the layer in scope's current scope
@@ -60,7 +61,7 @@ func tensorValues(t *tensors.Tensor) ([]float64, error) {
 	switch t.DType() {
 	case dtypes.Float32:
 		f, err := tensors.CopyFlatData[float32](t)
-		return convert[float64](f), err
+		return xslices.Map(f, func(v float32) float64 { return float64(v) }), err
 	case dtypes.Float64:
 		return tensors.CopyFlatData[float64](t)
 	default:
