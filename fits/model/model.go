@@ -134,16 +134,23 @@ func (c Config) Validate() error {
 		return fmt.Errorf("model: %d hidden layers", c.Layers)
 	case c.Classes < 2:
 		return fmt.Errorf("model: %d classes", c.Classes)
-	case !(c.Dropout >= 0 && c.Dropout < 1):
-		return fmt.Errorf("model: dropout %g outside [0, 1)", c.Dropout)
 	case c.ReadoutTau < 0:
 		return fmt.Errorf("model: readout time constant %g s", c.ReadoutTau)
 	}
-	if _, err := ParseDropoutMode(string(c.DropoutMode)); err != nil {
+	return validateHead(c.Dropout, c.DropoutMode, c.Readout)
+}
+
+// validateHead checks the dropout probability, the dropout mode and the readout ("" is valid for both) of a
+// network.
+func validateHead(dropout float64, mode DropoutMode, readout Readout) error {
+	if !(dropout >= 0 && dropout < 1) {
+		return fmt.Errorf("model: dropout %g outside [0, 1)", dropout)
+	}
+	if _, err := ParseDropoutMode(string(mode)); err != nil {
 		return err
 	}
-	if c.Readout != "" {
-		if _, err := ParseReadout(string(c.Readout)); err != nil {
+	if readout != "" {
+		if _, err := ParseReadout(string(readout)); err != nil {
 			return err
 		}
 	}
@@ -204,11 +211,7 @@ func (n Net) randomMasks(scope *model.Scope, g *Graph, dtype dtypes.DType, batch
 	if !n.StepDropout() {
 		return n.DropoutMasks(scope, g, dtype, batch)
 	}
-	masks := make([]*Node, len(n.Blocks))
-	for i, b := range n.Blocks {
-		masks[i] = dropoutMask(scope, g, dtype, append([]int{batch, steps}, b.OutDims...), n.Dropout)
-	}
-	return masks
+	return n.masks(scope, g, dtype, batch, steps)
 }
 
 // readoutAlpha returns α = exp(−Δt/τ_out) of the leaky-integrator readout (τ_out = τm when tau is 0).
@@ -295,13 +298,8 @@ func FanInUniform(scope *model.Scope) model.VariableInitializer {
 		if !shape.DType.IsFloat() || shape.Rank() <= 1 {
 			return Zeros(g, shape)
 		}
-		fanIn := 1
-		for _, d := range shape.Dimensions[:shape.Rank()-1] {
-			fanIn *= d
-		}
-		limit := 1 / math.Sqrt(float64(fanIn))
-		u := scope.RandomUniform(g, shape) // [0, 1)
-		return AddScalar(MulScalar(u, 2*limit), -limit)
+		fanIn := shape.Size() / shape.Dimensions[shape.Rank()-1]
+		return uniformInit(scope, 1/math.Sqrt(float64(fanIn)))(g, shape)
 	}
 }
 
