@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -61,12 +62,7 @@ func (l Layer) Constants() theory.Constants {
 }
 
 // Ratio returns r = η/γ (1 when EtaGammaRatio is zero).
-func (l Layer) Ratio() float64 {
-	if l.EtaGammaRatio == 0 {
-		return 1
-	}
-	return l.EtaGammaRatio
-}
+func (l Layer) Ratio() float64 { return cmp.Or(l.EtaGammaRatio, 1) }
 
 // KappaMax returns the clamp on κ = ηγ in 1/s²: KappaFraction times the Jury bound of the semi-implicit
 // update, μρ + 4/Δt² − 2(μ + ρ)/Δt (Appendix A.2, Eq. of the κ bounds).
