@@ -114,7 +114,7 @@ func (c ConvConfig) Net(inputDims []int) (Net, error) {
 		if h%c.Pool != 0 || w%c.Pool != 0 {
 			return Net{}, fmt.Errorf("model: conv block %d input %dx%d is not divisible by pool %d", i, h, w, c.Pool)
 		}
-		b := ConvBlock(fmt.Sprintf("conv_%d", i), h, w, ch, c.Kernel, c.Pool, c.pooling(), i == 0, c.Neuron)
+		b := ConvBlock(fmt.Sprintf("conv_%d", i), h, w, ch, c.Kernel, c.Pool, c.Pooling, i == 0, c.Neuron)
 		net.Blocks = append(net.Blocks, b)
 		h, w = b.OutDims[0], b.OutDims[1]
 	}
@@ -155,13 +155,6 @@ const (
 // ParsePooling returns the pooling named s.
 func ParsePooling(s string) (Pooling, error) {
 	return enum.ParseFold("pooling", s, PoolMax, PoolMean, PoolSum)
-}
-
-func (c ConvConfig) pooling() Pooling {
-	if c.Pooling == "" {
-		return PoolMax
-	}
-	return c.Pooling
 }
 
 // Pool2D pools x [n, height, width, channels] over non-overlapping pool×pool windows (stride pool, no

@@ -24,6 +24,7 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -216,23 +217,7 @@ func (n Net) randomMasks(scope *model.Scope, g *Graph, dtype dtypes.DType, batch
 
 // readoutAlpha returns α = exp(−Δt/τ_out) of the leaky-integrator readout (τ_out = τm when tau is 0).
 func readoutAlpha(tau float64, n neuron.Config) float64 {
-	if tau == 0 {
-		tau = n.TauM
-	}
-	return math.Exp(-n.Dt / tau)
-}
-
-// TimeSharedDropout zeroes each (example, feature) of x [batch, time, features...] with probability p for
-// all time steps at once during training, and scales the kept values by 1/(1−p). Outside training, or with
-// p = 0, it returns x unchanged. It draws from the store's random number generator.
-func TimeSharedDropout(scope *model.Scope, x *Node, p float64) *Node {
-	g := x.Graph()
-	if p <= 0 || !neuron.IsTraining(g) {
-		return x
-	}
-	dims := x.Shape().Clone().Dimensions
-	dims[1] = 1
-	return Mul(x, dropoutMask(scope, g, x.DType(), dims, p)) // the mask broadcasts over the time axis
+	return math.Exp(-n.Dt / cmp.Or(tau, n.TauM))
 }
 
 // dropoutMask draws a dropout mask of dims ([batch, 1, d...] time-shared, [batch, time, d...] per step): 0

@@ -40,9 +40,7 @@ func (adaptLIFCell) Variables(cfg Config) []string {
 func (adaptLIFCell) Coefficients(scope *model.Scope, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
 	co := newCoefficients(cfg)
 	if !cfg.AdaptLIFLearnable {
-		c := math.Sqrt(cfg.Constants().AdaptLIFKappa()) * cfg.Dt
-		co.EtaDt = Scalar(g, dtype, c)
-		co.EtaDt = BroadcastToDims(co.EtaDt, paramShape...)
+		co.EtaDt = BroadcastToDims(Scalar(g, dtype, math.Sqrt(cfg.Constants().AdaptLIFKappa())*cfg.Dt), paramShape...)
 		co.GammaDt = co.EtaDt
 		return co
 	}
