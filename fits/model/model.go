@@ -294,10 +294,9 @@ func CountParams(scope *model.Scope) int {
 	n := 0
 	path := scope.Scope()
 	for v := range scope.Store().IterVariables() {
-		if !v.Trainable || !inScope(v.Scope(), path) {
-			continue
+		if v.Trainable && inScope(v.Scope(), path) {
+			n += v.Shape().Size()
 		}
-		n += v.Shape().Size()
 	}
 	return n
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/support/xslices"
 )
 
 // FS is the FS module with learnable target frequency f* (Theorem 1, Eq. 5): the variable of shape P named
@@ -109,10 +110,7 @@ func targetCoefficients(scope *model.Scope, g *Graph, dtype dtypes.DType, cfg Co
 	if err != nil {
 		panic(fmt.Errorf("neuron.Layer: %w", err))
 	}
-	init := make([]float64, len(fHz))
-	for i, f := range fHz {
-		init[i] = TargetValue(cfg, f)
-	}
+	init := xslices.Map(fHz, func(f float64) float64 { return TargetValue(cfg, f) })
 	targetVar := scope.VariableWithValue(TargetVariable(cfg), newTensor(dtype, init, paramShape))
 	if !trainable {
 		targetVar.SetTrainable(false)

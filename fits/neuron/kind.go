@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/fits-snn/fits/internal/enum"
+	"github.com/gomlx/gomlx/support/xslices"
 )
 
 // Kind names a member of the neuron family: a cell registered with Register (see Cell). The name is what
@@ -15,13 +16,7 @@ type Kind string
 
 // Kinds returns every registered kind, ordered by the rank given to Register (the paper's ablation order:
 // plain LIF first, FS + TS last).
-func Kinds() []Kind {
-	out := make([]Kind, len(registry))
-	for i, r := range registry {
-		out[i] = r.kind
-	}
-	return out
-}
+func Kinds() []Kind { return xslices.Map(registry, func(r registration) Kind { return r.kind }) }
 
 // KindNames returns the names of Kinds(), for help texts and error messages.
 func KindNames() []string { return enum.Names(Kinds()...) }

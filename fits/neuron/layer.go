@@ -114,11 +114,7 @@ func run(scope *model.Scope, current *Node, cfg Config, wantVoltage bool, init [
 	// the fusion barrier (FusionBarrierOne) and split again with unstack: XLA then computes each step in
 	// one kernel.
 	inputs := unstack(current, 1)
-	spikeSeq := make([]*Node, len(inputs))
-	var vSeq []*Node
-	if wantVoltage {
-		vSeq = make([]*Node, len(inputs))
-	}
+	spikeSeq, vSeq := make([]*Node, len(inputs)), make([]*Node, len(inputs)) // vSeq filled when wantVoltage
 	one := FusionBarrierOne(current)
 	n := layout.Components()
 	for t, in := range inputs {

@@ -314,11 +314,7 @@ func VariableGrads(c neuron.Coefficients, grads CoefficientGrads, vars ...*Node)
 		term(c.Lambda[j], grads.Lambda[j])
 	}
 	if obj == nil {
-		out := make([]*Node, len(vars))
-		for i, v := range vars {
-			out[i] = ZerosLike(v)
-		}
-		return out
+		return xslices.Map(vars, ZerosLike)
 	}
 	return Gradient(obj, vars...)
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -125,11 +126,4 @@ func LookupTwin(name string) (Twin, error) {
 }
 
 // TwinNames returns the names of the registered twins, sorted.
-func TwinNames() []string {
-	out := make([]string, 0, len(twins))
-	for n := range twins {
-		out = append(out, n)
-	}
-	slices.Sort(out)
-	return out
-}
+func TwinNames() []string { return slices.Sorted(maps.Keys(twins)) }

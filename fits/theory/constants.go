@@ -114,10 +114,7 @@ func checkTargetHz(fstar float64) error {
 
 // TargetHz returns the continuous-time target frequency f*_CT = Ω*/(2π) in Hz for κ in 1/s²
 // (Theorem 1, Eq. 4); ok is false when |H(jΩ)| has no nonzero maximizer.
-func (c Constants) TargetHz(kappa float64) (f float64, ok bool) {
-	w, ok := OmegaStar(c.Mu(), c.Rho(), kappa)
-	return HzFromRadPerSec(w), ok
-}
+func (c Constants) TargetHz(kappa float64) (f float64, ok bool) { return c.CT(kappa).TargetHz() }
 
 // DTTargetHz returns the realized discrete-time target f*_DT = ω*_DT/(2πΔt) in Hz of the semi-implicit
 // FS module with κ in 1/s², in closed form (Theorem 2, Appendix A.3); ok is false when none exists.
