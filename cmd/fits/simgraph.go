@@ -27,24 +27,13 @@ type graphSimulation struct {
 	exec  *model.Exec
 }
 
-// newGraphSimulation prepares the neuron of configuration cfg with parameters p (the variables set to
-// Ω* = 2πf*, β̂ = atanh β and λ̂ = logit λ, as neuron.SimulateNeuron does) for chunks of steps steps. cfg's
-// kind has a target frequency and p holds cfg.Order betas and lambdas: fits simulate checks both.
+// newGraphSimulation prepares the neuron of configuration cfg with parameters p (the variables set by
+// neuron.NeuronParams.Scope) for chunks of steps steps. cfg's kind has a target frequency and p holds
+// cfg.Order betas and lambdas: fits simulate checks both.
 func newGraphSimulation(b compute.Backend, cfg neuron.Config, p neuron.NeuronParams, steps int) (*graphSimulation, error) {
-	cfg.FMinHz, cfg.FMaxHz = p.FStarHz, p.FStarHz
-	if err := cfg.Validate(); err != nil {
+	scope, cfg, err := p.Scope(cfg)
+	if err != nil {
 		return nil, err
-	}
-	scope := model.NewStore().RootScope()
-	scope.VariableWithValue(neuron.TargetVariable(cfg), []float32{float32(neuron.TargetValue(cfg, p.FStarHz))})
-	if m := cfg.Order; m > 0 {
-		bh, lh := make([]float32, m), make([]float32, m)
-		for j := range m {
-			bh[j] = float32(math.Atanh(p.Beta[j]))
-			lh[j] = float32(math.Log(p.Lambda[j]) - math.Log1p(-p.Lambda[j]))
-		}
-		scope.VariableWithValue(neuron.VarBetaHat, tensors.FromFlatDataAndDimensions(bh, m, 1))
-		scope.VariableWithValue(neuron.VarLambdaHat, tensors.FromFlatDataAndDimensions(lh, m, 1))
 	}
 	// inputs: the chunk's currents [1, steps, 1] and the carried state (neuron.StateComponents tensors
 	// [1, 1]); outputs: the spikes [1, steps, 1], the pre-reset voltages [1, steps, 1] and the state after

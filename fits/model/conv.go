@@ -45,15 +45,10 @@ type ConvConfig struct {
 // 0.0726 M): 304 and 4 640 in the convolutions, 65 664 in the fully connected block, 1 419 in the classifier.
 //
 // Appendix C names the blocks but neither the pooling nor the initialization; these are this toolkit's
-// choices. Max pooling: DVS frames are sparse (most pixels of a 20 ms frame see no event), and mean pooling
-// of the convolution's output divided the current of the few active positions by Pool² = 16 at every block,
-// which left the network silent (measured with LIF on synthetic DVS recordings: 0.13 %, 0 %, 0 % spikes per
-// neuron per bin in the three blocks, chance accuracy); the maximum keeps a window's strongest response
-// whatever the window's size and the frame's sparsity (2–4 %, 13–26 %, 20–38 % on the same kind of data
-// after 10 epochs, and learning). Sum pooling fired too (2 %, 11–18 %, 14–16 %), but it scales the current
-// with the number of active positions of a window (one seed on the circling-blob recordings: 36 % test
-// accuracy after 10 epochs against 45 % with max pooling, chance 9 %). Weights keep the initialization of every
-// other network here (FanInUniform), so that the neuron kind is the only difference between the rows.
+// choices. Max pooling keeps a window's strongest response whatever the window's size and the sparsity of
+// the DVS frames, where mean pooling left the network silent (measurements: docs/performance-notes.md).
+// Weights keep the initialization of every other network here (FanInUniform), so that the neuron kind is
+// the only difference between the rows.
 func DefaultConvConfig(kind neuron.Kind, order int) ConvConfig {
 	n := neuron.DefaultConfig(kind, order)
 	n.Dt, n.TauM, n.TauA = 0.02, 0.1, 0.5
@@ -82,20 +77,13 @@ func (c ConvConfig) Validate() error {
 		return fmt.Errorf("model: kernel %d, pool %d, hidden %d", c.Kernel, c.Pool, c.Hidden)
 	case c.Classes < 2:
 		return fmt.Errorf("model: %d classes", c.Classes)
-	case !(c.Dropout >= 0 && c.Dropout < 1):
-		return fmt.Errorf("model: dropout %g outside [0, 1)", c.Dropout)
 	}
-	if _, err := ParseDropoutMode(string(c.DropoutMode)); err != nil {
+	if err := validateHead(c.Dropout, c.DropoutMode, c.Readout); err != nil {
 		return err
 	}
 	for _, ch := range c.Channels {
 		if ch < 1 {
 			return fmt.Errorf("model: %d channels", ch)
-		}
-	}
-	if c.Readout != "" {
-		if _, err := ParseReadout(string(c.Readout)); err != nil {
-			return err
 		}
 	}
 	if c.Pooling != "" {
@@ -126,7 +114,7 @@ func (c ConvConfig) Net(inputDims []int) (Net, error) {
 		if h%c.Pool != 0 || w%c.Pool != 0 {
 			return Net{}, fmt.Errorf("model: conv block %d input %dx%d is not divisible by pool %d", i, h, w, c.Pool)
 		}
-		b := ConvBlock(fmt.Sprintf("conv_%d", i), h, w, ch, c.Kernel, c.Pool, c.pooling(), i == 0, c.Neuron)
+		b := ConvBlock(fmt.Sprintf("conv_%d", i), h, w, ch, c.Kernel, c.Pool, c.Pooling, i == 0, c.Neuron)
 		net.Blocks = append(net.Blocks, b)
 		h, w = b.OutDims[0], b.OutDims[1]
 	}
@@ -167,13 +155,6 @@ const (
 // ParsePooling returns the pooling named s.
 func ParsePooling(s string) (Pooling, error) {
 	return enum.ParseFold("pooling", s, PoolMax, PoolMean, PoolSum)
-}
-
-func (c ConvConfig) pooling() Pooling {
-	if c.Pooling == "" {
-		return PoolMax
-	}
-	return c.Pooling
 }
 
 // Pool2D pools x [n, height, width, channels] over non-overlapping pool×pool windows (stride pool, no

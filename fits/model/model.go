@@ -24,6 +24,7 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -134,16 +135,23 @@ func (c Config) Validate() error {
 		return fmt.Errorf("model: %d hidden layers", c.Layers)
 	case c.Classes < 2:
 		return fmt.Errorf("model: %d classes", c.Classes)
-	case !(c.Dropout >= 0 && c.Dropout < 1):
-		return fmt.Errorf("model: dropout %g outside [0, 1)", c.Dropout)
 	case c.ReadoutTau < 0:
 		return fmt.Errorf("model: readout time constant %g s", c.ReadoutTau)
 	}
-	if _, err := ParseDropoutMode(string(c.DropoutMode)); err != nil {
+	return validateHead(c.Dropout, c.DropoutMode, c.Readout)
+}
+
+// validateHead checks the dropout probability, the dropout mode and the readout ("" is valid for both) of a
+// network.
+func validateHead(dropout float64, mode DropoutMode, readout Readout) error {
+	if !(dropout >= 0 && dropout < 1) {
+		return fmt.Errorf("model: dropout %g outside [0, 1)", dropout)
+	}
+	if _, err := ParseDropoutMode(string(mode)); err != nil {
 		return err
 	}
-	if c.Readout != "" {
-		if _, err := ParseReadout(string(c.Readout)); err != nil {
+	if readout != "" {
+		if _, err := ParseReadout(string(readout)); err != nil {
 			return err
 		}
 	}
@@ -204,32 +212,12 @@ func (n Net) randomMasks(scope *model.Scope, g *Graph, dtype dtypes.DType, batch
 	if !n.StepDropout() {
 		return n.DropoutMasks(scope, g, dtype, batch)
 	}
-	masks := make([]*Node, len(n.Blocks))
-	for i, b := range n.Blocks {
-		masks[i] = dropoutMask(scope, g, dtype, append([]int{batch, steps}, b.OutDims...), n.Dropout)
-	}
-	return masks
+	return n.masks(scope, g, dtype, batch, steps)
 }
 
 // readoutAlpha returns α = exp(−Δt/τ_out) of the leaky-integrator readout (τ_out = τm when tau is 0).
 func readoutAlpha(tau float64, n neuron.Config) float64 {
-	if tau == 0 {
-		tau = n.TauM
-	}
-	return math.Exp(-n.Dt / tau)
-}
-
-// TimeSharedDropout zeroes each (example, feature) of x [batch, time, features...] with probability p for
-// all time steps at once during training, and scales the kept values by 1/(1−p). Outside training, or with
-// p = 0, it returns x unchanged. It draws from the store's random number generator.
-func TimeSharedDropout(scope *model.Scope, x *Node, p float64) *Node {
-	g := x.Graph()
-	if p <= 0 || !neuron.IsTraining(g) {
-		return x
-	}
-	dims := x.Shape().Clone().Dimensions
-	dims[1] = 1
-	return Mul(x, dropoutMask(scope, g, x.DType(), dims, p)) // the mask broadcasts over the time axis
+	return math.Exp(-n.Dt / cmp.Or(tau, n.TauM))
 }
 
 // dropoutMask draws a dropout mask of dims ([batch, 1, d...] time-shared, [batch, time, d...] per step): 0
@@ -295,13 +283,8 @@ func FanInUniform(scope *model.Scope) model.VariableInitializer {
 		if !shape.DType.IsFloat() || shape.Rank() <= 1 {
 			return Zeros(g, shape)
 		}
-		fanIn := 1
-		for _, d := range shape.Dimensions[:shape.Rank()-1] {
-			fanIn *= d
-		}
-		limit := 1 / math.Sqrt(float64(fanIn))
-		u := scope.RandomUniform(g, shape) // [0, 1)
-		return AddScalar(MulScalar(u, 2*limit), -limit)
+		fanIn := shape.Size() / shape.Dimensions[shape.Rank()-1]
+		return uniformInit(scope, 1/math.Sqrt(float64(fanIn)))(g, shape)
 	}
 }
 
@@ -311,10 +294,9 @@ func CountParams(scope *model.Scope) int {
 	n := 0
 	path := scope.Scope()
 	for v := range scope.Store().IterVariables() {
-		if !v.Trainable || !inScope(v.Scope(), path) {
-			continue
+		if v.Trainable && inScope(v.Scope(), path) {
+			n += v.Shape().Size()
 		}
-		n += v.Shape().Size()
 	}
 	return n
 }

@@ -495,3 +495,16 @@ func TestSumReadoutAndUniformBias(t *testing.T) {
 		}
 	}
 }
+
+// TimeSharedDropout zeroes each (example, feature) of x [batch, time, features...] with probability p for
+// all time steps at once during training, and scales the kept values by 1/(1−p). Outside training, or with
+// p = 0, it returns x unchanged. It draws from the store's random number generator.
+func TimeSharedDropout(scope *model.Scope, x *Node, p float64) *Node {
+	g := x.Graph()
+	if p <= 0 || !neuron.IsTraining(g) {
+		return x
+	}
+	dims := x.Shape().Clone().Dimensions
+	dims[1] = 1
+	return Mul(x, dropoutMask(scope, g, x.DType(), dims, p)) // the mask broadcasts over the time axis
+}

@@ -10,6 +10,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 	"github.com/gomlx/gomlx/ml/layers"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/support/xslices"
 )
 
 // Block is one spiking block of a network: a synaptic map applied at every time step, a layer of FiTS
@@ -139,24 +140,24 @@ func (n Net) Loss(logits, h, labels, mask *Node) (lossSum, correct *Node) {
 // RateSum returns Σ over valid examples of each example's mean firing rate (spikes per neuron per bin)
 // for spikes s [batch, time, d...] and mask [batch].
 func RateSum(s, mask *Node) *Node {
-	axes := make([]int, s.Rank()-1)
-	for i := range axes {
-		axes[i] = i + 1
-	}
-	return ReduceAllSum(Mul(ReduceMean(s, axes...), mask))
+	return ReduceAllSum(Mul(ReduceMean(s, xslices.Iota(1, s.Rank()-1)...), mask))
 }
 
 // DropoutMasks draws one time-shared dropout mask per block, [batch, 1, OutDims...]: 0 with probability p,
 // 1/(1−p) otherwise, from the store's random number generator (whose state travels in checkpoints): the
 // masks of DropoutShared mode. It returns nil when Dropout is 0.
 func (n Net) DropoutMasks(scope *model.Scope, g *Graph, dtype dtypes.DType, batch int) []*Node {
-	p := n.Dropout
-	if p <= 0 {
+	if n.Dropout <= 0 {
 		return nil
 	}
+	return n.masks(scope, g, dtype, batch, 1)
+}
+
+// masks draws one dropout mask [batch, steps, OutDims...] per block from the store's random number generator.
+func (n Net) masks(scope *model.Scope, g *Graph, dtype dtypes.DType, batch, steps int) []*Node {
 	masks := make([]*Node, len(n.Blocks))
 	for i, b := range n.Blocks {
-		masks[i] = dropoutMask(scope, g, dtype, append([]int{batch, 1}, b.OutDims...), p)
+		masks[i] = dropoutMask(scope, g, dtype, append([]int{batch, steps}, b.OutDims...), n.Dropout)
 	}
 	return masks
 }
@@ -186,10 +187,7 @@ func (n Net) Validate() error {
 	if len(n.Blocks) == 0 {
 		return fmt.Errorf("model: a network needs at least one spiking block")
 	}
-	if !(n.Dropout >= 0 && n.Dropout < 1) {
-		return fmt.Errorf("model: dropout %g outside [0, 1)", n.Dropout)
-	}
-	if _, err := ParseDropoutMode(string(n.DropoutMode)); err != nil {
+	if err := validateHead(n.Dropout, n.DropoutMode, n.Readout); err != nil {
 		return err
 	}
 	if n.Classes == 1 || n.Classes < 0 {

@@ -18,17 +18,13 @@ import (
 // computational cost of the adaptive neuron.
 const AdaptLIF Kind = "adaptlif"
 
-func init() { Register(AdaptLIF, 20, adaptLIFCell{}) }
+func init() { Register(AdaptLIF, 20, adaptLIFCell{noTS(AdaptLIF)}) }
 
-type adaptLIFCell struct{}
+type adaptLIFCell struct{ noTS }
 
 func (adaptLIFCell) Summary() string {
 	return "adaptive LIF, adaptation coupling eta, gamma trainable but initialized at zero (a stationary point)"
 }
-
-func (adaptLIFCell) Defaults(*Config, int) {}
-
-func (adaptLIFCell) CheckOrder(order int) error { return noTSModule(AdaptLIF, order) }
 
 func (adaptLIFCell) Validate(Config) error { return nil }
 
@@ -44,9 +40,7 @@ func (adaptLIFCell) Variables(cfg Config) []string {
 func (adaptLIFCell) Coefficients(scope *model.Scope, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
 	co := newCoefficients(cfg)
 	if !cfg.AdaptLIFLearnable {
-		c := math.Sqrt(cfg.Constants().AdaptLIFKappa()) * cfg.Dt
-		co.EtaDt = Scalar(g, dtype, c)
-		co.EtaDt = BroadcastToDims(co.EtaDt, paramShape...)
+		co.EtaDt = BroadcastToDims(Scalar(g, dtype, math.Sqrt(cfg.Constants().AdaptLIFKappa())*cfg.Dt), paramShape...)
 		co.GammaDt = co.EtaDt
 		return co
 	}

@@ -40,17 +40,13 @@ import (
 // map, and η and γ are drawn independently.
 const CAdLIF Kind = "cadlif"
 
-func init() { Register(CAdLIF, 25, cadlifCell{}) }
+func init() { Register(CAdLIF, 25, cadlifCell{noTS(CAdLIF)}) }
 
-type cadlifCell struct{}
+type cadlifCell struct{ noTS }
 
 func (cadlifCell) Summary() string {
 	return "adaptive LIF with learnable coupling eta, gamma initialized non-zero (cAdLIF / SE-adLIF baselines, Table 1)"
 }
-
-func (cadlifCell) Defaults(*Config, int) {}
-
-func (cadlifCell) CheckOrder(order int) error { return noTSModule(CAdLIF, order) }
 
 func (cadlifCell) Validate(cfg Config) error {
 	cfg.DTExact = false

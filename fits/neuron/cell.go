@@ -1,6 +1,7 @@
 package neuron
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/support/xslices"
 )
 
 // Cell is one member of the neuron family: what distinguishes it from the others. Every cell runs the same
@@ -104,13 +106,7 @@ func Register(kind Kind, rank int, c Cell) {
 	}
 	registry = append(registry, registration{kind, rank, c})
 	slices.SortStableFunc(registry, func(a, b registration) int {
-		if a.rank != b.rank {
-			return a.rank - b.rank
-		}
-		if a.kind < b.kind {
-			return -1
-		}
-		return 1
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.kind, b.kind))
 	})
 }
 
@@ -149,10 +145,14 @@ func newCoefficients(cfg Config) Coefficients {
 	}
 }
 
-// noTSModule is CheckOrder of the cells without a TS module.
-func noTSModule(kind Kind, order int) error {
+// noTS, the kind of a cell without a TS module, implements that cell's Defaults (none) and CheckOrder.
+type noTS Kind
+
+func (noTS) Defaults(*Config, int) {}
+
+func (k noTS) CheckOrder(order int) error {
 	if order != 0 {
-		return fmt.Errorf("kind %s has no TS module: order must be 0, got %d", kind, order)
+		return fmt.Errorf("kind %s has no TS module: order must be 0, got %d", Kind(k), order)
 	}
 	return nil
 }
@@ -166,25 +166,13 @@ func paramSize(paramShape []int) int {
 	return n
 }
 
-func fill(n int, v float64) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = v
-	}
-	return out
-}
-
 // newTensor returns a tensor of dtype (Float32 or Float64) with the given values and dimensions.
 func newTensor(dtype dtypes.DType, values []float64, dims []int) *tensors.Tensor {
 	switch dtype {
 	case dtypes.Float64:
-		return tensors.FromFlatDataAndDimensions(append([]float64(nil), values...), dims...)
+		return tensors.FromFlatDataAndDimensions(slices.Clone(values), dims...)
 	case dtypes.Float32:
-		f := make([]float32, len(values))
-		for i, v := range values {
-			f[i] = float32(v)
-		}
-		return tensors.FromFlatDataAndDimensions(f, dims...)
+		return tensors.FromFlatDataAndDimensions(xslices.Map(values, func(v float64) float32 { return float32(v) }), dims...)
 	default:
 		panic(fmt.Errorf("neuron.Layer: unsupported dtype %s (use Float32 or Float64)", dtype))
 	}

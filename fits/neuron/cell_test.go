@@ -89,7 +89,7 @@ func TestRegisterRejects(t *testing.T) {
 		kind Kind
 		cell Cell
 	}{
-		{"taken name", FS, fsCell{}},
+		{"taken name", FS, fsCell{noTS(FS)}},
 		{"upper case", "LIF2", lifCell{}},
 		{"empty", "", lifCell{}},
 		{"space", "my cell", lifCell{}},

@@ -1,6 +1,7 @@
 package neuron
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -181,24 +182,14 @@ func (c Config) Constants() theory.Constants {
 }
 
 // Ratio returns r = η/γ (1 when EtaGammaRatio is zero).
-func (c Config) Ratio() float64 {
-	if c.EtaGammaRatio == 0 {
-		return 1
-	}
-	return c.EtaGammaRatio
-}
+func (c Config) Ratio() float64 { return cmp.Or(c.EtaGammaRatio, 1) }
 
 // DefaultKappaFraction is the fraction of the semi-implicit Jury bound on κ up to which the target
 // frequency may go by default.
 const DefaultKappaFraction = 0.99
 
 // kappaFraction returns KappaFraction, or DefaultKappaFraction when it is zero.
-func (c Config) kappaFraction() float64 {
-	if c.KappaFraction == 0 {
-		return DefaultKappaFraction
-	}
-	return c.KappaFraction
-}
+func (c Config) kappaFraction() float64 { return cmp.Or(c.KappaFraction, DefaultKappaFraction) }
 
 // MaxTargetHz returns the largest stable target frequency in Hz of the layer: the clamp that ForwardClip
 // applies to the trainable target in the graph. It is the target at κ = KappaFraction·κmax (0.99·κmax by default),
@@ -254,22 +245,22 @@ func (c Config) Validate() error {
 	if f := c.kappaFraction(); !(f > 0 && f <= 1) {
 		return fmt.Errorf("kappa fraction must lie in (0, 1], got %g", c.KappaFraction)
 	}
-	if c.TSMix != "" {
-		if _, err := ParseTSMix(string(c.TSMix)); err != nil {
-			return err
-		}
-	}
-	if c.TargetCoordinate != "" {
-		if _, err := ParseTargetCoordinate(string(c.TargetCoordinate)); err != nil {
-			return err
-		}
-	}
-	if c.FInit != "" {
-		if _, err := ParseFInit(string(c.FInit)); err != nil {
+	for _, err := range []error{checkName(c.TSMix, ParseTSMix), checkName(c.TargetCoordinate, ParseTargetCoordinate),
+		checkName(c.FInit, ParseFInit)} {
+		if err != nil {
 			return err
 		}
 	}
 	return cell.Validate(c)
+}
+
+// checkName reports whether v is "" (the zero value, a valid choice) or a name that parse accepts.
+func checkName[T ~string](v T, parse func(string) (T, error)) error {
+	if v == "" {
+		return nil
+	}
+	_, err := parse(string(v))
+	return err
 }
 
 // validateTargetRange checks [FMinHz, FMaxHz] against the stable limit MaxTargetHz (for the cells that

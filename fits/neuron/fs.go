@@ -8,6 +8,7 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/support/xslices"
 )
 
 // FS is the FS module with learnable target frequency f* (Theorem 1, Eq. 5): the variable of shape P named
@@ -17,17 +18,24 @@ import (
 // and mapped to η = √(κr), γ = √(κ/r) with κ = κ*(Ω*).
 const FS Kind = "fs"
 
-func init() { Register(FS, 40, fsCell{}) }
+// FSFrozen is the FS module with target frequencies initialized on a log scale and frozen: the target
+// variable (as in FS) exists but is not trainable.
+const FSFrozen Kind = "fs-frozen"
 
-type fsCell struct{}
-
-func (fsCell) Summary() string {
-	return "FS module, learnable target frequency f* (Theorem 1)"
+func init() {
+	Register(FSFrozen, 30, fsCell{noTS(FSFrozen)})
+	Register(FS, 40, fsCell{noTS(FS)})
 }
 
-func (fsCell) Defaults(*Config, int) {}
+// fsCell is the cell of FS and of FSFrozen.
+type fsCell struct{ noTS }
 
-func (fsCell) CheckOrder(order int) error { return noTSModule(FS, order) }
+func (c fsCell) Summary() string {
+	if Kind(c.noTS) == FSFrozen {
+		return "FS module, target frequency f* fixed at its log-spaced initialization"
+	}
+	return "FS module, learnable target frequency f* (Theorem 1)"
+}
 
 func (fsCell) Validate(cfg Config) error { return cfg.validateTargetRange() }
 
@@ -35,8 +43,8 @@ func (fsCell) State(Config) StateLayout { return StateLayout{Adaptation: true} }
 
 func (fsCell) Variables(cfg Config) []string { return []string{TargetVariable(cfg)} }
 
-func (fsCell) Coefficients(scope *model.Scope, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
-	return targetCoefficients(scope, g, dtype, cfg, paramShape, true)
+func (c fsCell) Coefficients(scope *model.Scope, g *Graph, dtype dtypes.DType, cfg Config, paramShape []int) Coefficients {
+	return targetCoefficients(scope, g, dtype, cfg, paramShape, Kind(c.noTS) != FSFrozen)
 }
 
 func (fsCell) TargetFrequenciesHz(scope *model.Scope, cfg Config) ([]float64, error) {
@@ -102,10 +110,7 @@ func targetCoefficients(scope *model.Scope, g *Graph, dtype dtypes.DType, cfg Co
 	if err != nil {
 		panic(fmt.Errorf("neuron.Layer: %w", err))
 	}
-	init := make([]float64, len(fHz))
-	for i, f := range fHz {
-		init[i] = TargetValue(cfg, f)
-	}
+	init := xslices.Map(fHz, func(f float64) float64 { return TargetValue(cfg, f) })
 	targetVar := scope.VariableWithValue(TargetVariable(cfg), newTensor(dtype, init, paramShape))
 	if !trainable {
 		targetVar.SetTrainable(false)

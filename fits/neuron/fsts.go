@@ -2,6 +2,7 @@ package neuron
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/fits-snn/fits/fits/theory"
 	"github.com/gomlx/compute/dtypes"
@@ -64,8 +65,8 @@ func (fstsCell) Coefficients(scope *model.Scope, g *Graph, dtype dtypes.DType, c
 	co := targetCoefficients(scope, g, dtype, cfg, paramShape, true)
 	m, size := cfg.Order, paramSize(paramShape)
 	tsShape := append([]int{m}, paramShape...)
-	betaHat := scope.VariableWithValue(VarBetaHat, newTensor(dtype, fill(m*size, cfg.BetaHatInit), tsShape)).NodeValue(g)
-	lambdaHat := scope.VariableWithValue(VarLambdaHat, newTensor(dtype, fill(m*size, cfg.LambdaHatInit), tsShape)).NodeValue(g)
+	betaHat := scope.VariableWithValue(VarBetaHat, newTensor(dtype, slices.Repeat([]float64{cfg.BetaHatInit}, m*size), tsShape)).NodeValue(g)
+	lambdaHat := scope.VariableWithValue(VarLambdaHat, newTensor(dtype, slices.Repeat([]float64{cfg.LambdaHatInit}, m*size), tsShape)).NodeValue(g)
 	co.Beta = unstack(Tanh(betaHat), 0)
 	co.Lambda = unstack(Sigmoid(lambdaHat), 0)
 	if !cfg.TSMix.Paper() {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/fits-snn/fits/internal/enum"
+	"github.com/gomlx/gomlx/support/xslices"
 )
 
 // Kind names a member of the neuron family: a cell registered with Register (see Cell). The name is what
@@ -15,13 +16,7 @@ type Kind string
 
 // Kinds returns every registered kind, ordered by the rank given to Register (the paper's ablation order:
 // plain LIF first, FS + TS last).
-func Kinds() []Kind {
-	out := make([]Kind, len(registry))
-	for i, r := range registry {
-		out[i] = r.kind
-	}
-	return out
-}
+func Kinds() []Kind { return xslices.Map(registry, func(r registration) Kind { return r.kind }) }
 
 // KindNames returns the names of Kinds(), for help texts and error messages.
 func KindNames() []string { return enum.Names(Kinds()...) }
@@ -80,22 +75,15 @@ func (k Kind) HasAdaptation() bool {
 
 // HasTargetFrequency reports whether the kind is parameterized by a target frequency f* (its cell is a
 // TargetFrequencyCell: FSFrozen, FS, FSTS).
-func (k Kind) HasTargetFrequency() bool {
-	c, err := k.Cell()
-	if err != nil {
-		return false
-	}
-	_, ok := c.(TargetFrequencyCell)
-	return ok
-}
+func (k Kind) HasTargetFrequency() bool { return cellIs[TargetFrequencyCell](k) }
 
 // HasTS reports whether the kind has the TS module of Eqs. 8–10 (its cell is a TSCell: FSTS).
-func (k Kind) HasTS() bool {
-	c, err := k.Cell()
-	if err != nil {
-		return false
-	}
-	_, ok := c.(TSCell)
+func (k Kind) HasTS() bool { return cellIs[TSCell](k) }
+
+// cellIs reports whether k is registered with a cell that implements T.
+func cellIs[T Cell](k Kind) bool {
+	c, _ := k.Cell()
+	_, ok := c.(T)
 	return ok
 }
 

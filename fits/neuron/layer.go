@@ -9,7 +9,7 @@
 // TS module's group delay at any frequency (ExampleReadLearned). Its variables are named by the Var*
 // constants; variables already in the store (e.g. loaded from a checkpoint) are used as they are.
 //
-// Each kind is a Cell in its own file (lif.go, adaptlif.go, fsfrozen.go, fs.go, fsts.go, …), registered by
+// Each kind is a Cell in its own file (lif.go, adaptlif.go, fs.go with FSFrozen, fsts.go, …), registered by
 // name (Register, Kinds, ParseKind); the time loop (run) is the same for every kind, and its step,
 // Coefficients.Step, is the one graph form of Algorithm 1's step, which package fits/scan runs too.
 //
@@ -114,11 +114,7 @@ func run(scope *model.Scope, current *Node, cfg Config, wantVoltage bool, init [
 	// the fusion barrier (FusionBarrierOne) and split again with unstack: XLA then computes each step in
 	// one kernel.
 	inputs := unstack(current, 1)
-	spikeSeq := make([]*Node, len(inputs))
-	var vSeq []*Node
-	if wantVoltage {
-		vSeq = make([]*Node, len(inputs))
-	}
+	spikeSeq, vSeq := make([]*Node, len(inputs)), make([]*Node, len(inputs)) // vSeq filled when wantVoltage
 	one := FusionBarrierOne(current)
 	n := layout.Components()
 	for t, in := range inputs {

@@ -10,17 +10,13 @@ import (
 // no variables and carries only V.
 const LIF Kind = "lif"
 
-func init() { Register(LIF, 10, lifCell{}) }
+func init() { Register(LIF, 10, lifCell{noTS(LIF)}) }
 
-type lifCell struct{}
+type lifCell struct{ noTS }
 
 func (lifCell) Summary() string {
 	return "plain leaky integrate-and-fire (Eq. 1), no neuron parameter learned"
 }
-
-func (lifCell) Defaults(*Config, int) {}
-
-func (lifCell) CheckOrder(order int) error { return noTSModule(LIF, order) }
 
 func (lifCell) Validate(Config) error { return nil }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/support/xslices"
 )
 
 // TargetFrequenciesHz returns the target frequencies f* in Hz that the layer in scope's current scope
@@ -15,13 +16,9 @@ import (
 // otherwise. They are continuous-time targets (Theorem 1), or realized discrete-time targets with DTExact.
 // It is an error for kinds without a target frequency (see TargetFrequencyCell).
 func TargetFrequenciesHz(scope *model.Scope, cfg Config) ([]float64, error) {
-	cell, err := cfg.Kind.Cell()
+	tc, err := cellAs[TargetFrequencyCell](cfg.Kind, "target frequency")
 	if err != nil {
 		return nil, err
-	}
-	tc, ok := cell.(TargetFrequencyCell)
-	if !ok {
-		return nil, fmt.Errorf("kind %s has no target frequency", cfg.Kind)
 	}
 	return tc.TargetFrequenciesHz(scope, cfg)
 }
@@ -30,15 +27,21 @@ func TargetFrequenciesHz(scope *model.Scope, cfg Config) ([]float64, error) {
 // lambda[m−1] hold stage m's coefficients, flattened in row-major order of P. It is an error for kinds
 // without a TS module (see TSCell).
 func TSCoefficients(scope *model.Scope, cfg Config) (beta, lambda [][]float64, err error) {
-	cell, err := cfg.Kind.Cell()
+	tc, err := cellAs[TSCell](cfg.Kind, "TS module")
 	if err != nil {
 		return nil, nil, err
 	}
-	tc, ok := cell.(TSCell)
-	if !ok {
-		return nil, nil, fmt.Errorf("kind %s has no TS module", cfg.Kind)
-	}
 	return tc.TSCoefficients(scope, cfg)
+}
+
+// cellAs returns k's cell as a T, or an error saying that kind k has no what.
+func cellAs[T Cell](k Kind, what string) (T, error) {
+	cell, err := k.Cell()
+	tc, ok := cell.(T)
+	if err == nil && !ok {
+		err = fmt.Errorf("kind %s has no %s", k, what)
+	}
+	return tc, err
 }
 
 // variableValues returns the values of the variable name in scope's current scope as float64.
@@ -58,14 +61,7 @@ func tensorValues(t *tensors.Tensor) ([]float64, error) {
 	switch t.DType() {
 	case dtypes.Float32:
 		f, err := tensors.CopyFlatData[float32](t)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]float64, len(f))
-		for i, x := range f {
-			out[i] = float64(x)
-		}
-		return out, nil
+		return xslices.Map(f, func(v float32) float64 { return float64(v) }), err
 	case dtypes.Float64:
 		return tensors.CopyFlatData[float64](t)
 	default:

@@ -82,12 +82,8 @@ func broadcastParam(p *Node, dims []int) *Node {
 	if len(pd) > len(dims) || !slices.Equal(pd, dims[len(dims)-len(pd):]) {
 		panic(fmt.Errorf("neuron: coefficient of shape %s does not match the trailing axes of %v", p.Shape(), dims))
 	}
-	ones := make([]int, len(dims))
-	for i := range ones {
-		ones[i] = 1
-	}
-	copy(ones[len(dims)-len(pd):], pd)
-	return BroadcastToDims(Reshape(p, ones...), dims...)
+	padded := append(slices.Repeat([]int{1}, len(dims)-len(pd)), pd...) // P behind axes of size 1
+	return BroadcastToDims(Reshape(p, padded...), dims...)
 }
 
 // Locals are the values one step of Algorithm 1 computes before the spike: the new stage values
@@ -100,7 +96,7 @@ type Locals struct {
 // Locals computes a step's Locals from the state s before it and its input current in (I[k]), all of one
 // working shape, that of b.
 func (c Coefficients) Locals(b Broadcast, s State, in *Node) Locals {
-	v0 := Add(mulConst(s.V, c.MuBar), in)
+	v0 := Add(MulConst(s.V, c.MuBar), in)
 	if b.EtaDt != nil {
 		v0 = Sub(v0, Mul(b.EtaDt, s.A))
 	}
@@ -124,7 +120,7 @@ func (c Coefficients) Step(b Broadcast, s State, in *Node, surrogate bool) (next
 	loc := c.Locals(b, s, in)
 	next.A = s.A
 	if b.EtaDt != nil {
-		next.A = Add(mulConst(s.A, c.RhoBar), Mul(b.GammaDt, loc.Stages[0]))
+		next.A = Add(MulConst(s.A, c.RhoBar), Mul(b.GammaDt, loc.Stages[0]))
 	}
 	if len(b.Beta) > 0 {
 		next.Stages = loc.Stages
@@ -133,9 +129,9 @@ func (c Coefficients) Step(b Broadcast, s State, in *Node, surrogate bool) (next
 	if surrogate {
 		spike = Spike(mixed, c.Vth, c.Surrogate, c.StrictSpike)
 	} else {
-		spike = Heaviside(subConst(mixed, c.Vth), c.StrictSpike)
+		spike = Heaviside(SubConst(mixed, c.Vth), c.StrictSpike)
 	}
-	reset := mulConst(spike, c.Vth)
+	reset := MulConst(spike, c.Vth)
 	if surrogate && c.DetachReset {
 		reset = StopGradient(reset)
 	}
@@ -143,13 +139,14 @@ func (c Coefficients) Step(b Broadcast, s State, in *Node, surrogate bool) (next
 	return next, mixed, spike
 }
 
-// mulConst, subConst and oneMinus are MulScalar(x, v), SubScalar(x, v) and OneMinus(x) with constants
-// that GoMLX's graph does not cache: a step runs inside While loop bodies too (package fits/scan), and a
-// cached scalar belongs to whichever function first asked for it (GoMLX v0.28.16 keeps one cache per
-// graph, not per function), which a loop body cannot read.
-func mulConst(x *Node, v float64) *Node { return Mul(x, ConstAs(x, v)) }
+// MulConst is MulScalar(x, v) with a constant that GoMLX's graph does not cache: a step and its adjoint
+// run inside While loop bodies too (package fits/scan), and a cached scalar belongs to whichever function
+// first asked for it (GoMLX v0.28.16 keeps one cache per graph, not per function), which a loop body cannot
+// read. oneMinus is OneMinus(x) made the same way.
+func MulConst(x *Node, v float64) *Node { return Mul(x, ConstAs(x, v)) }
 
-func subConst(x *Node, v float64) *Node { return Sub(x, ConstAs(x, v)) }
+// SubConst is SubScalar(x, v) with a constant that GoMLX does not cache (see MulConst).
+func SubConst(x *Node, v float64) *Node { return Sub(x, ConstAs(x, v)) }
 
 func oneMinus(x *Node) *Node { return Sub(ConstAs(x, 1), x) }
 

@@ -32,10 +32,7 @@ func SetTraining(scope *model.Scope, g *Graph, training bool) {
 
 // IsTraining reports whether SetTraining marked graph g as training (false when it was not called).
 func IsTraining(g *Graph) bool {
-	v, found := model.GetGraphParam(g, GraphParamTraining)
-	if !found {
-		return false
-	}
-	training, _ := v.(bool)
+	v, _ := model.GetGraphParam(g, GraphParamTraining)
+	training, _ := v.(bool) // false when v is nil (not set)
 	return training
 }

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/gomlx/compute/shapes"
@@ -98,12 +99,7 @@ func putStep(buf, x, t *Node) *Node {
 
 // stepStart returns the start indices (t, 0, …, 0) of step t in x [K, rest…].
 func stepStart(x, t *Node) []*Node {
-	starts := make([]*Node, x.Rank())
-	starts[0] = t
-	for i := 1; i < len(starts); i++ {
-		starts[i] = Const(x.Graph(), int32(0))
-	}
-	return starts
+	return append([]*Node{t}, slices.Repeat([]*Node{Const(x.Graph(), int32(0))}, x.Rank()-1)...)
 }
 
 // forwardLoop is the loop form of forward: the state s, packed into one [components, batch, d…] tensor,

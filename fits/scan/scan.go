@@ -21,6 +21,7 @@ import (
 	"github.com/fits-snn/fits/fits/neuron"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's graph DSL is meant to be dot-imported.
+	"github.com/gomlx/gomlx/support/xslices"
 )
 
 // CoefficientGrads are the cotangents of the coefficients that neuron.Coefficients holds as graph nodes,
@@ -34,19 +35,8 @@ type CoefficientGrads struct {
 
 // reduceToParam sums x [lead…, P…] over its leading axes, to the parameter shape of p.
 func reduceToParam(x, p *Node) *Node {
-	lead := x.Rank() - p.Rank()
-	axes := make([]int, lead)
-	for i := range axes {
-		axes[i] = i
-	}
-	return ReduceSum(x, axes...)
+	return ReduceSum(x, xslices.Iota(0, x.Rank()-p.Rank())...)
 }
-
-// mulConst and subConst are MulScalar(x, v) and SubScalar(x, v) with constants that GoMLX's graph does
-// not cache, as the adjoint runs inside While loop bodies too (see neuron.Heaviside).
-func mulConst(x *Node, v float64) *Node { return Mul(x, ConstAs(x, v)) }
-
-func subConst(x *Node, v float64) *Node { return Sub(x, ConstAs(x, v)) }
 
 // barrier packs nodes (all of one shape [batch, d…]) into one tensor [len(nodes), batch, d…], divides
 // it by one (see neuron.FusionBarrierOne) and returns it and its parts.
@@ -193,7 +183,7 @@ func backward(c neuron.Coefficients, current *Node, state0 []*Node, saved []*Nod
 	cur, cotS := swapBatchTime(current), swapBatchTime(cotSpikes)
 	cs := c.Broadcast(seqDims)
 	loc := c.Locals(cs, pre, cur)
-	surr := neuron.SurrogateDerivative(subConst(loc.Mixes[len(c.Beta)], c.Vth), c.Surrogate.Width, c.Surrogate.Scale)
+	surr := neuron.SurrogateDerivative(neuron.SubConst(loc.Mixes[len(c.Beta)], c.Vth), c.Surrogate.Width, c.Surrogate.Scale)
 
 	// The cotangent of the state through the K steps in reverse: postAll[t] holds the cotangent of the
 	// state after step t, [K, components, batch, d…].
@@ -262,7 +252,7 @@ func adjointStep(c neuron.Coefficients, co neuron.Broadcast, l neuron.StateLayou
 	before neuron.State, uBar, v0Bar *Node, nBar []*Node) {
 	m := len(co.Beta)
 	if !c.DetachReset {
-		spikeBar = Sub(spikeBar, mulConst(after.V, c.Vth))
+		spikeBar = Sub(spikeBar, neuron.MulConst(after.V, c.Vth))
 	}
 	uBar = Add(after.V, Mul(surr, spikeBar))
 	v0Bar = uBar
@@ -288,9 +278,9 @@ func adjointStep(c neuron.Coefficients, co neuron.Broadcast, l neuron.StateLayou
 	}
 	if l.Adaptation {
 		v0Bar = Add(v0Bar, Mul(co.GammaDt, after.A))
-		before.A = Sub(mulConst(after.A, c.RhoBar), Mul(co.EtaDt, v0Bar))
+		before.A = Sub(neuron.MulConst(after.A, c.RhoBar), Mul(co.EtaDt, v0Bar))
 	}
-	before.V = mulConst(v0Bar, c.MuBar)
+	before.V = neuron.MulConst(v0Bar, c.MuBar)
 	return before, uBar, v0Bar, nBar
 }
 
@@ -324,11 +314,7 @@ func VariableGrads(c neuron.Coefficients, grads CoefficientGrads, vars ...*Node)
 		term(c.Lambda[j], grads.Lambda[j])
 	}
 	if obj == nil {
-		out := make([]*Node, len(vars))
-		for i, v := range vars {
-			out[i] = ZerosLike(v)
-		}
-		return out
+		return xslices.Map(vars, ZerosLike)
 	}
 	return Gradient(obj, vars...)
 }

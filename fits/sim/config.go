@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -34,10 +35,7 @@ func (c Config) Params() (Params, error) {
 	if err := k.Validate(); err != nil {
 		return Params{}, err
 	}
-	r := c.EtaGammaRatio
-	if r == 0 {
-		r = 1
-	}
+	r := cmp.Or(c.EtaGammaRatio, 1)
 	if math.IsNaN(r) || math.IsInf(r, 0) || r <= 0 {
 		return Params{}, fmt.Errorf("eta/gamma ratio must be a positive finite number, got %g", c.EtaGammaRatio)
 	}

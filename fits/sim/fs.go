@@ -22,7 +22,11 @@ const (
 // inverse of Theorem 2), and η = √(κr), γ = √(κ/r).
 type fsTwin struct{}
 
-func init() { RegisterTwin("fs", fsTwin{}) }
+// The twin of kind "fs-frozen" is fsTwin too: the same map (the target is only not trained).
+func init() {
+	RegisterTwin("fs", fsTwin{})
+	RegisterTwin("fs-frozen", fsTwin{})
+}
 
 func (fsTwin) Variables(l Layer) []string { return []string{targetVariable(l)} }
 

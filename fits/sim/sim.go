@@ -32,7 +32,6 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -221,24 +220,4 @@ func run(p Params, current []float64, states bool) (Trace, error) {
 		}
 	}
 	return t, nil
-}
-
-// RunMany simulates independent neurons: neuron j has parameters ps[j] and input currents
-// currents[j] (one value per step; all neurons must have the same number of steps).
-func RunMany(ps []Params, currents [][]float64) ([]Trace, error) {
-	if len(ps) != len(currents) {
-		return nil, fmt.Errorf("got %d parameter sets and %d input sequences", len(ps), len(currents))
-	}
-	out := make([]Trace, len(ps))
-	for j := range ps {
-		if j > 0 && len(currents[j]) != len(currents[0]) {
-			return nil, errors.New("all input sequences must have the same length")
-		}
-		t, err := Run(ps[j], currents[j])
-		if err != nil {
-			return nil, fmt.Errorf("neuron %d: %w", j, err)
-		}
-		out[j] = t
-	}
-	return out, nil
 }

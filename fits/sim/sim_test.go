@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
@@ -352,4 +354,24 @@ func TestNeuronStateAndReset(t *testing.T) {
 	if st := n.State(); st.V != 0 || st.A != 0 || st.Stages[0] != 0 || st.Stages[2] != 0 {
 		t.Fatalf("state after Reset %+v", st)
 	}
+}
+
+// RunMany simulates independent neurons: neuron j has parameters ps[j] and input currents
+// currents[j] (one value per step; all neurons must have the same number of steps).
+func RunMany(ps []Params, currents [][]float64) ([]Trace, error) {
+	if len(ps) != len(currents) {
+		return nil, fmt.Errorf("got %d parameter sets and %d input sequences", len(ps), len(currents))
+	}
+	out := make([]Trace, len(ps))
+	for j := range ps {
+		if j > 0 && len(currents[j]) != len(currents[0]) {
+			return nil, errors.New("all input sequences must have the same length")
+		}
+		t, err := Run(ps[j], currents[j])
+		if err != nil {
+			return nil, fmt.Errorf("neuron %d: %w", j, err)
+		}
+		out[j] = t
+	}
+	return out, nil
 }

@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -61,12 +63,7 @@ func (l Layer) Constants() theory.Constants {
 }
 
 // Ratio returns r = η/γ (1 when EtaGammaRatio is zero).
-func (l Layer) Ratio() float64 {
-	if l.EtaGammaRatio == 0 {
-		return 1
-	}
-	return l.EtaGammaRatio
-}
+func (l Layer) Ratio() float64 { return cmp.Or(l.EtaGammaRatio, 1) }
 
 // KappaMax returns the clamp on κ = ηγ in 1/s²: KappaFraction times the Jury bound of the semi-implicit
 // update, μρ + 4/Δt² − 2(μ + ρ)/Δt (Appendix A.2, Eq. of the κ bounds).
@@ -129,11 +126,4 @@ func LookupTwin(name string) (Twin, error) {
 }
 
 // TwinNames returns the names of the registered twins, sorted.
-func TwinNames() []string {
-	out := make([]string, 0, len(twins))
-	for n := range twins {
-		out = append(out, n)
-	}
-	slices.Sort(out)
-	return out
-}
+func TwinNames() []string { return slices.Sorted(maps.Keys(twins)) }

@@ -34,27 +34,22 @@ var ErrTooManySteps = errors.New("the closed forms lose all precision (kappa wou
 // than both time constants, so that 0 < μ̄ < 1 and 0 < ρ̄ < 1 as Theorem 2 (Appendix A.3) assumes, and
 // neither time constant more than MaxStepsPerTau steps long.
 func (c Constants) Validate() error {
-	for _, p := range []struct {
+	named := []struct {
 		name string
 		v    float64
-	}{{"tau-m", c.TauM}, {"tau-a", c.TauA}, {"dt", c.Dt}} {
+	}{{"tau-m", c.TauM}, {"tau-a", c.TauA}, {"dt", c.Dt}}
+	for _, p := range named {
 		if math.IsNaN(p.v) || math.IsInf(p.v, 0) || p.v <= 0 {
 			return fmt.Errorf("%s must be a positive finite number of seconds, got %g", p.name, p.v)
 		}
 	}
-	if c.Dt >= c.TauM {
-		return fmt.Errorf("dt (%g s) must be smaller than tau-m (%g s)", c.Dt, c.TauM)
-	}
-	for _, p := range []struct {
-		name string
-		v    float64
-	}{{"tau-m", c.TauM}, {"tau-a", c.TauA}} {
-		if p.v/c.Dt > MaxStepsPerTau {
+	for _, p := range named[:2] {
+		switch {
+		case c.Dt >= p.v:
+			return fmt.Errorf("dt (%g s) must be smaller than %s (%g s)", c.Dt, p.name, p.v)
+		case p.v/c.Dt > MaxStepsPerTau:
 			return fmt.Errorf("%s (%g s) spans more than %g time steps of dt = %g s: %w", p.name, p.v, MaxStepsPerTau, c.Dt, ErrTooManySteps)
 		}
-	}
-	if c.Dt >= c.TauA {
-		return fmt.Errorf("dt (%g s) must be smaller than tau-a (%g s)", c.Dt, c.TauA)
 	}
 	return nil
 }
@@ -103,18 +98,23 @@ func HzFromRadPerSec(omega float64) float64 { return omega / (2 * math.Pi) }
 // KappaForTargetHz returns κ* in 1/s² that puts the continuous-time target frequency at fstar Hz
 // (Theorem 1, Eq. 5). It fails for fstar that is not positive and finite.
 func (c Constants) KappaForTargetHz(fstar float64) (float64, error) {
-	if math.IsNaN(fstar) || math.IsInf(fstar, 0) || fstar <= 0 {
-		return 0, fmt.Errorf("target frequency must be a positive finite number of Hz, got %g", fstar)
+	if err := checkTargetHz(fstar); err != nil {
+		return 0, err
 	}
 	return KappaStar(c.Mu(), c.Rho(), RadPerSecFromHz(fstar)), nil
 }
 
+// checkTargetHz reports whether fstar is a positive finite target frequency in Hz.
+func checkTargetHz(fstar float64) error {
+	if math.IsNaN(fstar) || math.IsInf(fstar, 0) || fstar <= 0 {
+		return fmt.Errorf("target frequency must be a positive finite number of Hz, got %g", fstar)
+	}
+	return nil
+}
+
 // TargetHz returns the continuous-time target frequency f*_CT = Ω*/(2π) in Hz for κ in 1/s²
 // (Theorem 1, Eq. 4); ok is false when |H(jΩ)| has no nonzero maximizer.
-func (c Constants) TargetHz(kappa float64) (f float64, ok bool) {
-	w, ok := OmegaStar(c.Mu(), c.Rho(), kappa)
-	return HzFromRadPerSec(w), ok
-}
+func (c Constants) TargetHz(kappa float64) (f float64, ok bool) { return c.CT(kappa).TargetHz() }
 
 // DTTargetHz returns the realized discrete-time target f*_DT = ω*_DT/(2πΔt) in Hz of the semi-implicit
 // FS module with κ in 1/s², in closed form (Theorem 2, Appendix A.3); ok is false when none exists.
@@ -133,17 +133,14 @@ func (c Constants) DTSweepTargetHz(kappa float64) (f float64, ok bool) {
 // KappaDTExact returns κ in 1/s² whose realized discrete-time target (Theorem 2) is exactly fstar Hz:
 // the DT-exact inverse (see KappaBarForTarget). It fails when fstar is not in (0, 1/(2Δt)).
 func (c Constants) KappaDTExact(fstar float64) (float64, error) {
-	if math.IsNaN(fstar) || math.IsInf(fstar, 0) || fstar <= 0 {
-		return 0, fmt.Errorf("target frequency must be a positive finite number of Hz, got %g", fstar)
-	}
-	kb, err := KappaBarForTarget(c.MuBar(), c.RhoBar(), c.RadPerSampleFromHz(fstar))
-	if err != nil {
-		if errors.Is(err, ErrAboveNyquist) {
-			return 0, fmt.Errorf("%w: %g Hz is not below the Nyquist frequency 1/(2Δt) = %g Hz", err, fstar, c.NyquistHz())
-		}
+	if err := checkTargetHz(fstar); err != nil {
 		return 0, err
 	}
-	return c.KappaFromBar(kb), nil
+	kappa, err := c.KappaForTarget(RadPerSecFromHz(fstar), true)
+	if errors.Is(err, ErrAboveNyquist) {
+		return 0, fmt.Errorf("%w: %g Hz is not below the Nyquist frequency 1/(2Δt) = %g Hz", err, fstar, c.NyquistHz())
+	}
+	return kappa, err
 }
 
 // KappaForTarget returns κ in 1/s² that puts a layer's target frequency at omega = Ω* ≥ 0 rad/s, the

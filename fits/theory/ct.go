@@ -58,12 +58,11 @@ func (c CT) Poles() (complex128, complex128) {
 		r := math.Sqrt(disc)
 		// Stable real roots: the larger-magnitude one first, then the product rule.
 		q := -0.5 * (b + r)
-		p1 := q
 		p2 := (c.Mu*c.Rho + c.Kappa) / q
 		if q == 0 {
 			p2 = 0
 		}
-		return complex(p2, 0), complex(p1, 0)
+		return complex(p2, 0), complex(q, 0)
 	}
 	im := 0.5 * math.Sqrt(-disc)
 	return complex(-b/2, im), complex(-b/2, -im)

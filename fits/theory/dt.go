@@ -61,11 +61,7 @@ func (f FS) Stationary(x float64) float64 {
 
 // Stable reports whether both poles of H_d lie strictly inside the unit circle (second-order Jury
 // criterion on z² − (μ̄ + ρ̄ − κ̄)z + μ̄ρ̄, Appendix A.2).
-func (f FS) Stable() bool {
-	t := f.MuBar + f.RhoBar - f.KappaBar
-	d := f.MuBar * f.RhoBar
-	return 1-t+d > 0 && 1+t+d > 0 && 1-d > 0
-}
+func (f FS) Stable() bool { return juryStable(f.MuBar+f.RhoBar-f.KappaBar, f.MuBar*f.RhoBar) }
 
 // DTTarget is the closed-form realized discrete-time target frequency of Theorem 2 (Appendix A.3).
 type DTTarget struct {

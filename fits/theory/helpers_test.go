@@ -105,3 +105,47 @@ func fdGroupDelay(resp func(float64) complex128, w, h float64) float64 {
 }
 
 func cabs(z complex128) float64 { return cmplx.Abs(z) }
+
+// Bode is a sampled frequency response: all slices have the length of Omega.
+type Bode struct {
+	Omega      []float64 // angular frequency, rad/sample
+	Magnitude  []float64 // |H(e^{jω})|
+	Phase      []float64 // arg H(e^{jω}) in radians, unwrapped along Omega (see UnwrapPhase)
+	GroupDelay []float64 // −dφ/dω in samples, analytic
+}
+
+// BodeOf samples sys at the given ω (rad/sample, in the order given) and unwraps the phase along them.
+func BodeOf(sys ZTransfer, omega []float64) Bode {
+	b := Bode{
+		Omega:      append([]float64(nil), omega...),
+		Magnitude:  make([]float64, len(omega)),
+		Phase:      make([]float64, len(omega)),
+		GroupDelay: make([]float64, len(omega)),
+	}
+	for i, w := range omega {
+		z := unit(w)
+		h, dh := sys.EvalZ(z)
+		b.Magnitude[i] = cmplx.Abs(h)
+		b.Phase[i] = cmplx.Phase(h)
+		b.GroupDelay[i] = -real(z * dh / h)
+	}
+	b.Phase = UnwrapPhase(b.Phase)
+	return b
+}
+
+// UnwrapPhase returns a copy of phase (radians) with jumps larger than π between neighbours
+// replaced by their 2π complements, so that the sequence is continuous.
+func UnwrapPhase(phase []float64) []float64 {
+	out := make([]float64, len(phase))
+	if len(phase) == 0 {
+		return out
+	}
+	out[0] = phase[0]
+	offset := 0.0
+	for i := 1; i < len(phase); i++ {
+		d := phase[i] - phase[i-1]
+		offset -= 2 * math.Pi * math.Round(d/(2*math.Pi))
+		out[i] = phase[i] + offset
+	}
+	return out
+}

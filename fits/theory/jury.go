@@ -82,10 +82,8 @@ func (m Mat2) Apply(v, a float64) (float64, float64) {
 // larger real one) first.
 func (m Mat2) Eigenvalues() (complex128, complex128) {
 	t, d := m.Trace(), m.Det()
-	disc := complex(t*t-4*d, 0)
-	r := cmplx.Sqrt(disc)
-	l1, l2 := (complex(t, 0)+r)/2, (complex(t, 0)-r)/2
-	return l1, l2
+	r := cmplx.Sqrt(complex(t*t-4*d, 0))
+	return (complex(t, 0) + r) / 2, (complex(t, 0) - r) / 2
 }
 
 // SpectralRadius returns the largest eigenvalue modulus of m; the zero-input dynamics decay iff it is
@@ -97,10 +95,11 @@ func (m Mat2) SpectralRadius() float64 {
 
 // JuryStable reports whether the second-order Jury conditions 1 − T + D > 0, 1 + T + D > 0 and
 // 1 − D > 0 hold (Appendix A.2), i.e. both eigenvalues lie strictly inside the unit circle.
-func (m Mat2) JuryStable() bool {
-	t, d := m.Trace(), m.Det()
-	return 1-t+d > 0 && 1+t+d > 0 && 1-d > 0
-}
+func (m Mat2) JuryStable() bool { return juryStable(m.Trace(), m.Det()) }
+
+// juryStable reports whether the roots of z² − Tz + D lie strictly inside the unit circle: the
+// second-order Jury conditions 1 − T + D > 0, 1 + T + D > 0 and 1 − D > 0 (Appendix A.2).
+func juryStable(t, d float64) bool { return 1-t+d > 0 && 1+t+d > 0 && 1-d > 0 }
 
 // Trajectory iterates the zero-input dynamics (V[k+1], a[k+1]) = m·(V[k], a[k]) from (v0, a0) and
 // returns V and a of length steps+1, index k = 0..steps (the phase-plane figure of Appendix A.2).

@@ -89,6 +89,12 @@ func BetaOf(betaHat float64) float64 { return math.Tanh(betaHat) }
 // (Appendix B): λ ∈ (0, 1), λ ≈ 0.047 at the initialization λ̂ = −3.
 func LambdaOf(lambdaHat float64) float64 { return 1 / (1 + math.Exp(-lambdaHat)) }
 
+// BetaHatOf is the inverse of BetaOf, β̂ = atanh(β) for |β| < 1.
+func BetaHatOf(beta float64) float64 { return math.Atanh(beta) }
+
+// LambdaHatOf is the inverse of LambdaOf, the logit λ̂ = ln λ − ln(1 − λ) for λ ∈ [0, 1] (±∞ at λ = 0 or 1).
+func LambdaHatOf(lambda float64) float64 { return math.Log(lambda) - math.Log1p(-lambda) }
+
 // TS is the TS module: an M-stage all-pass cascade (Eq. 8) with nested λ-mixing (Eq. 10).
 // Beta[m−1] = β_m with |β_m| < 1 and Lambda[m−1] = λ_m ∈ [0, 1], m = 1..M; M = 0 is the identity.
 // Nesting is the λ-mix's nesting (the zero value is the released code's, OfficialNesting).
