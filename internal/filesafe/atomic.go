@@ -5,21 +5,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
-// tempSuffix matches what os.CreateTemp puts in place of the "*" of TempPattern: decimal digits.
-var tempSuffix = regexp.MustCompile(`^[0-9]+$`)
-
-// TempPattern returns the os.CreateTemp pattern of the temporary files of destination path:
-// ".NAME.tmp*" for path DIR/NAME.
-func TempPattern(path string) string { return "." + filepath.Base(path) + ".tmp*" }
-
-// IsTemp reports whether name (a base name) is a temporary file of destination base name dest.
+// IsTemp reports whether name (a base name) is a temporary file of destination base name dest: what
+// os.CreateTemp makes of the pattern ".DEST.tmp*", decimal digits in place of the "*".
 func IsTemp(name, dest string) bool {
 	rest, ok := strings.CutPrefix(name, "."+dest+".tmp")
-	return ok && tempSuffix.MatchString(rest)
+	return ok && rest != "" && strings.Trim(rest, "0123456789") == ""
 }
 
 // RemoveStale removes the temporary files of destination path that no live writer holds (left by a
@@ -60,7 +53,7 @@ func CreateTemp(path string) (*os.File, error) {
 	if _, err := RemoveStale(path); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), TempPattern(path))
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return nil, err
 	}

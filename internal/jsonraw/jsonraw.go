@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -221,7 +222,7 @@ func (n *jsonNode) write(w *bytes.Buffer, raw map[string]string) {
 			str(k)
 			w.WriteByte(':')
 			n.elems[i].write(w, raw)
-			if sib := n.elems[i].rawSibling(raw); sib != nil && !n.has(k+RawSuffix) {
+			if sib := n.elems[i].rawSibling(raw); sib != nil && !slices.Contains(n.keys, k+RawSuffix) {
 				w.WriteByte(',')
 				str(k + RawSuffix)
 				w.WriteByte(':')
@@ -245,16 +246,6 @@ func (n *jsonNode) write(w *bytes.Buffer, raw map[string]string) {
 	default:
 		w.WriteString(n.text)
 	}
-}
-
-// has reports whether object n has the member k.
-func (n *jsonNode) has(k string) bool {
-	for _, x := range n.keys {
-		if x == k {
-			return true
-		}
-	}
-	return false
 }
 
 // rawSibling returns the NAME_base64 value of a member whose value is n: the base64 bytes of a string
