@@ -68,11 +68,11 @@ func CreateTemp(path string) (*os.File, error) {
 // Commit syncs tmp, renames it to path and closes it; on error tmp is removed and path is left as it was.
 // The rename happens while tmp is still open (and locked), so that no other writer takes it for stale.
 func Commit(tmp *os.File, path string) error {
-	if err := tmp.Sync(); err != nil {
-		Discard(tmp)
-		return err
+	err := tmp.Sync()
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err != nil {
 		Discard(tmp)
 		return err
 	}

@@ -14,6 +14,7 @@ package jsonraw
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -268,12 +269,8 @@ func (n *jsonNode) rawSibling(raw map[string]string) *jsonNode {
 		found := false
 		for _, e := range n.elems {
 			r := enc(e)
-			if r == nil {
-				r = &jsonNode{kind: 'n'}
-			} else {
-				found = true
-			}
-			out.elems = append(out.elems, r)
+			found = found || r != nil
+			out.elems = append(out.elems, cmp.Or(r, &jsonNode{kind: 'n'}))
 		}
 		if found {
 			return out

@@ -106,18 +106,22 @@ func (r *Record) blocker(rel string) string {
 			}
 			continue
 		}
-		if !st.Mode().IsRegular() {
-			return rel
-		}
-		want, ok := r.sums[rel]
-		if !ok {
-			return rel
-		}
-		if got, err := filesafe.SumFile(p); err != nil || got != want {
+		if !r.holds(rel, p, st) {
 			return rel
 		}
 	}
 	return ""
+}
+
+// holds reports whether p, of which st is the Lstat, is a regular file with the SHA-256 the record lists
+// for rel.
+func (r *Record) holds(rel, p string, st fs.FileInfo) bool {
+	want, ok := r.sums[rel]
+	if !ok || !st.Mode().IsRegular() {
+		return false
+	}
+	got, err := filesafe.SumFile(p)
+	return err == nil && got == want
 }
 
 // Owns reports whether rel (relative to the record's folder) is a regular file that the record lists
@@ -125,16 +129,9 @@ func (r *Record) blocker(rel string) string {
 // remove.
 func (r *Record) Owns(rel string) bool {
 	rel = filepath.ToSlash(filepath.Clean(rel))
-	want, ok := r.sums[rel]
-	if !ok {
-		return false
-	}
 	p := filepath.Join(r.dir, filepath.FromSlash(rel))
-	if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() {
-		return false
-	}
-	got, err := filesafe.SumFile(p)
-	return err == nil && got == want
+	st, err := os.Lstat(p)
+	return err == nil && r.holds(rel, p, st)
 }
 
 // Lists reports whether the record names rel, whatever the file there holds now (or whether it exists).

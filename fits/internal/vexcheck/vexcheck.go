@@ -1,12 +1,10 @@
 // Package vexcheck finds legacy-SSE instructions in the vector code of a built x86-64 Go program.
 //
-// Code written with Go's SIMD package (simd/archsimd) runs AVX instructions, VEX- or EVEX-encoded. The Go
-// compiler may still put legacy (non-VEX) SSE instructions among them: a scalar broadcast's MOVSS, an XORPS
-// to zero a register, MOVUPS to zero or copy vector locals in memory, a scalar float conversion (Go issue
-// golang/go#80835). On Intel CPUs every legacy-SSE instruction that runs while the upper halves of the
-// vector registers hold AVX data costs a state transition or a merge with the upper halves, and inside a
-// time loop that takes an AVX kernel down to scalar speed; AMD CPUs do not pay it. Which CPU runs the tests
-// does not matter here: this package reads the code, not the clock.
+// Code written with Go's SIMD package (simd/archsimd) runs AVX instructions, VEX- or EVEX-encoded, among
+// which the Go compiler may still put legacy (non-VEX) SSE ones (golang/go#80835): on Intel CPUs each costs
+// an AVX–SSE transition, which in a time loop takes an AVX kernel down to scalar speed (docs/performance.md,
+// "AVX–SSE transitions"). This package reads the code, not the clock: the CPU that runs the tests does not
+// matter.
 //
 // It builds a program for linux/amd64 with GOEXPERIMENT=simd (Build), disassembles it with GNU objdump,
 // which decodes VEX and EVEX (Go's own objdump does not), maps every instruction to its source line with the
@@ -319,12 +317,7 @@ func readDebug(f *elf.File, lo, hi uint64) (*debugInfo, error) {
 	}
 	info := &debugInfo{}
 	overlaps := func(rs [][2]uint64) bool {
-		for _, r := range rs {
-			if r[0] < hi && r[1] > lo {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(rs, func(r [2]uint64) bool { return r[0] < hi && r[1] > lo })
 	}
 	r := d.Reader()
 	for {
@@ -411,11 +404,8 @@ func (t *debugInfo) frames(addr uint64) []Frame {
 	out := []Frame{{t.rows[i].file, t.rows[i].line}}
 	var sites []inlineSite
 	for _, s := range t.inlines {
-		for _, r := range s.ranges {
-			if r[0] <= addr && addr < r[1] {
-				sites = append(sites, s)
-				break
-			}
+		if slices.ContainsFunc(s.ranges, func(r [2]uint64) bool { return r[0] <= addr && addr < r[1] }) {
+			sites = append(sites, s)
 		}
 	}
 	sort.SliceStable(sites, func(i, j int) bool { return sites[i].depth > sites[j].depth })

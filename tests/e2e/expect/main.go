@@ -80,13 +80,11 @@ func target(s map[string]float64) ([]check, error) {
 // disc: notebook 02, the semi-implicit zero-input trajectory (Appendix A.2) and Theorem 2's f*_DT.
 func disc(s map[string]float64) ([]check, error) {
 	c := theory.Constants{TauM: s["taum"], TauA: s["taua"], Dt: s["dt"]}
-	var kappa float64
-	var err error
+	kappaOf := c.KappaForTargetHz
 	if s["exact"] == 1 {
-		kappa, err = c.KappaDTExact(s["fstar"])
-	} else {
-		kappa, err = c.KappaForTargetHz(s["fstar"])
+		kappaOf = c.KappaDTExact
 	}
+	kappa, err := kappaOf(s["fstar"])
 	if err != nil {
 		return nil, err
 	}
