@@ -122,25 +122,15 @@ func closedLoopPeak(v lookView) (f, height float64, err error) {
 // lookForPanels builds each notebook's panel with the configuration its notebook cell uses.
 func lookForPanels(t *testing.T) map[string]*GridPanel {
 	t.Helper()
-	target, err := NewPanel(DefaultPanelConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	disc, err := DiscretizationPanel(DefaultDiscretizationPanelConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts, err := TSPanel(DefaultTSPanelConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pole, err := PolePanel(DefaultPolePanelConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	play, err := PlaygroundPanel(DefaultPlaygroundConfig())
-	if err != nil {
-		t.Fatal(err)
+	target, err1 := NewPanel(DefaultPanelConfig())
+	disc, err2 := DiscretizationPanel(DefaultDiscretizationPanelConfig())
+	ts, err3 := TSPanel(DefaultTSPanelConfig())
+	pole, err4 := PolePanel(DefaultPolePanelConfig())
+	play, err5 := PlaygroundPanel(DefaultPlaygroundConfig())
+	for _, err := range []error{err1, err2, err3, err4, err5} {
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	return map[string]*GridPanel{"target": target.GridPanel, "disc": disc, "ts": ts, "pole": pole, "play": play}
 }

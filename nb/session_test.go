@@ -37,6 +37,19 @@ func (r *recorder) Figure(f *Figure) error {
 }
 func (r *recorder) Fail(err error) { panic(failure{err}) }
 
+// erred fails t unless err is what wantErr says (an error, or none) and reports whether there was one:
+// then the case has nothing more to check.
+func erred(t *testing.T, err error, wantErr bool) bool {
+	t.Helper()
+	if wantErr && err == nil {
+		t.Fatal("want an error")
+	}
+	if !wantErr && err != nil {
+		t.Fatal(err)
+	}
+	return err != nil
+}
+
 // failsWith runs f and returns the error it ended the cell with (nil when it returned).
 func failsWith(f func()) (err error) {
 	defer func() {
@@ -93,14 +106,8 @@ func TestOpen(t *testing.T) {
 			t.Setenv("FITS_FIGURES_DIR", tc.figures)
 			var s *Session
 			err := failsWith(func() { s = Open(&recorder{}, tc.tables...) })
-			if tc.bad {
-				if err == nil {
-					t.Fatal("accepted")
-				}
+			if erred(t, err, tc.bad) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if s.Root != tc.wantRoot || s.Figures != tc.wantFigs || !slices.Equal(s.Tables, tc.tables) || s.Log != os.Stdout {
 				t.Errorf("root %q, figures %q, tables %v", s.Root, s.Figures, s.Tables)

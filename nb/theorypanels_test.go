@@ -25,8 +25,13 @@ func checkCurve(t *testing.T, what string, got, want []float64, tol float64) {
 	}
 }
 
-func panelSizeOK(t *testing.T, g *GridPanel, max int) {
+// panelSizeOK fails t on err, the error of making g, and checks that g's HTML is at most max bytes and
+// holds a read-out.
+func panelSizeOK(t *testing.T, g *GridPanel, err error, max int) {
 	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
 	h, err := g.HTML()
 	if err != nil {
 		t.Fatal(err)
@@ -41,10 +46,7 @@ func panelSizeOK(t *testing.T, g *GridPanel, max int) {
 
 func TestDiscretizationPanel(t *testing.T) {
 	g, err := DiscretizationPanel(DefaultDiscretizationPanelConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	panelSizeOK(t, g, 2_500_000)
+	panelSizeOK(t, g, err, 2_500_000)
 	c := theory.SSC
 	// Δt = 4 ms, τm = 40 ms, τa = 200 ms, f* = 20 Hz: both inverses.
 	for exact := range 2 {
@@ -109,10 +111,7 @@ func TestDiscretizationPanel(t *testing.T) {
 func TestTSPanel(t *testing.T) {
 	cfg := DefaultTSPanelConfig()
 	g, err := TSPanel(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	panelSizeOK(t, g, 2_000_000)
+	panelSizeOK(t, g, err, 2_000_000)
 	c := cfg.Constants
 	kappa, _ := c.KappaForTargetHz(cfg.FStar)
 	for _, tc := range []struct {
@@ -188,10 +187,7 @@ func equalFloats(a, b []float64) bool {
 
 func TestPolePanel(t *testing.T) {
 	g, err := PolePanel(DefaultPolePanelConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	panelSizeOK(t, g, 500_000)
+	panelSizeOK(t, g, err, 500_000)
 	// The paper's example μ = 4, ρ = 1, κ = 2: real poles −2, −3, yet Ω* = √(√24 − 1) ≈ 1.98 rad/s.
 	at, err := g.Set(map[string]float64{"mu": 4, "rho": 1, "kappa": 2})
 	if err != nil {
@@ -233,10 +229,7 @@ func TestPolePanel(t *testing.T) {
 func TestPlaygroundPanel(t *testing.T) {
 	cfg := DefaultPlaygroundConfig()
 	g, err := PlaygroundPanel(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	panelSizeOK(t, g, 4_500_000)
+	panelSizeOK(t, g, err, 4_500_000)
 	c := cfg.Constants
 	for _, set := range []map[string]float64{{"input": 0, "amp": 2, "fstar": 5, "m": 0}, {"input": 3, "amp": 4, "fstar": 20, "m": 2, "beta": 0.5, "lambda": 0.2, "nesting": 1},
 		{"input": 1, "amp": 4, "fstar": 2.5, "m": 1, "beta": -0.5, "lambda": 0.8}} {

@@ -58,14 +58,8 @@ func TestTrainingCurves(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fig, err := TrainingCurves(tc.runs, tc.epochs)
-			if tc.err {
-				if err == nil {
-					t.Error("want an error")
-				}
+			if erred(t, err, tc.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if fig.Name != "05_training_curves" || len(fig.Panels) != 1 || len(fig.Panels[0]) != 2 {
 				t.Fatalf("figure %s with %d rows", fig.Name, len(fig.Panels))

@@ -93,29 +93,21 @@ func Choose(explicit string) Choice {
 // New creates the backend for a configuration. "xla:cuda" loads JAX's CUDA plugin from site-packages when
 // go-xla finds no plugin named cuda. For CUDA plugins it points XLA at the NVIDIA toolkit installed beside
 // the plugin (see prepareCUDA) before loading it.
-func New(config string) (compute.Backend, error) {
+func New(config string) (b compute.Backend, err error) {
 	config = resolveCUDA(config)
 	name, opts, _ := strings.Cut(config, ":")
 	if (name == "xla" || name == "stablehlo") && strings.Contains(strings.ToLower(opts), "cuda") {
 		prepareCUDA(opts)
 	}
-	var (
-		b   compute.Backend
-		err error
-	)
-	func() {
-		// GoMLX panics on an unknown backend name; turn that into an error.
-		defer func() {
-			if r := recover(); r != nil {
-				err = fmt.Errorf("%v", r)
-			}
-		}()
-		b, err = compute.NewWithConfig(config)
+	defer func() {
+		if r := recover(); r != nil { // GoMLX panics on an unknown backend name
+			err = fmt.Errorf("%v", r)
+		}
+		if err != nil {
+			b, err = nil, fmt.Errorf("backend %q: %w", config, err)
+		}
 	}()
-	if err != nil {
-		return nil, fmt.Errorf("backend %q: %w", config, err)
-	}
-	return b, nil
+	return compute.NewWithConfig(config)
 }
 
 // prepareCUDA sets --xla_gpu_cuda_data_dir in XLA_FLAGS to the NVIDIA toolkit installed beside the CUDA
@@ -209,16 +201,10 @@ func Backend() (compute.Backend, error) {
 	if err != nil && explicitCfg == "" && os.Getenv(EnvBackend) == "" {
 		// Automatic choice failed: try the remaining candidates in order.
 		for _, fallback := range []string{"xla:cpu", SimpleGoConfig} {
-			if fallback == choice.Config {
+			if _, ok := Plugins()["cpu"]; fallback == choice.Config || fallback == "xla:cpu" && !ok {
 				continue
 			}
-			if fallback == "xla:cpu" {
-				if _, ok := Plugins()["cpu"]; !ok {
-					continue
-				}
-			}
-			b2, err2 := New(fallback)
-			if err2 == nil {
+			if b2, err2 := New(fallback); err2 == nil {
 				choice = Choice{Config: fallback, Reason: fmt.Sprintf("fallback after %s failed: %v", choice.Config, err)}
 				b, err = b2, nil
 				break

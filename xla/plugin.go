@@ -65,11 +65,9 @@ func JAXCUDAPlugins() []JAXCUDAPlugin {
 
 // findJAXCUDAPlugins is JAXCUDAPlugins without the cache.
 func findJAXCUDAPlugins() []JAXCUDAPlugin {
-	var pythons []string
+	pythons := []string{"python3", "python"}
 	if p := os.Getenv(EnvPython); p != "" {
 		pythons = []string{p}
-	} else {
-		pythons = []string{"python3", "python"}
 	}
 	var found []JAXCUDAPlugin
 	seen := map[string]bool{}

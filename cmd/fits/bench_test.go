@@ -11,10 +11,7 @@ import (
 )
 
 func TestBenchBadInput(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
+	checkBadInputs(t, []badCase{
 		{[]string{"bench", "--suite=fast"}, "--suite"},
 		{[]string{"bench", "--width=0"}, "--width"},
 		{[]string{"bench", "--width=64,x"}, "--width"},
@@ -52,9 +49,7 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"bench", "--model=fsts", "--m=0"}, "no kind to time"},
 		{[]string{"bench", "--dropout=1"}, "--dropout"},
 		{[]string{"bench", "--variant=unrolled", "--peer-whole=64"}, "--peer-whole"},
-	} {
-		checkBadInput(t, tc.args, tc.want)
-	}
+	})
 }
 
 // TestBenchTinyJSON runs one tiny cell, in this process and in a cell's process of its own (the test binary

@@ -26,6 +26,26 @@ func runDataCLI(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// convertedCache runs `fits data convert --json` with args and opens the cache it names for split.
+func convertedCache(t *testing.T, split string, args ...string) *cache.Reader {
+	t.Helper()
+	code, out, stderr := runDataCLI(t, append([]string{"convert", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("convert %v: %d %s", args, code, stderr)
+	}
+	var conv struct {
+		Caches map[string]string `json:"caches"`
+	}
+	if err := json.Unmarshal([]byte(out), &conv); err != nil {
+		t.Fatal(err)
+	}
+	r, err := cache.Open(conv.Caches[split])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func TestDataBadInput(t *testing.T) {
 	for _, args := range [][]string{
 		{},
@@ -212,20 +232,7 @@ func TestDataFeatures(t *testing.T) {
 	if code, _, stderr := runDataCLI(t, "synth", "--format=gsc", "--out="+dir, "--samples=3"); code != 0 {
 		t.Fatal(stderr)
 	}
-	code, out, stderr := runDataCLI(t, "convert", "--dataset=gsc", "--dir="+dir, "--json")
-	if code != 0 {
-		t.Fatalf("convert: %d %s", code, stderr)
-	}
-	var conv struct {
-		Caches map[string]string `json:"caches"`
-	}
-	if err := json.Unmarshal([]byte(out), &conv); err != nil {
-		t.Fatal(err)
-	}
-	r, err := cache.Open(conv.Caches["test"])
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := convertedCache(t, "test", "--dataset=gsc", "--dir="+dir)
 	defer r.Close()
 	var meta gsc.CacheMeta
 	if err := r.Meta(&meta); err != nil || meta.FrontEnd.Name != gsc.FrontEndReleased {
@@ -236,7 +243,7 @@ func TestDataFeatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	wav := filepath.Join(gsc.Root(dir), filepath.FromSlash(meta.Files[2]))
-	code, out, stderr = runDataCLI(t, "features", "--dataset=gsc", "--wav="+wav, "--json")
+	code, out, stderr := runDataCLI(t, "features", "--dataset=gsc", "--wav="+wav, "--json")
 	if code != 0 {
 		t.Fatalf("features: exit %d %s", code, stderr)
 	}
@@ -280,20 +287,7 @@ func TestDataConvertInputCounts(t *testing.T) {
 	}
 	maxima := map[string]float32{}
 	for _, flags := range [][]string{nil, {"--input-counts"}} {
-		code, out, stderr := runDataCLI(t, append([]string{"convert", "--dataset=shd", "--dir=" + dir, "--json"}, flags...)...)
-		if code != 0 {
-			t.Fatalf("convert %v: %d %s", flags, code, stderr)
-		}
-		var conv struct {
-			Caches map[string]string `json:"caches"`
-		}
-		if err := json.Unmarshal([]byte(out), &conv); err != nil {
-			t.Fatal(err)
-		}
-		r, err := cache.Open(conv.Caches["train"])
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := convertedCache(t, "train", append([]string{"--dataset=shd", "--dir=" + dir}, flags...)...)
 		x, err := r.ReadAll()
 		r.Close()
 		if err != nil {

@@ -99,10 +99,7 @@ func TestResponseTable(t *testing.T) {
 }
 
 func TestResponseBadInput(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		msg  string
-	}{
+	checkBadInputs(t, []badCase{
 		{[]string{"response", "--tau-m=0"}, "tau-m"},
 		{[]string{"response", "--tau-a=-1"}, "tau-a"},
 		{[]string{"response", "--dt=-0.004"}, "dt"},
@@ -121,9 +118,7 @@ func TestResponseBadInput(t *testing.T) {
 		{[]string{"response", "--omega=3.2"}, "omega"},
 		{[]string{"response", "--omega=1,Inf"}, "omega"},
 		{[]string{"response", "--json=maybe"}, "json"},
-	} {
-		checkBadInput(t, tc.args, tc.msg)
-	}
+	})
 }
 
 // TestResponseTSMix: `fits response --ts-mix` draws the TS module and the closed loop in the nesting asked

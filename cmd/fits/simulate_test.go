@@ -23,24 +23,51 @@ func writeCurrents(t *testing.T, dir, name string, lines []string) string {
 	return p
 }
 
-// testCurrents returns n input currents that make the neuron spike now and then.
-func testCurrents(n int, gain float64) ([]float64, []string) {
+// testCurrents returns n input currents that make the neuron spike now and then, and the file in a
+// temporary directory that holds them (writeCurrents).
+func testCurrents(t *testing.T, n int, gain float64) ([]float64, string) {
+	t.Helper()
 	v := make([]float64, n)
 	s := make([]string, n)
 	for k := range v {
 		v[k] = gain * (0.35 + 0.45*math.Sin(0.31*float64(k)) + 0.2*math.Cos(1.7*float64(k)))
 		s[k] = strconv.FormatFloat(v[k], 'g', -1, 64)
 	}
-	return v, s
+	return v, writeCurrents(t, t.TempDir(), "in.txt", s)
 }
 
-func parseSimulate(t *testing.T, stdout string) simulateOutputFloats {
+// simulate runs `fits simulate --json` with args and returns its output, failing t on a nonzero status.
+func simulate(t *testing.T, args ...string) simulateOutputFloats {
 	t.Helper()
+	status, stdout, stderr := run(append([]string{"simulate", "--json"}, args...)...)
+	if status != 0 {
+		t.Fatalf("simulate %s: status %d: %s", strings.Join(args, " "), status, stderr)
+	}
 	var got simulateOutputFloats
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 		t.Fatalf("stdout is not one JSON object: %v\n%s", err, stdout)
 	}
 	return got
+}
+
+// checkSteps fails t unless the output holds n steps, and reports an input that made no spike.
+func (o simulateOutputFloats) checkSteps(t *testing.T, n int) {
+	t.Helper()
+	if len(o.Spikes) != n || len(o.VPre) != n {
+		t.Fatalf("got %d spikes and %d voltages for %d inputs", len(o.Spikes), len(o.VPre), n)
+	}
+	o.checkSpiked(t)
+}
+
+// checkSpiked reports an input that made no spike.
+func (o simulateOutputFloats) checkSpiked(t *testing.T) {
+	t.Helper()
+	for _, s := range o.Spikes {
+		if s != 0 {
+			return
+		}
+	}
+	t.Error("test input produced no spikes")
 }
 
 type simulateOutputFloats struct {
@@ -49,9 +76,7 @@ type simulateOutputFloats struct {
 }
 
 func TestSimulateReference(t *testing.T) {
-	dir := t.TempDir()
-	cur, lines := testCurrents(120, 1)
-	file := writeCurrents(t, dir, "in.txt", lines)
+	cur, file := testCurrents(t, 120, 1)
 	for _, tc := range []struct {
 		name   string
 		args   []string
@@ -63,11 +88,8 @@ func TestSimulateReference(t *testing.T) {
 			sim.Config{TauM: 0.1, TauA: 0.5, Dt: 0.01, FStar: 5, Beta: []float64{0.4, -0.3}, Lambda: []float64{0.2, 0.7}, Vth: 0.8}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			status, stdout, stderr := run(append([]string{"simulate", "--input=" + file, "--json"}, tc.args...)...)
-			if status != 0 {
-				t.Fatalf("status %d: %s", status, stderr)
-			}
-			got := parseSimulate(t, stdout)
+			got := simulate(t, append([]string{"--input=" + file}, tc.args...)...)
+			got.checkSteps(t, len(cur))
 			p, err := tc.config.Params()
 			if err != nil {
 				t.Fatal(err)
@@ -76,18 +98,10 @@ func TestSimulateReference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got.Spikes) != len(cur) || len(got.VPre) != len(cur) {
-				t.Fatalf("got %d spikes and %d voltages for %d inputs", len(got.Spikes), len(got.VPre), len(cur))
-			}
-			nspikes := 0
 			for k := range cur {
 				if got.Spikes[k] != want.Spikes[k] || got.VPre[k] != want.VPre[k] {
 					t.Fatalf("step %d: S=%d v_pre=%g, fits/sim S=%d v_pre=%g", k, got.Spikes[k], got.VPre[k], want.Spikes[k], want.VPre[k])
 				}
-				nspikes += got.Spikes[k]
-			}
-			if nspikes == 0 {
-				t.Error("test input produced no spikes")
 			}
 		})
 	}
@@ -96,9 +110,7 @@ func TestSimulateReference(t *testing.T) {
 // TestSimulateLIF checks --model=lif against Eq. 1 written out here: ṼM[k+1] = (1 − Δt/τm)·V[k] + I[k],
 // V[k+1] = ṼM[k+1] − S[k+1]·Vth.
 func TestSimulateLIF(t *testing.T) {
-	dir := t.TempDir()
-	cur, lines := testCurrents(150, 1)
-	file := writeCurrents(t, dir, "in.txt", lines)
+	cur, file := testCurrents(t, 150, 1)
 	for _, tc := range []struct {
 		name          string
 		args          []string
@@ -108,15 +120,9 @@ func TestSimulateLIF(t *testing.T) {
 		{"other constants", []string{"--tau-m=0.1", "--dt=0.01", "--vth=0.8"}, 0.1, 0.01, 0.8},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			status, stdout, stderr := run(append([]string{"simulate", "--model=lif", "--input=" + file, "--json"}, tc.args...)...)
-			if status != 0 {
-				t.Fatalf("status %d: %s", status, stderr)
-			}
-			got := parseSimulate(t, stdout)
-			if len(got.Spikes) != len(cur) || len(got.VPre) != len(cur) {
-				t.Fatalf("got %d spikes and %d voltages for %d inputs", len(got.Spikes), len(got.VPre), len(cur))
-			}
-			v, nspikes := 0.0, 0
+			got := simulate(t, append([]string{"--model=lif", "--input=" + file}, tc.args...)...)
+			got.checkSteps(t, len(cur))
+			v := 0.0
 			for k, in := range cur {
 				pre := (1-tc.dt/tc.tauM)*v + in
 				spike := 0
@@ -127,10 +133,6 @@ func TestSimulateLIF(t *testing.T) {
 				if got.Spikes[k] != spike || math.Abs(got.VPre[k]-pre) > 1e-12 {
 					t.Fatalf("step %d: S=%d v_pre=%.17g, Eq. 1 gives S=%d v_pre=%.17g", k, got.Spikes[k], got.VPre[k], spike, pre)
 				}
-				nspikes += spike
-			}
-			if nspikes == 0 {
-				t.Error("test input produced no spikes")
 			}
 		})
 	}
@@ -140,24 +142,13 @@ func TestSimulateLIF(t *testing.T) {
 // 1e-4 (the graph is float32). The 83 steps take the graph engine through five full chunks and a padded
 // one, the state carried between them.
 func TestSimulateGraphMatchesReference(t *testing.T) {
-	dir := t.TempDir()
-	_, lines := testCurrents(5*graphChunk+3, 3)
-	file := writeCurrents(t, dir, "in.txt", lines)
-	args := []string{"simulate", "--input=" + file, "--json", "--fstar=20", "--beta=0.5,-0.2", "--lambda=0.3,0.6"}
-	status, stdout, stderr := run(append(args, "--engine=reference")...)
-	if status != 0 {
-		t.Fatalf("reference: status %d: %s", status, stderr)
-	}
-	ref := parseSimulate(t, stdout)
-	status, stdout, stderr = run(append(args, "--engine=graph")...)
-	if status != 0 {
-		t.Fatalf("graph: status %d: %s", status, stderr)
-	}
-	graph := parseSimulate(t, stdout)
+	_, file := testCurrents(t, 5*graphChunk+3, 3)
+	args := []string{"--input=" + file, "--fstar=20", "--beta=0.5,-0.2", "--lambda=0.3,0.6"}
+	ref := simulate(t, append(args, "--engine=reference")...)
+	graph := simulate(t, append(args, "--engine=graph")...)
 	if len(graph.Spikes) != len(ref.Spikes) {
 		t.Fatalf("graph gave %d steps, reference %d", len(graph.Spikes), len(ref.Spikes))
 	}
-	nspikes := 0
 	for k := range ref.Spikes {
 		if math.Abs(ref.VPre[k]-1) < 1e-4 {
 			t.Fatalf("step %d lies at a near-threshold tie; choose another test input", k)
@@ -165,11 +156,8 @@ func TestSimulateGraphMatchesReference(t *testing.T) {
 		if graph.Spikes[k] != ref.Spikes[k] || math.Abs(graph.VPre[k]-ref.VPre[k]) > 1e-4 {
 			t.Fatalf("step %d: graph S=%d v_pre=%g, reference S=%d v_pre=%g", k, graph.Spikes[k], graph.VPre[k], ref.Spikes[k], ref.VPre[k])
 		}
-		nspikes += ref.Spikes[k]
 	}
-	if nspikes == 0 {
-		t.Error("test input produced no spikes")
-	}
+	ref.checkSpiked(t)
 }
 
 func TestSimulateBadInput(t *testing.T) {
@@ -248,7 +236,7 @@ func TestSimulateGoldenNeurons(t *testing.T) {
 			lines[k] = strconv.FormatFloat(x, 'g', -1, 64)
 		}
 		file := writeCurrents(t, dir, c.Name+".txt", lines)
-		args := []string{"simulate", "--json", "--input=" + file, "--ts-mix=" + c.TSMix,
+		args := []string{"--input=" + file, "--ts-mix=" + c.TSMix,
 			"--fstar=" + strconv.FormatFloat(c.FHz, 'g', -1, 64),
 			"--tau-m=" + strconv.FormatFloat(c.TauM, 'g', -1, 64), "--tau-a=" + strconv.FormatFloat(c.TauA, 'g', -1, 64),
 			"--dt=" + strconv.FormatFloat(c.Dt, 'g', -1, 64)}
@@ -257,11 +245,7 @@ func TestSimulateGoldenNeurons(t *testing.T) {
 		}
 		for _, engine := range []string{"reference", "graph"} {
 			t.Run(c.Name+"/"+engine, func(t *testing.T) {
-				code, stdout, stderr := run(append(args, "--engine="+engine)...)
-				if code != 0 {
-					t.Fatalf("exit %d: %s", code, stderr)
-				}
-				got := parseSimulate(t, stdout)
+				got := simulate(t, append(args, "--engine="+engine)...)
 				compared := 0
 				for k := range c.Spikes {
 					if engine == "graph" && math.Abs(c.VMixed[k]-c.Vth) < 1e-4 && got.Spikes[k] != c.Spikes[k] {

@@ -38,6 +38,20 @@ func checkBadInput(t *testing.T, args []string, wantInMsg string) {
 	}
 }
 
+// badCase is a command line that must be refused as bad input, and what its message must mention.
+type badCase struct {
+	args []string
+	msg  string
+}
+
+// checkBadInputs is checkBadInput of every case.
+func checkBadInputs(t *testing.T, cases []badCase) {
+	t.Helper()
+	for _, tc := range cases {
+		checkBadInput(t, tc.args, tc.msg)
+	}
+}
+
 func TestTheoryJSON(t *testing.T) {
 	for _, tc := range []struct {
 		args   []string
@@ -123,10 +137,7 @@ func TestTheoryTable(t *testing.T) {
 }
 
 func TestTheoryBadInput(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		msg  string
-	}{
+	checkBadInputs(t, []badCase{
 		{[]string{"theory", "--tau-m=0"}, "tau-m"},
 		{[]string{"theory", "--tau-a=-0.2"}, "tau-a"},
 		{[]string{"theory", "--dt=0"}, "dt"},
@@ -142,7 +153,5 @@ func TestTheoryBadInput(t *testing.T) {
 		{[]string{"theory", "--fstar=1e9"}, "Jury"},
 		{[]string{"theory", "--nope=1"}, "nope"},
 		{[]string{"theory", "extra"}, "extra"},
-	} {
-		checkBadInput(t, tc.args, tc.msg)
-	}
+	})
 }

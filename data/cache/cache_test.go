@@ -40,6 +40,16 @@ func writeCache(t testing.TB, path string, dt DType, shape []int, classes int, s
 	}
 }
 
+// openCache opens the cache at path.
+func openCache(t testing.TB, path string) *Reader {
+	t.Helper()
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func TestRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	samples := [][]float32{{0, 1, 2, 3, 4, 5}, {255, 7, 8, 9, 10, 11}, {1, 1, 1, 1, 1, 1}}
@@ -47,10 +57,7 @@ func TestRoundTrip(t *testing.T) {
 	for _, dt := range []DType{Uint8, Float32} {
 		p := filepath.Join(dir, dt.String()+".fitsds")
 		writeCache(t, p, dt, []int{2, 3}, 3, samples, labels)
-		r, err := Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := openCache(t, p)
 		if r.Len() != 3 || r.SampleLen() != 6 || r.Classes() != 3 || len(r.Shape()) != 2 {
 			t.Fatalf("%v: len %d shape %v", dt, r.Len(), r.Shape())
 		}
@@ -164,10 +171,7 @@ func TestOpenErrors(t *testing.T) {
 	// A flipped data byte passes Open but fails Verify.
 	p := filepath.Join(dir, "flip")
 	os.WriteFile(p, mod(func(b []byte) []byte { b[len(b)-9] ^= 1; return b }), 0o644)
-	r, err := Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openCache(t, p)
 	defer r.Close()
 	if err := r.Verify(); err == nil || !strings.Contains(err.Error(), "checksum") || !data.IsBadFile(err) {
 		t.Errorf("Verify: %v", err)
@@ -263,10 +267,7 @@ func TestLargeMetadata(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openCache(t, p)
 	defer r.Close()
 	if got := r.Header().Meta; !bytes.Equal(got, meta) {
 		t.Fatalf("metadata of %d bytes read back as %d bytes", len(meta), len(got))
@@ -295,10 +296,7 @@ func BenchmarkVerify(b *testing.B) {
 	if err := w.Close(); err != nil {
 		b.Fatal(err)
 	}
-	r, err := Open(p)
-	if err != nil {
-		b.Fatal(err)
-	}
+	r := openCache(b, p)
 	defer r.Close()
 	b.SetBytes(64 << 20)
 	for b.Loop() {

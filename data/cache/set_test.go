@@ -93,10 +93,7 @@ func TestBitCache(t *testing.T) {
 	samples := [][]float32{{1, 0, 1, 1, 0, 0, 0, 1, 1, 1}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 1}}
 	writeCache(t, p, Bit, []int{2, 5}, 2, samples, []int32{1, 0})
 	st, _ := os.Stat(p)
-	r, err := Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openCache(t, p)
 	defer r.Close()
 	if h := r.Header(); h.SampleBytes() != 2 || st.Size() != r.data+2*2+2*4 {
 		t.Errorf("sample of %d bytes, file of %d", h.SampleBytes(), st.Size())

@@ -28,6 +28,18 @@ func gz(b []byte) []byte {
 	return buf.Bytes()
 }
 
+// tarGz returns a gzip-compressed tar archive of regular files, {name, content} each, in order.
+func tarGz(files ...[2]string) []byte {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, f := range files {
+		tw.WriteHeader(&tar.Header{Name: f[0], Mode: 0o644, Size: int64(len(f[1])), Typeflag: tar.TypeReg})
+		tw.Write([]byte(f[1]))
+	}
+	tw.Close()
+	return gz(buf.Bytes())
+}
+
 func shaHex(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 func md5Hex(b []byte) string { s := md5.Sum(b); return hex.EncodeToString(s[:]) }
 
@@ -153,19 +165,9 @@ func TestDownloadOffline(t *testing.T) {
 }
 
 func TestUntar(t *testing.T) {
-	mk := func(entries map[string]string) []byte {
-		var buf bytes.Buffer
-		tw := tar.NewWriter(&buf)
-		for name, body := range entries {
-			tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg})
-			tw.Write([]byte(body))
-		}
-		tw.Close()
-		return gz(buf.Bytes())
-	}
 	dir := t.TempDir()
 	src := filepath.Join(dir, "a.tar.gz")
-	os.WriteFile(src, mk(map[string]string{"yes/0a7c2a8d_nohash_0.wav": "RIFF", "testing_list.txt": "yes/0a7c2a8d_nohash_0.wav\n"}), 0o644)
+	os.WriteFile(src, tarGz([2]string{"yes/0a7c2a8d_nohash_0.wav", "RIFF"}, [2]string{"testing_list.txt", "yes/0a7c2a8d_nohash_0.wav\n"}), 0o644)
 	out := filepath.Join(dir, "out")
 	if err := Untar(src, out, nil); err != nil {
 		t.Fatal(err)
@@ -177,16 +179,16 @@ func TestUntar(t *testing.T) {
 	if man, _ := os.ReadFile(filepath.Join(out, UnpackedFile)); !strings.Contains(string(man), `"yes/0a7c2a8d_nohash_0.wav": "`+shaHex([]byte("RIFF"))) {
 		t.Errorf("%s:\n%s", UnpackedFile, man)
 	}
-	os.WriteFile(src, mk(map[string]string{"../evil": "x"}), 0o644)
+	os.WriteFile(src, tarGz([2]string{"../evil", "x"}), 0o644)
 	if err := Untar(src, out, nil); err == nil || !strings.Contains(err.Error(), "escapes") {
 		t.Errorf("path traversal: %v", err)
 	}
-	os.WriteFile(src, mk(map[string]string{"a": "b"})[:20], 0o644)
+	os.WriteFile(src, tarGz([2]string{"a", "b"})[:20], 0o644)
 	if err := Untar(src, out, nil); err == nil {
 		t.Error("truncated archive extracted")
 	}
 	// Extracting again replaces what the first extraction wrote.
-	os.WriteFile(src, mk(map[string]string{"yes/0a7c2a8d_nohash_0.wav": "RIFF2"}), 0o644)
+	os.WriteFile(src, tarGz([2]string{"yes/0a7c2a8d_nohash_0.wav", "RIFF2"}), 0o644)
 	if err := Untar(src, out, nil); err != nil {
 		t.Errorf("extracting over its own files: %v", err)
 	}
@@ -195,14 +197,6 @@ func TestUntar(t *testing.T) {
 // TestUntarNeverReplacesOrFollows: an entry never replaces a user's file in the target folder, never
 // writes through a symbolic link that exists there, and an entry without a file name is bad input.
 func TestUntarNeverReplacesOrFollows(t *testing.T) {
-	mk := func(name, body string) []byte {
-		var buf bytes.Buffer
-		tw := tar.NewWriter(&buf)
-		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg})
-		tw.Write([]byte(body))
-		tw.Close()
-		return gz(buf.Bytes())
-	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	outside := filepath.Join(dir, "outside")
@@ -220,7 +214,7 @@ func TestUntarNeverReplacesOrFollows(t *testing.T) {
 		{UnpackedFile, "reserves"},
 		{"", "not a file name"},
 	} {
-		os.WriteFile(src, mk(tc.entry, "x"), 0o644)
+		os.WriteFile(src, tarGz([2]string{tc.entry, "x"}), 0o644)
 		err := Untar(src, out, nil)
 		var fe *data.FileError
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &fe) {

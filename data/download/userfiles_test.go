@@ -1,9 +1,7 @@
 package download
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"net/http"
@@ -186,18 +184,9 @@ func TestDownloadNeverReplacesUserFiles(t *testing.T) {
 // kept and recorded (they used to be refused as the user's, leaving the download stuck); a file of other
 // content is still the user's and refused.
 func TestUntarAfterKilledExtraction(t *testing.T) {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	for _, e := range [][2]string{{"yes/a.wav", "RIFF a"}, {"yes/b.wav", "RIFF b"}, {"testing_list.txt", "yes/a.wav\n"}} {
-		tw.WriteHeader(&tar.Header{Name: e[0], Mode: 0o644, Size: int64(len(e[1])), Typeflag: tar.TypeReg})
-		tw.Write([]byte(e[1]))
-	}
-	tw.Close()
-	zw.Close()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "a.tar.gz")
-	os.WriteFile(src, buf.Bytes(), 0o644)
+	os.WriteFile(src, tarGz([2]string{"yes/a.wav", "RIFF a"}, [2]string{"yes/b.wav", "RIFF b"}, [2]string{"testing_list.txt", "yes/a.wav\n"}), 0o644)
 	if err := Untar(src, dir, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -87,6 +87,24 @@ json.dump(out, sys.stdout)
 	}
 }
 
+// writeOldCache writes at path what an earlier build wrote: a uint8 cache of one example of binning b, class
+// 0, all zeros but value at position at, with the metadata meta.
+func writeOldCache(t *testing.T, path string, b Binning, meta json.RawMessage, at int, value uint8) {
+	t.Helper()
+	w, err := cache.Create(path, cache.Header{DType: cache.Uint8, Shape: []int{b.T, b.Features()}, Classes: SHDClasses, Meta: meta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]uint8, b.T*b.Features())
+	x[at] = value
+	if err := w.AppendUint8(0, x); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestOldCacheConvertedAgain writes a cache as an earlier build did (no front-end name in its metadata)
 // and one of the other input representation, and checks that loading converts both again and says so.
 func TestOldCacheConvertedAgain(t *testing.T) {
@@ -95,18 +113,7 @@ func TestOldCacheConvertedAgain(t *testing.T) {
 	b := DefaultBinning()
 	// An earlier build's cache: counts, no front-end name, at the path of today's binary cache.
 	old := CachePath(dir, SHD, "train", b)
-	w, err := cache.Create(old, cache.Header{DType: cache.Uint8, Shape: []int{b.T, b.Features()}, Classes: SHDClasses, Meta: json.RawMessage(`{"dataset":"shd","split":"train"}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := make([]uint8, b.T*b.Features())
-	x[0] = 7
-	if err := w.AppendUint8(0, x); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeOldCache(t, old, b, json.RawMessage(`{"dataset":"shd","split":"train"}`), 0, 7)
 	var log bytes.Buffer
 	paths, err := EnsureCaches(dir, SHD, b, &log)
 	if err != nil {
@@ -162,18 +169,7 @@ func TestUint8BinaryCacheConvertedAgain(t *testing.T) {
 	// The earlier layout: convert as uint8 under today's recipe name.
 	old := CachePath(dir, SHD, "train", b)
 	mj, _ := json.Marshal(CacheMeta{FrontEnd: b.FrontEnd(), Dataset: SHD, Split: "train", Binning: b, Dt: b.Dt()})
-	w, err := cache.Create(old, cache.Header{DType: cache.Uint8, Shape: []int{b.T, b.Features()}, Classes: SHDClasses, Meta: mj})
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := make([]uint8, b.T*b.Features())
-	x[3] = 1
-	if err := w.AppendUint8(0, x); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeOldCache(t, old, b, mj, 3, 1)
 	var log bytes.Buffer
 	d, err := LoadDataset(SHD, data.Options{Dir: dir}, b, false, &log)
 	if err != nil {

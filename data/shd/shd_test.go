@@ -395,14 +395,8 @@ func TestLoadDatasetConvertsOnceAndHoldsOut(t *testing.T) {
 // BenchmarkConvertSHD converts an SHD-sized file: 8156 samples of about 4000 spikes each.
 func BenchmarkConvertSHD(b *testing.B) {
 	dir := b.TempDir()
-	sp, labels, err := Synthesize(SynthConfig{Samples: 8156, Classes: SHDClasses, MeanSpikes: 4000, Channels: Channels, Duration: 1.0, Seed: 7})
-	if err != nil {
-		b.Fatal(err)
-	}
 	src := filepath.Join(dir, "shd_train.h5")
-	if err := WriteFile(src, sp, labels, WriteOptions{}); err != nil {
-		b.Fatal(err)
-	}
+	sp, labels := writeSynth(b, src, SynthConfig{Samples: 8156, Classes: SHDClasses, MeanSpikes: 4000, Channels: Channels, Duration: 1.0, Seed: 7}, WriteOptions{})
 	st, _ := os.Stat(src)
 	b.Logf("fixture: %d samples, %d spikes, %.0f MB", len(labels), len(sp.Times), float64(st.Size())/1e6)
 	b.ResetTimer()
@@ -423,14 +417,9 @@ func FuzzMutatedFile(f *testing.F) {
 	dir := f.TempDir()
 	for i, ds := range []string{SHD, SSC} {
 		classes, _ := Classes(ds)
-		sp, labels, err := Synthesize(SynthConfig{Samples: 3, Classes: classes, MeanSpikes: 20, Channels: Channels, Duration: 1, Seed: uint64(i + 1)})
-		if err != nil {
-			f.Fatal(err)
-		}
 		p := filepath.Join(dir, ds+".h5")
-		if err := WriteFile(p, sp, labels, WriteOptions{Keys: []string{"a"}, Speakers: []int64{1, 2, 3}}); err != nil {
-			f.Fatal(err)
-		}
+		writeSynth(f, p, SynthConfig{Samples: 3, Classes: classes, MeanSpikes: 20, Channels: Channels, Duration: 1, Seed: uint64(i + 1)},
+			WriteOptions{Keys: []string{"a"}, Speakers: []int64{1, 2, 3}})
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
@@ -471,14 +460,8 @@ func FuzzMutatedFile(f *testing.F) {
 func crashingFile(t testing.TB, path string) {
 	t.Helper()
 	dir := t.TempDir()
-	sp, labels, err := Synthesize(SynthConfig{Samples: 40, Classes: SHDClasses, MeanSpikes: 200, Channels: Channels, Duration: 1, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
 	src := filepath.Join(dir, "a.h5")
-	if err := WriteFile(src, sp, labels, WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	writeSynth(t, src, SynthConfig{Samples: 40, Classes: SHDClasses, MeanSpikes: 200, Channels: Channels, Duration: 1, Seed: 1}, WriteOptions{})
 	b, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
@@ -513,12 +496,21 @@ func TestCrashingFileIsolated(t *testing.T) {
 func writeSynthSplits(t testing.TB, dir string, samples, meanSpikes int, seed uint64) {
 	t.Helper()
 	for _, split := range []string{"train", "test"} {
-		sp, labels, err := Synthesize(SynthConfig{Samples: samples, Classes: SHDClasses, MeanSpikes: meanSpikes, Channels: Channels, Duration: 0.9, Seed: seed})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := WriteFile(filepath.Join(dir, FileName(SHD, split)), sp, labels, WriteOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		writeSynth(t, filepath.Join(dir, FileName(SHD, split)),
+			SynthConfig{Samples: samples, Classes: SHDClasses, MeanSpikes: meanSpikes, Channels: Channels, Duration: 0.9, Seed: seed}, WriteOptions{})
 	}
+}
+
+// writeSynth writes to path a file of what c synthesizes, with the options o, and returns its spikes and
+// labels.
+func writeSynth(t testing.TB, path string, c SynthConfig, o WriteOptions) (*Spikes, []int32) {
+	t.Helper()
+	sp, labels, err := Synthesize(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(path, sp, labels, o); err != nil {
+		t.Fatal(err)
+	}
+	return sp, labels
 }

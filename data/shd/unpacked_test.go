@@ -23,14 +23,10 @@ func TestArchivesUnpackedAndChecked(t *testing.T) {
 	dir := t.TempDir()
 	orig := map[string][]byte{}
 	for i, split := range []string{"train", "test"} {
-		sp, labels, err := Synthesize(SynthConfig{Samples: 12, Classes: SHDClasses, MeanSpikes: 100, Channels: Channels, Duration: 0.9, Seed: uint64(i + 1)})
-		if err != nil {
-			t.Fatal(err)
-		}
 		p := filepath.Join(t.TempDir(), FileName(SHD, split))
-		if err := WriteFile(p, sp, labels, WriteOptions{Keys: []string{"a"}, Speakers: make([]int64, 12)}); err != nil {
-			t.Fatal(err)
-		}
+		writeSynth(t, p, SynthConfig{Samples: 12, Classes: SHDClasses, MeanSpikes: 100, Channels: Channels, Duration: 0.9, Seed: uint64(i + 1)},
+			WriteOptions{Keys: []string{"a"}, Speakers: make([]int64, 12)})
+		var err error
 		if orig[split], err = os.ReadFile(p); err != nil {
 			t.Fatal(err)
 		}

@@ -30,6 +30,23 @@ func trainedSeed(t *testing.T, model string, m int, seed int64) string {
 	return trainedWith(t, fmt.Sprintf("%s-m%d-s%d", model, m, seed), cfg, nil)
 }
 
+// analyzeSeeds loads two seeds of the tiny FSTS M = 1 run (trainedRun, trainedSeed) and runs analyze on
+// them: the runs and the report.
+func analyzeSeeds[R any](t *testing.T, analyze func([]*Run) (R, error)) ([]*Run, R) {
+	t.Helper()
+	d1, _ := trainedRun(t, "fsts", 1)
+	d2 := trainedSeed(t, "fsts", 1, 2)
+	rs, err := LoadRuns([]string{d1, d2}, Options{Backend: testBackend(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := analyze(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs, rep
+}
+
 // trainedWith trains (once per test binary) the run cfg under the given name, on ds when not nil.
 func trainedWith(t *testing.T, name string, cfg train.Config, ds *data.Dataset) string {
 	dir, _ := trainOnce(t, name, cfg, ds)
@@ -367,16 +384,7 @@ func TestPerturb(t *testing.T) {
 }
 
 func TestTargetShifts(t *testing.T) {
-	d1, _ := trainedRun(t, "fsts", 1)
-	d2 := trainedSeed(t, "fsts", 1, 2)
-	rs, err := LoadRuns([]string{d1, d2}, Options{Backend: testBackend(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := TargetShifts(rs, ShiftOptions{Bins: 7})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rs, rep := analyzeSeeds(t, func(rs []*Run) (*ShiftReport, error) { return TargetShifts(rs, ShiftOptions{Bins: 7}) })
 	if len(rep.Groups) != 1 || len(rep.Groups[0].Runs) != 2 || len(rep.Groups[0].Layers) != 2 {
 		t.Fatalf("report %+v", rep)
 	}
@@ -420,16 +428,7 @@ func TestTargetShifts(t *testing.T) {
 }
 
 func TestTSParams(t *testing.T) {
-	d1, _ := trainedRun(t, "fsts", 1)
-	d2 := trainedSeed(t, "fsts", 1, 2)
-	rs, err := LoadRuns([]string{d1, d2}, Options{Backend: testBackend(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := TSParams(rs, TSParamOptions{Bins: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rs, rep := analyzeSeeds(t, func(rs []*Run) (*TSParamReport, error) { return TSParams(rs, TSParamOptions{Bins: 10}) })
 	g := rep.Groups[0]
 	layers, _ := rs[0].Layers()
 	if s := g.Runs[0].Layers[1].Stages[0]; !equal(s.Beta, layers[1].Beta[0], 0) || !equal(s.Lambda, layers[1].Lambda[0], 0) {
@@ -457,16 +456,7 @@ func TestTSParams(t *testing.T) {
 // for every neuron, and checks that on the convolutional run, whose TS coefficients did not move, the
 // shifts against the initialization vanish.
 func TestDelayShifts(t *testing.T) {
-	d1, _ := trainedRun(t, "fsts", 1)
-	d2 := trainedSeed(t, "fsts", 1, 2)
-	rs, err := LoadRuns([]string{d1, d2}, Options{Backend: testBackend(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := DelayShifts(rs, DelayOptions{Points: 9})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rs, rep := analyzeSeeds(t, func(rs []*Run) (*DelayReport, error) { return DelayShifts(rs, DelayOptions{Points: 9}) })
 	g := rep.Groups[0]
 	if rep.Reference != DelayVsIdentity || len(g.FrequencyHz) != 9 || g.FrequencyHz[0] != 0 || g.FrequencyHz[8] != 125 || len(g.Layers) != 2 {
 		t.Fatalf("report: reference %s, grid %v", rep.Reference, g.FrequencyHz)

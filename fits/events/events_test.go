@@ -147,21 +147,7 @@ func BenchmarkDense(b *testing.B) {
 	w, bias, cot := normal(rng, s.In*s.Out), normal(rng, s.Out), normal(rng, s.Rows*s.Out)
 	y := make([]float32, s.Rows*s.Out)
 	for _, density := range []float64{0.02, 0.1, 0.25, 0.5} {
-		x := sparse(rng, s.Rows, s.In, density)
-		b.Run(fmt.Sprintf("forward/density=%g", density), func(b *testing.B) {
-			for b.Loop() {
-				if err := events.Forward(s, x, w, bias, y); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(fmt.Sprintf("gradients/density=%g", density), func(b *testing.B) {
-			for b.Loop() {
-				if _, _, err := events.Gradients(s, x, cot); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		benchForwardGradients(b, fmt.Sprintf("density=%g", density), s, sparse(rng, s.Rows, s.In, density), w, bias, cot, y)
 	}
 }
 
@@ -227,19 +213,25 @@ func BenchmarkFirstLayer(b *testing.B) {
 		s := events.Shape{Rows: 128 * 250, In: 140, Out: width}
 		w, bias, cot := normal(rng, s.In*s.Out), normal(rng, s.Out), normal(rng, s.Rows*s.Out)
 		x, y := sparse(rng, s.Rows, s.In, 0.2), make([]float32, s.Rows*s.Out)
-		b.Run(fmt.Sprintf("forward/W=%d", width), func(b *testing.B) {
-			for b.Loop() {
-				if err := events.Forward(s, x, w, bias, y); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(fmt.Sprintf("gradients/W=%d", width), func(b *testing.B) {
-			for b.Loop() {
-				if _, _, err := events.Gradients(s, x, cot); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		benchForwardGradients(b, fmt.Sprintf("W=%d", width), s, x, w, bias, cot, y)
 	}
+}
+
+// benchForwardGradients times Forward (into y) and Gradients (of cot) of shape s on x, as the
+// sub-benchmarks forward/name and gradients/name.
+func benchForwardGradients(b *testing.B, name string, s events.Shape, x, w, bias, cot, y []float32) {
+	b.Run("forward/"+name, func(b *testing.B) {
+		for b.Loop() {
+			if err := events.Forward(s, x, w, bias, y); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("gradients/"+name, func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := events.Gradients(s, x, cot); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -26,6 +26,24 @@ func backend(t testing.TB) compute.Backend {
 }
 
 // ramp returns a [dims...] float32 tensor with values spread deterministically in [0, 2).
+// runSeeded runs net on x in a new store seeded with 1 and returns the store's root scope and the outputs:
+// the logits, then each layer's spikes.
+func runSeeded(t *testing.T, b compute.Backend, x *tensors.Tensor, net func(*model.Scope, *Node) Output) (*model.Scope, []*tensors.Tensor) {
+	t.Helper()
+	scope := model.NewStore().RootScope()
+	if err := scope.Store().SetRNGStateFromSeed(1); err != nil {
+		t.Fatal(err)
+	}
+	out, err := model.CallOnceN(b, scope.Store(), func(_ *model.Scope, x *Node) []*Node {
+		o := net(scope, x)
+		return append([]*Node{o.Logits}, o.Spikes...)
+	}, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scope, out
+}
+
 func ramp(dims ...int) *tensors.Tensor {
 	n := 1
 	for _, d := range dims {
@@ -58,17 +76,7 @@ func TestFeedForwardShapesAndParams(t *testing.T) {
 		t.Run(tc.kind.String()+"/"+string(tc.readout), func(t *testing.T) {
 			cfg := DefaultConfig(tc.kind, tc.order, W, C)
 			cfg.Readout = tc.readout
-			scope := model.NewStore().RootScope()
-			if err := scope.Store().SetRNGStateFromSeed(1); err != nil {
-				t.Fatal(err)
-			}
-			out, err := model.CallOnceN(b, scope.Store(), func(_ *model.Scope, x *Node) []*Node {
-				o := FeedForward(scope, cfg, x)
-				return append([]*Node{o.Logits}, o.Spikes...)
-			}, ramp(batch, T, F))
-			if err != nil {
-				t.Fatal(err)
-			}
+			scope, out := runSeeded(t, b, ramp(batch, T, F), func(s *model.Scope, x *Node) Output { return FeedForward(s, cfg, x) })
 			if got := out[0].Shape().Dimensions; len(got) != 2 || got[0] != batch || got[1] != C {
 				t.Errorf("logits shape %v, want [%d %d]", got, batch, C)
 			}
@@ -177,17 +185,7 @@ func TestConvBuildsAndRuns(t *testing.T) {
 			}
 			cfg := DefaultConvConfig(kind, order)
 			cfg.Channels, cfg.Pool, cfg.Hidden, cfg.Classes = []int{2, 3}, 2, 5, 4
-			scope := model.NewStore().RootScope()
-			if err := scope.Store().SetRNGStateFromSeed(1); err != nil {
-				t.Fatal(err)
-			}
-			out, err := model.CallOnceN(b, scope.Store(), func(_ *model.Scope, x *Node) []*Node {
-				o := Conv(scope, cfg, x)
-				return append([]*Node{o.Logits}, o.Spikes...)
-			}, ramp(2, 3, 2, 8, 8))
-			if err != nil {
-				t.Fatal(err)
-			}
+			scope, out := runSeeded(t, b, ramp(2, 3, 2, 8, 8), func(s *model.Scope, x *Node) Output { return Conv(s, cfg, x) })
 			if got := out[0].Shape().Dimensions; got[0] != 2 || got[1] != 4 {
 				t.Errorf("logits shape %v, want [2 4]", got)
 			}

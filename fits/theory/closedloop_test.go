@@ -56,8 +56,7 @@ func closedLoopDecays(cl ClosedLoop) (float64, bool) {
 func TestClosedLoopWithoutTSIsFS(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	for i := range 200 {
-		c, k := randomStableKappa(r)
-		fs := c.FS(k)
+		fs := randomFS(r)
 		w := r.Float64() * math.Pi
 		for _, ts := range []TS{{}, {Beta: []float64{0.4}, Lambda: []float64{0}}} {
 			cl := ClosedLoop{FS: fs, TS: ts}

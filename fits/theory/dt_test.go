@@ -22,6 +22,12 @@ func randomStableKappa(r *rand.Rand) (Constants, float64) {
 	return c, k
 }
 
+// randomFS is the FS module of randomStableKappa.
+func randomFS(r *rand.Rand) FS {
+	c, k := randomStableKappa(r)
+	return c.FS(k)
+}
+
 func TestTheorem2MatchesSweep(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	both := 0
@@ -75,8 +81,7 @@ func TestTheorem2PaperConstants(t *testing.T) {
 func TestTheorem2Candidates(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for i := range 200 {
-		c, k := randomStableKappa(r)
-		fs := c.FS(k)
+		fs := randomFS(r)
 		tg := fs.Target()
 		// x± are the roots of the stationarity quadratic (Eq. app_fs_dt_stationary_quad_bar).
 		for _, x := range []float64{tg.XMinus, tg.XPlus} {
@@ -97,8 +102,7 @@ func TestTheorem2Candidates(t *testing.T) {
 func TestMagnitudeSquaredXAndStationarySign(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for i := range 200 {
-		c, k := randomStableKappa(r)
-		fs := c.FS(k)
+		fs := randomFS(r)
 		w := r.Float64() * math.Pi
 		x := math.Cos(w)
 		m := fs.Magnitude(w)
@@ -206,8 +210,7 @@ func TestFSMatchesSimulatedImpulseResponse(t *testing.T) {
 func TestFSGroupDelayMatchesFiniteDifference(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 18))
 	for i := range 300 {
-		c, k := randomStableKappa(r)
-		fs := c.FS(k)
+		fs := randomFS(r)
 		w := 0.01 + r.Float64()*(math.Pi-0.02)
 		fd := fdGroupDelay(fs.Response, w, 1e-6)
 		if got := fs.GroupDelay(w); math.Abs(got-fd) > 1e-5*math.Max(1, math.Abs(got)) {

@@ -34,22 +34,7 @@ func BenchmarkTrainStep(b *testing.B) {
 			}
 			cfg := DefaultConfig()
 			cfg.Model, cfg.M, cfg.Width, cfg.Batch, cfg.Epochs = bc.kind.String(), bc.order, bc.width, 128, 1
-			sp, err := protocolSplits(cfg, ds)
-			if err != nil {
-				b.Fatal(err)
-			}
-			net, err := NewNetwork(cfg, ds)
-			if err != nil {
-				b.Fatal(err)
-			}
-			ctx, err := newContext(cfg)
-			if err != nil {
-				b.Fatal(err)
-			}
-			r, err := newRunner(cfg, sp, net, ctx, backend)
-			if err != nil {
-				b.Fatal(err)
-			}
+			r, sp, _ := testRunner(b, cfg, ds, backend)
 			defer r.close()
 			r.fill(sp.train, seq(128))
 			start := time.Now()

@@ -64,15 +64,7 @@ func garble(t *testing.T, path string) {
 
 func names(t *testing.T, dir string) []string {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	return out
+	return listDir(t, dir, false)
 }
 
 // TestSelectCheckpoint: the newest intact checkpoint is chosen, newer ones that are corrupt or
@@ -255,16 +247,7 @@ func TestPrepareResume(t *testing.T) {
 // use the previous, intact checkpoint, that the resumed run ends exactly as the uninterrupted one, and
 // that corrupting every checkpoint makes both refuse.
 func TestCorruptLatestCheckpoint(t *testing.T) {
-	b := testBackend(t)
-	ds := tinyDataset(t)
-	cfg := tinyConfig()
-	base := Options{Backend: b, Dataset: ds}
-	full := base
-	full.Dir = t.TempDir()
-	want, err := TrainModel(cfg, full)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, _, base, full, want := trainTiny(t)
 	list, err := checkpointNames(full.Dir)
 	if err != nil || len(list) != keepCheckpoints {
 		t.Fatalf("checkpoints after the run: %v, %v; want %d", list, err, keepCheckpoints)
@@ -324,13 +307,9 @@ func TestCorruptLatestCheckpoint(t *testing.T) {
 
 // TestExtendEpochs: a finished run resumed with ExtendEpochs trains on to the new total and records it.
 func TestExtendEpochs(t *testing.T) {
-	b := testBackend(t)
 	cfg := tinyConfig()
 	cfg.Epochs = 1
-	opts := Options{Backend: b, Dataset: tinyDataset(t), Dir: t.TempDir()}
-	if _, err := TrainModel(cfg, opts); err != nil {
-		t.Fatal(err)
-	}
+	opts, _ := trainedIn(t, cfg)
 	opts.Resume, opts.ExtendEpochs = true, 2
 	res, err := TrainModel(cfg, opts)
 	if err != nil {

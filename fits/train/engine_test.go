@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fits-snn/fits/data"
 	"github.com/fits-snn/fits/fits/step"
+	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/tensors"
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
@@ -15,23 +17,7 @@ import (
 // variables and returns the step's outputs and the model's variables after the update, by name.
 func oneStep(t *testing.T, cfg Config) ([]float64, map[string][]float32) {
 	t.Helper()
-	ds := tinyDataset(t)
-	scope, err := newContext(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp, err := protocolSplits(cfg, ds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	net, err := NewNetwork(cfg, ds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := newRunner(cfg, sp, net, scope, testBackend(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, sp, scope := testRunner(t, cfg, tinyDataset(t), testBackend(t))
 	defer r.close()
 	r.fill(sp.train, epochOrder(sp.train.N, cfg.Seed, 0)[:cfg.Batch-3]) // with 3 padded examples
 	m, lr, err := r.trainStep()
@@ -164,6 +150,29 @@ func TestExecutorValidate(t *testing.T) {
 	if got := ConfigFromContext(scope); got != c {
 		t.Errorf("config from context %+v, want %+v", got, c)
 	}
+}
+
+// testRunner returns the runner of cfg on ds and backend, with ds's splits and the scope (newContext) of
+// the runner's variables.
+func testRunner(tb testing.TB, cfg Config, ds *data.Dataset, backend compute.Backend) (*runner, splits, *mlmodel.Scope) {
+	tb.Helper()
+	scope, err := newContext(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sp, err := protocolSplits(cfg, ds)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	net, err := NewNetwork(cfg, ds)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r, err := newRunner(cfg, sp, net, scope, backend)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r, sp, scope
 }
 
 // newContext returns a scope holding cfg as hyperparameters, with its random number generator seeded

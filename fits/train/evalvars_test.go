@@ -13,13 +13,10 @@ import (
 // readout's bias pushed towards one class (every prediction is that class, so the accuracy is the
 // class's share of each split), and with a failing modification; the checkpoint on disk is unchanged.
 func TestEvaluateWith(t *testing.T) {
-	ds := tinyDataset(t)
 	cfg := tinyConfig()
 	cfg.Epochs, cfg.Dropout = 1, 0
-	opts := Options{Backend: testBackend(t), Dataset: ds, Dir: t.TempDir()}
-	if _, err := TrainModel(cfg, opts); err != nil {
-		t.Fatal(err)
-	}
+	opts, _ := trainedIn(t, cfg)
+	ds := opts.Dataset
 	want, err := Evaluate(opts.Dir, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -86,13 +83,9 @@ func TestEvaluateWith(t *testing.T) {
 // (Options.Engine): the result names the engine, and the numbers agree up to float32 rounding; an unknown
 // engine is bad input.
 func TestEvaluateEngine(t *testing.T) {
-	ds := tinyDataset(t)
 	cfg := tinyConfig()
 	cfg.Epochs, cfg.Dropout, cfg.Executor = 1, 0, ExecutorFused
-	opts := Options{Backend: testBackend(t), Dataset: ds, Dir: t.TempDir()}
-	if _, err := TrainModel(cfg, opts); err != nil {
-		t.Fatal(err)
-	}
+	opts, _ := trainedIn(t, cfg)
 	own, err := Evaluate(opts.Dir, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -45,6 +45,28 @@ func tinyConfig() Config {
 	return c
 }
 
+// trainedIn trains cfg on tinyDataset, uninterrupted, into a new folder and returns the options that name
+// it and the run's result.
+func trainedIn(t *testing.T, cfg Config) (Options, *Result) {
+	t.Helper()
+	opts := Options{Backend: testBackend(t), Dataset: tinyDataset(t), Dir: t.TempDir()}
+	res, err := TrainModel(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return opts, res
+}
+
+// trainTiny is trainedIn of tinyConfig: base are its options without the folder, full with it.
+func trainTiny(t *testing.T) (cfg Config, ds *data.Dataset, base, full Options, want *Result) {
+	t.Helper()
+	cfg = tinyConfig()
+	full, want = trainedIn(t, cfg)
+	base = full
+	base.Dir = ""
+	return cfg, full.Dataset, base, full, want
+}
+
 func TestConfigValidate(t *testing.T) {
 	if err := DefaultConfig().Validate(); err != nil {
 		t.Fatalf("default config: %v", err)
@@ -292,18 +314,7 @@ func equalEpochs(a, b []Epoch) bool {
 // TestResumeNaNAndEvaluate trains a tiny network three ways — uninterrupted, crashed after the first epoch
 // and resumed, and resumed on data that makes the loss NaN — and evaluates the checkpoint.
 func TestResumeNaNAndEvaluate(t *testing.T) {
-	b := testBackend(t)
-	ds := tinyDataset(t)
-	cfg := tinyConfig()
-	base := Options{Backend: b, Dataset: ds}
-
-	// Uninterrupted.
-	full := base
-	full.Dir = t.TempDir()
-	want, err := TrainModel(cfg, full)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, ds, base, full, want := trainTiny(t) // uninterrupted
 	if len(want.Epochs) != cfg.Epochs || want.BestValAcc == nil || want.ParameterCount != 140*4+4+4*4+4+4*4+4 {
 		t.Fatalf("result: %d epochs, best val %v, %d parameters", len(want.Epochs), want.BestValAcc, want.ParameterCount)
 	}
@@ -345,7 +356,7 @@ func TestResumeNaNAndEvaluate(t *testing.T) {
 		nan[i] = float32(math.NaN())
 	}
 	bad.Train = data.NewFloat32Set(nan, slices.Clone(ds.Train.Labels), ds.Train.T, ds.Train.F)
-	before := listDir(t, nanDir)
+	before := listDir(t, nanDir, true)
 	nanOpts := base
 	nanOpts.Dir, nanOpts.Resume, nanOpts.Dataset = nanDir, true, &bad
 	_, err = TrainModel(cfg, nanOpts)
@@ -354,7 +365,7 @@ func TestResumeNaNAndEvaluate(t *testing.T) {
 		!strings.Contains(err.Error(), "NaN") || !strings.Contains(err.Error(), "epoch 1") {
 		t.Fatalf("NaN run: %v", err)
 	}
-	if after := listDir(t, nanDir); !slices.Equal(before, after) {
+	if after := listDir(t, nanDir, true); !slices.Equal(before, after) {
 		t.Errorf("checkpoint files changed by the failed run: %v -> %v", before, after)
 	}
 
@@ -385,7 +396,8 @@ func seq(n int) []int {
 	return out
 }
 
-func listDir(t *testing.T, dir string) []string {
+// listDir returns the names of dir's entries, each with ":" and its modification time when withTimes.
+func listDir(t *testing.T, dir string, withTimes bool) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -393,8 +405,12 @@ func listDir(t *testing.T, dir string) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		info, _ := e.Info()
-		out = append(out, e.Name()+":"+info.ModTime().String())
+		name := e.Name()
+		if withTimes {
+			info, _ := e.Info()
+			name += ":" + info.ModTime().String()
+		}
+		out = append(out, name)
 	}
 	return out
 }

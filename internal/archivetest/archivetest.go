@@ -5,6 +5,7 @@ package archivetest
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"io/fs"
 	"os"
@@ -49,13 +50,7 @@ func TarGz(t testing.TB, root, prefix string) []byte {
 		_, err = tw.Write(b)
 		return err
 	})
-	if err == nil {
-		err = tw.Close()
-	}
-	if err == nil {
-		err = zw.Close()
-	}
-	if err != nil {
+	if err = cmp.Or(err, tw.Close(), zw.Close()); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

@@ -5,21 +5,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
-// tempSuffix matches what os.CreateTemp puts in place of the "*" of TempPattern: decimal digits.
-var tempSuffix = regexp.MustCompile(`^[0-9]+$`)
-
-// TempPattern returns the os.CreateTemp pattern of the temporary files of destination path:
-// ".NAME.tmp*" for path DIR/NAME.
-func TempPattern(path string) string { return "." + filepath.Base(path) + ".tmp*" }
-
-// IsTemp reports whether name (a base name) is a temporary file of destination base name dest.
+// IsTemp reports whether name (a base name) is a temporary file of destination base name dest: what
+// os.CreateTemp makes of the pattern ".DEST.tmp*", decimal digits in place of the "*".
 func IsTemp(name, dest string) bool {
 	rest, ok := strings.CutPrefix(name, "."+dest+".tmp")
-	return ok && tempSuffix.MatchString(rest)
+	return ok && rest != "" && strings.Trim(rest, "0123456789") == ""
 }
 
 // RemoveStale removes the temporary files of destination path that no live writer holds (left by a
@@ -60,7 +53,7 @@ func CreateTemp(path string) (*os.File, error) {
 	if _, err := RemoveStale(path); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), TempPattern(path))
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return nil, err
 	}
@@ -75,11 +68,11 @@ func CreateTemp(path string) (*os.File, error) {
 // Commit syncs tmp, renames it to path and closes it; on error tmp is removed and path is left as it was.
 // The rename happens while tmp is still open (and locked), so that no other writer takes it for stale.
 func Commit(tmp *os.File, path string) error {
-	if err := tmp.Sync(); err != nil {
-		Discard(tmp)
-		return err
+	err := tmp.Sync()
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err != nil {
 		Discard(tmp)
 		return err
 	}

@@ -1,6 +1,7 @@
 package filesafe
 
 import (
+	"cmp"
 	"errors"
 	"os"
 )
@@ -28,13 +29,9 @@ func TryLockFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	ok, err := TryLock(f)
-	if !ok {
+	if ok, err := TryLock(f); !ok {
 		f.Close()
-		if err == nil {
-			err = ErrLocked
-		}
-		return nil, err
+		return nil, cmp.Or(err, ErrLocked)
 	}
 	return f, nil
 }

@@ -6,8 +6,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -37,13 +38,8 @@ func SumFile(path string) (string, error) {
 
 // Bytes returns the sums file: a line "HEX  NAME" a file, sorted by name.
 func (s Sums) Bytes() []byte {
-	names := make([]string, 0, len(s))
-	for n := range s {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	var b bytes.Buffer
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(s)) {
 		fmt.Fprintf(&b, "%s  %s\n", s[n], n)
 	}
 	return b.Bytes()

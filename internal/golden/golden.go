@@ -1,40 +1,8 @@
 // Package golden embeds reference results of the released FiTS code's semantics, computed in float64 by the
 // PyTorch peer (peers/fits_torch.py, official_config) and written by peers/official_golden.py, for the Go
-// engines to test against. `make peers-check` regenerates the files and compares them with these.
-//
-// The semantics: μ = 1/τm, ρ = 1/τa, μ̄ = 1 − μΔt, ρ̄ = 1 − ρΔt; κ = κ_CT(Ω*) (Eq. 5), Ω* = 2πf*, η = γ = √κ;
-//
-//	V0 = μ̄·V − ηΔt·a + I;  a ← ρ̄·a + γΔt·V0                              (FS, Eq. 6)
-//	Ym = −βm·Y(m−1) + Wm;  Wm ← Y(m−1) + βm·Ym,  Y0 = V0                   (all-pass stages, zero start)
-//	"official": b = YM; for m = M … 1: b = (1 − λm)·Y(m−1) + λm·b; Ṽ = b;  S = [Ṽ > Vth]
-//	"paper":    Ṽ0 = Y0; Ṽm = (1 − λm)·Ṽ(m−1) + λm·Ym; Ṽ = ṼM;             S = [Ṽ ≥ Vth]
-//	V ← Ṽ − S·Vth  (a and the stage states are not reset), Vth = 1
-//
-// with the surrogate dS/dṼ = α·max(0, 1 − α|Ṽ − Vth|), α = 2, and no clip of f* in the forward pass.
-//
-// # Files (official/*.json)
-//
-// neurons.json (NeuronFile): single neurons, 2000 steps each, M = 0..3, both nestings, SHD/SSC constants
-// (τm 0.04, τa 0.2, Δt 0.004) and one case at GSC's (τm 0.1, τa 0.5, Δt 0.01). Per case: f* in Hz, β [M],
-// λ [M], and per step k = 0..T−1 the input I[k] and the spike S[k+1], the mixed pre-reset voltage Ṽ[k+1],
-// the post-reset V[k+1] and a[k+1]. Every case is stable between spikes (Radius < 1) and keeps Ṽ at least
-// Margin away from Vth.
-//
-// guard.json (GuardCase): the frequency guard (safety 0.98) on four entries f_raw = ln(f*/Hz) under Adam,
-// the loss Σ ½(f_raw − ln target)² pulling some over the cap ln f_safe and later back below it. Per step:
-// f_raw before, the gradient before and after the guard's masking (zeroed where f_raw ≥ cap and grad < 0),
-// f_raw after the step and the projection (f_raw > cap set to cap), Adam's moments after the projection
-// (negative exp_avg of projected entries zeroed), the projected entries and the running count.
-//
-// steps.json (StepCase): one training step of x [B=4, T=25, F=6] → (Linear → FiTS layer of N=5 → spikes ×
-// mask) × 2 → sum or mean over time → Linear → 3 logits → cross-entropy (mean over the batch), official
-// nesting, in float64. Tensors are {"shape", "data"} with row-major data. Params and Grads have the same
-// names: layer{0,1}/weight [in, out], layer{0,1}/bias [out], layer{0,1}/f_raw [N] (Target "log-hz") or
-// layer{0,1}/omega_star [N] (Target "omega", rad/s), layer{0,1}/beta_hat and layer{0,1}/lambda_hat [M, N]
-// (M ≥ 1; β = tanh β̂, λ = σ(λ̂)), readout/weight [N, classes], readout/bias [classes]. Masks["layer0"],
-// Masks["layer1"] [B, T, N] are fits/dropmask.Mask(MaskSeed, MaskStep, layer, Dropout, B, T, N) (all ones
-// for Dropout 0); Spikes holds each layer's spikes before the mask. No pre-reset voltage of a case lies
-// within MinMargin (≥ 1e-3) of Vth, so a float32 engine gives the same spikes.
+// engines to test against. `make peers-check` regenerates the files and compares them with these. The
+// semantics (both nestings, "official" and "paper") and what each of official/neurons.json (NeuronFile),
+// guard.json (GuardCase) and steps.json (StepFile) holds: docs/peers.md, "The golden files".
 package golden
 
 import (
@@ -203,7 +171,7 @@ type StepFile struct {
 	Cases          []StepCase `json:"cases"`
 }
 
-// StepCase is the loss and the gradients of one training step (see the package comment for the names).
+// StepCase is the loss and the gradients of one training step (ParamShapes names the parameters).
 type StepCase struct {
 	Name           string  `json:"name"`
 	M              int     `json:"m"`
@@ -230,35 +198,39 @@ type StepCase struct {
 	Input      Tensor            `json:"input"`       // [B, T, F], 0/1
 	Labels     []int             `json:"labels"`      // [B]
 	Params     map[string]Tensor `json:"params"`
-	Masks      map[string]Tensor `json:"masks"`  // "layer0", "layer1": [B, T, N]
-	Spikes     map[string]Tensor `json:"spikes"` // "layer0", "layer1": [B, T, N]
-	Logits     Tensor            `json:"logits"` // [B, classes]
-	Loss       float64           `json:"loss"`
-	Grads      map[string]Tensor `json:"grads"`
+	// Masks are fits/dropmask.Mask(MaskSeed, MaskStep, layer, Dropout, B, T, N) (all ones for Dropout 0).
+	Masks  map[string]Tensor `json:"masks"`  // "layer0", "layer1": [B, T, N]
+	Spikes map[string]Tensor `json:"spikes"` // "layer0", "layer1": [B, T, N]
+	Logits Tensor            `json:"logits"` // [B, classes]
+	Loss   float64           `json:"loss"`
+	Grads  map[string]Tensor `json:"grads"`
 }
 
-// decode decodes the golden file name, whose contents are data, into v.
-func decode(name string, data []byte, v any) error {
+// load decodes the golden file name, whose contents are data, and checks it with check.
+func load[F any](name string, data []byte, check func(F) error) (F, error) {
+	var f F
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("golden %s: %w", name, err)
+	err := dec.Decode(&f)
+	if err == nil {
+		err = check(f)
 	}
-	return nil
+	if err != nil {
+		return f, fmt.Errorf("golden %s: %w", name, err)
+	}
+	return f, nil
 }
 
 // NeuronSet returns neurons.json.
 func NeuronSet() (NeuronFile, error) {
-	var f NeuronFile
-	if err := decode("neurons.json", neuronsJSON, &f); err != nil {
-		return f, err
-	}
-	for _, c := range f.Cases {
-		if err := c.check(f.Steps); err != nil {
-			return f, fmt.Errorf("golden neurons.json: case %s: %w", c.Name, err)
+	return load("neurons.json", neuronsJSON, func(f NeuronFile) error {
+		for _, c := range f.Cases {
+			if err := c.check(f.Steps); err != nil {
+				return fmt.Errorf("case %s: %w", c.Name, err)
+			}
 		}
-	}
-	return f, nil
+		return nil
+	})
 }
 
 // Neurons returns the cases of neurons.json.
@@ -284,34 +256,30 @@ func (c NeuronCase) check(steps int) error {
 
 // Guard returns guard.json.
 func Guard() (GuardCase, error) {
-	var g GuardCase
-	if err := decode("guard.json", guardJSON, &g); err != nil {
-		return g, err
-	}
-	n := len(g.InitHz)
-	for _, s := range g.Steps {
-		for _, l := range []int{len(s.TargetHz), len(s.FRawBefore), len(s.Grad), len(s.GradMasked), len(s.Masked),
-			len(s.FRawAfter), len(s.ExpAvg), len(s.ExpAvgSq), len(s.Projected)} {
-			if l != n {
-				return g, fmt.Errorf("golden guard.json: step %d has a list of %d entries, want %d", s.Step, l, n)
+	return load("guard.json", guardJSON, func(g GuardCase) error {
+		n := len(g.InitHz)
+		for _, s := range g.Steps {
+			for _, l := range []int{len(s.TargetHz), len(s.FRawBefore), len(s.Grad), len(s.GradMasked), len(s.Masked),
+				len(s.FRawAfter), len(s.ExpAvg), len(s.ExpAvgSq), len(s.Projected)} {
+				if l != n {
+					return fmt.Errorf("step %d has a list of %d entries, want %d", s.Step, l, n)
+				}
 			}
 		}
-	}
-	return g, nil
+		return nil
+	})
 }
 
 // StepSet returns steps.json.
 func StepSet() (StepFile, error) {
-	var f StepFile
-	if err := decode("steps.json", stepsJSON, &f); err != nil {
-		return f, err
-	}
-	for _, c := range f.Cases {
-		if err := c.check(); err != nil {
-			return f, fmt.Errorf("golden steps.json: case %s: %w", c.Name, err)
+	return load("steps.json", stepsJSON, func(f StepFile) error {
+		for _, c := range f.Cases {
+			if err := c.check(); err != nil {
+				return fmt.Errorf("case %s: %w", c.Name, err)
+			}
 		}
-	}
-	return f, nil
+		return nil
+	})
 }
 
 // Steps returns the cases of steps.json.
@@ -321,7 +289,9 @@ func Steps() ([]StepCase, error) {
 }
 
 // ParamShapes returns the name and shape of every parameter of the case's network (its gradient has the
-// same), in the order of the package comment.
+// same): layer{0,1}/weight [in, out], layer{0,1}/bias [out], layer{0,1}/f_raw [N] (Target "log-hz") or
+// layer{0,1}/omega_star [N] (Target "omega", rad/s), layer{0,1}/beta_hat and layer{0,1}/lambda_hat [M, N]
+// (M ≥ 1; β = tanh β̂, λ = σ(λ̂)), readout/weight [N, classes], readout/bias [classes].
 func (c StepCase) ParamShapes() map[string][]int {
 	coord := "f_raw"
 	if c.Target == "omega" {

@@ -5,6 +5,7 @@
 package goldennet
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -28,16 +29,12 @@ func Net(c golden.StepCase) (model.Net, error) {
 	n.TauM, n.TauA, n.Dt, n.Vth = c.TauM, c.TauA, c.Dt, c.Vth
 	n.TSMix, n.Surrogate = neuron.TSMix(c.TSMix), neuron.TriangleSurrogate(c.SurrogateAlpha)
 	tc, err := neuron.ParseTargetCoordinate(c.Target)
-	if err != nil {
-		return model.Net{}, fmt.Errorf("golden case %s: %w", c.Name, err)
+	readout, rerr := model.ParseReadout(c.Readout)
+	n.TargetCoordinate, cfg.Readout, cfg.Dropout, cfg.DropoutMode = tc, readout, c.Dropout, model.DropoutStep
+	if err = cmp.Or(err, rerr); err == nil {
+		err = cfg.Validate()
 	}
-	n.TargetCoordinate = tc
-	readout, err := model.ParseReadout(c.Readout)
 	if err != nil {
-		return model.Net{}, fmt.Errorf("golden case %s: %w", c.Name, err)
-	}
-	cfg.Readout, cfg.Dropout, cfg.DropoutMode = readout, c.Dropout, model.DropoutStep
-	if err := cfg.Validate(); err != nil {
 		return model.Net{}, fmt.Errorf("golden case %s: %w", c.Name, err)
 	}
 	return cfg.Net(c.Inputs), nil

@@ -12,10 +12,10 @@ import (
 
 // CPUModel returns the processor's model name as /proc/cpuinfo gives it (e.g. "AMD EPYC 9R14"), "" where
 // the file or the field is missing.
-func CPUModel() string { return field(readProc("/proc/cpuinfo"), "model name") }
+func CPUModel() string { return procField("/proc/cpuinfo", "model name") }
 
 // MemTotal returns the machine's memory as /proc/meminfo gives it (e.g. "24576000 kB"), "" where unknown.
-func MemTotal() string { return field(readProc("/proc/meminfo"), "MemTotal") }
+func MemTotal() string { return procField("/proc/meminfo", "MemTotal") }
 
 // MemTotalBytes returns the machine's memory in bytes (MemTotal of /proc/meminfo) and whether it is known.
 func MemTotalBytes() (int64, bool) { return parseKB(MemTotal()) }
@@ -58,13 +58,10 @@ func commitOf(settings []debug.BuildSetting) string {
 	return rev
 }
 
-// readProc returns the text of a /proc file, "" when it cannot be read.
-func readProc(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	return string(b)
+// procField returns field key of the /proc file path, "" when the file cannot be read.
+func procField(path, key string) string {
+	b, _ := os.ReadFile(path) // nil when it cannot be read
+	return field(string(b), key)
 }
 
 // field returns the value of the first "key : value" line of text whose key is key, trimmed.

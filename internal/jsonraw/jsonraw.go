@@ -14,10 +14,12 @@ package jsonraw
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -221,7 +223,7 @@ func (n *jsonNode) write(w *bytes.Buffer, raw map[string]string) {
 			str(k)
 			w.WriteByte(':')
 			n.elems[i].write(w, raw)
-			if sib := n.elems[i].rawSibling(raw); sib != nil && !n.has(k+RawSuffix) {
+			if sib := n.elems[i].rawSibling(raw); sib != nil && !slices.Contains(n.keys, k+RawSuffix) {
 				w.WriteByte(',')
 				str(k + RawSuffix)
 				w.WriteByte(':')
@@ -247,16 +249,6 @@ func (n *jsonNode) write(w *bytes.Buffer, raw map[string]string) {
 	}
 }
 
-// has reports whether object n has the member k.
-func (n *jsonNode) has(k string) bool {
-	for _, x := range n.keys {
-		if x == k {
-			return true
-		}
-	}
-	return false
-}
-
 // rawSibling returns the NAME_base64 value of a member whose value is n: the base64 bytes of a string
 // that is not UTF-8, or for an array holding such strings an array of them (null for the others); nil
 // when n holds none.
@@ -277,12 +269,8 @@ func (n *jsonNode) rawSibling(raw map[string]string) *jsonNode {
 		found := false
 		for _, e := range n.elems {
 			r := enc(e)
-			if r == nil {
-				r = &jsonNode{kind: 'n'}
-			} else {
-				found = true
-			}
-			out.elems = append(out.elems, r)
+			found = found || r != nil
+			out.elems = append(out.elems, cmp.Or(r, &jsonNode{kind: 'n'}))
 		}
 		if found {
 			return out

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fits-snn/fits/internal/filesafe"
 )
 
 // TestConcurrentWritersKeepEachOthersEntries: commands that publish different files into the same folder
@@ -62,8 +64,8 @@ func TestStaleStagingRemoved(t *testing.T) {
 	// Another process's: locked through a descriptor of its own.
 	otherProcess := filepath.Join(dir, StagingPrefix+"654321")
 	os.Mkdir(otherProcess, 0o755)
-	f, ok := lockStaging(otherProcess)
-	if !ok {
+	f, err := filesafe.TryLockFile(otherProcess, os.O_RDONLY, 0)
+	if err != nil {
 		t.Skip("no flock here")
 	}
 	defer f.Close()

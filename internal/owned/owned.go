@@ -10,7 +10,7 @@
 // Publish moves a whole set of files, written first into a staging folder, into place: it checks every
 // destination before it moves any, so that a refused command changes nothing.
 //
-// Commands that change a folder's record (Publish, WriteFiles, Note, Update) hold an exclusive lock on the
+// Commands that change a folder's record (Publish, Note, Update) hold an exclusive lock on the
 // folder (flock on the folder itself: no file is added) while they read, change and save it, so that two
 // commands writing into the same folder at the same time lose neither's entries.
 package owned
@@ -22,7 +22,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -107,18 +106,22 @@ func (r *Record) blocker(rel string) string {
 			}
 			continue
 		}
-		if !st.Mode().IsRegular() {
-			return rel
-		}
-		want, ok := r.sums[rel]
-		if !ok {
-			return rel
-		}
-		if got, err := filesafe.SumFile(p); err != nil || got != want {
+		if !r.holds(rel, p, st) {
 			return rel
 		}
 	}
 	return ""
+}
+
+// holds reports whether p, of which st is the Lstat, is a regular file with the SHA-256 the record lists
+// for rel.
+func (r *Record) holds(rel, p string, st fs.FileInfo) bool {
+	want, ok := r.sums[rel]
+	if !ok || !st.Mode().IsRegular() {
+		return false
+	}
+	got, err := filesafe.SumFile(p)
+	return err == nil && got == want
 }
 
 // Owns reports whether rel (relative to the record's folder) is a regular file that the record lists
@@ -126,16 +129,9 @@ func (r *Record) blocker(rel string) string {
 // remove.
 func (r *Record) Owns(rel string) bool {
 	rel = filepath.ToSlash(filepath.Clean(rel))
-	want, ok := r.sums[rel]
-	if !ok {
-		return false
-	}
 	p := filepath.Join(r.dir, filepath.FromSlash(rel))
-	if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() {
-		return false
-	}
-	got, err := filesafe.SumFile(p)
-	return err == nil && got == want
+	st, err := os.Lstat(p)
+	return err == nil && r.holds(rel, p, st)
 }
 
 // Lists reports whether the record names rel, whatever the file there holds now (or whether it exists).
@@ -190,52 +186,6 @@ func Check(dir string, rels []string) error {
 	return nil
 }
 
-// WriteFiles writes files (relative path -> content) into dir, creating it if needed, after checking
-// that every one of them may be written (else a *ConflictError and nothing written), and records them.
-func WriteFiles(dir string, files map[string][]byte) error {
-	rels := make([]string, 0, len(files))
-	for rel := range files {
-		rels = append(rels, rel)
-	}
-	sort.Strings(rels)
-	if err := Check(dir, rels); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	unlock, err := lockFolder(dir)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	if err := Check(dir, rels); err != nil { // again, under the lock: another command may have written
-		return err
-	}
-	r, err := Open(dir)
-	if err != nil {
-		return err
-	}
-	for _, rel := range rels {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := filesafe.WriteFile(p, files[rel]); err != nil {
-			return err
-		}
-		if err := r.Note(rel); err != nil {
-			return err
-		}
-	}
-	return r.Save()
-}
-
-// WriteFile is WriteFiles of one file, path.
-func WriteFile(path string, content []byte) error {
-	return WriteFiles(filepath.Dir(path), map[string][]byte{filepath.Base(path): content})
-}
-
 // Stage creates a staging folder inside dir (which it creates if needed) for a command to write into
 // before Publish moves its files into dir (or Discard removes it). The staging folder is locked (flock)
 // while the command has it: Stage first removes the staging folders of dir that no live command holds
@@ -279,8 +229,10 @@ func lockFolder(dir string) (func(), error) {
 	return lockDir(dir)
 }
 
+// holdStaging takes, without waiting, an exclusive lock on the staging folder and keeps it open in
+// stagingHeld; nothing is held when another process holds it (or it cannot be opened).
 func holdStaging(staging string) {
-	if f, ok := lockStaging(staging); ok {
+	if f, err := filesafe.TryLockFile(staging, os.O_RDONLY, 0); err == nil {
 		stagingHeld.Store(filepath.Clean(staging), f)
 	}
 }
@@ -303,13 +255,6 @@ func lockDir(dir string) (func(), error) {
 		return func() {}, nil // a file system without locks: as before, unlocked
 	}
 	return func() { f.Close() }, nil
-}
-
-// lockStaging takes, without waiting, an exclusive lock on the staging folder p and returns it open; false
-// when another process holds it (or it cannot be opened).
-func lockStaging(p string) (*os.File, bool) {
-	f, err := filesafe.TryLockFile(p, os.O_RDONLY, 0)
-	return f, err == nil
 }
 
 // removeStaleStaging removes the staging folders of dir (StagingPrefix and the digits os.MkdirTemp puts

@@ -69,7 +69,9 @@ func TestPublish(t *testing.T) {
 // the record does not list and a link are not, and Forget drops an entry.
 func TestOwns(t *testing.T) {
 	dir := t.TempDir()
-	if err := WriteFiles(dir, map[string][]byte{"a": []byte("1"), "b": []byte("2")}); err != nil {
+	os.WriteFile(filepath.Join(dir, "a"), []byte("1"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b"), []byte("2"), 0o644)
+	if err := Note(dir, "a", "b"); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "user"), []byte("mine"), 0o644)

@@ -25,7 +25,9 @@ var (
 	xlaErr string // why XLA CPU is missing, if it is
 )
 
-func discover() {
+// discover finds the backends once; then, with FITS_REQUIRE_XLA=1, a missing XLA CPU backend fails tb.
+func discover(tb testing.TB) {
+	tb.Helper()
 	once.Do(func() {
 		xla.SetAnnounceWriter(nil)
 		if _, ok := xla.Plugins()["cpu"]; !ok {
@@ -39,10 +41,6 @@ func discover() {
 			list = append(list, Backend{xla.SimpleGoConfig, b})
 		}
 	})
-}
-
-func requireXLA(tb testing.TB) {
-	tb.Helper()
 	if xlaErr != "" && os.Getenv("FITS_REQUIRE_XLA") == "1" {
 		tb.Fatalf("FITS_REQUIRE_XLA=1: %s", xlaErr)
 	}
@@ -52,8 +50,7 @@ func requireXLA(tb testing.TB) {
 // logs why, unless FITS_REQUIRE_XLA=1.
 func Backends(tb testing.TB) []Backend {
 	tb.Helper()
-	discover()
-	requireXLA(tb)
+	discover(tb)
 	if xlaErr != "" {
 		tb.Logf("skipping XLA CPU: %s", xlaErr)
 	}
@@ -67,8 +64,7 @@ func Backends(tb testing.TB) []Backend {
 // FITS_REQUIRE_XLA=1).
 func XLA(tb testing.TB) compute.Backend {
 	tb.Helper()
-	discover()
-	requireXLA(tb)
+	discover(tb)
 	for _, b := range list {
 		if b.Name == "xla:cpu" {
 			return b.Backend

@@ -1,12 +1,10 @@
 // Package vexcheck finds legacy-SSE instructions in the vector code of a built x86-64 Go program.
 //
-// Code written with Go's SIMD package (simd/archsimd) runs AVX instructions, VEX- or EVEX-encoded. The Go
-// compiler may still put legacy (non-VEX) SSE instructions among them: a scalar broadcast's MOVSS, an XORPS
-// to zero a register, MOVUPS to zero or copy vector locals in memory, a scalar float conversion (Go issue
-// golang/go#80835). On Intel CPUs every legacy-SSE instruction that runs while the upper halves of the
-// vector registers hold AVX data costs a state transition or a merge with the upper halves, and inside a
-// time loop that takes an AVX kernel down to scalar speed; AMD CPUs do not pay it. Which CPU runs the tests
-// does not matter here: this package reads the code, not the clock.
+// Code written with Go's SIMD package (simd/archsimd) runs AVX instructions, VEX- or EVEX-encoded, among
+// which the Go compiler may still put legacy (non-VEX) SSE ones (golang/go#80835): on Intel CPUs each costs
+// an AVX–SSE transition, which in a time loop takes an AVX kernel down to scalar speed (docs/performance.md,
+// "AVX–SSE transitions"). This package reads the code, not the clock: the CPU that runs the tests does not
+// matter.
 //
 // It builds a program for linux/amd64 with GOEXPERIMENT=simd (Build), disassembles it with GNU objdump,
 // which decodes VEX and EVEX (Go's own objdump does not), maps every instruction to its source line with the
@@ -27,6 +25,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -140,20 +139,11 @@ func (in Instruction) Source(dir string) (Frame, bool) {
 		return Frame{}, false
 	}
 	for _, f := range in.Frames {
-		if d, _ := splitFile(f.File); d == dir {
+		if i := strings.LastIndexByte(f.File, '/'); i >= 0 && f.File[:i] == dir {
 			return f, true
 		}
 	}
 	return in.Frames[0], true
-}
-
-// splitFile splits a file name at its last slash.
-func splitFile(name string) (dir, file string) {
-	i := strings.LastIndexByte(name, '/')
-	if i < 0 {
-		return "", name
-	}
-	return name[:i], name[i+1:]
 }
 
 // Function is a disassembled function.
@@ -163,14 +153,7 @@ type Function struct {
 }
 
 // Vector reports whether the function holds vector code (an Instruction for which Vector is true).
-func (f *Function) Vector() bool {
-	for _, in := range f.Instructions {
-		if in.Vector() {
-			return true
-		}
-	}
-	return false
-}
+func (f *Function) Vector() bool { return slices.ContainsFunc(f.Instructions, Instruction.Vector) }
 
 // Finding is a legacy-SSE instruction in a function that holds vector code.
 type Finding struct {
@@ -226,9 +209,8 @@ func Disassemble(objdump, program, prefix string) ([]Function, error) {
 		return nil, fmt.Errorf("vexcheck: symbols of %s: %w", program, err)
 	}
 	type span struct {
-		name     string
-		lo, hi   uint64
-		function *Function
+		name   string
+		lo, hi uint64
 	}
 	var spans []span
 	for _, s := range syms {
@@ -245,9 +227,8 @@ func Disassemble(objdump, program, prefix string) ([]Function, error) {
 		return nil, err
 	}
 	funcs := make([]Function, len(spans))
-	for i := range spans {
-		funcs[i].Name = spans[i].name
-		spans[i].function = &funcs[i]
+	for i, sp := range spans {
+		funcs[i].Name = sp.name
 	}
 	// One objdump run over the range that holds the functions; instructions outside them are dropped.
 	cmd := exec.Command(objdump, "-d", "-w", "--insn-width=16",
@@ -276,7 +257,7 @@ func Disassemble(objdump, program, prefix string) ([]Function, error) {
 			continue
 		}
 		in.Frames = lines.frames(in.Addr)
-		spans[k].function.Instructions = append(spans[k].function.Instructions, in)
+		funcs[k].Instructions = append(funcs[k].Instructions, in)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("vexcheck: reading objdump's output: %w", err)
@@ -307,10 +288,16 @@ func parseLine(line string) (Instruction, bool) {
 
 // debugInfo maps addresses to source lines and inlined calls.
 type debugInfo struct {
-	addr    []uint64
-	file    []string
-	line    []int
+	rows    []lineRow // by address
 	inlines []inlineSite
+}
+
+// lineRow is a row of the DWARF line table.
+type lineRow struct {
+	addr uint64
+	file string
+	line int
+	end  bool // the end of a sequence: no line from here on
 }
 
 // inlineSite is the code of one inlined call: its address ranges, its depth in the debug information's
@@ -328,21 +315,9 @@ func readDebug(f *elf.File, lo, hi uint64) (*debugInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vexcheck: DWARF: %w", err)
 	}
-	type row struct {
-		addr uint64
-		file string
-		line int
-		end  bool // the end of a sequence: no line from here on
-	}
-	var rows []row
 	info := &debugInfo{}
 	overlaps := func(rs [][2]uint64) bool {
-		for _, r := range rs {
-			if r[0] < hi && r[1] > lo {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(rs, func(r [2]uint64) bool { return r[0] < hi && r[1] > lo })
 	}
 	r := d.Reader()
 	for {
@@ -365,10 +340,10 @@ func readDebug(f *elf.File, lo, hi uint64) (*debugInfo, error) {
 					continue
 				}
 				if le.EndSequence || le.File == nil {
-					rows = append(rows, row{addr: le.Address, end: true})
+					info.rows = append(info.rows, lineRow{addr: le.Address, end: true})
 					continue
 				}
-				rows = append(rows, row{addr: le.Address, file: le.File.Name, line: le.Line})
+				info.rows = append(info.rows, lineRow{addr: le.Address, file: le.File.Name, line: le.Line})
 			}
 			files = lr.Files()
 		}
@@ -413,32 +388,24 @@ func readDebug(f *elf.File, lo, hi uint64) (*debugInfo, error) {
 		}
 	}
 	// At one address the end of a sequence comes before the start of the next.
-	sort.SliceStable(rows, func(i, j int) bool {
-		if rows[i].addr != rows[j].addr {
-			return rows[i].addr < rows[j].addr
-		}
-		return rows[i].end && !rows[j].end
+	sort.SliceStable(info.rows, func(i, j int) bool {
+		a, b := info.rows[i], info.rows[j]
+		return a.addr < b.addr || a.addr == b.addr && a.end && !b.end
 	})
-	for _, r := range rows {
-		info.addr, info.file, info.line = append(info.addr, r.addr), append(info.file, r.file), append(info.line, r.line)
-	}
 	return info, nil
 }
 
 // frames returns the source positions of addr, innermost first (none when its line is unknown).
 func (t *debugInfo) frames(addr uint64) []Frame {
-	i := sort.Search(len(t.addr), func(i int) bool { return t.addr[i] > addr }) - 1
-	if i < 0 || t.file[i] == "" {
+	i := sort.Search(len(t.rows), func(i int) bool { return t.rows[i].addr > addr }) - 1
+	if i < 0 || t.rows[i].file == "" {
 		return nil
 	}
-	out := []Frame{{t.file[i], t.line[i]}}
+	out := []Frame{{t.rows[i].file, t.rows[i].line}}
 	var sites []inlineSite
 	for _, s := range t.inlines {
-		for _, r := range s.ranges {
-			if r[0] <= addr && addr < r[1] {
-				sites = append(sites, s)
-				break
-			}
+		if slices.ContainsFunc(s.ranges, func(r [2]uint64) bool { return r[0] <= addr && addr < r[1] }) {
+			sites = append(sites, s)
 		}
 	}
 	sort.SliceStable(sites, func(i, j int) bool { return sites[i].depth > sites[j].depth })

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 
 	"github.com/fits-snn/fits/fits/sim"
 	"github.com/fits-snn/fits/fits/theory"
@@ -35,22 +36,13 @@ func main() {
 	if err := json.Unmarshal([]byte(*state), &s); err != nil {
 		fail(err)
 	}
-	var out []check
-	var err error
-	switch *panel {
-	case "target":
-		out, err = target(s)
-	case "disc":
-		out, err = disc(s)
-	case "ts":
-		out, err = ts(s)
-	case "play":
-		out, err = play(s)
-	case "pole":
-		out, err = pole(s)
-	default:
-		err = fmt.Errorf("unknown panel %q", *panel)
+	compute, ok := map[string]func(map[string]float64) ([]check, error){
+		"target": target, "disc": disc, "ts": ts, "play": play, "pole": pole,
+	}[*panel]
+	if !ok {
+		fail(fmt.Errorf("unknown panel %q", *panel))
 	}
+	out, err := compute(s)
 	if err != nil {
 		fail(err)
 	}
@@ -88,13 +80,11 @@ func target(s map[string]float64) ([]check, error) {
 // disc: notebook 02, the semi-implicit zero-input trajectory (Appendix A.2) and Theorem 2's f*_DT.
 func disc(s map[string]float64) ([]check, error) {
 	c := theory.Constants{TauM: s["taum"], TauA: s["taua"], Dt: s["dt"]}
-	var kappa float64
-	var err error
+	kappaOf := c.KappaForTargetHz
 	if s["exact"] == 1 {
-		kappa, err = c.KappaDTExact(s["fstar"])
-	} else {
-		kappa, err = c.KappaForTargetHz(s["fstar"])
+		kappaOf = c.KappaDTExact
 	}
+	kappa, err := kappaOf(s["fstar"])
 	if err != nil {
 		return nil, err
 	}
@@ -139,11 +129,7 @@ func ts(s map[string]float64) ([]check, error) {
 	if err != nil {
 		return nil, err
 	}
-	ones := make([]float64, 100)
-	for k := range ones {
-		ones[k] = 1
-	}
-	tr, err := sim.Run(p, ones)
+	tr, err := sim.Run(p, slices.Repeat([]float64{1}, 100))
 	if err != nil {
 		return nil, err
 	}
@@ -173,10 +159,7 @@ func play(s map[string]float64) ([]check, error) {
 		in[k] = s["amp"] * u[k] / gain
 	}
 	m := int(s["m"])
-	b, l := make([]float64, m), make([]float64, m)
-	for i := range b {
-		b[i], l[i] = s["beta"], s["lambda"]
-	}
+	b, l := slices.Repeat([]float64{s["beta"]}, m), slices.Repeat([]float64{s["lambda"]}, m)
 	p, err := sim.Config{TauM: c.TauM, TauA: c.TauA, Dt: c.Dt, FStar: s["fstar"], Beta: b, Lambda: l, Vth: 1, Nesting: theory.Nesting(s["nesting"])}.Params()
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/fits-snn/fits/fits/events"
 	"github.com/fits-snn/fits/fits/fused"
@@ -20,13 +21,7 @@ func main() {
 func run() error {
 	const batch, steps, neurons = 2, 5, 40
 	s := fused.Shape{Batch: batch, Steps: steps, Neurons: neurons}
-	fill := func(n int, v float32) []float32 {
-		out := make([]float32, n)
-		for i := range out {
-			out[i] = v
-		}
-		return out
-	}
+	fill := func(n int, v float32) []float32 { return slices.Repeat([]float32{v}, n) }
 	coef := func(v float32) []float32 { return fill(neurons, v) }
 	c := fused.Coefficients{MuBar: 0.9, RhoBar: 0.98, Vth: 1, SurrogateWidth: 1, SurrogateScale: 0.3,
 		EtaDt: coef(0.1), GammaDt: coef(0.1), Beta: [][]float32{coef(0.5)}, Lambda: [][]float32{coef(0.5)}}
@@ -53,9 +48,6 @@ func run() error {
 	if _, _, err := events.Gradients(es, cur, y); err != nil {
 		return err
 	}
-	sel := make([]uint64, es.Rows*events.BitStride(es.In))
-	for i := range sel {
-		sel[i] = 0x5555555555555555
-	}
+	sel := slices.Repeat([]uint64{0x5555555555555555}, es.Rows*events.BitStride(es.In))
 	return events.SelectedInputCotangent(es, y, w, sel, cur)
 }
