@@ -14,7 +14,8 @@ Writes three JSON files into --out (default internal/golden/official), every num
                 3 classes, official nesting): every parameter, the input, the labels, the dropout masks
                 (fits/dropmask's generator), the loss and every gradient, in float64.
 
-File formats (field names and shapes) are documented in internal/golden/golden.go. Every file carries the
+File formats: field names and shapes in internal/golden/golden.go, what each file holds in docs/peers.md
+("The golden files"). Every file carries the
 generator's name, the torch and numpy versions and the seed; the output is deterministic (one thread, fixed
 seeds, draws redone until a case is usable: stable, spiking a fair amount, no pre-reset voltage close to
 the threshold).
