@@ -14,7 +14,7 @@ Environment: FITS_QUICK=1 is passed to the kernel (notebooks may shrink expensiv
 FITS_MODE and FITS_RUNS (the results notebooks' mode and runs folder); GOMLX_NO_AUTO_INSTALL=1 and
 FITS_HEADLESS=1 are always set (cells with widgets, which wait for a browser, skip themselves).
 
-Usage: .venv/bin/python scripts/run_notebooks.py [--out DIR] [--timeout S] [--check-only | --strip] [NOTEBOOK ...]
+Usage: .venv/bin/python scripts/run_notebooks.py [--out DIR] [--timeout S] [--cell-times] [--check-only | --strip] [NOTEBOOK ...]
 """
 
 import argparse
@@ -123,8 +123,9 @@ def first_error(nb):
     return None, None
 
 
-def execute(path, out_dir, timeout):
-    """Executes one notebook; returns (ok, seconds, message)."""
+def execute(path, out_dir, timeout, cell_times=False):
+    """Executes one notebook; returns (ok, seconds, message). With cell_times, prints each code cell's wall
+    time as the client measures it (the kernel's own timestamps have whole seconds only)."""
     nb = nbformat.read(path, as_version=4)
     problems = check_stored(nb, path)
     if problems:
@@ -140,6 +141,15 @@ def execute(path, out_dir, timeout):
         allow_errors=False,
         resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}},
     )
+    if cell_times:
+        started = {}
+        client.on_cell_execute = lambda cell, cell_index: started.__setitem__(cell_index, time.monotonic())
+
+        def report(cell, cell_index, execute_reply):
+            line = " ".join("".join(cell.source).split())[:70]
+            print(f"      cell {cell_index:3d} {time.monotonic() - started[cell_index]:6.2f} s  {line}", flush=True)
+
+        client.on_cell_executed = report
     start = time.monotonic()
     ok, msg = True, ""
     with open(log_path, "w", encoding="utf-8") as log:
@@ -173,6 +183,7 @@ def main(argv):
     ap.add_argument("notebooks", nargs="*", help="notebooks to run (default: notebooks/*.ipynb)")
     ap.add_argument("--out", default=os.path.join(root, "notebooks", ".executed"), help="folder for executed copies")
     ap.add_argument("--timeout", type=int, default=900, help="per-cell timeout in seconds")
+    ap.add_argument("--cell-times", action="store_true", help="print each code cell's wall time")
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--check-only", action="store_true", help="only check the stored notebooks")
     mode.add_argument("--strip", action="store_true", help="remove outputs and execution counts in place")
@@ -206,7 +217,7 @@ def main(argv):
     os.environ["FITS_HEADLESS"] = "1"
     total = time.monotonic()
     for p in paths:
-        ok, secs, msg = execute(p, args.out, args.timeout)
+        ok, secs, msg = execute(p, args.out, args.timeout, args.cell_times)
         failed += not ok
         print(f"{'ok  ' if ok else 'FAIL'}  {os.path.basename(p):32s} {secs:6.1f} s  {msg}", flush=True)
     print(f"notebooks: {len(paths) - failed}/{len(paths)} passed in {time.monotonic() - total:.1f} s")
