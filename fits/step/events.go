@@ -64,10 +64,16 @@ func denseShape(be *blockExecs, d []int) events.Shape {
 	return s
 }
 
+// eventCapable reports whether block be's synapse can run event-driven at all (at some density): the fused
+// engine's dense block with a flat output.
+func (e *chunked) eventCapable(be *blockExecs) bool {
+	return e.rec.kernel && be.b.Dense && be.weights != nil && len(be.b.OutDims) == 1
+}
+
 // useEvents reports whether block be's synapse runs event-driven on an input of dims [batch, T, in...]
 // with this fraction of nonzero entries.
 func (e *chunked) useEvents(be *blockExecs, dims []int, density float64) bool {
-	if !e.rec.kernel || !be.b.Dense || be.weights == nil || density > EventsMaxDensity || len(be.b.OutDims) != 1 {
+	if !e.eventCapable(be) || density > EventsMaxDensity {
 		return false
 	}
 	s := denseShape(be, dims)

@@ -354,7 +354,7 @@ type InputEvents struct {
 // for it, the engine expands them).
 func AcceptsInputEvents(e Engine) bool {
 	c, ok := e.(*chunked)
-	return ok && c.rec.kernel && len(c.blocks) > 0 && c.blocks[0].b.Dense && len(c.blocks[0].b.OutDims) == 1 && c.blocks[0].weights != nil
+	return ok && len(c.blocks) > 0 && c.eventCapable(c.blocks[0])
 }
 
 // inputDims returns the dimensions of b's input, [batch, time, InputDims...].
@@ -384,7 +384,7 @@ func checkBatch(net model.Net, b Batch, training bool) error {
 	}
 	if b.X == nil {
 		rs := b.Events.Rec.Shape()
-		if rs.Rows != dims[0]*dims[1] || rs.In*dims[0]*dims[1] != shapes.Make(dtypes.Float32, dims...).Size() {
+		if in := shapes.Make(dtypes.Float32, dims[2:]...).Size(); rs.Rows != dims[0]*dims[1] || rs.In != in {
 			return fmt.Errorf("step: input events of shape %+v for an input %v", rs, dims)
 		}
 	}
