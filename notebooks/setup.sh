@@ -11,11 +11,12 @@
 # versions the project pins, and copies the project's go.sum so every checksum is already known. Safe to
 # run again.
 #
-# The same first cell then sets `%goflags "-ldflags=-s -w"` (no symbol table or DWARF: the link of each
-# cell's program, 40 MB with XLA's bindings, is the larger part of a cell's time) and `%noautoget` (no
-# `go get` before each cell; nothing is missing). A cell that only draws or shows a figure took 5.6–7.2 s
-# with GoNB's defaults and 2.7–3.2 s with both (two CPU cores busy with training). FITS_ROOT overrides the
-# repository root (the browser test runs a copy of a notebook from another folder).
+# The same first cell then sets `%goflags "-ldflags=-s -w -linkmode=internal"` (no symbol table or DWARF,
+# and Go's own linker instead of the C toolchain's: the link of each cell's program, 30 MB with XLA's
+# bindings, is the larger part of a cell's time) and `%noautoget` (no `go get` before each cell; nothing is
+# missing). A cell that only draws or shows a figure took 5.6–7.2 s with GoNB's defaults and 2.7–3.2 s with
+# the first two flags (two CPU cores busy with training); docs/notebooks.md has the idle-core numbers.
+# FITS_ROOT overrides the repository root (the browser test runs a copy of a notebook from another folder).
 set -euo pipefail
 export GOTOOLCHAIN="${GOTOOLCHAIN:-go1.27.3}"
 root="${FITS_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"

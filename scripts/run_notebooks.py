@@ -32,7 +32,7 @@ KERNEL = "gonb"
 
 # The first code cell of every notebook: the module set-up, then GoNB's build flags (no symbol table or DWARF
 # in each cell's program, which halves a cell's time) and no automatic `go get` (notebooks/setup.sh).
-FIRST_CELL = '!*bash ${GONB_DIR}/setup.sh\n%goflags "-ldflags=-s -w"\n%noautoget'
+FIRST_CELL = '!*bash ${GONB_DIR}/setup.sh\n%goflags "-ldflags=-s -w -linkmode=internal"\n%noautoget'
 
 
 def check_stored(nb, path):

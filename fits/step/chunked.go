@@ -49,6 +49,7 @@ type chunked struct {
 	// constCot: the head returns the cotangent of the last block's output as [batch, OutDims...], the same
 	// at every time step (fused engine, sum or mean readout or no classifier; timeConstantCotangent).
 	constCot bool
+	cotSlots map[string]*hostBuffer // the fused backward's cotangent buffers, one per shape (cotSlot)
 }
 
 // recurrence is how a chunked engine runs each block's neuron recurrence, the one part in which the engines
@@ -721,9 +722,11 @@ func (e *chunked) Close() {
 	e.mem.free()
 	for _, be := range e.blocks {
 		be.hOut.free()
-		be.cotOut.free()
 		be.curOut.free()
 		be.cotIn.free()
+	}
+	for _, slot := range e.cotSlots {
+		slot.free()
 	}
 	for _, x := range e.execs() {
 		if x != nil {

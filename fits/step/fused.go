@@ -48,7 +48,6 @@ type fusedExecs struct {
 	order     int                // TS order M
 	pshape    []int              // the coefficients' parameter shape P (neuron.ParamShape)
 	hOut      hostBuffer         // the block's output h, reused across steps
-	cotOut    hostBuffer         // the cotangent of the block's current, reused across steps
 	// sel is the selection of the block's output entries whose cotangent its backward reads
 	// (fused.ForwardSelect), written by a training step's forward when the next block can use it
 	// (selectable); selShape is the shape it was written for, zero when this step wrote none.
@@ -225,6 +224,21 @@ func (e *chunked) hostOutput(slot *hostBuffer, dims []int, fill func([]float32) 
 	return slot.t, fill(slot.flat)
 }
 
+// cotSlot is the buffer that fusedBackward writes the cotangent of a current of dims into. Blocks of the
+// same shape share it: a block's cotangent is read by its synapse's backward, which gives the cotangent
+// of the previous block's output, before the previous block's backward overwrites it. One [B, T, W]
+// float32 array less per layer (16 MB at the SHD recipe's shape).
+func (e *chunked) cotSlot(dims []int) *hostBuffer {
+	key := fmt.Sprint(dims)
+	if e.cotSlots[key] == nil {
+		if e.cotSlots == nil {
+			e.cotSlots = map[string]*hostBuffer{}
+		}
+		e.cotSlots[key] = &hostBuffer{}
+	}
+	return e.cotSlots[key]
+}
+
 // fusedBackward adds the gradients of the block's neuron variables to grads and returns the cotangent of
 // its current, given cur, the block's current (fusedForward's input), cot, the cotangent of the block's
 // output h = spikes·D [batch, T, OutDims...], and drop, the description of the dropout mask D that
@@ -233,7 +247,7 @@ func (e *chunked) fusedBackward(be *blockExecs, cur, cot *tensors.Tensor, drop *
 	dims := cur.Shape().Dimensions
 	s := kernelShape(dims)
 	var g fused.Grads
-	cotCur, err := e.hostOutput(&be.cotOut, dims, func(out []float32) error {
+	cotCur, err := e.hostOutput(e.cotSlot(dims), dims, func(out []float32) error {
 		return hostViews([]*tensors.Tensor{cur, cot}, func(v [][]float32) (err error) {
 			g, err = fused.Backward(&be.hostCoefs, s, v[0], v[1], drop, out)
 			return err
