@@ -63,7 +63,7 @@ var commands = map[string]command{
 
 func main() {
 	execWithHugePageMalloc()
-	if os.Getenv("GOGC") == "" {
+	if len(os.Args) > 1 && trainingCommands[os.Args[1]] && os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
 	os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
@@ -141,13 +141,17 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'fits <command> --help' for the flags of one command.")
 }
 
-// gcPercent is the Go garbage collector's target (GOGC) the CLI runs with unless GOGC is set. A training
-// process's Go heap is mostly long-lived [batch, T, W] buffers reused every step plus a few MB of garbage per
-// step, and Go's default of 100 lets the heap grow to twice what is live before it collects. At 25 a
-// full-size SHD run (shd-val/fsts-m1/w128, Go backend, 3 epochs) peaks at 255 instead of 350 MiB resident
-// with the same epoch times; with XLA CPU the peak hardly changes (XLA's own memory dominates). Measured:
-// docs/performance.md, "Memory and time of a full-size SHD run".
+// gcPercent is the Go garbage collector's target (GOGC) the training commands run with unless GOGC is
+// set. A training process's Go heap is mostly long-lived [batch, T, W] buffers reused every step plus a few
+// MB of garbage per step, and Go's default of 100 lets the heap grow to twice what is live before it
+// collects. At 25 a full-size SHD run (shd-val/fsts-m1/w128, Go backend, 3 epochs) peaks at 255 instead of
+// 350 MiB resident with the same epoch times; with XLA CPU the peak hardly changes (XLA's own memory
+// dominates). Measured: docs/performance.md, "Memory and time of a full-size SHD run".
 const gcPercent = 25
+
+// trainingCommands are the commands that train or evaluate networks, which run with gcPercent; the others
+// keep Go's default (their heaps were not measured).
+var trainingCommands = map[string]bool{"train": true, "eval": true, "bench": true, "sweep": true, "reproduce": true, "demo": true, "selftest": true}
 
 // mallocHugePages is the glibc tunable that makes malloc advise the kernel to back its large allocations
 // with transparent huge pages (glibc ≥ 2.35; older versions ignore it). XLA's CPU runtime allocates every
