@@ -87,7 +87,12 @@ func keepRawStrings(b []byte, v any) ([]byte, error) {
 	note := func(s string) error {
 		if utf8.ValidString(s) {
 			if strings.ContainsRune(s, utf8.RuneError) {
-				raw[s] = s // a U+FFFD of its own: it must not be taken for another string's replacement
+				// A U+FFFD of its own: it must not be taken for another string's replacement, whichever of
+				// the two is met first (a map's order is random).
+				if was, ok := raw[s]; ok && was != s {
+					return &IndistinctError{A: was, B: s}
+				}
+				raw[s] = s
 			}
 			return nil
 		}
