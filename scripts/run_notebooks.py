@@ -31,7 +31,8 @@ from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernel
 KERNEL = "gonb"
 
 # The first code cell of every notebook: the module set-up, then GoNB's build flags (no symbol table or DWARF
-# in each cell's program, which halves a cell's time) and no automatic `go get` (notebooks/setup.sh).
+# in each cell's program, linked by Go's own linker: most of a cell's time is its link; docs/notebooks.md has
+# the numbers) and no automatic `go get` (notebooks/setup.sh).
 FIRST_CELL = '!*bash ${GONB_DIR}/setup.sh\n%goflags "-ldflags=-s -w -linkmode=internal"\n%noautoget'
 
 

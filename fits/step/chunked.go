@@ -49,7 +49,7 @@ type chunked struct {
 	// constCot: the head returns the cotangent of the last block's output as [batch, OutDims...], the same
 	// at every time step (fused engine, sum or mean readout or no classifier; timeConstantCotangent).
 	constCot bool
-	cotSlots map[string]*hostBuffer // the fused backward's cotangent buffers, one per shape (cotSlot)
+	cotSlots map[fused.Shape]*hostBuffer // the fused backward's cotangent buffers, one per kernel shape (cotSlot)
 }
 
 // recurrence is how a chunked engine runs each block's neuron recurrence, the one part in which the engines

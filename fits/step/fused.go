@@ -224,19 +224,18 @@ func (e *chunked) hostOutput(slot *hostBuffer, dims []int, fill func([]float32) 
 	return slot.t, fill(slot.flat)
 }
 
-// cotSlot is the buffer that fusedBackward writes the cotangent of a current of dims into. Blocks of the
-// same shape share it: a block's cotangent is read by its synapse's backward, which gives the cotangent
-// of the previous block's output, before the previous block's backward overwrites it. One [B, T, W]
-// float32 array less per layer (16 MB at the SHD recipe's shape).
-func (e *chunked) cotSlot(dims []int) *hostBuffer {
-	key := fmt.Sprint(dims)
-	if e.cotSlots[key] == nil {
+// cotSlot is the buffer that fusedBackward writes the cotangent of a current of kernel shape s into. Blocks
+// of one shape share it: a block's cotangent is read by its synapse's backward, which gives the cotangent of
+// the previous block's output, before the previous block's backward overwrites it. One [B, T, W] float32
+// array less per layer (16 MB at the SHD recipe's shape).
+func (e *chunked) cotSlot(s fused.Shape) *hostBuffer {
+	if e.cotSlots[s] == nil {
 		if e.cotSlots == nil {
-			e.cotSlots = map[string]*hostBuffer{}
+			e.cotSlots = map[fused.Shape]*hostBuffer{}
 		}
-		e.cotSlots[key] = &hostBuffer{}
+		e.cotSlots[s] = &hostBuffer{}
 	}
-	return e.cotSlots[key]
+	return e.cotSlots[s]
 }
 
 // fusedBackward adds the gradients of the block's neuron variables to grads and returns the cotangent of
@@ -247,7 +246,7 @@ func (e *chunked) fusedBackward(be *blockExecs, cur, cot *tensors.Tensor, drop *
 	dims := cur.Shape().Dimensions
 	s := kernelShape(dims)
 	var g fused.Grads
-	cotCur, err := e.hostOutput(e.cotSlot(dims), dims, func(out []float32) error {
+	cotCur, err := e.hostOutput(e.cotSlot(s), dims, func(out []float32) error {
 		return hostViews([]*tensors.Tensor{cur, cot}, func(v [][]float32) (err error) {
 			g, err = fused.Backward(&be.hostCoefs, s, v[0], v[1], drop, out)
 			return err
