@@ -149,7 +149,7 @@ func (x *expanded) backwardM1x16(s Shape, b, from int, in *backwardIn, hist, acc
 	}
 	i := from
 	for ; i+2*lanes16 <= n; i += 2 * lanes16 {
-		x.loadPair16(k, in.drop, b, n, i, last)
+		x.loadPair16(k, in.drop, b, n, i, in.drop.origin+last)
 		args.current = unsafe.Pointer(&in.current[base+i])
 		args.cotSpikes = unsafe.Pointer(&in.cotSpikes[in.cotSpikesAt(b, 0, n)+i])
 		args.cotCurrent = unsafe.Pointer(&in.cotCurrent[last+i])

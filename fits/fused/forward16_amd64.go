@@ -58,7 +58,7 @@ func (x *expanded) forwardM1x16(s Shape, b, from int, current []float32, drop *m
 	total := 0
 	i := from
 	for ; i+2*lanes16 <= n; i += 2 * lanes16 {
-		x.loadPair16(k, drop, b, n, i, base)
+		x.loadPair16(k, drop, b, n, i, drop.origin+base)
 		args.current, args.out = unsafe.Pointer(&current[base+i]), unsafe.Pointer(&out[base+i])
 		args.sel = unsafe.Pointer(&scratch[0])
 		if sel != nil {

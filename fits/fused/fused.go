@@ -138,6 +138,19 @@ type mask struct {
 	step           bool      // the per-step mask of key, threshold and scale
 	key, threshold uint32
 	scale          float32
+	// origin is the flat index (b·T + t)·N + i of the layer's element that the kernel's arrays start at: 0
+	// for the whole batch, b·T·N for the arrays of batch element b alone (element).
+	origin int
+}
+
+// element is m as the kernel reads it for the arrays of batch element b alone ([T, N] instead of [batch,
+// T, N]), in a layer of shape s.
+func (m mask) element(s Shape, b int) mask {
+	if m.shared != nil {
+		m.shared = m.shared[b*s.Neurons : (b+1)*s.Neurons]
+	}
+	m.origin += b * s.Steps * s.Neurons
+	return m
 }
 
 // compile checks d against s and returns the kernel's view of it (the zero mask, no dropout, for nil).
@@ -160,9 +173,9 @@ func (d *Dropout) compile(s Shape) (mask, error) {
 	return mask{step: true, key: d.Key, threshold: dropmask.Threshold(d.P), scale: dropmask.Scale(d.P)}, nil
 }
 
-// stepAt returns D at flat index idx = (b·T + t)·N + i of a per-step mask.
+// stepAt returns D at flat index idx = (b·T + t)·N + i (from the mask's origin) of a per-step mask.
 func (m *mask) stepAt(idx int) float32 {
-	if dropmask.Bits(m.key, uint32(idx)) >= m.threshold {
+	if dropmask.Bits(m.key, uint32(m.origin+idx)) >= m.threshold {
 		return m.scale
 	}
 	return 0
@@ -260,7 +273,15 @@ func SelectionWords(s Shape) int { return s.Batch * s.Steps * events.BitStride(s
 // the cotangent is replaced by 0 at every entry whose bit is clear (package fits/events computes the input
 // cotangent of the next synapse only at the selected entries).
 func ForwardSelect(c *Coefficients, s Shape, current []float32, dropout *Dropout, out []float32, sel []uint64) ([]int, error) {
-	if err := s.check(current, out); err != nil {
+	if err := s.check(current); err != nil {
+		return nil, err
+	}
+	return forward(c, s, source{dense: current}, dropout, out, sel)
+}
+
+// forward is ForwardSelect with the current read from src.
+func forward(c *Coefficients, s Shape, src source, dropout *Dropout, out []float32, sel []uint64) ([]int, error) {
+	if err := s.check(out); err != nil {
 		return nil, err
 	}
 	if sel != nil && len(sel) != SelectionWords(s) {
@@ -276,17 +297,21 @@ func ForwardSelect(c *Coefficients, s Shape, current []float32, dropout *Dropout
 	x := expand(c, s.Neurons)
 	isa := ActiveISA()
 	work := make([]vecWork, workers(s.Batch))
+	scratch := src.scratch(s)
 	counts := make([]int, s.Batch)
 	stride := events.BitStride(s.Neurons)
+	one, size := Shape{Batch: 1, Steps: s.Steps, Neurons: s.Neurons}, s.Steps*s.Neurons
 	parallel(s.Batch, func(w, b int) {
+		// The kernels run on batch element b's arrays alone, as a batch of one.
 		var rows []uint64
 		if sel != nil {
 			rows = sel[b*s.Steps*stride : (b+1)*s.Steps*stride]
 			clear(rows)
 		}
-		i, count := x.forwardVector(isa, s, b, current, &drop, out, sel, &work[w])
+		cur, d, o := src.element(isa, s, b, scratch[w]), drop.element(s, b), out[b*size:(b+1)*size]
+		i, count := x.forwardVector(isa, one, 0, cur, &d, o, rows, &work[w])
 		for ; i < s.Neurons; i++ {
-			count += x.forwardScalar(s, b, i, current, &drop, out, rows)
+			count += x.forwardScalar(one, 0, i, cur, &d, o, rows)
 		}
 		counts[b] = count
 	})
@@ -304,24 +329,32 @@ func ForwardSelect(c *Coefficients, s Shape, current []float32, dropout *Dropout
 // the same to the bit as with that array broadcast over T, without its batch·T·N values being written
 // and read.
 func Backward(c *Coefficients, s Shape, current, cotOut []float32, dropout *Dropout, cotCurrent []float32) (Grads, error) {
+	if err := s.check(current, cotCurrent); err != nil {
+		return Grads{}, err
+	}
+	g, _, err := backward(c, s, source{dense: current}, cotOut, dropout, cotCurrent)
+	return g, err
+}
+
+// backward is Backward with the current read from src. With src.rank set it writes no cotangent of the
+// current (cotCurrent is nil) and also returns, per batch element, the sums RankOne's gradients add up
+// ([batch][2][N]: Σₜ X[b, t]·Ī[b, t, i], then Σₜ Ī[b, t, i]).
+func backward(c *Coefficients, s Shape, src source, cotOut []float32, dropout *Dropout, cotCurrent []float32) (Grads, []float32, error) {
 	cotRows := s.Steps
 	if len(cotOut) == s.Batch*s.Neurons && s.Steps > 1 {
 		cotRows = 1
 	}
-	if err := s.check(current, cotCurrent); err != nil {
-		return Grads{}, err
-	}
 	if len(cotOut) != s.Batch*cotRows*s.Neurons {
-		return Grads{}, fmt.Errorf("fused: output cotangent of %d values for shape [%d, %d, %d] (or [%d, %d])",
+		return Grads{}, nil, fmt.Errorf("fused: output cotangent of %d values for shape [%d, %d, %d] (or [%d, %d])",
 			len(cotOut), s.Batch, s.Steps, s.Neurons, s.Batch, s.Neurons)
 	}
 	drop, err := dropout.compile(s)
 	if err != nil {
-		return Grads{}, err
+		return Grads{}, nil, err
 	}
 	p, err := c.check(s.Neurons)
 	if err != nil {
-		return Grads{}, err
+		return Grads{}, nil, err
 	}
 	x := expand(c, s.Neurons)
 	// Per batch element, per neuron sums of the coefficient cotangents over time: [2 + 2M][N] (Σ a·V̄0,
@@ -339,11 +372,28 @@ func Backward(c *Coefficients, s Shape, current, cotOut []float32, dropout *Drop
 		hist[w] = make([]float32, size)
 	}
 	work := make([]vecWork, workers(s.Batch))
-	in := backwardIn{current: current, cotSpikes: cotOut, drop: &drop, cotCurrent: cotCurrent, cotRows: cotRows}
+	scratch, cotScratch := src.scratch(s), src.scratch(s)
+	var sums []float32
+	if src.rank != nil {
+		sums = make([]float32, s.Batch*2*s.Neurons)
+	}
+	one, elem := Shape{Batch: 1, Steps: s.Steps, Neurons: s.Neurons}, s.Steps*s.Neurons
 	parallel(s.Batch, func(w, b int) {
+		// The kernels run on batch element b's arrays alone, as a batch of one.
+		d := drop.element(s, b)
+		in := backwardIn{current: src.element(isa, s, b, scratch[w]), drop: &d, cotRows: cotRows,
+			cotSpikes: cotOut[b*cotRows*s.Neurons : (b+1)*cotRows*s.Neurons]}
+		if src.rank != nil {
+			in.cotCurrent = cotScratch[w]
+		} else {
+			in.cotCurrent = cotCurrent[b*elem : (b+1)*elem]
+		}
 		a := acc[b*nacc*s.Neurons : (b+1)*nacc*s.Neurons]
-		for i := x.backwardVector(isa, s, b, &in, hist[w], a, &work[w]); i < s.Neurons; i++ {
-			x.backwardScalar(s, b, i, in, hist[w], a)
+		for i := x.backwardVector(isa, one, 0, &in, hist[w], a, &work[w]); i < s.Neurons; i++ {
+			x.backwardScalar(one, 0, i, in, hist[w], a)
+		}
+		if src.rank != nil {
+			src.rank.sums(isa, s, b, in.cotCurrent, sums[b*2*s.Neurons:(b+1)*2*s.Neurons])
 		}
 	})
 	// Sum over the batch and over the neurons sharing a coefficient entry, in float64.
@@ -368,7 +418,7 @@ func Backward(c *Coefficients, s Shape, current, cotOut []float32, dropout *Drop
 		g.Beta = append(g.Beta, reduce(2+j))
 		g.Lambda = append(g.Lambda, reduce(2+x.m+j))
 	}
-	return g, nil
+	return g, sums, nil
 }
 
 // backwardIn are Backward's arrays and its dropout mask.

@@ -196,7 +196,7 @@ func (x *expanded) forward16(s Shape, b, from int, current []float32, drop *mask
 			a.drop = load16(drop.shared, b*n+from+g*lanes16)
 		}
 		if step {
-			a.ctr = k.counters16(base + g*lanes16)
+			a.ctr = k.counters16(drop.origin + base + g*lanes16)
 		}
 	}
 	idx := base
@@ -306,7 +306,7 @@ func (x *expanded) backward16(s Shape, b, from int, in *backwardIn, hist, acc []
 				a.drop = load16(in.drop.shared, b*n+i+g*lanes16)
 			}
 			if step {
-				a.ctr = cs.counters16(base + (s.Steps-1)*n + i + g*lanes16) // the last step's; the loop runs back in time
+				a.ctr = cs.counters16(in.drop.origin + base + (s.Steps-1)*n + i + g*lanes16) // the last step's; the loop runs back in time
 			}
 		}
 		for t := s.Steps - 1; t >= 0; t-- {

@@ -195,7 +195,7 @@ func (x *expanded) forward8(s Shape, b, from int, current []float32, drop *mask,
 			a.drop = load8(drop.shared, b*n+from+g*lanes8)
 		}
 		if step {
-			a.ctr = k.counters8(base + g*lanes8)
+			a.ctr = k.counters8(drop.origin + base + g*lanes8)
 		}
 	}
 	idx := base
@@ -305,7 +305,7 @@ func (x *expanded) backward8(s Shape, b, from int, in *backwardIn, hist, acc []f
 				a.drop = load8(in.drop.shared, b*n+i+g*lanes8)
 			}
 			if step {
-				a.ctr = cs.counters8(base + (s.Steps-1)*n + i + g*lanes8) // the last step's; the loop runs back in time
+				a.ctr = cs.counters8(in.drop.origin + base + (s.Steps-1)*n + i + g*lanes8) // the last step's; the loop runs back in time
 			}
 		}
 		for t := s.Steps - 1; t >= 0; t-- {

@@ -393,6 +393,20 @@ func (e *chunked) forwardPass(b Batch, drop dropouts, training, save bool) (hs, 
 	for i, be := range e.blocks {
 		var outs []*tensors.Tensor
 		var cur *tensors.Tensor
+		be.rankX = nil
+		if e.rankOne(i, be, b.X) {
+			// The kernels compute the current from x themselves: curs[0] stays nil.
+			be.rankX, be.eventDriven = b.X, false
+			var h *tensors.Tensor
+			var rate float64
+			if h, rate, density, err = e.fusedForward(be, nil, b.Mask, drop.host(i), training && e.selectable(i)); err != nil {
+				return
+			}
+			curs = append(curs, nil)
+			hs = append(hs, h)
+			rates = append(rates, rate)
+			continue
+		}
 		if i == 0 && given != nil {
 			cur, err = e.synapseForwardGiven(be, dims, given)
 		} else {
@@ -606,6 +620,9 @@ func (e *chunked) Gradients(b Batch) (m Metrics, grads map[string]*tensors.Tenso
 			var cotCur *tensors.Tensor
 			if cotCur, err = e.fusedBackward(be, curs[i], cot, drop.host(i), grads); err != nil {
 				return
+			}
+			if be.rankX != nil {
+				continue // a rank-one first layer: fusedBackward gave its synapse's gradients
 			}
 			if be.eventDriven {
 				var prev *blockExecs

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fits-snn/fits/fits/events"
+	"github.com/fits-snn/fits/fits/fused"
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
@@ -35,6 +36,36 @@ type eventExecs struct {
 	// given are the events of the first block's input when the batch gave them (Batch.Events) and the
 	// synapse ran on them; the backward's weight gradient reads them.
 	given *events.Recorded
+	// rankX is the input x [batch, T, 1] of a first block whose kernels computed its current from x
+	// themselves in this step (rankOne); nil otherwise.
+	rankX *tensors.Tensor
+}
+
+// RankOneInput turns on the fused engine's rank-one first layer: a first dense block whose input has a
+// single feature (sequential MNIST: one pixel a step) hands its input, weights and biases to the kernels
+// (fused.RankOne), which compute the current x·W + b per batch element in cache and sum the weights' and
+// biases' gradients themselves, instead of a [batch, T, N] current and its cotangent going through memory.
+// The forward pass gives the same bits; the gradients of W and b the same sums up to float32 rounding.
+// Set it false to compare with the event-driven or XLA synapse.
+var RankOneInput = true
+
+// rankOne reports whether block i of a step with dense input x (nil when the batch gave events) runs as a
+// rank-one first layer (RankOneInput).
+func (e *chunked) rankOne(i int, be *blockExecs, x *tensors.Tensor) bool {
+	if !RankOneInput || i != 0 || x == nil || !e.eventCapable(be) {
+		return false
+	}
+	d := x.Shape().Dimensions
+	out := be.b.OutDims[0]
+	return len(d) == 3 && d[2] == 1 && be.weights.Shape().Size() == out && be.biases.Shape().Size() == out
+}
+
+// rankOneViews calls fn with block be's rank-one input (its rankX, weights and biases) as the kernels read
+// it, in place where the backend shares host memory.
+func rankOneViews(be *blockExecs, fn func(fused.RankOne) error) error {
+	return hostViews([]*tensors.Tensor{be.rankX, be.weights.MustValue(), be.biases.MustValue()}, func(v [][]float32) error {
+		return fn(fused.RankOne{X: v[0], W: v[1], Bias: v[2]})
+	})
 }
 
 // buildEvents prepares block i (a model.Block with Dense set) for event-driven synapses.

@@ -113,7 +113,8 @@ func (e *chunked) buildFused(backend compute.Backend, be *blockExecs) error {
 // and the fraction of spikes among all entries of the output, padded examples included (an upper bound of
 // h's fraction of nonzero entries).
 //
-// With selecting set it also writes the block's selection (fused.ForwardSelect) to be.sel.
+// With selecting set it also writes the block's selection (fused.ForwardSelect) to be.sel. A nil cur is
+// the current of a rank-one first layer (be.rankX; fused.RankOne).
 func (e *chunked) fusedForward(be *blockExecs, cur, mask *tensors.Tensor, drop *fused.Dropout, selecting bool) (h *tensors.Tensor, rate, density float64, err error) {
 	outs, err := e.times.exec(be.coefs)
 	if err != nil {
@@ -131,7 +132,7 @@ func (e *chunked) fusedForward(be *blockExecs, cur, mask *tensors.Tensor, drop *
 		return nil, 0, 0, err
 	}
 	be.hostCoefs = c
-	dims := cur.Shape().Dimensions
+	dims := currentDims(be, cur)
 	s := kernelShape(dims)
 	examples, err := tensors.CopyFlatData[float32](mask)
 	if err != nil {
@@ -149,6 +150,12 @@ func (e *chunked) fusedForward(be *blockExecs, cur, mask *tensors.Tensor, drop *
 		sel = be.sel
 	}
 	h, err = e.hostOutput(&be.hOut, dims, func(out []float32) error {
+		if cur == nil {
+			return rankOneViews(be, func(in fused.RankOne) (err error) {
+				counts, err = fused.ForwardRankOne(&be.hostCoefs, s, in, drop, out, sel)
+				return err
+			})
+		}
 		return hostViews([]*tensors.Tensor{cur}, func(v [][]float32) (err error) {
 			counts, err = fused.ForwardSelect(&be.hostCoefs, s, v[0], drop, out, sel)
 			return err
@@ -166,6 +173,16 @@ func (e *chunked) fusedForward(be *blockExecs, cur, mask *tensors.Tensor, drop *
 		total += n
 	}
 	return h, rate, float64(total) / float64(s.Batch*s.Steps*s.Neurons), nil
+}
+
+// currentDims are the dimensions [batch, T, OutDims...] of block be's current cur, or, for nil, of the
+// current of its rank-one input be.rankX [batch, T, 1].
+func currentDims(be *blockExecs, cur *tensors.Tensor) []int {
+	if cur != nil {
+		return cur.Shape().Dimensions
+	}
+	x := be.rankX.Shape().Dimensions
+	return append([]int{x[0], x[1]}, be.b.OutDims...)
 }
 
 // kernelShape is the kernel's view of a tensor [batch, T, d1, …, dn].
@@ -241,17 +258,34 @@ func (e *chunked) cotSlot(s fused.Shape) *hostBuffer {
 // fusedBackward adds the gradients of the block's neuron variables to grads and returns the cotangent of
 // its current, given cur, the block's current (fusedForward's input), cot, the cotangent of the block's
 // output h = spikes·D [batch, T, OutDims...], and drop, the description of the dropout mask D that
-// fusedForward applied (nil without dropout).
+// fusedForward applied (nil without dropout). For a rank-one first layer (nil cur) it adds the gradients
+// of the synapse's weights and biases too and returns no cotangent.
 func (e *chunked) fusedBackward(be *blockExecs, cur, cot *tensors.Tensor, drop *fused.Dropout, grads map[string]*tensors.Tensor) (*tensors.Tensor, error) {
-	dims := cur.Shape().Dimensions
+	dims := currentDims(be, cur)
 	s := kernelShape(dims)
 	var g fused.Grads
-	cotCur, err := e.hostOutput(e.cotSlot(s), dims, func(out []float32) error {
-		return hostViews([]*tensors.Tensor{cur, cot}, func(v [][]float32) (err error) {
-			g, err = fused.Backward(&be.hostCoefs, s, v[0], v[1], drop, out)
-			return err
+	var cotCur *tensors.Tensor
+	var err error
+	if cur == nil {
+		var gw, gb []float32
+		err = hostViews([]*tensors.Tensor{cot}, func(c [][]float32) error {
+			return rankOneViews(be, func(in fused.RankOne) (err error) {
+				g, gw, gb, err = fused.BackwardRankOne(&be.hostCoefs, s, in, c[0], drop)
+				return err
+			})
 		})
-	})
+		if err == nil {
+			grads[be.weights.Path()] = tensors.FromFlatDataAndDimensions(gw, be.weights.Shape().Dimensions...)
+			grads[be.biases.Path()] = tensors.FromFlatDataAndDimensions(gb, be.biases.Shape().Dimensions...)
+		}
+	} else {
+		cotCur, err = e.hostOutput(e.cotSlot(s), dims, func(out []float32) error {
+			return hostViews([]*tensors.Tensor{cur, cot}, func(v [][]float32) (err error) {
+				g, err = fused.Backward(&be.hostCoefs, s, v[0], v[1], drop, out)
+				return err
+			})
+		})
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -522,3 +522,52 @@ func TestFusedInputEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestFusedRankOneInput holds the fused engine with a rank-one first layer (one input feature, as
+// sequential MNIST has; RankOneInput) to the unrolled oracle, without dropout and with per-step and
+// time-shared dropout, at a width that runs the order-1 assembly kernels and the groups after them (40),
+// checks that the first block ran as rank one (and the others did not) and that turning RankOneInput off
+// gives the same step through the event-driven synapse.
+func TestFusedRankOneInput(t *testing.T) {
+	b := testBackend(t)
+	oneInput := func(kind neuron.Kind, m int, dropout float64) model.Net {
+		cfg := model.DefaultConfig(kind, m, 40, 3)
+		cfg.Readout, cfg.Dropout = model.ReadoutMean, dropout
+		return cfg.Net(1)
+	}
+	cases := []engineCase{
+		{"fsts1", oneInput(neuron.FSTS, 1, 0), 9, 0},
+		{"fsts1/dropout-step", oneInput(neuron.FSTS, 1, 0.3), 9, 0},
+		{"fsts2/dropout-shared", sharedDropout(oneInput(neuron.FSTS, 2, 0.3)), 7, 0},
+	}
+	for _, rankOne := range []bool{true, false} {
+		saved := RankOneInput
+		RankOneInput = rankOne
+		for _, tc := range cases {
+			t.Run(fmt.Sprintf("%s/rank-one=%v", tc.name, rankOne), func(t *testing.T) {
+				matchUnrolled(t, b, tc, Fused)
+				scope := mlmodel.NewStore().RootScope()
+				mctx := scope.At("model")
+				if err := InitVariables(b, mctx, tc.net); err != nil {
+					t.Fatal(err)
+				}
+				e, err := New(Fused, b, mctx, tc.net, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer e.Close()
+				batch := batchOf(6, tc.steps, tc.net.InputDims, tc.net.Classes, 2)
+				drawMasks(t, b, scope, tc.net, &batch)
+				if _, _, err := e.Gradients(batch); err != nil {
+					t.Fatal(err)
+				}
+				for i, be := range e.(*chunked).blocks {
+					if want := rankOne && i == 0; (be.rankX != nil) != want {
+						t.Errorf("block %d (%s): rank-one %v, want %v", i, tc.net.Blocks[i].Scope, be.rankX != nil, want)
+					}
+				}
+			})
+		}
+		RankOneInput = saved
+	}
+}
