@@ -59,6 +59,21 @@ func (r *RankOne) sums(isa ISA, s Shape, b int, cot, out []float32) {
 	}
 }
 
+// timeSum writes Σₜ h[t, i] of one element's h [T, N] to dst [N], in float32 in the order of t.
+func timeSum(isa ISA, h, dst []float32) {
+	if timeSumVector(isa, h, dst) {
+		return
+	}
+	n := len(dst)
+	for i := range n {
+		var acc float32
+		for t := i; t < len(h); t += n {
+			acc += h[t]
+		}
+		dst[i] = acc
+	}
+}
+
 // source is where a call's kernels read the current: a dense array [batch, T, N], or a RankOne input.
 type source struct {
 	dense []float32
@@ -68,11 +83,17 @@ type source struct {
 // scratch returns the buffers of the workers of a call on shape s: one element's current [T, N] each for
 // a RankOne input, none for a dense one.
 func (src source) scratch(s Shape) [][]float32 {
+	if src.rank == nil {
+		return make([][]float32, workers(s.Batch))
+	}
+	return elementBuffers(s)
+}
+
+// elementBuffers returns one buffer of a batch element's [T, N] values for each worker of a call on s.
+func elementBuffers(s Shape) [][]float32 {
 	bufs := make([][]float32, workers(s.Batch))
-	if src.rank != nil {
-		for w := range bufs {
-			bufs[w] = make([]float32, s.Steps*s.Neurons)
-		}
+	for w := range bufs {
+		bufs[w] = make([]float32, s.Steps*s.Neurons)
 	}
 	return bufs
 }
@@ -95,7 +116,7 @@ func ForwardRankOne(c *Coefficients, s Shape, in RankOne, dropout *Dropout, out 
 	if err := in.check(s); err != nil {
 		return nil, err
 	}
-	return forward(c, s, source{rank: &in}, dropout, out, sel)
+	return forward(c, s, source{rank: &in}, dropout, output{h: out, sel: sel})
 }
 
 // BackwardRankOne is Backward with the current given as a RankOne input: instead of the cotangent of the

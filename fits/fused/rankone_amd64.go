@@ -99,3 +99,44 @@ func sums8(xs, cot, out []float32) {
 	}
 	archsimd.ClearAVXUpperBits()
 }
+
+// timeSumVector is timeSum's loop in isa's vectors; it reports false for the scalar instruction set.
+func timeSumVector(isa ISA, h, dst []float32) bool {
+	switch isa {
+	case AVX512:
+		timeSum16(h, dst)
+	case AVX2:
+		timeSum8(h, dst)
+	default:
+		return false
+	}
+	return true
+}
+
+func timeSum16(h, dst []float32) {
+	n := len(dst)
+	for i := 0; i < n; i += lanes16 {
+		part := min(lanes16, n-i)
+		var acc vec16
+		for r := i; r < len(h); r += n {
+			v, _ := archsimd.LoadFloat32x16Part(h[r : r+part])
+			acc = acc.Add(v)
+		}
+		acc.StorePart(dst[i : i+part])
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+func timeSum8(h, dst []float32) {
+	n := len(dst)
+	for i := 0; i < n; i += lanes8 {
+		part := min(lanes8, n-i)
+		var acc vec8
+		for r := i; r < len(h); r += n {
+			v, _ := archsimd.LoadFloat32x8Part(h[r : r+part])
+			acc = acc.Add(v)
+		}
+		acc.StorePart(dst[i : i+part])
+	}
+	archsimd.ClearAVXUpperBits()
+}

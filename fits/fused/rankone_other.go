@@ -7,3 +7,6 @@ func fillVector(_ ISA, _, _, _, _ []float32) bool { return false }
 
 // sumsVector is absent from this build: RankOne.sums runs its scalar loop.
 func sumsVector(_ ISA, _, _, _ []float32) bool { return false }
+
+// timeSumVector is absent from this build: timeSum runs its scalar loop.
+func timeSumVector(_ ISA, _, _ []float32) bool { return false }

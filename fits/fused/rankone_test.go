@@ -134,3 +134,50 @@ func TestRankOneBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestForwardTimeSum holds ForwardTimeSum to Forward: the spike counts, and the sums over time of the
+// output h = S·D summed in float32 in the order of t, to the bit, in every ISA, without dropout and with
+// time-shared and per-step masks; a sums array of the wrong length is refused.
+func TestForwardTimeSum(t *testing.T) {
+	for ci, k := range []kernelCase{
+		{adapt: true, m: 1, dims: []int{3, 50, 64}},
+		{adapt: true, m: 2, dims: []int{2, 30, 40}},
+		{adapt: false, m: 0, dims: []int{2, 20, 13}},
+	} {
+		rng := rand.New(rand.NewPCG(uint64(41+ci), 42))
+		c, s, cur, _, _ := k.draw(rng)
+		shared := make([]float32, s.Batch*s.Neurons)
+		for i := range shared {
+			if rng.Float64() < 0.75 {
+				shared[i] = 1 / 0.75
+			}
+		}
+		for _, drop := range []*fused.Dropout{nil, {Shared: shared}, {Key: dropmask.Key(7, 8, 9), P: 0.25}} {
+			for _, isa := range supportedISAs(t) {
+				withISA(t, isa, func() {
+					out := make([]float32, len(cur))
+					wantCounts, err1 := fused.Forward(&c, s, cur, drop, out)
+					got := make([]float32, s.Batch*s.Neurons)
+					gotCounts, err2 := fused.ForwardTimeSum(&c, s, cur, drop, got)
+					if err1 != nil || err2 != nil {
+						t.Fatal(err1, err2)
+					}
+					want := make([]float32, s.Batch*s.Neurons)
+					for b := range s.Batch {
+						for step := range s.Steps {
+							for i := range s.Neurons {
+								want[b*s.Neurons+i] += out[(b*s.Steps+step)*s.Neurons+i]
+							}
+						}
+					}
+					if !slices.Equal(got, want) || !slices.Equal(gotCounts, wantCounts) {
+						t.Fatalf("%v, dropout %+v, %v: time sums or counts differ from Forward's", k, drop, isa)
+					}
+				})
+			}
+		}
+		if _, err := fused.ForwardTimeSum(&c, s, cur, nil, make([]float32, s.Batch*s.Neurons+1)); err == nil {
+			t.Errorf("%v: sums of the wrong length accepted", k)
+		}
+	}
+}

@@ -14,5 +14,6 @@ func TestNoLegacySSE(t *testing.T) {
 	vexcheck.Test(t, vexcheck.KernelsProgram, "github.com/fits-snn/fits/fits/fused",
 		"(*expanded).forwardVector", "(*expanded).backwardVector", // the dispatchers (VZEROUPPER at the end)
 		"(*expanded).forward8", "(*expanded).backward8", "(*expanded).forward16", "(*expanded).backward16",
-		"fill16", "fill8", "sums16", "sums8") // the rank-one input's loops
+		"fill16", "fill8", "sums16", "sums8", // the rank-one input's loops
+		"timeSum16", "timeSum8") // ForwardTimeSum's
 }

@@ -49,7 +49,13 @@ type chunked struct {
 	// constCot: the head returns the cotangent of the last block's output as [batch, OutDims...], the same
 	// at every time step (fused engine, sum or mean readout or no classifier; timeConstantCotangent).
 	constCot bool
-	cotSlots map[fused.Shape]*hostBuffer // the fused backward's cotangent buffers, one per kernel shape (cotSlot)
+	// timeSum: the head reads the last block's output h only through its mean or sum over time (a classifier
+	// with the mean or sum readout), so the fused engine hands it that mean or sum as [batch, 1, OutDims...]
+	// (fused.ForwardTimeSum) instead of writing h [batch, T, OutDims...]. reduced says whether this step's
+	// forward did (not for a last block that is also a rank-one first layer), and steps is its T.
+	timeSum, reduced bool
+	steps            int
+	cotSlots         map[fused.Shape]*hostBuffer // the fused backward's cotangent buffers, one per kernel shape (cotSlot)
 }
 
 // recurrence is how a chunked engine runs each block's neuron recurrence, the one part in which the engines
@@ -138,6 +144,7 @@ func newChunked(name string, backend compute.Backend, scope *mlmodel.Scope, net 
 	// The fused kernel takes a cotangent that is constant over time as [batch, N], so the head need not
 	// write (nor the kernel read) the [batch, T, N] broadcast of it: 205 MB a step at the sMNIST shape.
 	e.constCot = rec.kernel && timeConstantCotangent(net)
+	e.timeSum = rec.kernel && net.Classes > 0 && (net.Readout == model.ReadoutMean || net.Readout == model.ReadoutSum)
 	// (h, labels, mask) -> (lossSum, correct, cot h [batch, T, d...] or [batch, 1, d...] (constCot), readout
 	// gradients...).
 	e.head, err = mlmodel.NewExec(backend, e.scope.Store(), func(_ *mlmodel.Scope, h, labels, mask *Node) []*Node {
@@ -370,6 +377,7 @@ func (e *chunked) forwardPass(b Batch, drop dropouts, training, save bool) (hs, 
 		}
 	}
 	hs = []*tensors.Tensor{b.X} // nil when the first block's synapse reads b.Events
+	e.reduced, e.steps = false, steps
 	saved = make([][][]*tensors.Tensor, len(e.blocks))
 	density := 1.0 // the fraction of nonzero entries of the block's input (fused engine)
 	var given *events.Recorded
@@ -399,7 +407,7 @@ func (e *chunked) forwardPass(b Batch, drop dropouts, training, save bool) (hs, 
 			be.rankX, be.eventDriven = b.X, false
 			var h *tensors.Tensor
 			var rate float64
-			if h, rate, density, err = e.fusedForward(be, nil, b.Mask, drop.host(i), training && e.selectable(i)); err != nil {
+			if h, rate, density, err = e.fusedForward(be, nil, b.Mask, drop.host(i), training && e.selectable(i), false); err != nil {
 				return
 			}
 			curs = append(curs, nil)
@@ -420,9 +428,11 @@ func (e *chunked) forwardPass(b Batch, drop dropouts, training, save bool) (hs, 
 			// The kernel applies the dropout mask and counts the spikes itself: no join graph.
 			var h *tensors.Tensor
 			var rate float64
-			if h, rate, density, err = e.fusedForward(be, cur, b.Mask, drop.host(i), training && e.selectable(i)); err != nil {
+			reduce := e.timeSum && i == len(e.blocks)-1
+			if h, rate, density, err = e.fusedForward(be, cur, b.Mask, drop.host(i), training && e.selectable(i), reduce); err != nil {
 				return
 			}
+			e.reduced = reduce
 			hs = append(hs, h)
 			rates = append(rates, rate)
 			continue
@@ -610,6 +620,11 @@ func (e *chunked) Gradients(b Batch) (m Metrics, grads map[string]*tensors.Tenso
 	}()
 	cot := outs[2]
 	e.mem.keep(cot)
+	if e.reduced && e.net.Readout == model.ReadoutMean {
+		if cot, err = e.meanCotangent(cot); err != nil {
+			return
+		}
+	}
 	for j, name := range e.readout {
 		grads[name] = outs[3+j]
 	}

@@ -114,8 +114,9 @@ func (e *chunked) buildFused(backend compute.Backend, be *blockExecs) error {
 // h's fraction of nonzero entries).
 //
 // With selecting set it also writes the block's selection (fused.ForwardSelect) to be.sel. A nil cur is
-// the current of a rank-one first layer (be.rankX; fused.RankOne).
-func (e *chunked) fusedForward(be *blockExecs, cur, mask *tensors.Tensor, drop *fused.Dropout, selecting bool) (h *tensors.Tensor, rate, density float64, err error) {
+// the current of a rank-one first layer (be.rankX; fused.RankOne). With reduce (chunked.timeSum) h is
+// instead [batch, 1, OutDims...]: its mean over time for the mean readout, its sum for the sum readout.
+func (e *chunked) fusedForward(be *blockExecs, cur, mask *tensors.Tensor, drop *fused.Dropout, selecting, reduce bool) (h *tensors.Tensor, rate, density float64, err error) {
 	outs, err := e.times.exec(be.coefs)
 	if err != nil {
 		return nil, 0, 0, err
@@ -149,7 +150,25 @@ func (e *chunked) fusedForward(be *blockExecs, cur, mask *tensors.Tensor, drop *
 		}
 		sel = be.sel
 	}
-	h, err = e.hostOutput(&be.hOut, dims, func(out []float32) error {
+	outDims := dims
+	if reduce {
+		outDims = append([]int{dims[0], 1}, dims[2:]...)
+	}
+	h, err = e.hostOutput(&be.hOut, outDims, func(out []float32) error {
+		if reduce {
+			return hostViews([]*tensors.Tensor{cur}, func(v [][]float32) (err error) {
+				if counts, err = fused.ForwardTimeSum(&be.hostCoefs, s, v[0], drop, out); err != nil {
+					return err
+				}
+				if e.net.Readout == model.ReadoutMean {
+					scale := float32(1 / float64(s.Steps)) // the factor of graph.ReduceMean (MulScalar by 1/T)
+					for i := range out {
+						out[i] *= scale
+					}
+				}
+				return nil
+			})
+		}
 		if cur == nil {
 			return rankOneViews(be, func(in fused.RankOne) (err error) {
 				counts, err = fused.ForwardRankOne(&be.hostCoefs, s, in, drop, out, sel)
@@ -173,6 +192,23 @@ func (e *chunked) fusedForward(be *blockExecs, cur, mask *tensors.Tensor, drop *
 		total += n
 	}
 	return h, rate, float64(total) / float64(s.Batch*s.Steps*s.Neurons), nil
+}
+
+// meanCotangent returns the cotangent of every step of the last block's output under the mean readout,
+// given cot [batch, OutDims...], the head's cotangent of its time mean (chunked.reduced): cot times the
+// factor 1/T of graph.ReduceMean, which is what the head's autodiff gives for each step of h.
+func (e *chunked) meanCotangent(cot *tensors.Tensor) (*tensors.Tensor, error) {
+	vals, err := tensors.CopyFlatData[float32](cot)
+	if err != nil {
+		return nil, err
+	}
+	scale := float32(1 / float64(e.steps))
+	for i := range vals {
+		vals[i] *= scale
+	}
+	t := tensors.FromFlatDataAndDimensions(vals, cot.Shape().Dimensions...)
+	e.mem.keep(t)
+	return t, nil
 }
 
 // currentDims are the dimensions [batch, T, OutDims...] of block be's current cur, or, for nil, of the

@@ -526,8 +526,9 @@ func TestFusedInputEvents(t *testing.T) {
 // TestFusedRankOneInput holds the fused engine with a rank-one first layer (one input feature, as
 // sequential MNIST has; RankOneInput) to the unrolled oracle, without dropout and with per-step and
 // time-shared dropout, at a width that runs the order-1 assembly kernels and the groups after them (40),
-// checks that the first block ran as rank one (and the others did not) and that turning RankOneInput off
-// gives the same step through the event-driven synapse.
+// checks that the first block ran as rank one (and the others did not), that the head got the last block's
+// time mean (chunked.timeSum), and that turning RankOneInput off gives the same step through the
+// event-driven synapse.
 func TestFusedRankOneInput(t *testing.T) {
 	b := testBackend(t)
 	oneInput := func(kind neuron.Kind, m int, dropout float64) model.Net {
@@ -565,6 +566,9 @@ func TestFusedRankOneInput(t *testing.T) {
 					if want := rankOne && i == 0; (be.rankX != nil) != want {
 						t.Errorf("block %d (%s): rank-one %v, want %v", i, tc.net.Blocks[i].Scope, be.rankX != nil, want)
 					}
+				}
+				if !e.(*chunked).reduced {
+					t.Error("the mean readout's head got the last block's whole output, not its time mean")
 				}
 			})
 		}
