@@ -82,6 +82,22 @@ func BenchmarkKernelSMNIST(b *testing.B) {
 			return err
 		})
 	}
+	// The first layer's one-input current computed in cache (RankOne), and the last layer's output summed
+	// over time in cache (ForwardTimeSum), against the forward and backward above.
+	in, _ := rankOneInput(rand.New(rand.NewPCG(3, 4)), s)
+	benchAssembly(b, "forward-rank-one", true, func() error {
+		_, err := fused.ForwardRankOne(&c, s, in, nil, spikes, nil)
+		return err
+	})
+	benchAssembly(b, "backward-rank-one", true, func() error {
+		_, _, _, err := fused.BackwardRankOne(&c, s, in, cot, nil)
+		return err
+	})
+	sums := make([]float32, s.Batch*s.Neurons)
+	benchAssembly(b, "forward-time-sum", true, func() error {
+		_, err := fused.ForwardTimeSum(&c, s, cur, nil, sums)
+		return err
+	})
 }
 
 // benchAssembly times call as sub-benchmark name, with the order-1 assembly kernels on or off.
