@@ -26,45 +26,56 @@ const dotLanes = 16
 // entries need the product: with a fraction ρ of them selected it does ρ of a dense product's work. Each
 // selected entry is one dot product of length out, summed as dotScalar sums it, in every ISA.
 func SelectedInputCotangent(s Shape, cot, w []float32, sel []uint64, cotX []float32) error {
-	// cotX has x's layout [rows, in], cot y's [rows, out].
+	if err := checkSelected(s, cot, w, sel, cotX); err != nil {
+		return err
+	}
+	split(s.Rows, func(lo, hi int) { selectedRows(s, cot, w, sel, cotX, lo, hi) })
+	return nil
+}
+
+// checkSelected checks SelectedInputCotangent's arguments: cotX has x's layout [rows, in], cot y's [rows,
+// out], sel BitStride(in) words a row.
+func checkSelected(s Shape, cot, w []float32, sel []uint64, cotX []float32) error {
 	if err := s.check(cotX, w, cot); err != nil {
 		return err
 	}
-	stride := BitStride(s.In)
-	if len(sel) != s.Rows*stride {
+	if len(sel) != s.Rows*BitStride(s.In) {
 		return fmt.Errorf("events: selection has %d words for %d rows of %d entries", len(sel), s.Rows, s.In)
 	}
-	split(s.Rows, func(lo, hi int) {
-		idx := make([]int32, s.In+dotGroup)
-		res := make([]float32, s.In+dotGroup)
-		for r := lo; r < hi; r++ {
-			n := 0
-			for k, word := range sel[r*stride : (r+1)*stride] {
-				for word != 0 {
-					i := k*64 + bits.TrailingZeros64(word)
-					word &= word - 1
-					if i < s.In {
-						idx[n] = int32(i)
-						n++
-					}
+	return nil
+}
+
+// selectedRows is SelectedInputCotangent's work for rows [lo, hi).
+func selectedRows(s Shape, cot, w []float32, sel []uint64, cotX []float32, lo, hi int) {
+	stride := BitStride(s.In)
+	idx := make([]int32, s.In+dotGroup)
+	res := make([]float32, s.In+dotGroup)
+	for r := lo; r < hi; r++ {
+		n := 0
+		for k, word := range sel[r*stride : (r+1)*stride] {
+			for word != 0 {
+				i := k*64 + bits.TrailingZeros64(word)
+				word &= word - 1
+				if i < s.In {
+					idx[n] = int32(i)
+					n++
 				}
 			}
-			out := cotX[r*s.In : (r+1)*s.In]
-			clear(out)
-			if n == 0 {
-				continue
-			}
-			for k := n; k < n+dotGroup; k++ { // pad to whole groups with a valid row; results ignored
-				idx[k] = idx[0]
-			}
-			whole := (n + dotGroup - 1) / dotGroup * dotGroup
-			dots(cot[r*s.Out:(r+1)*s.Out], w, idx[:whole], res[:whole])
-			for k, i := range idx[:n] {
-				out[i] = res[k]
-			}
 		}
-	})
-	return nil
+		out := cotX[r*s.In : (r+1)*s.In]
+		clear(out)
+		if n == 0 {
+			continue
+		}
+		for k := n; k < n+dotGroup; k++ { // pad to whole groups with a valid row; results ignored
+			idx[k] = idx[0]
+		}
+		whole := (n + dotGroup - 1) / dotGroup * dotGroup
+		dots(cot[r*s.Out:(r+1)*s.Out], w, idx[:whole], res[:whole])
+		for k, i := range idx[:n] {
+			out[i] = res[k]
+		}
+	}
 }
 
 // dotGroup is how many dot products the vector code computes together (their partial sums reduced at once).

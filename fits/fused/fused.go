@@ -255,6 +255,23 @@ func parallel(batch int, work func(worker, b int)) {
 	wg.Wait()
 }
 
+// parallelStatic is parallel with a fixed share of the batch per worker: worker w of W = workers(batch)
+// runs b in [w·batch/W, (w+1)·batch/W), in increasing order.
+func parallelStatic(batch int, work func(worker, b int)) {
+	n := workers(batch)
+	var wg sync.WaitGroup
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := w * batch / n; b < (w+1)*batch/n; b++ {
+				work(w, b)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // Forward runs the layer over current [batch, T, N] from the zero state, writes its output h = S·D to out
 // [batch, T, N] (S the spikes, exactly 0 or 1; D the dropout mask, 1 when dropout is nil), and returns the
 // number of spikes of each batch element (before the mask).
@@ -369,14 +386,35 @@ func Backward(c *Coefficients, s Shape, current, cotOut []float32, dropout *Drop
 	if err := s.check(current, cotCurrent); err != nil {
 		return Grads{}, err
 	}
-	g, _, err := backward(c, s, source{dense: current}, cotOut, dropout, cotCurrent)
+	g, _, err := backward(c, s, source{dense: current}, cotOut, dropout, cotCurrent, nil)
+	return g, err
+}
+
+// Workers is the number of goroutines a call on a batch of this size runs, min(GOMAXPROCS, batch): the
+// worker numbers BackwardConsume passes to its consumer are below it.
+func Workers(batch int) int { return workers(batch) }
+
+// BackwardConsume is Backward that hands each batch element's cotangent of the current [T, N] to
+// consume(worker, b, cot) while it is in the CPU's cache, instead of writing a [batch, T, N] array: cot is
+// a buffer of the worker's, overwritten by its next element. Worker w of W = Workers(batch) runs the
+// elements [w·batch/W, (w+1)·batch/W) in increasing order, so that what a consumer sums per worker is the
+// same from run to run for a given number of workers.
+func BackwardConsume(c *Coefficients, s Shape, current, cotOut []float32, dropout *Dropout, consume func(worker, b int, cot []float32)) (Grads, error) {
+	if err := s.check(current); err != nil {
+		return Grads{}, err
+	}
+	if consume == nil {
+		return Grads{}, fmt.Errorf("fused: BackwardConsume without a consumer")
+	}
+	g, _, err := backward(c, s, source{dense: current}, cotOut, dropout, nil, consume)
 	return g, err
 }
 
 // backward is Backward with the current read from src. With src.rank set it writes no cotangent of the
 // current (cotCurrent is nil) and also returns, per batch element, the sums RankOne's gradients add up
-// ([batch][2][N]: Σₜ X[b, t]·Ī[b, t, i], then Σₜ Ī[b, t, i]).
-func backward(c *Coefficients, s Shape, src source, cotOut []float32, dropout *Dropout, cotCurrent []float32) (Grads, []float32, error) {
+// ([batch][2][N]: Σₜ X[b, t]·Ī[b, t, i], then Σₜ Ī[b, t, i]). With consume set it hands each element's
+// cotangent of the current to it instead of writing it (BackwardConsume).
+func backward(c *Coefficients, s Shape, src source, cotOut []float32, dropout *Dropout, cotCurrent []float32, consume func(worker, b int, cot []float32)) (Grads, []float32, error) {
 	cotRows := s.Steps
 	if len(cotOut) == s.Batch*s.Neurons && s.Steps > 1 {
 		cotRows = 1
@@ -410,17 +448,21 @@ func backward(c *Coefficients, s Shape, src source, cotOut []float32, dropout *D
 	}
 	work := make([]vecWork, workers(s.Batch))
 	scratch, cotScratch := src.scratch(s), src.scratch(s)
+	run := parallel
+	if consume != nil {
+		cotScratch, run = elementBuffers(s), parallelStatic
+	}
 	var sums []float32
 	if src.rank != nil {
 		sums = make([]float32, s.Batch*2*s.Neurons)
 	}
 	one, elem := Shape{Batch: 1, Steps: s.Steps, Neurons: s.Neurons}, s.Steps*s.Neurons
-	parallel(s.Batch, func(w, b int) {
+	run(s.Batch, func(w, b int) {
 		// The kernels run on batch element b's arrays alone, as a batch of one.
 		d := drop.element(s, b)
 		in := backwardIn{current: src.element(isa, s, b, scratch[w]), drop: &d, cotRows: cotRows,
 			cotSpikes: cotOut[b*cotRows*s.Neurons : (b+1)*cotRows*s.Neurons]}
-		if src.rank != nil {
+		if src.rank != nil || consume != nil {
 			in.cotCurrent = cotScratch[w]
 		} else {
 			in.cotCurrent = cotCurrent[b*elem : (b+1)*elem]
@@ -431,6 +473,9 @@ func backward(c *Coefficients, s Shape, src source, cotOut []float32, dropout *D
 		}
 		if src.rank != nil {
 			src.rank.sums(isa, s, b, in.cotCurrent, sums[b*2*s.Neurons:(b+1)*2*s.Neurons])
+		}
+		if consume != nil {
+			consume(w, b, in.cotCurrent)
 		}
 	})
 	// Sum over the batch and over the neurons sharing a coefficient entry, in float64.

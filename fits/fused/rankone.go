@@ -130,7 +130,7 @@ func BackwardRankOne(c *Coefficients, s Shape, in RankOne, cotOut []float32, dro
 	if err := in.check(s); err != nil {
 		return Grads{}, nil, nil, err
 	}
-	g, sums, err := backward(c, s, source{rank: &in}, cotOut, dropout, nil)
+	g, sums, err := backward(c, s, source{rank: &in}, cotOut, dropout, nil, nil)
 	if err != nil {
 		return Grads{}, nil, nil, err
 	}

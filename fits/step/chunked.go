@@ -632,6 +632,17 @@ func (e *chunked) Gradients(b Batch) (m Metrics, grads map[string]*tensors.Tenso
 	for i := len(e.blocks) - 1; i >= 0; i-- {
 		be := e.blocks[i]
 		if e.rec.kernel {
+			var prev *blockExecs
+			if i > 0 {
+				prev = e.blocks[i-1]
+			}
+			be.consumed = curs[i] != nil && e.consumable(be, i, hs[i], prev)
+			if be.consumed {
+				if cot, err = e.consumedBackward(be, i, curs[i], hs[i], cot, drop.host(i), prev, grads); err != nil {
+					return
+				}
+				continue
+			}
 			var cotCur *tensors.Tensor
 			if cotCur, err = e.fusedBackward(be, curs[i], cot, drop.host(i), grads); err != nil {
 				return
@@ -640,10 +651,6 @@ func (e *chunked) Gradients(b Batch) (m Metrics, grads map[string]*tensors.Tenso
 				continue // a rank-one first layer: fusedBackward gave its synapse's gradients
 			}
 			if be.eventDriven {
-				var prev *blockExecs
-				if i > 0 {
-					prev = e.blocks[i-1]
-				}
 				cot, err = e.eventsBackward(be, i, hs[i], cotCur, prev, grads)
 			} else {
 				cot, err = e.synapseBackward(be, i, hs[i], cotCur, grads)

@@ -1,6 +1,7 @@
 package step
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/fits-snn/fits/fits/events"
@@ -39,6 +40,8 @@ type eventExecs struct {
 	// rankX is the input x [batch, T, 1] of a first block whose kernels computed its current from x
 	// themselves in this step (rankOne); nil otherwise.
 	rankX *tensors.Tensor
+	// consumed says that this step's backward of the block ran with ConsumedCotangents.
+	consumed bool
 }
 
 // RankOneInput turns on the fused engine's rank-one first layer: a first dense block whose input has a
@@ -245,4 +248,107 @@ func hostViews(ts []*tensors.Tensor, fn func([][]float32) error) error {
 		return ferr
 	}
 	return visit(0)
+}
+
+// ConsumedCotangents turns on the fused engine's in-cache synapse backward: for an event-driven block whose
+// input's events the training forward recorded (and, after the first block, whose predecessor wrote its
+// selection), the kernel hands each batch element's cotangent of the current to the synapse's backward
+// while it is in cache (fused.BackwardConsume): the weights' and biases' gradients and the selected input
+// cotangent are computed from it there, and the [batch, T, N] cotangent of the current is never written
+// nor read back. The results are the same sums up to float32 rounding (the weights' gradient is summed per
+// worker, then over the workers). Set it false to compare with the separate passes.
+var ConsumedCotangents = true
+
+// inputEvents returns the events of block be's input h that this step's forward recorded or was given
+// (h nil: the batch's input events), nil when there are none.
+func inputEvents(be *blockExecs, h *tensors.Tensor) *events.Recorded {
+	switch {
+	case h == nil:
+		return be.given
+	case be.recordedFor == h && be.recorded.Shape() == denseShape(be, h.Shape().Dimensions):
+		return &be.recorded
+	}
+	return nil
+}
+
+// consumable reports whether block i (be, its input h, prev the block before or nil) can run its backward
+// with ConsumedCotangents in this step.
+func (e *chunked) consumable(be *blockExecs, i int, h *tensors.Tensor, prev *blockExecs) bool {
+	if !ConsumedCotangents || !be.eventDriven || inputEvents(be, h) == nil {
+		return false
+	}
+	return i == 0 || (prev != nil && prev.selShape.Batch > 0 && prev.selShape == kernelShape(h.Shape().Dimensions))
+}
+
+// consumedBackward is fusedBackward followed by eventsBackward for a block that consumable accepts, in one
+// pass per batch element: it adds the gradients of the block's neuron variables, weights and biases to
+// grads and returns the cotangent of its input h (nil for the first block).
+func (e *chunked) consumedBackward(be *blockExecs, i int, cur, h, cot *tensors.Tensor, drop *fused.Dropout, prev *blockExecs, grads map[string]*tensors.Tensor) (*tensors.Tensor, error) {
+	s := kernelShape(cur.Shape().Dimensions)
+	rec := inputEvents(be, h)
+	es := rec.Shape()
+	workers := fused.Workers(s.Batch)
+	gw := make([][]float32, workers)
+	for w := range gw {
+		gw[w] = make([]float32, es.In*es.Out)
+	}
+	gb := make([]float32, s.Batch*es.Out) // per batch element, summed over the batch in order afterwards
+	errs := make([]error, workers)
+	stride := events.BitStride(es.In)
+	var g fused.Grads
+	run := func(cotX []float32) error {
+		return hostViews([]*tensors.Tensor{cur, cot, be.weights.MustValue()}, func(v [][]float32) (err error) {
+			rows := events.Shape{Rows: s.Steps, In: es.In, Out: es.Out}
+			g, err = fused.BackwardConsume(&be.hostCoefs, s, v[0], v[1], drop, func(w, b int, c []float32) {
+				if errs[w] != nil {
+					return
+				}
+				r0 := b * s.Steps
+				if errs[w] = rec.AccumulateRows(r0, r0+s.Steps, c, gw[w], gb[b*es.Out:(b+1)*es.Out]); errs[w] != nil {
+					return
+				}
+				if cotX != nil {
+					errs[w] = events.SelectedInputCotangentRows(rows, c, v[2], prev.sel[r0*stride:(r0+s.Steps)*stride], cotX[r0*es.In:(r0+s.Steps)*es.In])
+				}
+			})
+			if err != nil {
+				return err
+			}
+			return errors.Join(errs...)
+		})
+	}
+	var cotH *tensors.Tensor
+	var err error
+	if i > 0 {
+		cotH, err = e.hostOutput(&be.cotIn, h.Shape().Dimensions, run)
+	} else {
+		err = run(nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	sumW := make([]float64, es.In*es.Out)
+	for _, part := range gw {
+		for k, v := range part {
+			sumW[k] += float64(v)
+		}
+	}
+	sumB := make([]float64, es.Out)
+	for b := range s.Batch {
+		for k, v := range gb[b*es.Out : (b+1)*es.Out] {
+			sumB[k] += float64(v)
+		}
+	}
+	grads[be.weights.Path()] = tensors.FromFlatDataAndDimensions(toFloat32(sumW), be.weights.Shape().Dimensions...)
+	grads[be.biases.Path()] = tensors.FromFlatDataAndDimensions(toFloat32(sumB), be.biases.Shape().Dimensions...)
+	return cotH, e.neuronGrads(be, g, grads)
+}
+
+// toFloat32 returns xs rounded to float32.
+func toFloat32(xs []float64) []float32 {
+	out := make([]float32, len(xs))
+	for i, x := range xs {
+		out[i] = float32(x)
+	}
+	return out
 }

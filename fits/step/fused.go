@@ -325,6 +325,12 @@ func (e *chunked) fusedBackward(be *blockExecs, cur, cot *tensors.Tensor, drop *
 	if err != nil {
 		return nil, err
 	}
+	return cotCur, e.neuronGrads(be, g, grads)
+}
+
+// neuronGrads adds the gradients of block be's neuron variables to grads, given the kernel's cotangents of
+// the block's coefficients.
+func (e *chunked) neuronGrads(be *blockExecs, g fused.Grads, grads map[string]*tensors.Tensor) error {
 	var cots []any
 	add := func(v []float64) {
 		f := make([]float32, len(v))
@@ -347,17 +353,17 @@ func (e *chunked) fusedBackward(be *blockExecs, cur, cot *tensors.Tensor, drop *
 	}
 	if len(be.neurParams) > 0 {
 		if len(cots) == 0 {
-			return nil, fmt.Errorf("step: block %s has trainable neuron variables but no coefficient", be.b.Scope)
+			return fmt.Errorf("step: block %s has trainable neuron variables but no coefficient", be.b.Scope)
 		}
 		outs, err := e.times.exec(be.coefGrads, cots...)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for j, v := range be.neurParams {
 			grads[v.Path()] = outs[j]
 		}
 	}
-	return cotCur, nil
+	return nil
 }
 
 // splitCoefficients splits xs, a block's coefficients (or their cotangents) in the order of the coefs graph

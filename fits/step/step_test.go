@@ -359,9 +359,10 @@ func TestNewRejectsBadInput(t *testing.T) {
 }
 
 // TestFusedEventDrivenSynapse holds the fused engine to the unrolled oracle with every dense synapse
-// computed event-driven (EventsMaxDensity above 1: even the dense first-layer input) and with none, for
-// the feedforward network with dropout and the conv network (whose classifier block is dense), and checks
-// that the event-driven path ran where it was asked to.
+// computed event-driven (EventsMaxDensity above 1: even the dense first-layer input), with its backward
+// consuming the kernel's cotangent in cache (ConsumedCotangents) and not, and with no synapse event-driven,
+// for the feedforward network with dropout and the conv network (whose classifier block is dense), and
+// checks that the event-driven and consumed paths ran where they were asked to.
 func TestFusedEventDrivenSynapse(t *testing.T) {
 	b := testBackend(t)
 	saved := EventsMaxDensity
@@ -371,10 +372,16 @@ func TestFusedEventDrivenSynapse(t *testing.T) {
 		{"fsts2/dropout-shared", sharedDropout(feedForwardNet(neuron.FSTS, 2, model.ReadoutMean, 0.5)), 6, 0},
 		{"conv/fs", convNet(neuron.FS, 0, 0.25), 4, 0},
 	}
-	for _, threshold := range []float64{1.5, -1} {
-		EventsMaxDensity = threshold
+	savedConsumed := ConsumedCotangents
+	defer func() { ConsumedCotangents = savedConsumed }()
+	for _, run := range []struct {
+		threshold float64
+		consumed  bool
+	}{{1.5, true}, {1.5, false}, {-1, true}} {
+		threshold := run.threshold
+		EventsMaxDensity, ConsumedCotangents = threshold, run.consumed
 		for _, tc := range cases {
-			t.Run(fmt.Sprintf("%s/max-density=%g", tc.name, threshold), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/max-density=%g/consumed=%v", tc.name, threshold, run.consumed), func(t *testing.T) {
 				matchUnrolled(t, b, tc, Fused)
 				scope := mlmodel.NewStore().RootScope()
 				mctx := scope.At("model")
@@ -396,6 +403,11 @@ func TestFusedEventDrivenSynapse(t *testing.T) {
 				for i, be := range e.(*chunked).blocks {
 					if recorded := be.recordedFor != nil; recorded != be.eventDriven {
 						t.Errorf("block %d (%s): event-driven %v, events recorded %v", i, tc.net.Blocks[i].Scope, be.eventDriven, recorded)
+					}
+					// Every event-driven block's backward consumes its cotangent in cache: the first
+					// needs no input cotangent, the others' predecessors wrote their selections.
+					if want := run.consumed && be.eventDriven; be.consumed != want {
+						t.Errorf("block %d (%s): backward consumed in cache %v, want %v", i, tc.net.Blocks[i].Scope, be.consumed, want)
 					}
 				}
 				if _, err := e.Evaluate(Batch{X: batch.X, Labels: batch.Labels, Mask: batch.Mask}); err != nil {
