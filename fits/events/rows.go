@@ -38,3 +38,46 @@ func SelectedInputCotangentRows(s Shape, cot, w []float32, sel []uint64, cotX []
 	selectedRows(s, cot, w, sel, cotX, 0, s.Rows)
 	return nil
 }
+
+// ForwardRows writes rows [r0, r1) of ForwardRecorded's y to y [r1 − r0, Out] (the same values, to the
+// bit), on the calling goroutine: for a caller that needs one part of y at a time (one batch element's
+// current, in cache) rather than the whole of it in memory.
+func (rec *Recorded) ForwardRows(r0, r1 int, w, b, y []float32) error {
+	s := rec.s
+	if r0 < 0 || r1 > s.Rows || r0 > r1 {
+		return fmt.Errorf("events: rows [%d, %d) of a recording of %d", r0, r1, s.Rows)
+	}
+	if len(w) != s.In*s.Out || len(b) != s.Out || len(y) != (r1-r0)*s.Out {
+		return fmt.Errorf("events: W, b, y of %d, %d, %d values for rows [%d, %d) of shape %+v", len(w), len(b), len(y), r0, r1, s)
+	}
+	for _, c := range rec.chunks {
+		for r := max(r0, c.lo); r < min(r1, c.hi); r++ {
+			lo, hi := c.off[r-c.lo], c.off[r-c.lo+1]
+			forwardRow(c.idx[lo:hi], c.vals[lo:hi], w, b, y[(r-r0)*s.Out:(r-r0+1)*s.Out])
+		}
+	}
+	return nil
+}
+
+// RecordInput replaces rec's content with the events of x [Rows, In] (the nonzero entries of each row), as
+// ForwardRecord records them, without computing the map.
+func RecordInput(s Shape, x []float32, rec *Recorded) error {
+	if s.Rows <= 0 || s.In <= 0 || s.Out <= 0 {
+		return fmt.Errorf("events: shape %+v must be positive", s)
+	}
+	if len(x) != s.Rows*s.In {
+		return fmt.Errorf("events: x has %d values for %d rows of %d", len(x), s.Rows, s.In)
+	}
+	rec.reset(s.Rows)
+	splitK(s.Rows, func(k, lo, hi int) {
+		c := rec.chunk(k, lo, hi)
+		e := newRowEvents(s.In)
+		for r := lo; r < hi; r++ {
+			n := compact(x[r*s.In:(r+1)*s.In], e)
+			c.idx, c.vals = append(c.idx, e.idx[:n]...), append(c.vals, e.vals[:n]...)
+			c.off = append(c.off, int32(len(c.idx)))
+		}
+	})
+	rec.s = s
+	return nil
+}

@@ -83,3 +83,47 @@ func TestSelectedInputCotangentRows(t *testing.T) {
 		t.Error("a short selection accepted")
 	}
 }
+
+// TestForwardRowsAndRecordInput: RecordInput records what ForwardRecord records (the same weight gradient
+// follows), and ForwardRows over parts of the rows gives ForwardRecord's y to the bit; rows outside the
+// recording and arrays of the wrong size are refused.
+func TestForwardRowsAndRecordInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	s := events.Shape{Rows: 50, In: 70, Out: 33}
+	x := sparse(rng, s.Rows, s.In, 0.15)
+	w, b, cot := normal(rng, s.In*s.Out), normal(rng, s.Out), normal(rng, s.Rows*s.Out)
+	want := make([]float32, s.Rows*s.Out)
+	var recorded, input events.Recorded
+	if err := events.ForwardRecord(s, x, w, b, want, &recorded); err != nil {
+		t.Fatal(err)
+	}
+	if err := events.RecordInput(s, x, &input); err != nil {
+		t.Fatal(err)
+	}
+	if input.Shape() != s || input.Events() != recorded.Events() {
+		t.Fatalf("RecordInput holds %d events of shape %+v, ForwardRecord %d", input.Events(), input.Shape(), recorded.Events())
+	}
+	gw1, _, err1 := events.GradientsRecorded(s, &recorded, cot)
+	gw2, _, err2 := events.GradientsRecorded(s, &input, cot)
+	if err1 != nil || err2 != nil || !slices.Equal(gw1, gw2) {
+		t.Fatalf("the weight gradients of the two recordings differ (%v, %v)", err1, err2)
+	}
+	got := make([]float32, s.Rows*s.Out)
+	for _, part := range [][2]int{{0, 13}, {13, 13}, {13, s.Rows}} {
+		if err := input.ForwardRows(part[0], part[1], w, b, got[part[0]*s.Out:part[1]*s.Out]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Error("ForwardRows differs from ForwardRecord")
+	}
+	if err := input.ForwardRows(40, s.Rows+1, w, b, make([]float32, 11*s.Out)); err == nil {
+		t.Error("rows past the recording accepted")
+	}
+	if err := input.ForwardRows(0, 2, w, b, make([]float32, s.Out)); err == nil {
+		t.Error("a y of one row for two accepted")
+	}
+	if err := events.RecordInput(s, x[1:], &input); err == nil {
+		t.Error("a short x accepted")
+	}
+}

@@ -15,6 +15,7 @@
 package fused
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -293,7 +294,7 @@ func ForwardSelect(c *Coefficients, s Shape, current []float32, dropout *Dropout
 	if err := s.check(current); err != nil {
 		return nil, err
 	}
-	return forward(c, s, source{dense: current}, dropout, output{h: out, sel: sel})
+	return forward(c, s, Input{Current: current}, dropout, Output{H: out, Selection: sel})
 }
 
 // ForwardTimeSum is Forward for a layer whose output only its sum over time is read (the last layer under
@@ -307,21 +308,14 @@ func ForwardTimeSum(c *Coefficients, s Shape, current []float32, dropout *Dropou
 	if len(sums) != s.Batch*s.Neurons {
 		return nil, fmt.Errorf("fused: time sums of %d values for [%d, %d]", len(sums), s.Batch, s.Neurons)
 	}
-	return forward(c, s, source{dense: current}, dropout, output{timeSum: sums})
-}
-
-// output is where a forward call writes: the output h [batch, T, N] and, when sel is not nil, the selection
-// (ForwardSelect); or, when timeSum is not nil, only h's sum over time [batch, N] (ForwardTimeSum).
-type output struct {
-	h, timeSum []float32
-	sel        []uint64
+	return forward(c, s, Input{Current: current}, dropout, Output{TimeSum: sums})
 }
 
 // forward is ForwardSelect with the current read from src and the output written to out.
-func forward(c *Coefficients, s Shape, src source, dropout *Dropout, out output) ([]int, error) {
-	sel := out.sel
-	if out.timeSum == nil {
-		if err := s.check(out.h); err != nil {
+func forward(c *Coefficients, s Shape, src Input, dropout *Dropout, out Output) ([]int, error) {
+	sel := out.Selection
+	if out.TimeSum == nil {
+		if err := s.check(out.H); err != nil {
 			return nil, err
 		}
 	}
@@ -340,10 +334,11 @@ func forward(c *Coefficients, s Shape, src source, dropout *Dropout, out output)
 	work := make([]vecWork, workers(s.Batch))
 	scratch := src.scratch(s)
 	var hBufs [][]float32 // the workers' buffers of one element's h [T, N] (ForwardTimeSum)
-	if out.timeSum != nil {
+	if out.TimeSum != nil {
 		hBufs = elementBuffers(s)
 	}
 	counts := make([]int, s.Batch)
+	errs := make([]error, workers(s.Batch)) // of the workers' Fill calls
 	stride := events.BitStride(s.Neurons)
 	one, size := Shape{Batch: 1, Steps: s.Steps, Neurons: s.Neurons}, s.Steps*s.Neurons
 	parallel(s.Batch, func(w, b int) {
@@ -353,12 +348,15 @@ func forward(c *Coefficients, s Shape, src source, dropout *Dropout, out output)
 			rows = sel[b*s.Steps*stride : (b+1)*s.Steps*stride]
 			clear(rows)
 		}
-		cur, d := src.element(isa, s, b, scratch[w]), drop.element(s, b)
+		cur, d := src.element(isa, s, b, scratch[w], &errs[w]), drop.element(s, b)
+		if errs[w] != nil {
+			return
+		}
 		var o []float32
 		if hBufs != nil {
 			o = hBufs[w]
 		} else {
-			o = out.h[b*size : (b+1)*size]
+			o = out.H[b*size : (b+1)*size]
 		}
 		i, count := x.forwardVector(isa, one, 0, cur, &d, o, rows, &work[w])
 		for ; i < s.Neurons; i++ {
@@ -366,9 +364,12 @@ func forward(c *Coefficients, s Shape, src source, dropout *Dropout, out output)
 		}
 		counts[b] = count
 		if hBufs != nil {
-			timeSum(isa, o, out.timeSum[b*s.Neurons:(b+1)*s.Neurons])
+			timeSum(isa, o, out.TimeSum[b*s.Neurons:(b+1)*s.Neurons])
 		}
 	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
 	return counts, nil
 }
 
@@ -386,7 +387,7 @@ func Backward(c *Coefficients, s Shape, current, cotOut []float32, dropout *Drop
 	if err := s.check(current, cotCurrent); err != nil {
 		return Grads{}, err
 	}
-	g, _, err := backward(c, s, source{dense: current}, cotOut, dropout, cotCurrent, nil)
+	g, _, err := backward(c, s, Input{Current: current}, cotOut, dropout, cotCurrent, nil)
 	return g, err
 }
 
@@ -406,7 +407,7 @@ func BackwardConsume(c *Coefficients, s Shape, current, cotOut []float32, dropou
 	if consume == nil {
 		return Grads{}, fmt.Errorf("fused: BackwardConsume without a consumer")
 	}
-	g, _, err := backward(c, s, source{dense: current}, cotOut, dropout, nil, consume)
+	g, _, err := backward(c, s, Input{Current: current}, cotOut, dropout, nil, consume)
 	return g, err
 }
 
@@ -414,7 +415,7 @@ func BackwardConsume(c *Coefficients, s Shape, current, cotOut []float32, dropou
 // current (cotCurrent is nil) and also returns, per batch element, the sums RankOne's gradients add up
 // ([batch][2][N]: Σₜ X[b, t]·Ī[b, t, i], then Σₜ Ī[b, t, i]). With consume set it hands each element's
 // cotangent of the current to it instead of writing it (BackwardConsume).
-func backward(c *Coefficients, s Shape, src source, cotOut []float32, dropout *Dropout, cotCurrent []float32, consume func(worker, b int, cot []float32)) (Grads, []float32, error) {
+func backward(c *Coefficients, s Shape, src Input, cotOut []float32, dropout *Dropout, cotCurrent []float32, consume func(worker, b int, cot []float32)) (Grads, []float32, error) {
 	cotRows := s.Steps
 	if len(cotOut) == s.Batch*s.Neurons && s.Steps > 1 {
 		cotRows = 1
@@ -452,17 +453,22 @@ func backward(c *Coefficients, s Shape, src source, cotOut []float32, dropout *D
 	if consume != nil {
 		cotScratch, run = elementBuffers(s), parallelStatic
 	}
+	errs := make([]error, workers(s.Batch)) // of the workers' Fill calls
 	var sums []float32
-	if src.rank != nil {
+	if src.RankOne != nil {
 		sums = make([]float32, s.Batch*2*s.Neurons)
 	}
 	one, elem := Shape{Batch: 1, Steps: s.Steps, Neurons: s.Neurons}, s.Steps*s.Neurons
 	run(s.Batch, func(w, b int) {
 		// The kernels run on batch element b's arrays alone, as a batch of one.
 		d := drop.element(s, b)
-		in := backwardIn{current: src.element(isa, s, b, scratch[w]), drop: &d, cotRows: cotRows,
+		cur := src.element(isa, s, b, scratch[w], &errs[w])
+		if errs[w] != nil {
+			return
+		}
+		in := backwardIn{current: cur, drop: &d, cotRows: cotRows,
 			cotSpikes: cotOut[b*cotRows*s.Neurons : (b+1)*cotRows*s.Neurons]}
-		if src.rank != nil || consume != nil {
+		if src.RankOne != nil || consume != nil {
 			in.cotCurrent = cotScratch[w]
 		} else {
 			in.cotCurrent = cotCurrent[b*elem : (b+1)*elem]
@@ -471,13 +477,16 @@ func backward(c *Coefficients, s Shape, src source, cotOut []float32, dropout *D
 		for i := x.backwardVector(isa, one, 0, &in, hist[w], a, &work[w]); i < s.Neurons; i++ {
 			x.backwardScalar(one, 0, i, in, hist[w], a)
 		}
-		if src.rank != nil {
-			src.rank.sums(isa, s, b, in.cotCurrent, sums[b*2*s.Neurons:(b+1)*2*s.Neurons])
+		if src.RankOne != nil {
+			src.RankOne.sums(isa, s, b, in.cotCurrent, sums[b*2*s.Neurons:(b+1)*2*s.Neurons])
 		}
 		if consume != nil {
 			consume(w, b, in.cotCurrent)
 		}
 	})
+	if err := errors.Join(errs...); err != nil {
+		return Grads{}, nil, err
+	}
 	// Sum over the batch and over the neurons sharing a coefficient entry, in float64.
 	reduce := func(j int) []float64 {
 		out := make([]float64, p)

@@ -74,40 +74,6 @@ func timeSum(isa ISA, h, dst []float32) {
 	}
 }
 
-// source is where a call's kernels read the current: a dense array [batch, T, N], or a RankOne input.
-type source struct {
-	dense []float32
-	rank  *RankOne
-}
-
-// scratch returns the buffers of the workers of a call on shape s: one element's current [T, N] each for
-// a RankOne input, none for a dense one.
-func (src source) scratch(s Shape) [][]float32 {
-	if src.rank == nil {
-		return make([][]float32, workers(s.Batch))
-	}
-	return elementBuffers(s)
-}
-
-// elementBuffers returns one buffer of a batch element's [T, N] values for each worker of a call on s.
-func elementBuffers(s Shape) [][]float32 {
-	bufs := make([][]float32, workers(s.Batch))
-	for w := range bufs {
-		bufs[w] = make([]float32, s.Steps*s.Neurons)
-	}
-	return bufs
-}
-
-// element returns the current [T, N] of batch element b: its part of the dense array, or buf filled.
-func (src source) element(isa ISA, s Shape, b int, buf []float32) []float32 {
-	if src.rank == nil {
-		size := s.Steps * s.Neurons
-		return src.dense[b*size : (b+1)*size]
-	}
-	src.rank.fill(isa, s, b, buf)
-	return buf
-}
-
 // ForwardRankOne is ForwardSelect with the current given as a RankOne input.
 func ForwardRankOne(c *Coefficients, s Shape, in RankOne, dropout *Dropout, out []float32, sel []uint64) ([]int, error) {
 	if err := s.check(out); err != nil {
@@ -116,7 +82,7 @@ func ForwardRankOne(c *Coefficients, s Shape, in RankOne, dropout *Dropout, out 
 	if err := in.check(s); err != nil {
 		return nil, err
 	}
-	return forward(c, s, source{rank: &in}, dropout, output{h: out, sel: sel})
+	return forward(c, s, Input{RankOne: &in}, dropout, Output{H: out, Selection: sel})
 }
 
 // BackwardRankOne is Backward with the current given as a RankOne input: instead of the cotangent of the
@@ -130,7 +96,7 @@ func BackwardRankOne(c *Coefficients, s Shape, in RankOne, cotOut []float32, dro
 	if err := in.check(s); err != nil {
 		return Grads{}, nil, nil, err
 	}
-	g, sums, err := backward(c, s, source{rank: &in}, cotOut, dropout, nil, nil)
+	g, sums, err := backward(c, s, Input{RankOne: &in}, cotOut, dropout, nil, nil)
 	if err != nil {
 		return Grads{}, nil, nil, err
 	}

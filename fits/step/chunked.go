@@ -415,6 +415,33 @@ func (e *chunked) forwardPass(b Batch, drop dropouts, training, save bool) (hs, 
 			rates = append(rates, rate)
 			continue
 		}
+		be.filled = false
+		inDims := dims
+		if i > 0 || given == nil {
+			inDims = hs[i].Shape().Dimensions
+		}
+		if e.fillable(i, be, inDims, density, training) {
+			// The kernels compute the current from the input's events one batch element at a time: curs[i]
+			// stays nil.
+			var g *events.Recorded
+			if i == 0 {
+				g = given
+			}
+			if err = e.fillForward(be, hs[i], g, dims, training); err != nil {
+				return
+			}
+			reduce := e.timeSum && i == len(e.blocks)-1
+			var h *tensors.Tensor
+			var rate float64
+			if h, rate, density, err = e.fusedForward(be, nil, b.Mask, drop.host(i), training && e.selectable(i), reduce); err != nil {
+				return
+			}
+			e.reduced = reduce
+			curs = append(curs, nil)
+			hs = append(hs, h)
+			rates = append(rates, rate)
+			continue
+		}
 		if i == 0 && given != nil {
 			cur, err = e.synapseForwardGiven(be, dims, given)
 		} else {
@@ -636,7 +663,11 @@ func (e *chunked) Gradients(b Batch) (m Metrics, grads map[string]*tensors.Tenso
 			if i > 0 {
 				prev = e.blocks[i-1]
 			}
-			be.consumed = curs[i] != nil && e.consumable(be, i, hs[i], prev)
+			be.consumed = (curs[i] != nil || be.filled) && e.consumable(be, i, hs[i], prev)
+			if be.filled && !be.consumed {
+				err = fmt.Errorf("step: block %s computed its current from events but cannot consume its cotangent", be.b.Scope)
+				return
+			}
 			if be.consumed {
 				if cot, err = e.consumedBackward(be, i, curs[i], hs[i], cot, drop.host(i), prev, grads); err != nil {
 					return

@@ -42,6 +42,47 @@ type eventExecs struct {
 	rankX *tensors.Tensor
 	// consumed says that this step's backward of the block ran with ConsumedCotangents.
 	consumed bool
+	// filled says that this step's kernels computed the block's current [fillDims...] one batch element
+	// at a time from the events of its input, fillFrom (FilledCurrents); the current was not written.
+	filled   bool
+	fillDims []int
+	fillFrom *events.Recorded
+}
+
+// FilledCurrents turns on the fused engine's in-cache event-driven synapse: the current of an event-driven
+// block is computed by the kernels one batch element at a time from the events of its input (recorded
+// without computing the map), in cache, instead of being written as a [batch, T, N] array and read back by
+// the forward and the backward. It applies where the backward can consume the cotangent in cache too
+// (ConsumedCotangents), and in evaluation. The values are the same to the bit. Set it false to compare.
+var FilledCurrents = true
+
+// fillable reports whether block i, whose input has dimensions inDims [batch, T, in...] and this fraction
+// of nonzero entries, runs with FilledCurrents in this step (training or not).
+func (e *chunked) fillable(i int, be *blockExecs, inDims []int, density float64, training bool) bool {
+	if !FilledCurrents || !e.rec.kernel || !e.useEvents(be, inDims, density) {
+		return false
+	}
+	return !training || (ConsumedCotangents && (i == 0 || e.selectable(i-1)))
+}
+
+// fillForward prepares block be's current for the kernels from the events of its input h (recorded here
+// without computing the map), or from given, the batch's input events, when h is nil.
+func (e *chunked) fillForward(be *blockExecs, h *tensors.Tensor, given *events.Recorded, dims []int, training bool) error {
+	be.eventDriven, be.filled, be.recordedFor, be.given = true, true, nil, nil
+	be.fillDims = append([]int{dims[0], dims[1]}, be.b.OutDims...)
+	if h == nil {
+		be.given, be.fillFrom = given, given
+		return nil
+	}
+	s := denseShape(be, h.Shape().Dimensions)
+	if err := hostViews([]*tensors.Tensor{h}, func(v [][]float32) error { return events.RecordInput(s, v[0], &be.recorded) }); err != nil {
+		return err
+	}
+	be.fillFrom = &be.recorded
+	if training {
+		be.recordedFor = h
+	}
+	return nil
 }
 
 // RankOneInput turns on the fused engine's rank-one first layer: a first dense block whose input has a
@@ -284,7 +325,7 @@ func (e *chunked) consumable(be *blockExecs, i int, h *tensors.Tensor, prev *blo
 // pass per batch element: it adds the gradients of the block's neuron variables, weights and biases to
 // grads and returns the cotangent of its input h (nil for the first block).
 func (e *chunked) consumedBackward(be *blockExecs, i int, cur, h, cot *tensors.Tensor, drop *fused.Dropout, prev *blockExecs, grads map[string]*tensors.Tensor) (*tensors.Tensor, error) {
-	s := kernelShape(cur.Shape().Dimensions)
+	s := kernelShape(currentDims(be, cur))
 	rec := inputEvents(be, h)
 	es := rec.Shape()
 	workers := fused.Workers(s.Batch)
@@ -295,26 +336,29 @@ func (e *chunked) consumedBackward(be *blockExecs, i int, cur, h, cot *tensors.T
 	gb := make([]float32, s.Batch*es.Out) // per batch element, summed over the batch in order afterwards
 	errs := make([]error, workers)
 	stride := events.BitStride(es.In)
+	rows := events.Shape{Rows: s.Steps, In: es.In, Out: es.Out}
 	var g fused.Grads
 	run := func(cotX []float32) error {
-		return hostViews([]*tensors.Tensor{cur, cot, be.weights.MustValue()}, func(v [][]float32) (err error) {
-			rows := events.Shape{Rows: s.Steps, In: es.In, Out: es.Out}
-			g, err = fused.BackwardConsume(&be.hostCoefs, s, v[0], v[1], drop, func(w, b int, c []float32) {
-				if errs[w] != nil {
-					return
+		return hostViews([]*tensors.Tensor{cot}, func(v [][]float32) error {
+			cotOut := v[0]
+			return e.withInput(be, cur, func(in fused.Input, weights, _ []float32) (err error) {
+				// Each batch element's cotangent of the current, in cache: the weights' and biases'
+				// gradients and the selected input cotangent of its rows.
+				g, err = fused.BackwardInput(&be.hostCoefs, s, in, cotOut, drop, func(w, b int, c []float32) {
+					if errs[w] != nil {
+						return
+					}
+					r0 := b * s.Steps
+					if errs[w] = rec.AccumulateRows(r0, r0+s.Steps, c, gw[w], gb[b*es.Out:(b+1)*es.Out]); errs[w] != nil || cotX == nil {
+						return
+					}
+					errs[w] = events.SelectedInputCotangentRows(rows, c, weights, prev.sel[r0*stride:(r0+s.Steps)*stride], cotX[r0*es.In:(r0+s.Steps)*es.In])
+				})
+				if err != nil {
+					return err
 				}
-				r0 := b * s.Steps
-				if errs[w] = rec.AccumulateRows(r0, r0+s.Steps, c, gw[w], gb[b*es.Out:(b+1)*es.Out]); errs[w] != nil {
-					return
-				}
-				if cotX != nil {
-					errs[w] = events.SelectedInputCotangentRows(rows, c, v[2], prev.sel[r0*stride:(r0+s.Steps)*stride], cotX[r0*es.In:(r0+s.Steps)*es.In])
-				}
+				return errors.Join(errs...)
 			})
-			if err != nil {
-				return err
-			}
-			return errors.Join(errs...)
 		})
 	}
 	var cotH *tensors.Tensor

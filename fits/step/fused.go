@@ -155,29 +155,21 @@ func (e *chunked) fusedForward(be *blockExecs, cur, mask *tensors.Tensor, drop *
 		outDims = append([]int{dims[0], 1}, dims[2:]...)
 	}
 	h, err = e.hostOutput(&be.hOut, outDims, func(out []float32) error {
-		if reduce {
-			return hostViews([]*tensors.Tensor{cur}, func(v [][]float32) (err error) {
-				if counts, err = fused.ForwardTimeSum(&be.hostCoefs, s, v[0], drop, out); err != nil {
-					return err
-				}
-				if e.net.Readout == model.ReadoutMean {
-					scale := float32(1 / float64(s.Steps)) // the factor of graph.ReduceMean (MulScalar by 1/T)
-					for i := range out {
-						out[i] *= scale
-					}
-				}
-				return nil
-			})
-		}
-		if cur == nil {
-			return rankOneViews(be, func(in fused.RankOne) (err error) {
-				counts, err = fused.ForwardRankOne(&be.hostCoefs, s, in, drop, out, sel)
+		return e.withInput(be, cur, func(in fused.Input, _, _ []float32) (err error) {
+			o := fused.Output{H: out, Selection: sel}
+			if reduce {
+				o = fused.Output{TimeSum: out}
+			}
+			if counts, err = fused.ForwardInput(&be.hostCoefs, s, in, drop, o); err != nil {
 				return err
-			})
-		}
-		return hostViews([]*tensors.Tensor{cur}, func(v [][]float32) (err error) {
-			counts, err = fused.ForwardSelect(&be.hostCoefs, s, v[0], drop, out, sel)
-			return err
+			}
+			if reduce && e.net.Readout == model.ReadoutMean {
+				scale := float32(1 / float64(s.Steps)) // the factor of graph.ReduceMean (MulScalar by 1/T)
+				for i := range out {
+					out[i] *= scale
+				}
+			}
+			return nil
 		})
 	})
 	if err != nil {
@@ -212,13 +204,41 @@ func (e *chunked) meanCotangent(cot *tensors.Tensor) (*tensors.Tensor, error) {
 }
 
 // currentDims are the dimensions [batch, T, OutDims...] of block be's current cur, or, for nil, of the
-// current of its rank-one input be.rankX [batch, T, 1].
+// current the kernels compute: from its rank-one input be.rankX [batch, T, 1], or from its input's events
+// (be.filled).
 func currentDims(be *blockExecs, cur *tensors.Tensor) []int {
 	if cur != nil {
 		return cur.Shape().Dimensions
 	}
+	if be.filled {
+		return be.fillDims
+	}
 	x := be.rankX.Shape().Dimensions
 	return append([]int{x[0], x[1]}, be.b.OutDims...)
+}
+
+// withInput calls fn with block be's current as the kernels read it (fused.Input) and, for a dense block,
+// its synapse's weights [in, out] and biases [out] (nil otherwise), all in place where the backend shares
+// host memory: the current cur, or, for nil, the rank-one input (be.rankX) or the current from the events of
+// the block's input (be.filled: the synapse's rows, one batch element at a time). Each tensor is viewed
+// once (a view holds the tensor's lock).
+func (e *chunked) withInput(be *blockExecs, cur *tensors.Tensor, fn func(in fused.Input, w, bias []float32) error) error {
+	switch {
+	case cur != nil && be.weights == nil:
+		return hostViews([]*tensors.Tensor{cur}, func(v [][]float32) error { return fn(fused.Input{Current: v[0]}, nil, nil) })
+	case cur != nil:
+		return hostViews([]*tensors.Tensor{cur, be.weights.MustValue(), be.biases.MustValue()}, func(v [][]float32) error {
+			return fn(fused.Input{Current: v[0]}, v[1], v[2])
+		})
+	case be.filled:
+		steps := be.fillDims[1]
+		return hostViews([]*tensors.Tensor{be.weights.MustValue(), be.biases.MustValue()}, func(v [][]float32) error {
+			return fn(fused.Input{Fill: func(b int, dst []float32) error {
+				return be.fillFrom.ForwardRows(b*steps, (b+1)*steps, v[0], v[1], dst)
+			}}, v[0], v[1])
+		})
+	}
+	return rankOneViews(be, func(in fused.RankOne) error { return fn(fused.Input{RankOne: &in}, in.W, in.Bias) })
 }
 
 // kernelShape is the kernel's view of a tensor [batch, T, d1, …, dn].

@@ -359,8 +359,9 @@ func TestNewRejectsBadInput(t *testing.T) {
 }
 
 // TestFusedEventDrivenSynapse holds the fused engine to the unrolled oracle with every dense synapse
-// computed event-driven (EventsMaxDensity above 1: even the dense first-layer input), with its backward
-// consuming the kernel's cotangent in cache (ConsumedCotangents) and not, and with no synapse event-driven,
+// computed event-driven (EventsMaxDensity above 1: even the dense first-layer input), with its current
+// computed from events in cache (FilledCurrents) and its backward consuming the kernel's cotangent in cache
+// (ConsumedCotangents), with neither, and with no synapse event-driven,
 // for the feedforward network with dropout and the conv network (whose classifier block is dense), and
 // checks that the event-driven and consumed paths ran where they were asked to.
 func TestFusedEventDrivenSynapse(t *testing.T) {
@@ -372,16 +373,16 @@ func TestFusedEventDrivenSynapse(t *testing.T) {
 		{"fsts2/dropout-shared", sharedDropout(feedForwardNet(neuron.FSTS, 2, model.ReadoutMean, 0.5)), 6, 0},
 		{"conv/fs", convNet(neuron.FS, 0, 0.25), 4, 0},
 	}
-	savedConsumed := ConsumedCotangents
-	defer func() { ConsumedCotangents = savedConsumed }()
+	savedConsumed, savedFilled := ConsumedCotangents, FilledCurrents
+	defer func() { ConsumedCotangents, FilledCurrents = savedConsumed, savedFilled }()
 	for _, run := range []struct {
-		threshold float64
-		consumed  bool
-	}{{1.5, true}, {1.5, false}, {-1, true}} {
+		threshold        float64
+		consumed, filled bool
+	}{{1.5, true, true}, {1.5, true, false}, {1.5, false, false}, {-1, true, true}} {
 		threshold := run.threshold
-		EventsMaxDensity, ConsumedCotangents = threshold, run.consumed
+		EventsMaxDensity, ConsumedCotangents, FilledCurrents = threshold, run.consumed, run.filled
 		for _, tc := range cases {
-			t.Run(fmt.Sprintf("%s/max-density=%g/consumed=%v", tc.name, threshold, run.consumed), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/max-density=%g/consumed=%v/filled=%v", tc.name, threshold, run.consumed, run.filled), func(t *testing.T) {
 				matchUnrolled(t, b, tc, Fused)
 				scope := mlmodel.NewStore().RootScope()
 				mctx := scope.At("model")
@@ -408,6 +409,9 @@ func TestFusedEventDrivenSynapse(t *testing.T) {
 					// needs no input cotangent, the others' predecessors wrote their selections.
 					if want := run.consumed && be.eventDriven; be.consumed != want {
 						t.Errorf("block %d (%s): backward consumed in cache %v, want %v", i, tc.net.Blocks[i].Scope, be.consumed, want)
+					}
+					if want := run.filled && be.eventDriven; be.filled != want {
+						t.Errorf("block %d (%s): current computed from events in cache %v, want %v", i, tc.net.Blocks[i].Scope, be.filled, want)
 					}
 				}
 				if _, err := e.Evaluate(Batch{X: batch.X, Labels: batch.Labels, Mask: batch.Mask}); err != nil {
