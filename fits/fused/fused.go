@@ -10,6 +10,11 @@
 // neuron.LayerFrom, and identical to the bit in every instruction set (AVX-512, AVX2, scalar; DefaultISA,
 // SetISA). Package fits/step's fused engine calls it; Example shows a direct call.
 //
+// The kernels run one batch element at a time, so the current need not exist as a [batch, T, N] array:
+// ForwardInput and BackwardInput take it as an Input (the whole array, a RankOne synapse, or a Fill function
+// that computes one element's current in cache), write the output or only its sum over time (Output), and
+// hand each element's cotangent of the current to a consumer while it is in cache.
+//
 // The recurrence and its adjoint, the layout, dropout and the selection bits are derived in
 // docs/algorithm.md; measured times are in docs/performance.md.
 package fused
