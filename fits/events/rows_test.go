@@ -9,11 +9,11 @@ import (
 
 // TestRowKernelsMatchScalar holds the row kernels of every instruction set this build and CPU run (AVX2 and
 // AVX-512 with GOEXPERIMENT=simd on amd64) to the scalar code bit for bit: the compaction's positions and values, and every
-// output of a row's forward sum and gradient update, for row widths around the vector sizes 8, 16 and 32.
+// output of a row's forward sum and gradient update, for row widths around the vector sizes 8, 16 and 32 and the passes of 4 vectors.
 func TestRowKernelsMatchScalar(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, in := range []int{1, 7, 15, 16, 17, 33, 140} {
-		for _, out := range []int{1, 5, 8, 9, 31, 32, 33, 64, 71} {
+		for _, out := range []int{1, 5, 8, 9, 31, 32, 33, 64, 71, 128, 135, 256, 300} {
 			for _, density := range []float64{0, 0.2, 1} {
 				x := make([]float32, in)
 				for i := range x {
